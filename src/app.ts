@@ -1,0 +1,55 @@
+import { randomBytes } from 'node:crypto';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { serializerCompiler, validatorCompiler, type FastifyPluginAsyncZod, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { AppDeps } from './deps.js';
+import { installAuth } from './http/auth.js';
+import { installErrorHandling } from './http/error-handler.js';
+import { API_PREFIX, installOpenApi } from './http/openapi.js';
+import { installRateLimit } from './http/rate-limit.js';
+import { groupsRoutes } from './modules/groups/groups.routes.js';
+import { healthRoutes } from './modules/health/health.routes.js';
+import { integrationsRoutes } from './modules/integrations/integrations.routes.js';
+import { notificationsRoutes } from './modules/notifications/notifications.routes.js';
+import { VERSION } from './version.js';
+
+export interface BuildAppOptions {
+  /** A pino logger; none = silent (tests). */
+  logger?: FastifyBaseLogger;
+  /** Extra routes mounted in the authenticated, rate-limited scope (tests). */
+  extraRoutes?: FastifyPluginAsyncZod;
+}
+
+/** Builds the HTTP application from its dependencies. Never listens (tests use `inject`). */
+export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promise<FastifyInstance> {
+  const { config, services, clock } = deps;
+  const app = Fastify({
+    ...(opts.logger ? { loggerInstance: opts.logger } : { logger: false }),
+    bodyLimit: config.jsonBodyLimitBytes,
+    trustProxy: config.trustProxy,
+    genReqId: () => `req-${randomBytes(6).toString('hex')}`,
+  }).withTypeProvider<ZodTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  installErrorHandling(app);
+  app.addHook('onRequest', async (req, reply) => {
+    void reply.header('x-request-id', req.id);
+  });
+
+  await installOpenApi(app, { publicUrl: config.publicUrl, version: VERSION });
+  await app.register(healthRoutes(services.health));
+
+  await app.register(
+    async (api) => {
+      installAuth(api, services.auth);
+      installRateLimit(api, { store: deps.rateStore, clock, windowSeconds: config.rateLimit.windowSeconds });
+      await api.register(integrationsRoutes(services.integrations));
+      await api.register(groupsRoutes(services.groups));
+      await api.register(notificationsRoutes(services.notifications));
+      if (opts.extraRoutes) await api.register(opts.extraRoutes);
+    },
+    { prefix: API_PREFIX },
+  );
+
+  return app;
+}

@@ -1,0 +1,114 @@
+import { z } from 'zod';
+
+/**
+ * The only reader of `process.env`. Parsed once at boot; a wrong value stops the start with a
+ * message naming the variable. Every variable here is documented in the README.
+ */
+
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no', ''])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+const positiveInt = z.coerce.number().int().positive();
+
+const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+const EnvSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  DATA_DIR: z.string().min(1).default('./data'),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must start with postgres:// or postgresql://')
+    .optional(),
+  DATABASE_POOL_SIZE: positiveInt.default(10),
+  PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
+  API_RATE_LIMIT: positiveInt.default(90),
+  API_RATE_WINDOW_SECONDS: positiveInt.default(3600),
+  AUTH_FAILURE_LIMIT: positiveInt.default(30),
+  AUTH_FAILURE_WINDOW_SECONDS: positiveInt.default(900),
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, 'must start with redis:// or rediss://')
+    .optional(),
+  CREDENTIALS_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  CREDENTIALS_SECRET_PREVIOUS: z.string().optional(),
+  LOG_LEVEL: z.enum(logLevels).default('info'),
+  JSON_BODY_LIMIT_BYTES: positiveInt.default(5 * 1024 * 1024),
+  TRUST_PROXY: bool.default(false),
+  WORKER_HEARTBEAT_SECONDS: positiveInt.default(5),
+  READY_MAX_HEARTBEAT_AGE_SECONDS: positiveInt.default(30),
+});
+
+export type Role = 'api' | 'worker' | 'all';
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  /** undefined → embedded PGlite in `dataDir/pg` */
+  databaseUrl: string | undefined;
+  databasePoolSize: number;
+  publicUrl: string;
+  rateLimit: { max: number; windowSeconds: number };
+  authFailure: { max: number; windowSeconds: number };
+  redisUrl: string | undefined;
+  /** Required in PostgreSQL mode; generated and kept in DATA_DIR in embedded mode when absent. */
+  credentialsSecret: string | undefined;
+  credentialsSecretsPrevious: string[];
+  logLevel: (typeof logLevels)[number];
+  jsonBodyLimitBytes: number;
+  trustProxy: boolean;
+  workerHeartbeatSeconds: number;
+  readyMaxHeartbeatAgeSeconds: number;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Treat empty strings as unset so `FOO= tidings serve` behaves like no FOO at all. */
+function withoutEmpty(env: NodeJS.ProcessEnv): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(env)) if (v !== undefined && v !== '') out[k] = v;
+  return out;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = EnvSchema.safeParse(withoutEmpty(env));
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`),
+    );
+  }
+  const e = parsed.data;
+  if (e.DATABASE_URL && !e.CREDENTIALS_SECRET) {
+    throw new ConfigError([
+      'CREDENTIALS_SECRET: required when DATABASE_URL is set (every process must share the key that encrypts stored platform credentials; generate one with `openssl rand -base64 48`)',
+    ]);
+  }
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    dataDir: e.DATA_DIR,
+    databaseUrl: e.DATABASE_URL,
+    databasePoolSize: e.DATABASE_POOL_SIZE,
+    publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
+    rateLimit: { max: e.API_RATE_LIMIT, windowSeconds: e.API_RATE_WINDOW_SECONDS },
+    authFailure: { max: e.AUTH_FAILURE_LIMIT, windowSeconds: e.AUTH_FAILURE_WINDOW_SECONDS },
+    redisUrl: e.REDIS_URL,
+    credentialsSecret: e.CREDENTIALS_SECRET,
+    credentialsSecretsPrevious: (e.CREDENTIALS_SECRET_PREVIOUS ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+    logLevel: e.LOG_LEVEL,
+    jsonBodyLimitBytes: e.JSON_BODY_LIMIT_BYTES,
+    trustProxy: e.TRUST_PROXY,
+    workerHeartbeatSeconds: e.WORKER_HEARTBEAT_SECONDS,
+    readyMaxHeartbeatAgeSeconds: e.READY_MAX_HEARTBEAT_AGE_SECONDS,
+  };
+}

@@ -1,0 +1,161 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { PGlite } from '@electric-sql/pglite';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
+import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
+import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
+import pg from 'pg';
+import * as schema from './schema/index.js';
+import { lockDataDir, type DataDirLock } from './data-dir-lock.js';
+
+export type Schema = typeof schema;
+/** The drizzle handle, identical in both modes. */
+export type Db = PgDatabase<PgQueryResultHKT, Schema>;
+/** A drizzle transaction (same API as Db). */
+export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
+
+export interface SqlRows {
+  rows: Record<string, unknown>[];
+}
+
+/** Raw SQL executor, as pg-boss's `db` option wants it. */
+export interface SqlExecutor {
+  executeSql(text: string, values?: unknown[]): Promise<SqlRows>;
+}
+
+export interface Database {
+  kind: 'pglite' | 'postgres';
+  db: Db;
+  /** Runs raw SQL outside any transaction (pg-boss, rate limiter, health checks). */
+  sql: SqlExecutor;
+  /** Runs raw SQL inside a drizzle transaction, so jobs can be enqueued with the row they are about. */
+  sqlIn(tx: Tx): SqlExecutor;
+  migrate(): Promise<void>;
+  close(): Promise<void>;
+}
+
+// Resolves to src/db/migrations from both src/db/client.ts (tsx) and dist/db/client.js (built).
+export const MIGRATIONS_DIR = fileURLToPath(new URL('../../src/db/migrations', import.meta.url));
+
+/** What a drizzle transaction keeps internally: the driver connection it runs on. */
+interface TxInternals {
+  session: { client: { query(text: string, values?: unknown[]): Promise<{ rows: unknown[] }> } };
+}
+
+function txExecutor(tx: Tx): SqlExecutor {
+  // drizzle 0.45 keeps the transaction's connection (pg PoolClient or PGlite Transaction) at
+  // tx.session.client; both expose query(text, values). Pinned version; covered by jobs tests.
+  const client = (tx as unknown as TxInternals).session.client;
+  return {
+    async executeSql(text, values) {
+      const res = await client.query(text, values ?? []);
+      return { rows: res.rows as Record<string, unknown>[] };
+    },
+  };
+}
+
+export interface PgliteOptions {
+  /** Folder of the data; undefined = in memory (tests). */
+  dataDir?: string;
+  /** A gzip dump to start from (tests: faster than initdb). */
+  loadDataDir?: Blob;
+}
+
+export async function openPglite(opts: PgliteOptions): Promise<Database> {
+  let lock: DataDirLock | undefined;
+  let dataPath: string | undefined;
+  if (opts.dataDir) {
+    const root = resolve(opts.dataDir);
+    lock = lockDataDir(root);
+    dataPath = join(root, 'pg');
+    mkdirSync(dirname(dataPath), { recursive: true });
+  }
+  let client: PGlite;
+  try {
+    client = new PGlite({ dataDir: dataPath, loadDataDir: opts.loadDataDir });
+    await client.waitReady;
+  } catch (e) {
+    lock?.release();
+    throw e;
+  }
+  const db = drizzlePglite(client, { schema }) as unknown as Db;
+  return {
+    kind: 'pglite',
+    db,
+    sql: {
+      async executeSql(text, values) {
+        if (values && values.length > 0) {
+          const res = await client.query(text, values);
+          return { rows: res.rows as Record<string, unknown>[] };
+        }
+        // Without parameters pg-boss sends multi-statement blocks (its own migrations), which
+        // only the simple-query path accepts.
+        try {
+          const results = await client.exec(text);
+          return { rows: results.flatMap((r) => r.rows as Record<string, unknown>[]) };
+        } catch (e) {
+          await client.exec('ROLLBACK').catch(() => undefined);
+          throw e;
+        }
+      },
+    },
+    sqlIn: txExecutor,
+    async migrate() {
+      await migratePglite(drizzlePglite(client, { schema }), { migrationsFolder: MIGRATIONS_DIR });
+    },
+    async close() {
+      try {
+        await client.close();
+      } finally {
+        lock?.release();
+      }
+    },
+  };
+}
+
+export interface PostgresOptions {
+  url: string;
+  poolSize: number;
+}
+
+// Arbitrary constant: serialises migrations when several processes start at once.
+const MIGRATION_LOCK_ID = 0x7469_6469;
+
+export async function openPostgres(opts: PostgresOptions): Promise<Database> {
+  const pool = new pg.Pool({ connectionString: opts.url, max: opts.poolSize });
+  // A dropped idle connection must not crash the process; the pool replaces it.
+  pool.on('error', () => undefined);
+  const probe = await pool.connect();
+  probe.release();
+  const db = drizzlePg(pool, { schema }) as unknown as Db;
+  return {
+    kind: 'postgres',
+    db,
+    sql: {
+      async executeSql(text, values) {
+        const res = await pool.query(text, values);
+        return { rows: res.rows as Record<string, unknown>[] };
+      },
+    },
+    sqlIn: txExecutor,
+    async migrate() {
+      const conn = await pool.connect();
+      try {
+        await conn.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_ID]);
+        try {
+          await migratePg(drizzlePg(conn, { schema }), { migrationsFolder: MIGRATIONS_DIR });
+        } finally {
+          await conn.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_ID]);
+        }
+      } finally {
+        conn.release();
+      }
+    },
+    async close() {
+      await pool.end();
+    },
+  };
+}

@@ -1,0 +1,5 @@
+export * from './organizations.js';
+export * from './integrations.js';
+export * from './posts.js';
+export * from './notifications.js';
+export * from './system.js';

@@ -1,0 +1,64 @@
+import { sql } from 'drizzle-orm';
+import { boolean, index, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { organizations } from './organizations.js';
+
+/** Client groups ("customers" in the reference API). */
+export const customers = pgTable(
+  'customers',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    organizationId: uuid('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+    deletedAt: timestamp('deleted_at', { withTimezone: true }),
+  },
+  (t) => [index('customers_org_idx').on(t.organizationId)],
+);
+
+export interface PostingTime {
+  /** minutes after 00:00 UTC */
+  time: number;
+}
+
+/** Channels. Credentials are an AES-256-GCM envelope (see lib/secret-box.ts), never returned. */
+export const integrations = pgTable(
+  'integrations',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    organizationId: uuid('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    /** platform identifier, e.g. `x`, `linkedin-page` */
+    identifier: text('identifier').notNull(),
+    /** the platform's own account id */
+    internalId: text('internal_id').notNull(),
+    name: text('name').notNull(),
+    picture: text('picture'),
+    profile: text('profile'),
+    disabled: boolean('disabled').notNull().default(false),
+    refreshNeeded: boolean('refresh_needed').notNull().default(false),
+    /** encrypted JSON of the platform credentials */
+    credentials: text('credentials'),
+    tokenExpiresAt: timestamp('token_expires_at', { withTimezone: true }),
+    /** instance base URL for instance platforms (mastodon, lemmy, wordpress…) */
+    instanceUrl: text('instance_url'),
+    postingTimes: jsonb('posting_times')
+      .$type<PostingTime[]>()
+      .notNull()
+      .default(sql`'[{"time":120},{"time":400},{"time":700}]'::jsonb`),
+    defaultSettings: jsonb('default_settings').$type<Record<string, unknown>>(),
+    customerId: uuid('customer_id').references(() => customers.id, { onDelete: 'set null' }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+    deletedAt: timestamp('deleted_at', { withTimezone: true }),
+  },
+  (t) => [
+    index('integrations_org_idx').on(t.organizationId),
+    uniqueIndex('integrations_account_uq')
+      .on(t.organizationId, t.identifier, t.internalId)
+      .where(sql`${t.deletedAt} is null`),
+  ],
+);

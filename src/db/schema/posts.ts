@@ -1,0 +1,99 @@
+import { sql } from 'drizzle-orm';
+import {
+  type AnyPgColumn,
+  bigint,
+  boolean,
+  index,
+  integer,
+  jsonb,
+  pgEnum,
+  pgTable,
+  text,
+  timestamp,
+  uuid,
+} from 'drizzle-orm/pg-core';
+import { integrations } from './integrations.js';
+import { organizations } from './organizations.js';
+
+export const postStateEnum = pgEnum('post_state', ['DRAFT', 'QUEUE', 'PUBLISHED', 'ERROR']);
+export const creationMethodEnum = pgEnum('creation_method', ['API', 'CLI', 'WEB', 'MCP', 'UNKNOWN']);
+
+export interface PostImage {
+  id: string;
+  path: string;
+}
+
+/**
+ * Posts. The first item of a thread has `parent_post_id` null and `position` 0; its replies or
+ * comments point at it with increasing `position` and their own `delay` (minutes).
+ */
+export const posts = pgTable(
+  'posts',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    organizationId: uuid('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    integrationId: uuid('integration_id')
+      .notNull()
+      .references(() => integrations.id, { onDelete: 'cascade' }),
+    group: text('group').notNull(),
+    state: postStateEnum('state').notNull().default('QUEUE'),
+    publishDate: timestamp('publish_date', { withTimezone: true }).notNull(),
+    content: text('content').notNull().default(''),
+    image: jsonb('image').$type<PostImage[]>().notNull().default(sql`'[]'::jsonb`),
+    settings: jsonb('settings').$type<Record<string, unknown>>().notNull().default(sql`'{}'::jsonb`),
+    tags: jsonb('tags').$type<unknown[]>().notNull().default(sql`'[]'::jsonb`),
+    shortLink: boolean('short_link').notNull().default(false),
+    parentPostId: uuid('parent_post_id').references((): AnyPgColumn => posts.id, { onDelete: 'cascade' }),
+    position: integer('position').notNull().default(0),
+    delay: integer('delay').notNull().default(0),
+    releaseId: text('release_id'),
+    releaseUrl: text('release_url'),
+    error: text('error'),
+    creationMethod: creationMethodEnum('creation_method').notNull().default('API'),
+    attempts: integer('attempts').notNull().default(0),
+    lastAttemptAt: timestamp('last_attempt_at', { withTimezone: true }),
+    /** incremented on every change that must invalidate an already-enqueued publish job */
+    version: bigint('version', { mode: 'number' }).notNull().default(1),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+    deletedAt: timestamp('deleted_at', { withTimezone: true }),
+  },
+  (t) => [
+    index('posts_org_publish_idx').on(t.organizationId, t.publishDate),
+    index('posts_group_idx').on(t.organizationId, t.group),
+    index('posts_parent_idx').on(t.parentPostId),
+    index('posts_due_idx').on(t.state, t.publishDate).where(sql`${t.deletedAt} is null`),
+  ],
+);
+
+export const mediaTypeEnum = pgEnum('media_type', ['image', 'video']);
+
+export const media = pgTable(
+  'media',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    organizationId: uuid('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    originalName: text('original_name'),
+    /** URL the service serves the file at */
+    path: text('path').notNull(),
+    /** key of the object in the storage driver */
+    storageKey: text('storage_key').notNull(),
+    thumbnail: text('thumbnail'),
+    alt: text('alt'),
+    type: mediaTypeEnum('type').notNull(),
+    mimeType: text('mime_type').notNull(),
+    size: bigint('size', { mode: 'number' }).notNull(),
+    width: integer('width'),
+    height: integer('height'),
+    /** seconds */
+    duration: integer('duration'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    deletedAt: timestamp('deleted_at', { withTimezone: true }),
+  },
+  (t) => [index('media_org_created_idx').on(t.organizationId, t.createdAt)],
+);

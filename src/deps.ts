@@ -1,0 +1,147 @@
+import { resolve } from 'node:path';
+import type { Config, Role } from './config.js';
+import { openPglite, openPostgres, type Database } from './db/client.js';
+import { createJobEngine, type JobEngine, type Logger } from './jobs/job-engine.js';
+import { systemClock, type Clock } from './lib/clock.js';
+import { loadOrCreateEmbeddedSecret } from './lib/credentials-secret.js';
+import { createSecretBox, type SecretBox } from './lib/secret-box.js';
+import { createAuthRepository } from './modules/auth/auth.repository.js';
+import { createAuthService } from './modules/auth/auth.service.js';
+import { createGroupsRepository } from './modules/groups/groups.repository.js';
+import { createGroupsService } from './modules/groups/groups.service.js';
+import { createHealthService } from './modules/health/health.service.js';
+import { createIntegrationsRepository } from './modules/integrations/integrations.repository.js';
+import { createIntegrationsService } from './modules/integrations/integrations.service.js';
+import { createNotificationsRepository } from './modules/notifications/notifications.repository.js';
+import { createNotificationsService } from './modules/notifications/notifications.service.js';
+import { createOrganizationsRepository } from './modules/organizations/organizations.repository.js';
+import { createOrganizationsService } from './modules/organizations/organizations.service.js';
+import { createPlansRepository } from './modules/plans/plans.repository.js';
+import { createPlansService } from './modules/plans/plans.service.js';
+import { createHeartbeat } from './publishing/heartbeat.js';
+import { createMemoryStore } from './rate-limit/memory-store.js';
+import { createPostgresStore } from './rate-limit/postgres-store.js';
+import { createRedisStore } from './rate-limit/redis-store.js';
+import type { SlidingLogStore } from './rate-limit/store.js';
+
+export interface CreateDepsOptions {
+  role?: Role;
+  clock?: Clock;
+  /** An already-open database (tests); otherwise opened from config. */
+  database?: Database;
+  logger?: Logger;
+  /** Skip pg-boss (admin CLI commands need only the database). */
+  withoutJobs?: boolean;
+}
+
+export async function openDatabase(config: Config): Promise<Database> {
+  return config.databaseUrl
+    ? openPostgres({ url: config.databaseUrl, poolSize: config.databasePoolSize })
+    : openPglite({ dataDir: config.dataDir });
+}
+
+const silentLogger: Logger = { error: () => undefined, warn: () => undefined };
+
+/** Composition root: config → database → repositories → services. */
+export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
+  const role = opts.role ?? 'all';
+  const clock = opts.clock ?? systemClock;
+  const logger = opts.logger ?? silentLogger;
+  const database = opts.database ?? (await openDatabase(config));
+  const closers: (() => Promise<void>)[] = [];
+  try {
+    await database.migrate();
+
+    const secret =
+      config.credentialsSecret ??
+      (database.kind === 'pglite' && !opts.database ? loadOrCreateEmbeddedSecret(resolve(config.dataDir)) : undefined);
+    if (!secret) throw new Error('CREDENTIALS_SECRET is required');
+    const secretBox: SecretBox = createSecretBox(secret, config.credentialsSecretsPrevious);
+
+    const rateStore: SlidingLogStore = config.redisUrl
+      ? createRedisStore(config.redisUrl)
+      : database.kind === 'postgres'
+        ? createPostgresStore(database.sql)
+        : createMemoryStore();
+    closers.push(() => rateStore.close());
+
+    let jobs: JobEngine | undefined;
+    if (!opts.withoutJobs) {
+      jobs = createJobEngine(database, { role, logger });
+      await jobs.start();
+      const engine = jobs;
+      closers.push(() => engine.stop());
+    }
+
+    const db = database.db;
+    const repositories = {
+      organizations: createOrganizationsRepository(db),
+      plans: createPlansRepository(db),
+      auth: createAuthRepository(db),
+      integrations: createIntegrationsRepository(db),
+      groups: createGroupsRepository(db),
+      notifications: createNotificationsRepository(db),
+    };
+    const services = {
+      organizations: createOrganizationsService({ organizations: repositories.organizations, plans: repositories.plans, clock }),
+      plans: createPlansService({ plans: repositories.plans }),
+      auth: createAuthService({
+        auth: repositories.auth,
+        store: rateStore,
+        clock,
+        options: { defaultRateLimit: config.rateLimit.max, failure: config.authFailure },
+      }),
+      integrations: createIntegrationsService({ integrations: repositories.integrations }),
+      groups: createGroupsService({ groups: repositories.groups }),
+      notifications: createNotificationsService({ notifications: repositories.notifications, clock }),
+      health: createHealthService({ database, clock, maxHeartbeatAgeSeconds: config.readyMaxHeartbeatAgeSeconds }),
+    };
+
+    const heartbeat = createHeartbeat({
+      db,
+      clock,
+      role,
+      intervalSeconds: config.workerHeartbeatSeconds,
+      onError: (err) => logger.warn({ err }, 'heartbeat failed'),
+    });
+
+    // Housekeeping of the rate-limit logs (old failed-auth entries of addresses never seen again).
+    const maxWindowMs = Math.max(config.rateLimit.windowSeconds, config.authFailure.windowSeconds) * 1000;
+    const sweepTimer = setInterval(() => {
+      rateStore.sweep(clock.now() - maxWindowMs).catch((err: unknown) => logger.warn({ err }, 'rate-limit sweep failed'));
+    }, 10 * 60_000);
+    sweepTimer.unref();
+
+    let closed = false;
+    return {
+      config,
+      role,
+      clock,
+      database,
+      jobs,
+      rateStore,
+      secretBox,
+      repositories,
+      services,
+      heartbeat,
+      /** Starts the worker side of this process (heartbeat now; the publisher in a later issue). */
+      async startWorker() {
+        await heartbeat.start();
+      },
+      async close() {
+        if (closed) return;
+        closed = true;
+        clearInterval(sweepTimer);
+        heartbeat.stop();
+        for (const close of closers.reverse()) await close().catch((err: unknown) => logger.warn({ err }, 'close failed'));
+        if (!opts.database) await database.close();
+      },
+    };
+  } catch (e) {
+    for (const close of closers.reverse()) await close().catch(() => undefined);
+    if (!opts.database) await database.close();
+    throw e;
+  }
+}
+
+export type AppDeps = Awaited<ReturnType<typeof createDeps>>;

@@ -1,0 +1,64 @@
+/**
+ * Every error code the service answers with, each mapped to one HTTP status. Services throw
+ * `AppError(code)`; only the HTTP error handler turns codes into responses.
+ */
+export const ERROR_CODES = {
+  /** Body, query or params failed validation; `fields` names each offending path. */
+  VALIDATION_FAILED: 400,
+  /** The request could not be read (a client error the framework raised). */
+  BAD_REQUEST: 400,
+  /** The request body is not valid JSON. */
+  MALFORMED_JSON: 400,
+  /** A request with a body was sent with no or an unsupported Content-Type. */
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  /** The request body is larger than the configured limit. */
+  PAYLOAD_TOO_LARGE: 413,
+  /** No Authorization header (or an empty one). */
+  AUTH_MISSING: 401,
+  /** The Authorization value is not a known, active API key or access token. */
+  AUTH_INVALID: 401,
+  /** The Authorization value carries a scheme word ("Bearer x"): send the credential alone. */
+  AUTH_SCHEME_NOT_ALLOWED: 401,
+  /** Too many failed authentication attempts from this address. */
+  AUTH_THROTTLED: 429,
+  /** The organisation's plan does not permit the action; the message names the limit. */
+  PLAN_LIMIT_REACHED: 403,
+  /** No such object in the caller's organisation (also when it exists in another one). */
+  NOT_FOUND: 404,
+  /** No such route. */
+  ROUTE_NOT_FOUND: 404,
+  /** The HTTP method is not allowed on this route. */
+  METHOD_NOT_ALLOWED: 405,
+  /** Conflict with the current state of the object. */
+  CONFLICT: 409,
+  /** The organisation crossed its request budget (API.md §8). */
+  RATE_LIMITED: 429,
+  /** A dependency (database, queue) is not available; the request can be retried. */
+  SERVICE_UNAVAILABLE: 503,
+  /** Anything unexpected. Details are logged, never returned. */
+  INTERNAL: 500,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export interface FieldError {
+  path: string;
+  message: string;
+}
+
+export class AppError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly extra: { fields?: FieldError[]; headers?: Record<string, string> } = {},
+  ) {
+    super(message);
+    this.name = 'AppError';
+    this.status = ERROR_CODES[code];
+  }
+}
+
+export function notFound(what: string): AppError {
+  return new AppError('NOT_FOUND', `${what} not found`);
+}

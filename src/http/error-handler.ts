@@ -1,0 +1,95 @@
+import { STATUS_CODES } from 'node:http';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
+import { AppError, ERROR_CODES, type ErrorCode, type FieldError } from '../errors.js';
+import type { ErrorBody } from './error-schema.js';
+
+/** Fastify's own error codes, mapped to ours. */
+const FASTIFY_CODES: Record<string, ErrorCode> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
+  FST_ERR_CTP_BODY_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
+  FST_ERR_CTP_INVALID_JSON_BODY: 'MALFORMED_JSON',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'MALFORMED_JSON',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'MALFORMED_JSON',
+};
+
+const GENERIC_BY_STATUS: Record<number, ErrorCode> = {
+  404: 'ROUTE_NOT_FOUND',
+  405: 'METHOD_NOT_ALLOWED',
+  413: 'PAYLOAD_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+  429: 'RATE_LIMITED',
+};
+
+/** Driver errors that mean "the database is not there right now", not "the request is wrong". */
+const UNAVAILABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', '57P01', '57P02', '57P03', '53300']);
+
+interface Mapped {
+  code: ErrorCode;
+  message: string;
+  fields?: FieldError[];
+  headers?: Record<string, string>;
+}
+
+/** `/posts/0/settings/title` → `posts.0.settings.title`; the root of a part is the part's name. */
+function fieldPath(instancePath: string, context: string | undefined): string {
+  const path = instancePath.replace(/^\//, '').split('/').filter(Boolean).join('.');
+  return path || (context === 'querystring' ? 'query' : (context ?? 'body'));
+}
+
+function validationFields(err: FastifyError): FieldError[] {
+  const context = (err as FastifyError & { validationContext?: string }).validationContext;
+  return (err.validation ?? []).map((v) => ({ path: fieldPath(v.instancePath, context), message: v.message ?? 'Invalid value' }));
+}
+
+export function mapError(err: unknown): Mapped {
+  if (err instanceof AppError) {
+    return { code: err.code, message: err.message, fields: err.extra.fields, headers: err.extra.headers };
+  }
+  const e = err as FastifyError;
+  if (hasZodFastifySchemaValidationErrors(err) || (Array.isArray(e.validation) && e.validation.length > 0)) {
+    const fields = validationFields(e);
+    return {
+      code: 'VALIDATION_FAILED',
+      message: fields.map((f) => `${f.path}: ${f.message}`).join('; '),
+      fields,
+    };
+  }
+  const fastifyCode = typeof e.code === 'string' ? FASTIFY_CODES[e.code] : undefined;
+  if (fastifyCode) return { code: fastifyCode, message: e.message };
+  if (typeof e.code === 'string' && UNAVAILABLE.has(e.code)) {
+    return { code: 'SERVICE_UNAVAILABLE', message: 'A dependency is unavailable; retry shortly', headers: { 'retry-after': '5' } };
+  }
+  if (!isResponseSerializationError(err as object) && typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
+    // Another client error raised by the framework or a plugin: keep its status, give it our shape.
+    return { code: GENERIC_BY_STATUS[e.statusCode] ?? 'BAD_REQUEST', message: e.message };
+  }
+  return { code: 'INTERNAL', message: 'Internal server error' };
+}
+
+export function errorBody(status: number, mapped: Mapped, requestId: string): ErrorBody {
+  return {
+    statusCode: status,
+    error: STATUS_CODES[status] ?? 'Error',
+    code: mapped.code,
+    message: mapped.message,
+    ...(mapped.fields ? { fields: mapped.fields } : {}),
+    requestId,
+  };
+}
+
+export function sendError(req: FastifyRequest, reply: FastifyReply, err: unknown) {
+  const mapped = mapError(err);
+  const status = ERROR_CODES[mapped.code];
+  if (status >= 500) req.log.error({ err }, 'request failed');
+  else req.log.info({ code: mapped.code, status }, mapped.message);
+  if (mapped.headers) void reply.headers(mapped.headers);
+  return reply.status(status).send(errorBody(status, mapped, req.id));
+}
+
+export function installErrorHandling(app: FastifyInstance) {
+  app.setErrorHandler((err, req, reply) => sendError(req, reply, err));
+  app.setNotFoundHandler((req, reply) =>
+    sendError(req, reply, new AppError('ROUTE_NOT_FOUND', `Route ${req.method} ${req.url.split('?')[0]} not found`)),
+  );
+}

@@ -1,0 +1,38 @@
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { FastifyInstance } from 'fastify';
+import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
+
+export const API_PREFIX = '/public/v1';
+
+/** OpenAPI 3.1 generated from the route schemas; served as JSON and as an interactive page. */
+export async function installOpenApi(app: FastifyInstance, opts: { publicUrl: string; version: string }) {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Tidings public API',
+        version: opts.version,
+        description:
+          'Plan, schedule and publish social posts. Wire-compatible with the Postiz public API v1. ' +
+          'Send the API key (or `pos_` access token) alone in the `Authorization` header, with no scheme word.',
+      },
+      servers: [{ url: `${opts.publicUrl}${API_PREFIX}` }],
+      components: {
+        securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'Authorization' } },
+      },
+      security: [{ apiKey: [] }],
+    },
+    transform: ({ schema, url, ...rest }) => {
+      // Only the public API goes in the document, with paths relative to the server URL.
+      if (!url.startsWith(`${API_PREFIX}/`) || url === `${API_PREFIX}/openapi.json`) {
+        return { schema: { ...schema, hide: true }, url };
+      }
+      const out = jsonSchemaTransform({ schema, url, ...rest });
+      return { ...out, url: url.slice(API_PREFIX.length) };
+    },
+    transformObject: jsonSchemaTransformObject,
+  });
+  await app.register(swaggerUi, { routePrefix: `${API_PREFIX}/docs`, staticCSP: true });
+  app.get(`${API_PREFIX}/openapi.json`, { schema: { hide: true } }, async () => app.swagger());
+}

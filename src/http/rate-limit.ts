@@ -1,0 +1,33 @@
+import type { FastifyInstance } from 'fastify';
+import { AppError } from '../errors.js';
+import type { Clock } from '../lib/clock.js';
+import type { SlidingLogStore } from '../rate-limit/store.js';
+
+/**
+ * API.md §8: one sliding-log budget per organisation over every authenticated route. Runs after
+ * authentication (it needs the organisation and its plan); a rejected request is not recorded.
+ */
+export function installRateLimit(app: FastifyInstance, deps: { store: SlidingLogStore; clock: Clock; windowSeconds: number }) {
+  const windowMs = deps.windowSeconds * 1000;
+  app.addHook('onRequest', async (req, reply) => {
+    const limit = req.auth.rateLimit;
+    const now = deps.clock.now();
+    const r = await deps.store.take(`api:${req.auth.organizationId}`, limit, windowMs, now);
+    // Seconds until the oldest counted request leaves the window, i.e. until a slot frees.
+    const reset = Math.max(0, Math.ceil((r.oldest + windowMs - now) / 1000));
+    const remaining = Math.max(0, limit - r.count);
+    void reply.headers({
+      'ratelimit-limit': String(limit),
+      'ratelimit-remaining': String(remaining),
+      'ratelimit-reset': String(reset),
+      'x-ratelimit-limit': String(limit),
+      'x-ratelimit-remaining': String(remaining),
+      'x-ratelimit-reset': String(reset),
+    });
+    if (!r.admitted) {
+      throw new AppError('RATE_LIMITED', `Rate limit of ${limit} requests per ${deps.windowSeconds} s reached; retry in ${reset} s`, {
+        headers: { 'retry-after': String(Math.max(1, reset)) },
+      });
+    }
+  });
+}

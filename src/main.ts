@@ -1,0 +1,188 @@
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { AdminCommandSchema, runAdminCommand, type AdminCommand } from './admin/admin.commands.js';
+import { sendAdminCommand } from './admin/admin-socket.js';
+import { ConfigError, loadConfig, type Config, type Role } from './config.js';
+import { DataDirLockedError } from './db/data-dir-lock.js';
+import { createDeps } from './deps.js';
+import { AppError } from './errors.js';
+import { serve } from './server.js';
+import { VERSION } from './version.js';
+
+class CliError extends Error {}
+
+/** Runs one admin command: through the running service's admin socket, else on the database directly. */
+async function admin(config: Config, cmd: AdminCommand): Promise<unknown> {
+  AdminCommandSchema.parse(cmd);
+  if (!config.databaseUrl) {
+    const reply = await sendAdminCommand(config.dataDir, cmd);
+    if (reply) {
+      if (!reply.ok) throw new CliError(`${reply.error?.code ?? 'ERROR'}: ${reply.error?.message ?? 'failed'}`);
+      return reply.result;
+    }
+  }
+  let deps;
+  try {
+    deps = await createDeps(config, { withoutJobs: true });
+  } catch (e) {
+    if (e instanceof DataDirLockedError) {
+      throw new CliError(`${e.message}\nThat process does not answer on its admin socket; is it still starting?`);
+    }
+    throw e;
+  }
+  try {
+    return await runAdminCommand(deps.services, cmd);
+  } catch (e) {
+    if (e instanceof AppError) throw new CliError(`${e.code}: ${e.message}`);
+    throw e;
+  } finally {
+    await deps.close();
+  }
+}
+
+function print(json: boolean, value: unknown, human: () => string) {
+  process.stdout.write(json ? `${JSON.stringify(value, null, 2)}\n` : `${human()}\n`);
+}
+
+interface KeyLike {
+  id: string;
+  name: string;
+  prefix: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+}
+
+function keyLine(k: KeyLike) {
+  const state = k.revokedAt ? `revoked ${k.revokedAt}` : `last used ${k.lastUsedAt ?? 'never'}`;
+  return `${k.id}  ${k.prefix}…  ${k.name}  created ${k.createdAt}  ${state}`;
+}
+
+function nonEmpty(label: string) {
+  return (v: string) => {
+    if (v.trim() === '') throw new InvalidArgumentError(`${label} must not be empty`);
+    return v;
+  };
+}
+
+export function buildCli(): Command {
+  const program = new Command('tidings').version(VERSION).description('Tidings: schedule and publish social posts');
+  program.showHelpAfterError();
+
+  program
+    .command('serve')
+    .description('run the service (API and/or publisher)')
+    .addOption(new Option('--role <role>', 'which parts to run').choices(['api', 'worker', 'all']).default('all'))
+    .action(async (opts: { role: Role }) => {
+      await serve(loadConfig(), opts.role);
+    });
+
+  program
+    .command('migrate')
+    .description('apply database migrations')
+    .action(async () => {
+      await admin(loadConfig(), { command: 'migrate' });
+      process.stdout.write('Migrations applied.\n');
+    });
+
+  const org = program.command('org').description('organisations');
+  org
+    .command('create')
+    .description('create an organisation and its first API key')
+    .requiredOption('--name <name>', 'organisation name', nonEmpty('--name'))
+    .option('--json', 'print JSON')
+    .action(async (o: { name: string; json?: boolean }) => {
+      const r = (await admin(loadConfig(), { command: 'org.create', name: o.name })) as {
+        organization: { id: string; name: string };
+        apiKey: string;
+      };
+      print(!!o.json, { organization: r.organization, apiKey: r.apiKey }, () =>
+        [`Organisation "${r.organization.name}" created: ${r.organization.id}`, `API key (shown once, keep it safe): ${r.apiKey}`].join('\n'),
+      );
+    });
+  org
+    .command('list')
+    .description('list organisations')
+    .option('--json', 'print JSON')
+    .action(async (o: { json?: boolean }) => {
+      const r = (await admin(loadConfig(), { command: 'org.list' })) as { organizations: { id: string; name: string; plan: string }[] };
+      print(!!o.json, r, () => r.organizations.map((x) => `${x.id}  ${x.name}  (plan ${x.plan})`).join('\n') || 'No organisations.');
+    });
+
+  const key = program.command('key').description('API keys');
+  key
+    .command('create')
+    .description('create an API key for an organisation')
+    .requiredOption('--org <id>', 'organisation id')
+    .requiredOption('--name <name>', 'a name to recognise the key by', nonEmpty('--name'))
+    .option('--json', 'print JSON')
+    .action(async (o: { org: string; name: string; json?: boolean }) => {
+      const r = (await admin(loadConfig(), { command: 'key.create', org: o.org, name: o.name })) as { apiKey: string; key: KeyLike };
+      print(!!o.json, r, () => `API key "${r.key.name}" created (${r.key.id}).\nKey (shown once, keep it safe): ${r.apiKey}`);
+    });
+  key
+    .command('list')
+    .description("list an organisation's API keys (never the keys themselves)")
+    .requiredOption('--org <id>', 'organisation id')
+    .option('--json', 'print JSON')
+    .action(async (o: { org: string; json?: boolean }) => {
+      const r = (await admin(loadConfig(), { command: 'key.list', org: o.org })) as { keys: KeyLike[] };
+      print(!!o.json, r, () => r.keys.map(keyLine).join('\n') || 'No keys.');
+    });
+  key
+    .command('revoke')
+    .description('revoke an API key (it stops working at once)')
+    .argument('<id>', 'key id (from key list)')
+    .option('--json', 'print JSON')
+    .action(async (id: string, o: { json?: boolean }) => {
+      const r = (await admin(loadConfig(), { command: 'key.revoke', id })) as { key: KeyLike };
+      print(!!o.json, r, () => `Revoked: ${keyLine(r.key)}`);
+    });
+
+  const plan = program.command('plan').description('plans and their limits');
+  plan
+    .command('set')
+    .description("set an organisation's plan")
+    .requiredOption('--org <id>', 'organisation id')
+    .requiredOption('--plan <name>', 'plan name (see plan list)')
+    .option('--json', 'print JSON')
+    .action(async (o: { org: string; plan: string; json?: boolean }) => {
+      const r = (await admin(loadConfig(), { command: 'plan.set', org: o.org, plan: o.plan })) as {
+        organization: { id: string; name: string; plan: string };
+      };
+      print(!!o.json, r, () => `Organisation ${r.organization.id} is now on plan "${r.organization.plan}".`);
+    });
+  plan
+    .command('list')
+    .description('list plans and their limits (empty = unlimited)')
+    .option('--json', 'print JSON')
+    .action(async (o: { json?: boolean }) => {
+      const r = (await admin(loadConfig(), { command: 'plan.list' })) as { plans: Record<string, unknown>[] };
+      const cell = (v: unknown) => (v === null || v === undefined ? '∞' : String(v as number));
+      print(!!o.json, r, () =>
+        ['plan        channels  posts/month  webhooks  video/month  requests/window']
+          .concat(
+            r.plans.map(
+              (p) =>
+                `${String(p.name).padEnd(12)}${cell(p.maxChannels).padEnd(10)}${cell(p.maxScheduledPostsPerMonth).padEnd(13)}${cell(p.maxWebhooks).padEnd(10)}${cell(p.videoCreditsPerMonth).padEnd(13)}${p.rateLimit === null ? 'default' : cell(p.rateLimit)}`,
+            ),
+          )
+          .join('\n'),
+      );
+    });
+
+  return program;
+}
+
+try {
+  await buildCli().parseAsync(process.argv);
+} catch (e) {
+  if (e instanceof ConfigError || e instanceof CliError || e instanceof DataDirLockedError) {
+    process.stderr.write(`tidings: ${e.message}\n`);
+    process.exitCode = e instanceof ConfigError ? 2 : 1;
+  } else {
+    process.stderr.write(`tidings: ${(e as Error).stack ?? String(e)}\n`);
+    process.exitCode = 1;
+  }
+  // A failed command must not linger on timers of half-started components.
+  process.exit();
+}

@@ -1,0 +1,94 @@
+import { AppError } from '../../errors.js';
+import type { Clock } from '../../lib/clock.js';
+import { hashCredential, OAUTH_TOKEN_PREFIX } from '../../lib/tokens.js';
+import type { SlidingLogStore } from '../../rate-limit/store.js';
+import type { AuthRepository } from './auth.repository.js';
+
+export interface AuthContext {
+  organizationId: string;
+  credential: { kind: 'api_key' | 'oauth_token'; id: string };
+  planName: string;
+  /** requests per window for this organisation (plan override or the configured default) */
+  rateLimit: number;
+}
+
+export interface AuthServiceOptions {
+  defaultRateLimit: number;
+  failure: { max: number; windowSeconds: number };
+  /** last-used times are written at most this often per credential (a write per request would be waste) */
+  touchIntervalMs?: number;
+}
+
+const SCHEME_WORD = /^(bearer|basic|token|apikey|api-key|digest)\s+\S/i;
+
+/**
+ * Resolves the raw `Authorization` header (API.md §2) to an organisation. Failed attempts are
+ * counted per client address and throttled, independently of the API rate limit.
+ */
+export function createAuthService(deps: {
+  auth: AuthRepository;
+  store: SlidingLogStore;
+  clock: Clock;
+  options: AuthServiceOptions;
+}) {
+  const { auth, store, clock, options } = deps;
+  const failWindowMs = options.failure.windowSeconds * 1000;
+  const touchInterval = options.touchIntervalMs ?? 60_000;
+  const lastTouched = new Map<string, number>();
+
+  function touch(kind: AuthContext['credential']['kind'], id: string) {
+    const now = clock.now();
+    if (now - (lastTouched.get(id) ?? -Infinity) < touchInterval) return;
+    lastTouched.set(id, now);
+    if (lastTouched.size > 10_000) lastTouched.clear();
+    const write = kind === 'api_key' ? auth.touchApiKey(id, new Date(now)) : auth.touchOauthToken(id, new Date(now));
+    // Bookkeeping only: a failed write must not fail the request.
+    write.catch(() => lastTouched.delete(id));
+  }
+
+  async function fail(address: string, code: 'AUTH_MISSING' | 'AUTH_INVALID' | 'AUTH_SCHEME_NOT_ALLOWED', message: string) {
+    await store.take(`authfail:${address}`, Number.MAX_SAFE_INTEGER, failWindowMs, clock.now());
+    return new AppError(code, message);
+  }
+
+  return {
+    async authenticate(header: string | undefined, address: string): Promise<AuthContext> {
+      const now = clock.now();
+      const failures = await store.peek(`authfail:${address}`, failWindowMs, now);
+      if (failures.count >= options.failure.max) {
+        const retryAfter = Math.max(1, Math.ceil((failures.oldest + failWindowMs - now) / 1000));
+        throw new AppError('AUTH_THROTTLED', `Too many failed authentication attempts from this address; retry in ${retryAfter} s`, {
+          headers: { 'retry-after': String(retryAfter) },
+        });
+      }
+      const value = header?.trim() ?? '';
+      if (value === '') {
+        throw await fail(address, 'AUTH_MISSING', 'No API key found: send your API key or access token in the Authorization header');
+      }
+      if (SCHEME_WORD.test(value)) {
+        throw await fail(
+          address,
+          'AUTH_SCHEME_NOT_ALLOWED',
+          'Send the credential alone in the Authorization header, without a scheme word such as "Bearer"',
+        );
+      }
+      const isToken = value.startsWith(OAUTH_TOKEN_PREFIX);
+      const owner = isToken
+        ? await auth.findActiveOauthToken(hashCredential(value), new Date(now))
+        : await auth.findActiveApiKey(hashCredential(value));
+      if (!owner) {
+        throw await fail(address, 'AUTH_INVALID', isToken ? 'Invalid OAuth token' : 'Invalid API key');
+      }
+      const kind = isToken ? 'oauth_token' : 'api_key';
+      touch(kind, owner.credentialId);
+      return {
+        organizationId: owner.organizationId,
+        credential: { kind, id: owner.credentialId },
+        planName: owner.planName,
+        rateLimit: owner.planRateLimit ?? options.defaultRateLimit,
+      };
+    },
+  };
+}
+
+export type AuthService = ReturnType<typeof createAuthService>;

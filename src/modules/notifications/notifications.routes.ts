@@ -1,0 +1,21 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { ErrorResponses } from '../../http/error-schema.js';
+import type { NotificationsService } from './notifications.service.js';
+import { NotificationsPageSchema, NotificationsQuerySchema } from './notifications.schemas.js';
+
+export function notificationsRoutes(service: NotificationsService): FastifyPluginAsyncZod {
+  return async (app) => {
+    app.get(
+      '/notifications',
+      {
+        schema: {
+          tags: ['Notifications'],
+          summary: "The organisation's notifications, newest first",
+          querystring: NotificationsQuerySchema,
+          response: { 200: NotificationsPageSchema, ...ErrorResponses },
+        },
+      },
+      async (req) => service.listNotifications(req.auth.organizationId, req.query.page),
+    );
+  };
+}

@@ -1,0 +1,37 @@
+import type { Clock } from '../../lib/clock.js';
+import type { NotificationsRepository } from './notifications.repository.js';
+import { NOTIFICATIONS_PAGE_SIZE } from './notifications.schemas.js';
+
+export function createNotificationsService(deps: { notifications: NotificationsRepository; clock: Clock }) {
+  return {
+    /** Newest first, pages of 100 (the reference's page size). */
+    async listNotifications(organizationId: string, page: number) {
+      const limit = NOTIFICATIONS_PAGE_SIZE;
+      const { rows, total } = await deps.notifications.listPage(organizationId, page * limit, limit);
+      return {
+        notifications: rows.map((r) => ({
+          id: r.id,
+          content: r.content,
+          link: r.link,
+          createdAt: r.createdAt.toISOString(),
+        })),
+        total,
+        page,
+        limit,
+        hasMore: (page + 1) * limit < total,
+      };
+    },
+
+    /** Writes an organisation-level message (publisher outcomes, channel problems…). */
+    async notify(organizationId: string, content: string, link: string | null = null) {
+      return deps.notifications.insertNotification({
+        organizationId,
+        content,
+        link,
+        createdAt: new Date(deps.clock.now()),
+      });
+    },
+  };
+}
+
+export type NotificationsService = ReturnType<typeof createNotificationsService>;

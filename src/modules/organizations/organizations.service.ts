@@ -1,0 +1,98 @@
+import { AppError, notFound } from '../../errors.js';
+import type { Clock } from '../../lib/clock.js';
+import { generateApiKey, hashCredential, visiblePrefix } from '../../lib/tokens.js';
+import type { PlansRepository } from '../plans/plans.repository.js';
+import type { OrganizationsRepository } from './organizations.repository.js';
+
+export interface ApiKeyView {
+  id: string;
+  organizationId: string;
+  name: string;
+  prefix: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+}
+
+function keyView(row: Awaited<ReturnType<OrganizationsRepository['insertApiKey']>>): ApiKeyView {
+  return {
+    id: row.id,
+    organizationId: row.organizationId,
+    name: row.name,
+    prefix: row.prefix,
+    createdAt: row.createdAt.toISOString(),
+    lastUsedAt: row.lastUsedAt?.toISOString() ?? null,
+    revokedAt: row.revokedAt?.toISOString() ?? null,
+  };
+}
+
+/** Administration of organisations, their API keys and plans (used by the admin CLI). */
+export function createOrganizationsService(deps: {
+  organizations: OrganizationsRepository;
+  plans: PlansRepository;
+  clock: Clock;
+}) {
+  const { organizations } = deps;
+
+  async function createApiKey(organizationId: string, name: string) {
+    const org = await organizations.findOrganization(organizationId);
+    if (!org) throw notFound('Organization');
+    const apiKey = generateApiKey();
+    const row = await organizations.insertApiKey({
+      organizationId,
+      name,
+      prefix: visiblePrefix(apiKey),
+      keyHash: hashCredential(apiKey),
+    });
+    // The only moment the key exists in clear: it is returned once and never stored.
+    return { key: keyView(row), apiKey };
+  }
+
+  return {
+    async createOrganization(name: string) {
+      const org = await organizations.insertOrganization(name);
+      const { apiKey, key } = await createApiKey(org.id, 'default');
+      return { organization: { id: org.id, name: org.name, plan: org.planName }, apiKey, key };
+    },
+
+    createApiKey,
+
+    async listApiKeys(organizationId: string) {
+      const org = await organizations.findOrganization(organizationId);
+      if (!org) throw notFound('Organization');
+      return (await organizations.listApiKeys(organizationId)).map(keyView);
+    },
+
+    async revokeApiKey(id: string) {
+      const row = await organizations.revokeApiKey(id, new Date(deps.clock.now()));
+      if (row) return keyView(row);
+      const existing = await organizations.findApiKey(id);
+      if (!existing) throw notFound('API key');
+      throw new AppError('CONFLICT', `API key ${id} is already revoked`);
+    },
+
+    async setPlan(organizationId: string, planName: string) {
+      const plan = await deps.plans.findPlan(planName);
+      if (!plan) {
+        const names = (await deps.plans.listPlans()).map((p) => p.name).join(', ');
+        throw new AppError('VALIDATION_FAILED', `Unknown plan "${planName}" (known: ${names})`, {
+          fields: [{ path: 'plan', message: `Unknown plan; known: ${names}` }],
+        });
+      }
+      const org = await organizations.setPlan(organizationId, planName, new Date(deps.clock.now()));
+      if (!org) throw notFound('Organization');
+      return { organization: { id: org.id, name: org.name, plan: org.planName } };
+    },
+
+    async listOrganizations() {
+      return (await organizations.listOrganizations()).map((o) => ({
+        id: o.id,
+        name: o.name,
+        plan: o.planName,
+        createdAt: o.createdAt.toISOString(),
+      }));
+    },
+  };
+}
+
+export type OrganizationsService = ReturnType<typeof createOrganizationsService>;

@@ -1,0 +1,37 @@
+import { AppError } from '../../errors.js';
+import type { PlansRepository } from './plans.repository.js';
+
+/** The limits a plan can set; `null` = unlimited. */
+export const PLAN_LIMITS = {
+  channels: { column: 'maxChannels', label: 'channels' },
+  scheduledPostsPerMonth: { column: 'maxScheduledPostsPerMonth', label: 'scheduled posts per month' },
+  webhooks: { column: 'maxWebhooks', label: 'webhooks' },
+  videoCredits: { column: 'videoCreditsPerMonth', label: 'video credits per month' },
+} as const;
+
+export type PlanLimit = keyof typeof PLAN_LIMITS;
+
+export function createPlansService(deps: { plans: PlansRepository }) {
+  return {
+    listPlans: () => deps.plans.listPlans(),
+
+    /**
+     * Throws PLAN_LIMIT_REACHED (403) when adding `adding` more to `currentUsage` would pass the
+     * organisation's plan limit. The message names the limit, the plan and the figures.
+     */
+    async assertWithinLimit(organizationId: string, limit: PlanLimit, currentUsage: number, adding = 1) {
+      const plan = await deps.plans.findPlanOfOrganization(organizationId);
+      if (!plan) return;
+      const { column, label } = PLAN_LIMITS[limit];
+      const max = plan[column];
+      if (max !== null && currentUsage + adding > max) {
+        throw new AppError(
+          'PLAN_LIMIT_REACHED',
+          `Plan limit reached: ${limit} — the "${plan.name}" plan allows ${max} ${label} and ${currentUsage} are in use`,
+        );
+      }
+    },
+  };
+}
+
+export type PlansService = ReturnType<typeof createPlansService>;

@@ -1,0 +1,42 @@
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { desc } from 'drizzle-orm';
+import type { Db } from '../db/client.js';
+import { workerHeartbeats } from '../db/schema/index.js';
+import type { Clock } from '../lib/clock.js';
+
+/**
+ * Each worker process writes a beat every few seconds; `/readyz` treats the publisher as alive when
+ * some worker beat recently. The publisher (a later issue) runs inside the same ticking worker.
+ */
+export function createHeartbeat(deps: { db: Db; clock: Clock; role: string; intervalSeconds: number; onError: (err: unknown) => void }) {
+  const workerId = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+  let timer: NodeJS.Timeout | undefined;
+
+  async function beat() {
+    const at = new Date(deps.clock.now());
+    await deps.db
+      .insert(workerHeartbeats)
+      .values({ workerId, role: deps.role, beatAt: at })
+      .onConflictDoUpdate({ target: workerHeartbeats.workerId, set: { beatAt: at } });
+  }
+
+  return {
+    workerId,
+    beat,
+    async start() {
+      await beat();
+      timer = setInterval(() => beat().catch(deps.onError), deps.intervalSeconds * 1000);
+      timer.unref();
+    },
+    stop() {
+      if (timer) clearInterval(timer);
+      timer = undefined;
+    },
+  };
+}
+
+export async function findLatestHeartbeat(db: Db) {
+  const [row] = await db.select().from(workerHeartbeats).orderBy(desc(workerHeartbeats.beatAt)).limit(1);
+  return row;
+}

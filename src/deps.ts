@@ -92,7 +92,7 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
         options: { defaultRateLimit: config.rateLimit.max, failure: config.authFailure },
       }),
       integrations: createIntegrationsService({ integrations: repositories.integrations }),
-      groups: createGroupsService({ groups: repositories.groups }),
+      groups: createGroupsService({ groups: repositories.groups, clock }),
       notifications: createNotificationsService({ notifications: repositories.notifications, clock }),
       health: createHealthService({ database, clock, maxHeartbeatAgeSeconds: config.readyMaxHeartbeatAgeSeconds }),
     };

@@ -35,6 +35,8 @@ export interface Database {
   sqlIn(tx: Tx): SqlExecutor;
   migrate(): Promise<void>;
   close(): Promise<void>;
+  /** PGlite only: a gzip snapshot of the whole data folder (test fixtures, backups). */
+  dumpDataDir?(): Promise<Blob>;
 }
 
 // Resolves to src/db/migrations from both src/db/client.ts (tsx) and dist/db/client.js (built).
@@ -105,6 +107,9 @@ export async function openPglite(opts: PgliteOptions): Promise<Database> {
     sqlIn: txExecutor,
     async migrate() {
       await migratePglite(drizzlePglite(client, { schema }), { migrationsFolder: MIGRATIONS_DIR });
+    },
+    async dumpDataDir() {
+      return (await client.dumpDataDir('gzip')) as Blob;
     },
     async close() {
       try {

@@ -36,8 +36,15 @@ export function createRedisStore(url: string, prefix = 'tidings:rl:'): SlidingLo
       ]);
       return { count, oldest: first[1] === undefined ? now : Number(first[1]) };
     },
-    // Keys expire by themselves (PEXPIRE on every admission).
-    sweep: () => Promise.resolve(),
+    // Keys also expire by themselves (PEXPIRE on every admission); this trims long-lived ones.
+    async sweep(olderThan) {
+      let cursor = '0';
+      do {
+        const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
+        cursor = next;
+        for (const k of keys) await redis.zremrangebyscore(k, '-inf', olderThan);
+      } while (cursor !== '0');
+    },
     async close() {
       await redis.quit();
     },

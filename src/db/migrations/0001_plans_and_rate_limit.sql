@@ -11,16 +11,16 @@ ON CONFLICT ("name") DO NOTHING;
 -- (records it) only if fewer than p_limit were admitted in the window before p_now; the advisory
 -- transaction lock serialises callers for the same key so two processes cannot both take the last
 -- slot. Returns whether it admitted, how many are now counted, and the oldest counted time.
-CREATE OR REPLACE FUNCTION tidings_rate_take(p_key text, p_limit integer, p_window_ms bigint, p_now bigint)
-RETURNS TABLE (admitted boolean, counted integer, oldest bigint)
+CREATE OR REPLACE FUNCTION tidings_rate_take(p_key text, p_limit bigint, p_window_ms bigint, p_now bigint)
+RETURNS TABLE (admitted boolean, counted bigint, oldest bigint)
 LANGUAGE plpgsql AS $$
 DECLARE
-  v_count integer;
+  v_count bigint;
   v_oldest bigint;
 BEGIN
   PERFORM pg_advisory_xact_lock(hashtextextended(p_key, 0));
   DELETE FROM rate_limit_hits WHERE key = p_key AND at <= p_now - p_window_ms;
-  SELECT count(*)::integer, min(at) INTO v_count, v_oldest FROM rate_limit_hits WHERE key = p_key;
+  SELECT count(*), min(at) INTO v_count, v_oldest FROM rate_limit_hits WHERE key = p_key;
   IF v_count < p_limit THEN
     INSERT INTO rate_limit_hits (key, at) VALUES (p_key, p_now);
     RETURN QUERY SELECT true, v_count + 1, coalesce(v_oldest, p_now);

@@ -1,3 +1,9 @@
 import { z } from 'zod';
 
 export const GroupSchema = z.object({ id: z.string(), name: z.string() }).meta({ id: 'Group' });
+
+export const GroupBodySchema = z.object({
+  name: z.string().trim().min(1, 'Required').max(200),
+});
+
+export const GroupParamsSchema = z.object({ id: z.string() });

@@ -1,0 +1,108 @@
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { expect, inject } from 'vitest';
+import { buildApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { createDeps, type AppDeps } from '../src/deps.js';
+import { createManualClock, systemClock, type Clock, type ManualClock } from '../src/lib/clock.js';
+import { openTestDatabase, type TestDatabase } from './test-db.js';
+
+export const TEST_SECRET = 'test-secret-0123456789abcdefghijklmnopqrstuvwxyz';
+
+export interface TestApp {
+  app: FastifyInstance;
+  deps: AppDeps;
+  testDb: TestDatabase;
+  clock: Clock;
+  close(): Promise<void>;
+  /** Creates an organisation with an API key, the way the admin CLI does. */
+  createOrg(name?: string): Promise<TestOrg>;
+}
+
+export interface TestOrg {
+  id: string;
+  name: string;
+  apiKey: string;
+}
+
+export interface BuildTestAppOptions {
+  /** Environment overrides (strings, as in process.env). */
+  env?: Record<string, string>;
+  clock?: Clock;
+  extraRoutes?: FastifyPluginAsyncZod;
+  /** Start the worker side (heartbeat) like `serve --role all` does. */
+  startWorker?: boolean;
+}
+
+/** A fresh app on its own fresh database (PGlite or PostgreSQL per TEST_DB), driven with `inject`. */
+export async function buildTestApp(opts: BuildTestAppOptions = {}): Promise<TestApp> {
+  const testDb = await openTestDatabase(inject('testDb'));
+  const clock = opts.clock ?? systemClock;
+  const config = loadConfig({
+    CREDENTIALS_SECRET: TEST_SECRET,
+    API_RATE_LIMIT: '100000',
+    DATA_DIR: '/nonexistent-test-data-dir',
+    ...opts.env,
+  });
+  const deps = await createDeps(config, { database: testDb.database, clock });
+  const app = await buildApp(deps, { extraRoutes: opts.extraRoutes });
+  if (opts.startWorker) await deps.startWorker();
+  await app.ready();
+  return {
+    app,
+    deps,
+    testDb,
+    clock,
+    async close() {
+      await app.close();
+      await deps.close();
+      await testDb.drop();
+    },
+    async createOrg(name = 'Org') {
+      const r = await deps.services.organizations.createOrganization(name);
+      return { id: r.organization.id, name: r.organization.name, apiKey: r.apiKey };
+    },
+  };
+}
+
+export function manualClock(): ManualClock {
+  return createManualClock(Date.UTC(2026, 10, 21, 12, 0, 0));
+}
+
+/** `inject` with the organisation's API key in the raw Authorization header. */
+export function call(app: FastifyInstance, key: string | undefined, opts: InjectOptions): Promise<LightMyRequestResponse> {
+  return app.inject({ ...opts, headers: { ...(key === undefined ? {} : { authorization: key }), ...opts.headers } });
+}
+
+/** Asserts the API.md §3 error shape and returns the body. */
+export function expectError(res: LightMyRequestResponse, status: number, code: string) {
+  const body = res.json<Record<string, unknown>>();
+  expect({ status: res.statusCode, code: body.code }).toEqual({ status, code });
+  expect(body.statusCode).toBe(status);
+  expect(typeof body.error).toBe('string');
+  expect(typeof body.message).toBe('string');
+  expect(body.requestId).toBe(res.headers['x-request-id']);
+  expect(JSON.stringify(body)).not.toMatch(/\bat .*\.(ts|js):\d+|SELECT |INSERT |node_modules/);
+  return body as { message: string; fields?: { path: string; message: string }[] } & Record<string, unknown>;
+}
+
+/**
+ * Organisation isolation (API.md §3): the route answers its owner with a success, and answers any
+ * other organisation 404 NOT_FOUND, exactly as for an id that does not exist. Later issues apply
+ * this to every route that takes an id.
+ */
+export async function expectIsolated(
+  app: FastifyInstance,
+  route: { method: InjectOptions['method']; url: string; payload?: InjectOptions['payload'] },
+  owner: { apiKey: string },
+  other: { apiKey: string },
+  opts: { ownerCheck?: boolean } = {},
+) {
+  const asOther = await call(app, other.apiKey, { method: route.method, url: route.url, payload: route.payload });
+  expectError(asOther, 404, 'NOT_FOUND');
+  if (opts.ownerCheck !== false) {
+    const asOwner = await call(app, owner.apiKey, { method: route.method, url: route.url, payload: route.payload });
+    expect(asOwner.statusCode, `owner ${route.method} ${route.url}: ${asOwner.body}`).toBeLessThan(300);
+  }
+  return asOther;
+}

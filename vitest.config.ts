@@ -1,0 +1,39 @@
+import { defineConfig } from 'vitest/config';
+
+// Every database-touching test runs twice: on embedded PGlite and on the PostgreSQL server
+// (TEST_DATABASE_URL, default the CI machine's postgres://postgres@127.0.0.1:5432/test).
+// `*.unit.test.ts` files touch no database and run once.
+const dbTests = ['src/**/*.test.ts', 'test/**/*.test.ts'];
+const unitTests = ['src/**/*.unit.test.ts', 'test/**/*.unit.test.ts'];
+
+export default defineConfig({
+  test: {
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    projects: [
+      { test: { name: 'unit', include: unitTests } },
+      {
+        test: {
+          name: 'pglite',
+          include: dbTests,
+          exclude: unitTests,
+          env: { TEST_DB: 'pglite' },
+          globalSetup: ['test/global-setup.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        test: {
+          name: 'postgres',
+          include: dbTests,
+          exclude: unitTests,
+          env: { TEST_DB: 'postgres' },
+          globalSetup: ['test/global-setup.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+        },
+      },
+    ],
+  },
+});

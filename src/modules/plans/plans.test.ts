@@ -1,0 +1,38 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp, call, expectError, type TestApp, type TestOrg } from '../../../test/helpers.js';
+
+describe('plans', () => {
+  let t: TestApp;
+  let org: TestOrg;
+
+  beforeAll(async () => {
+    // A route guarded like the channel-connect route of a later issue will be.
+    t = await buildTestApp({
+      extraRoutes: async (app) => {
+        app.post('/test/guarded', async (req) => {
+          await t.deps.services.plans.assertWithinLimit(req.auth.organizationId, 'channels', 3);
+          return { ok: true };
+        });
+      },
+    });
+    org = await t.createOrg('Acme');
+  });
+  afterAll(async () => t.close());
+
+  it('self-hosted default is unlimited', async () => {
+    const res = await call(t.app, org.apiKey, { method: 'POST', url: '/public/v1/test/guarded' });
+    expect(res.json()).toEqual({ ok: true });
+  });
+
+  it('a plan limit answers 403 naming the limit', async () => {
+    await t.deps.services.organizations.setPlan(org.id, 'free');
+    const body = expectError(await call(t.app, org.apiKey, { method: 'POST', url: '/public/v1/test/guarded' }), 403, 'PLAN_LIMIT_REACHED');
+    expect(body.message).toBe('Plan limit reached: channels — the "free" plan allows 3 channels and 3 are in use');
+    await t.deps.services.organizations.setPlan(org.id, 'standard');
+    expect((await call(t.app, org.apiKey, { method: 'POST', url: '/public/v1/test/guarded' })).statusCode).toBe(200);
+  });
+
+  it('unknown plans are refused naming the known ones', async () => {
+    await expect(t.deps.services.organizations.setPlan(org.id, 'gold')).rejects.toThrow(/Unknown plan "gold" \(known: free, pro, standard, unlimited\)/);
+  });
+});

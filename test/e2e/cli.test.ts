@@ -1,0 +1,152 @@
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { adminSocketPath } from '../../src/admin/admin-socket.js';
+import { openTestDatabase, testDbKind, type TestDatabase } from '../test-db.js';
+import { TEST_SECRET } from '../helpers.js';
+import { runCli, startService, type ServiceProcess } from './processes.js';
+
+interface OrgCreated {
+  organization: { id: string; name: string };
+  apiKey: string;
+}
+
+async function getJson(url: string, key?: string) {
+  const res = await fetch(url, { headers: key ? { authorization: key } : {} });
+  return { status: res.status, headers: res.headers, body: (await res.json()) as unknown };
+}
+
+describe.runIf(testDbKind() === 'pglite')('CLI and service in embedded mode (real processes)', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'tidings-cli-'));
+  const env = { DATA_DIR: dataDir };
+  let service: ServiceProcess | undefined;
+
+  afterAll(async () => {
+    await service?.stop('SIGKILL');
+  });
+
+  it('org create works before the service ever ran, and prints the documented JSON', async () => {
+    const r = await runCli(['org', 'create', '--name', 'Acme', '--json'], env);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout) as OrgCreated;
+    expect(Object.keys(out).sort()).toEqual(['apiKey', 'organization']);
+    expect(out.organization).toEqual({ id: expect.any(String), name: 'Acme' });
+    expect(out.apiKey).toMatch(/^tdk_[0-9A-Za-z]{40}$/);
+  });
+
+  it('while the service runs, the CLI reaches it through the admin socket and the new key works over HTTP', async () => {
+    service = await startService([], env);
+    const r = await runCli(['org', 'create', '--name', 'Beta', '--json'], env);
+    expect(r.code, r.stderr).toBe(0);
+    const beta = JSON.parse(r.stdout) as OrgCreated;
+    const list = await getJson(`${service.url}/public/v1/integrations`, beta.apiKey);
+    expect(list.status).toBe(200);
+    expect(list.body).toEqual([]);
+
+    const created = await runCli(['key', 'create', '--org', beta.organization.id, '--name', 'ci', '--json'], env);
+    const { apiKey, key } = JSON.parse(created.stdout) as { apiKey: string; key: { id: string } };
+    expect((await getJson(`${service.url}/public/v1/groups`, apiKey)).status).toBe(200);
+
+    const listed = await runCli(['key', 'list', '--org', beta.organization.id, '--json'], env);
+    const keys = (JSON.parse(listed.stdout) as { keys: { name: string; prefix: string }[] }).keys;
+    expect(keys.map((k) => k.name)).toEqual(['default', 'ci']);
+    expect(listed.stdout).not.toContain(apiKey);
+
+    const human = await runCli(['key', 'list', '--org', beta.organization.id], env);
+    expect(human.stdout).toContain(`${apiKey.slice(0, 10)}…  ci`);
+
+    expect((await runCli(['key', 'revoke', key.id], env)).code).toBe(0);
+    expect((await getJson(`${service.url}/public/v1/groups`, apiKey)).status).toBe(401);
+    const again = await runCli(['key', 'revoke', key.id], env);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain('already revoked');
+
+    expect((await runCli(['plan', 'set', '--org', beta.organization.id, '--plan', 'free'], env)).code).toBe(0);
+    const limited = await getJson(`${service.url}/public/v1/groups`, beta.apiKey);
+    expect(limited.headers.get('ratelimit-limit')).toBe('30');
+    const bad = await runCli(['plan', 'set', '--org', beta.organization.id, '--plan', 'gold'], env);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('Unknown plan "gold"');
+  });
+
+  it('refuses a second process on the same data folder with a clear message', async () => {
+    const second = await runCli(['serve'], { ...env, PORT: '0' });
+    expect(second.code).toBe(1);
+    expect(second.stderr).toContain(`The data folder ${dataDir} is in use by another Tidings process (pid ${service!.child.pid})`);
+  });
+
+  it('stops cleanly on SIGTERM, releasing the lock and the socket', async () => {
+    expect(await service!.stop('SIGTERM')).toBe(0);
+    expect(existsSync(join(dataDir, 'tidings.lock'))).toBe(false);
+    expect(existsSync(adminSocketPath(dataDir))).toBe(false);
+    const r = await runCli(['org', 'list', '--json'], env);
+    expect((JSON.parse(r.stdout) as { organizations: { name: string }[] }).organizations.map((o) => o.name)).toEqual(['Acme', 'Beta']);
+  });
+
+  it('recovers after SIGKILL: stale lock and socket are taken over', async () => {
+    const s = await startService([], env);
+    await s.stop('SIGKILL');
+    expect(existsSync(join(dataDir, 'tidings.lock'))).toBe(true);
+    const r = await runCli(['org', 'create', '--name', 'After crash', '--json'], env);
+    expect(r.code, r.stderr).toBe(0);
+  });
+
+  it('a wrong setting stops the start naming the variable', async () => {
+    const r = await runCli(['serve'], { ...env, PORT: 'eighty', API_RATE_LIMIT: '-3' });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('PORT: ');
+    expect(r.stderr).toContain('API_RATE_LIMIT: ');
+  });
+});
+
+describe.runIf(testDbKind() === 'postgres')('CLI and separate api/worker processes on PostgreSQL (real processes)', () => {
+  let db: TestDatabase;
+  let env: Record<string, string>;
+  const services: ServiceProcess[] = [];
+
+  beforeAll(async () => {
+    db = await openTestDatabase(inject('testDb'));
+    await db.database.close();
+    env = { DATABASE_URL: db.url!, CREDENTIALS_SECRET: TEST_SECRET, DATA_DIR: mkdtempSync(join(tmpdir(), 'tidings-pg-')), API_RATE_LIMIT: '5' };
+  });
+  afterAll(async () => {
+    for (const s of services) await s.stop('SIGKILL');
+    const { withAdminClient } = await import('../test-db.js');
+    const name = new URL(db.url!).pathname.slice(1);
+    await withAdminClient((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+  });
+
+  it('requires CREDENTIALS_SECRET', async () => {
+    const r = await runCli(['org', 'list'], { ...env, CREDENTIALS_SECRET: '' });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('CREDENTIALS_SECRET: required when DATABASE_URL is set');
+  });
+
+  it('two API processes and a worker share the database and one rate-limit budget', async () => {
+    const r = await runCli(['org', 'create', '--name', 'Acme', '--json'], env);
+    expect(r.code, r.stderr).toBe(0);
+    const acme = JSON.parse(r.stdout) as OrgCreated;
+    const [api1, api2, worker] = await Promise.all([
+      startService(['--role', 'api'], env),
+      startService(['--role', 'api'], env),
+      startService(['--role', 'worker'], env),
+    ]);
+    services.push(api1, api2, worker);
+
+    const ready = await getJson(`${api1.url}/readyz`);
+    expect(ready.status).toBe(200);
+
+    // 5 per window across both processes: the 6th is refused whichever process gets it.
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) statuses.push((await getJson(`${(i % 2 ? api2 : api1).url}/public/v1/integrations`, acme.apiKey)).status);
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
+
+    // A key made by the CLI while they run works at once on both.
+    const k = JSON.parse((await runCli(['key', 'create', '--org', acme.organization.id, '--name', 'x', '--json'], env)).stdout) as { apiKey: string };
+    expect((await getJson(`${api2.url}/public/v1/integrations`, k.apiKey)).status).toBe(429);
+
+    await worker.stop('SIGTERM');
+  });
+});

@@ -157,13 +157,13 @@ export function buildCli(): Command {
     .option('--json', 'print JSON')
     .action(async (o: { json?: boolean }) => {
       const r = (await admin(loadConfig(), { command: 'plan.list' })) as { plans: Record<string, unknown>[] };
-      const cell = (v: unknown) => (v === null || v === undefined ? '∞' : String(v as number));
+      const cell = (v: unknown) => (typeof v === 'number' ? String(v) : '∞');
       print(!!o.json, r, () =>
         ['plan        channels  posts/month  webhooks  video/month  requests/window']
           .concat(
             r.plans.map(
               (p) =>
-                `${String(p.name).padEnd(12)}${cell(p.maxChannels).padEnd(10)}${cell(p.maxScheduledPostsPerMonth).padEnd(13)}${cell(p.maxWebhooks).padEnd(10)}${cell(p.videoCreditsPerMonth).padEnd(13)}${p.rateLimit === null ? 'default' : cell(p.rateLimit)}`,
+                `${(p.name as string).padEnd(12)}${cell(p.maxChannels).padEnd(10)}${cell(p.maxScheduledPostsPerMonth).padEnd(13)}${cell(p.maxWebhooks).padEnd(10)}${cell(p.videoCreditsPerMonth).padEnd(13)}${p.rateLimit === null ? 'default' : cell(p.rateLimit)}`,
             ),
           )
           .join('\n'),

@@ -82,7 +82,7 @@ export function sendAdminCommand(dataDir: string, cmd: AdminCommand): Promise<Ad
         try {
           ok(JSON.parse(Buffer.concat(chunks).toString('utf8')) as AdminReply);
         } catch (e) {
-          fail(e as Error);
+          fail(e instanceof Error ? e : new Error(String(e)));
         }
       });
     });

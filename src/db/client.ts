@@ -109,7 +109,7 @@ export async function openPglite(opts: PgliteOptions): Promise<Database> {
       await migratePglite(drizzlePglite(client, { schema }), { migrationsFolder: MIGRATIONS_DIR });
     },
     async dumpDataDir() {
-      return (await client.dumpDataDir('gzip')) as Blob;
+      return (await client.dumpDataDir('gzip'));
     },
     async close() {
       try {

@@ -56,7 +56,7 @@ export function lockDataDir(dataDir: string): DataDirLock {
       };
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-      let holder = NaN;
+      let holder: number;
       try {
         holder = Number.parseInt(readFileSync(path, 'utf8').trim(), 10);
       } catch {

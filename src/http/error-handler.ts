@@ -60,7 +60,7 @@ export function mapError(err: unknown): Mapped {
   if (typeof e.code === 'string' && UNAVAILABLE.has(e.code)) {
     return { code: 'SERVICE_UNAVAILABLE', message: 'A dependency is unavailable; retry shortly', headers: { 'retry-after': '5' } };
   }
-  if (!isResponseSerializationError(err as object) && typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
+  if (!isResponseSerializationError(err) && typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
     // Another client error raised by the framework or a plugin: keep its status, give it our shape.
     return { code: GENERIC_BY_STATUS[e.statusCode] ?? 'BAD_REQUEST', message: e.message };
   }

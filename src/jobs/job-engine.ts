@@ -29,7 +29,7 @@ export interface JobEngine {
 export function createJobEngine(database: Database, opts: { role: JobRole; logger: Logger; pollingIntervalSeconds?: number }): JobEngine {
   const isWorker = opts.role !== 'api';
   const boss = new PgBoss({
-    db: database.sql as PgBoss.Db,
+    db: database.sql,
     schema: 'pgboss',
     migrate: true,
     supervise: isWorker,
@@ -53,7 +53,7 @@ export function createJobEngine(database: Database, opts: { role: JobRole; logge
       known.add(name);
     },
     send(name, data, options = {}, tx) {
-      return boss.send(name, data, tx ? { ...options, db: database.sqlIn(tx) as PgBoss.Db } : options);
+      return boss.send(name, data, tx ? { ...options, db: database.sqlIn(tx) } : options);
     },
   };
 }

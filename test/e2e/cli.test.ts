@@ -14,7 +14,7 @@ interface OrgCreated {
 
 async function getJson(url: string, key?: string) {
   const res = await fetch(url, { headers: key ? { authorization: key } : {} });
-  return { status: res.status, headers: res.headers, body: (await res.json()) as unknown };
+  return { status: res.status, headers: res.headers, body: (await res.json()) };
 }
 
 describe.runIf(testDbKind() === 'pglite')('CLI and service in embedded mode (real processes)', () => {

@@ -48,8 +48,8 @@ export function startService(args: string[], env: Record<string, string>, timeou
       const worker = /Tidings worker running/.test(out);
       if (listening || worker) {
         clearTimeout(timer);
-        child.stdout!.off('data', onData);
-        child.stdout!.on('data', (x: Buffer) => (out += x.toString()));
+        child.stdout.off('data', onData);
+        child.stdout.on('data', (x: Buffer) => (out += x.toString()));
         resolve({
           child,
           url: listening?.[1] ?? '',
@@ -62,8 +62,8 @@ export function startService(args: string[], env: Record<string, string>, timeou
         });
       }
     };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+    child.stdout.on('data', onData);
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
     void exited.then((code) => {
       clearTimeout(timer);
       reject(new Error(`service exited with ${code} before it was ready:\n${out}`));

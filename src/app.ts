@@ -4,6 +4,7 @@ import { serializerCompiler, validatorCompiler, type FastifyPluginAsyncZod, type
 import type { AppDeps } from './deps.js';
 import { installAuth } from './http/auth.js';
 import { installErrorHandling } from './http/error-handler.js';
+import { trackInflight } from './http/inflight.js';
 import { API_PREFIX, installOpenApi } from './http/openapi.js';
 import { installRateLimit } from './http/rate-limit.js';
 import { groupsRoutes } from './modules/groups/groups.routes.js';
@@ -11,6 +12,13 @@ import { healthRoutes } from './modules/health/health.routes.js';
 import { integrationsRoutes } from './modules/integrations/integrations.routes.js';
 import { notificationsRoutes } from './modules/notifications/notifications.routes.js';
 import { VERSION } from './version.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** requests being handled; shutdown waits for them before closing the database */
+    inflight: ReturnType<typeof trackInflight>;
+  }
+}
 
 export interface BuildAppOptions {
   /** A pino logger; none = silent (tests). */
@@ -32,6 +40,8 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   installErrorHandling(app);
+  const inflight = trackInflight(app);
+  app.decorate('inflight', inflight);
   app.addHook('onRequest', async (req, reply) => {
     void reply.header('x-request-id', req.id);
   });

@@ -46,6 +46,7 @@ export async function serve(config: Config, role: Role) {
     void (async () => {
       adminServer?.close();
       await app?.close();
+      await app?.inflight.drained(10_000);
       await deps.close();
       process.exit(0);
     })();

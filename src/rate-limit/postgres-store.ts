@@ -3,7 +3,7 @@ import type { SlidingLogStore } from './store.js';
 
 /**
  * Shared by every process on one PostgreSQL: one round trip to `tidings_rate_take`, which
- * serialises callers per key with an advisory lock (migration 0001).
+ * serialises callers per key on the key's counter row (migration 0001).
  */
 export function createPostgresStore(sql: SqlExecutor): SlidingLogStore {
   return {
@@ -26,7 +26,7 @@ export function createPostgresStore(sql: SqlExecutor): SlidingLogStore {
       return { count: Number(row.n), oldest: row.oldest === null ? now : Number(row.oldest) };
     },
     async sweep(olderThan) {
-      await sql.executeSql('DELETE FROM rate_limit_hits WHERE at <= $1', [olderThan]);
+      await sql.executeSql('SELECT tidings_rate_sweep($1)', [olderThan]);
     },
     close: () => Promise.resolve(),
   };

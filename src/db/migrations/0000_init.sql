@@ -130,6 +130,11 @@ CREATE TABLE "notifications" (
 	"deleted_at" timestamp with time zone
 );
 --> statement-breakpoint
+CREATE TABLE "rate_limit_counters" (
+	"key" text PRIMARY KEY NOT NULL,
+	"n" bigint DEFAULT 0 NOT NULL
+);
+--> statement-breakpoint
 CREATE TABLE "rate_limit_hits" (
 	"id" bigserial PRIMARY KEY NOT NULL,
 	"key" text NOT NULL,

@@ -9,7 +9,8 @@ export const workerHeartbeats = pgTable('worker_heartbeats', {
 
 /**
  * The sliding log of the rate limiter in PostgreSQL mode: one row per admitted request. The
- * `tidings_rate_take` function (custom migration) admits and records atomically.
+ * `tidings_rate_take` function (custom migration) admits and records atomically, keeping the count
+ * of live rows in `rate_limit_counters` so a large limit does not mean counting a large log.
  */
 export const rateLimitHits = pgTable(
   'rate_limit_hits',
@@ -21,3 +22,9 @@ export const rateLimitHits = pgTable(
   },
   (t) => [index('rate_limit_hits_key_at_idx').on(t.key, t.at)],
 );
+
+/** Per-key count of the rows in `rate_limit_hits`; its row is also the per-key lock. */
+export const rateLimitCounters = pgTable('rate_limit_counters', {
+  key: text('key').primaryKey(),
+  n: bigint('n', { mode: 'number' }).notNull().default(0),
+});

@@ -27,6 +27,7 @@ const EnvSchema = z.object({
   API_RATE_WINDOW_SECONDS: positiveInt.default(3600),
   AUTH_FAILURE_LIMIT: positiveInt.default(30),
   AUTH_FAILURE_WINDOW_SECONDS: positiveInt.default(900),
+  AUTH_CACHE_SECONDS: z.coerce.number().int().min(0).default(5),
   REDIS_URL: z
     .string()
     .regex(/^rediss?:\/\//, 'must start with redis:// or rediss://')
@@ -52,6 +53,8 @@ export interface Config {
   publicUrl: string;
   rateLimit: { max: number; windowSeconds: number };
   authFailure: { max: number; windowSeconds: number };
+  /** how long a process remembers a resolved credential (changes from other processes apply within it) */
+  authCacheSeconds: number;
   redisUrl: string | undefined;
   /** Required in PostgreSQL mode; generated and kept in DATA_DIR in embedded mode when absent. */
   credentialsSecret: string | undefined;
@@ -99,6 +102,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
     rateLimit: { max: e.API_RATE_LIMIT, windowSeconds: e.API_RATE_WINDOW_SECONDS },
     authFailure: { max: e.AUTH_FAILURE_LIMIT, windowSeconds: e.AUTH_FAILURE_WINDOW_SECONDS },
+    authCacheSeconds: e.AUTH_CACHE_SECONDS,
     redisUrl: e.REDIS_URL,
     credentialsSecret: e.CREDENTIALS_SECRET,
     credentialsSecretsPrevious: (e.CREDENTIALS_SECRET_PREVIOUS ?? '')

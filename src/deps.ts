@@ -82,15 +82,21 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
       groups: createGroupsRepository(db),
       notifications: createNotificationsRepository(db),
     };
+    const auth = createAuthService({
+      auth: repositories.auth,
+      store: rateStore,
+      clock,
+      options: { defaultRateLimit: config.rateLimit.max, failure: config.authFailure, cacheMs: config.authCacheSeconds * 1000 },
+    });
     const services = {
-      organizations: createOrganizationsService({ organizations: repositories.organizations, plans: repositories.plans, clock }),
-      plans: createPlansService({ plans: repositories.plans }),
-      auth: createAuthService({
-        auth: repositories.auth,
-        store: rateStore,
+      organizations: createOrganizationsService({
+        organizations: repositories.organizations,
+        plans: repositories.plans,
         clock,
-        options: { defaultRateLimit: config.rateLimit.max, failure: config.authFailure },
+        onAccessChanged: (change) => auth.invalidate(change),
       }),
+      plans: createPlansService({ plans: repositories.plans }),
+      auth,
       integrations: createIntegrationsService({ integrations: repositories.integrations }),
       groups: createGroupsService({ groups: repositories.groups, clock }),
       notifications: createNotificationsService({ notifications: repositories.notifications, clock }),

@@ -93,6 +93,17 @@ describe('authentication (API.md §2)', () => {
       expect((await call(t.app, org.apiKey, { method: 'GET', url: URL, remoteAddress: ip })).statusCode).toBe(200);
     });
 
+    it('a revocation made by another process applies once the credential cache (AUTH_CACHE_SECONDS) expires', async () => {
+      const { apiKey, key } = await t.deps.services.organizations.createApiKey(org.id, 'elsewhere');
+      const ip = '10.4.0.1';
+      expect((await call(t.app, apiKey, { method: 'GET', url: URL, remoteAddress: ip })).statusCode).toBe(200);
+      // As another process would: straight in the database, bypassing this process's services.
+      await t.deps.database.db.update(apiKeys).set({ revokedAt: new Date(clock.now()) }).where(eq(apiKeys.id, key.id));
+      expect((await call(t.app, apiKey, { method: 'GET', url: URL, remoteAddress: ip })).statusCode).toBe(200);
+      clock.advance(5_001);
+      expectError(await call(t.app, apiKey, { method: 'GET', url: URL, remoteAddress: ip }), 401, 'AUTH_INVALID');
+    });
+
     it('does not answer a deleted organisation', async () => {
       const other = await t.createOrg('Gone');
       await t.deps.database.db.execute(`UPDATE organizations SET deleted_at = now() WHERE id = '${other.id}'`);

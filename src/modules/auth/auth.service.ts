@@ -2,7 +2,7 @@ import { AppError } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { hashCredential, OAUTH_TOKEN_PREFIX } from '../../lib/tokens.js';
 import type { SlidingLogStore } from '../../rate-limit/store.js';
-import type { AuthRepository } from './auth.repository.js';
+import type { AuthRepository, CredentialOwner } from './auth.repository.js';
 
 export interface AuthContext {
   organizationId: string;
@@ -17,6 +17,12 @@ export interface AuthServiceOptions {
   failure: { max: number; windowSeconds: number };
   /** last-used times are written at most this often per credential (a write per request would be waste) */
   touchIntervalMs?: number;
+  /**
+   * How long a resolved credential is remembered in this process (0 = ask the database every
+   * time). Revocations and plan changes made through this process apply at once; those made
+   * through another process apply within this time.
+   */
+  cacheMs?: number;
 }
 
 const SCHEME_WORD = /^(bearer|basic|token|apikey|api-key|digest)\s+\S/i;
@@ -35,6 +41,22 @@ export function createAuthService(deps: {
   const failWindowMs = options.failure.windowSeconds * 1000;
   const touchInterval = options.touchIntervalMs ?? 60_000;
   const lastTouched = new Map<string, number>();
+  const cacheMs = options.cacheMs ?? 0;
+  const cache = new Map<string, { owner: CredentialOwner; until: number }>();
+
+  async function lookup(value: string, isToken: boolean, now: number): Promise<CredentialOwner | undefined> {
+    const hash = hashCredential(value);
+    const hit = cache.get(hash);
+    if (hit && hit.until > now) return hit.owner;
+    const owner = isToken ? await auth.findActiveOauthToken(hash, new Date(now)) : await auth.findActiveApiKey(hash);
+    if (owner && cacheMs > 0) {
+      if (cache.size >= 10_000) cache.clear();
+      cache.set(hash, { owner, until: now + cacheMs });
+    } else {
+      cache.delete(hash);
+    }
+    return owner;
+  }
 
   function touch(kind: AuthContext['credential']['kind'], id: string) {
     const now = clock.now();
@@ -52,6 +74,13 @@ export function createAuthService(deps: {
   }
 
   return {
+    /** Forget cached credentials of an organisation (or one credential) after a change to them. */
+    invalidate(filter: { organizationId?: string; credentialId?: string }) {
+      for (const [hash, { owner }] of cache) {
+        if (owner.organizationId === filter.organizationId || owner.credentialId === filter.credentialId) cache.delete(hash);
+      }
+    },
+
     async authenticate(header: string | undefined, address: string): Promise<AuthContext> {
       const now = clock.now();
       const failures = await store.peek(`authfail:${address}`, failWindowMs, now);
@@ -73,9 +102,7 @@ export function createAuthService(deps: {
         );
       }
       const isToken = value.startsWith(OAUTH_TOKEN_PREFIX);
-      const owner = isToken
-        ? await auth.findActiveOauthToken(hashCredential(value), new Date(now))
-        : await auth.findActiveApiKey(hashCredential(value));
+      const owner = await lookup(value, isToken, now);
       if (!owner) {
         throw await fail(address, 'AUTH_INVALID', isToken ? 'Invalid OAuth token' : 'Invalid API key');
       }

@@ -31,6 +31,8 @@ export function createOrganizationsService(deps: {
   organizations: OrganizationsRepository;
   plans: PlansRepository;
   clock: Clock;
+  /** told when a credential stops being valid or an organisation's limits change */
+  onAccessChanged?: (change: { organizationId?: string; credentialId?: string }) => void;
 }) {
   const { organizations } = deps;
 
@@ -65,7 +67,10 @@ export function createOrganizationsService(deps: {
 
     async revokeApiKey(id: string) {
       const row = await organizations.revokeApiKey(id, new Date(deps.clock.now()));
-      if (row) return keyView(row);
+      if (row) {
+        deps.onAccessChanged?.({ credentialId: row.id });
+        return keyView(row);
+      }
       const existing = await organizations.findApiKey(id);
       if (!existing) throw notFound('API key');
       throw new AppError('CONFLICT', `API key ${id} is already revoked`);
@@ -81,6 +86,7 @@ export function createOrganizationsService(deps: {
       }
       const org = await organizations.setPlan(organizationId, planName, new Date(deps.clock.now()));
       if (!org) throw notFound('Organization');
+      deps.onAccessChanged?.({ organizationId });
       return { organization: { id: org.id, name: org.name, plan: org.planName } };
     },
 

@@ -22,6 +22,10 @@ const EnvSchema = z.object({
     .regex(/^postgres(ql)?:\/\//, 'must start with postgres:// or postgresql://')
     .optional(),
   DATABASE_POOL_SIZE: positiveInt.default(10),
+  EMBEDDED_SHARED_BUFFERS: z
+    .string()
+    .regex(/^\d+(kB|MB|GB)$/, 'must be a size such as 16MB')
+    .default('16MB'),
   PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
   API_RATE_LIMIT: positiveInt.default(90),
   API_RATE_WINDOW_SECONDS: positiveInt.default(3600),
@@ -50,6 +54,8 @@ export interface Config {
   /** undefined → embedded PGlite in `dataDir/pg` */
   databaseUrl: string | undefined;
   databasePoolSize: number;
+  /** PostgreSQL shared_buffers of the embedded database (PGlite keeps it in process memory) */
+  embeddedSharedBuffers: string;
   publicUrl: string;
   rateLimit: { max: number; windowSeconds: number };
   authFailure: { max: number; windowSeconds: number };
@@ -99,6 +105,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: e.DATA_DIR,
     databaseUrl: e.DATABASE_URL,
     databasePoolSize: e.DATABASE_POOL_SIZE,
+    embeddedSharedBuffers: e.EMBEDDED_SHARED_BUFFERS,
     publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
     rateLimit: { max: e.API_RATE_LIMIT, windowSeconds: e.API_RATE_WINDOW_SECONDS },
     authFailure: { max: e.AUTH_FAILURE_LIMIT, windowSeconds: e.AUTH_FAILURE_WINDOW_SECONDS },

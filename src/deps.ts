@@ -37,7 +37,7 @@ export interface CreateDepsOptions {
 export async function openDatabase(config: Config): Promise<Database> {
   return config.databaseUrl
     ? openPostgres({ url: config.databaseUrl, poolSize: config.databasePoolSize })
-    : openPglite({ dataDir: config.dataDir });
+    : openPglite({ dataDir: config.dataDir, sharedBuffers: config.embeddedSharedBuffers });
 }
 
 const silentLogger: Logger = { error: () => undefined, warn: () => undefined };

@@ -64,6 +64,11 @@ export interface PgliteOptions {
   dataDir?: string;
   /** A gzip dump to start from (tests: faster than initdb). */
   loadDataDir?: Blob;
+  /**
+   * PostgreSQL's shared_buffers. PGlite runs PostgreSQL inside this process, so these buffers are
+   * this process's memory: 16MB instead of the default 128MB measured ~150 MB less RSS.
+   */
+  sharedBuffers?: string;
 }
 
 export async function openPglite(opts: PgliteOptions): Promise<Database> {
@@ -77,7 +82,11 @@ export async function openPglite(opts: PgliteOptions): Promise<Database> {
   }
   let client: PGlite;
   try {
-    client = new PGlite({ dataDir: dataPath, loadDataDir: opts.loadDataDir });
+    client = new PGlite({
+      dataDir: dataPath,
+      loadDataDir: opts.loadDataDir,
+      ...(opts.sharedBuffers ? { postgresqlconf: [`shared_buffers = ${opts.sharedBuffers}`] } : {}),
+    });
     await client.waitReady;
   } catch (e) {
     lock?.release();

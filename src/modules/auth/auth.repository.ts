@@ -1,4 +1,4 @@
-import { and, eq, gt, isNull, or } from 'drizzle-orm';
+import { and, eq, gt, isNull, or, type SQL } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { apiKeys, oauthAccessTokens, organizations, plans } from '../../db/schema/index.js';
 
@@ -9,44 +9,28 @@ export interface CredentialOwner {
   planRateLimit: number | null;
 }
 
-export function createAuthRepository(db: Db) {
-  return {
-    async findActiveApiKey(keyHash: string): Promise<CredentialOwner | undefined> {
-      const [row] = await db
-        .select({
-          credentialId: apiKeys.id,
-          organizationId: organizations.id,
-          planName: plans.name,
-          planRateLimit: plans.rateLimit,
-        })
-        .from(apiKeys)
-        .innerJoin(organizations, eq(organizations.id, apiKeys.organizationId))
-        .innerJoin(plans, eq(plans.name, organizations.planName))
-        .where(and(eq(apiKeys.keyHash, keyHash), isNull(apiKeys.revokedAt), isNull(organizations.deletedAt)));
-      return row;
-    },
+type CredentialTable = typeof apiKeys | typeof oauthAccessTokens;
 
-    async findActiveOauthToken(tokenHash: string, now: Date): Promise<CredentialOwner | undefined> {
-      const [row] = await db
-        .select({
-          credentialId: oauthAccessTokens.id,
-          organizationId: organizations.id,
-          planName: plans.name,
-          planRateLimit: plans.rateLimit,
-        })
-        .from(oauthAccessTokens)
-        .innerJoin(organizations, eq(organizations.id, oauthAccessTokens.organizationId))
-        .innerJoin(plans, eq(plans.name, organizations.planName))
-        .where(
-          and(
-            eq(oauthAccessTokens.tokenHash, tokenHash),
-            isNull(oauthAccessTokens.revokedAt),
-            isNull(organizations.deletedAt),
-            or(isNull(oauthAccessTokens.expiresAt), gt(oauthAccessTokens.expiresAt, now)),
-          ),
-        );
-      return row;
-    },
+export function createAuthRepository(db: Db) {
+  /** The live organisation (and its plan) that owns the credential row matching `match`. */
+  async function findOwner(table: CredentialTable, match: SQL | undefined): Promise<CredentialOwner | undefined> {
+    const [row] = await db
+      .select({ credentialId: table.id, organizationId: organizations.id, planName: plans.name, planRateLimit: plans.rateLimit })
+      .from(table)
+      .innerJoin(organizations, eq(organizations.id, table.organizationId))
+      .innerJoin(plans, eq(plans.name, organizations.planName))
+      .where(and(match, isNull(table.revokedAt), isNull(organizations.deletedAt)));
+    return row;
+  }
+
+  return {
+    findActiveApiKey: (keyHash: string) => findOwner(apiKeys, eq(apiKeys.keyHash, keyHash)),
+
+    findActiveOauthToken: (tokenHash: string, now: Date) =>
+      findOwner(
+        oauthAccessTokens,
+        and(eq(oauthAccessTokens.tokenHash, tokenHash), or(isNull(oauthAccessTokens.expiresAt), gt(oauthAccessTokens.expiresAt, now))),
+      ),
 
     async touchApiKey(id: string, at: Date) {
       await db.update(apiKeys).set({ lastUsedAt: at }).where(eq(apiKeys.id, id));

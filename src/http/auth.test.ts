@@ -54,7 +54,7 @@ describe('authentication (API.md §2)', () => {
     });
 
     it('401 with a scheme word, saying to drop it', async () => {
-      for (const value of [`Bearer ${org.apiKey}`, `bearer ${org.apiKey}`, `Token ${org.apiKey}`]) {
+      for (const value of [`Bearer ${org.apiKey}`, `bearer ${org.apiKey}`, `Token ${org.apiKey}`, `Key  ${org.apiKey}`]) {
         const body = expectError(await call(t.app, value, { method: 'GET', url: URL, remoteAddress: '10.2.0.4' }), 401, 'AUTH_SCHEME_NOT_ALLOWED');
         expect(body.message).toMatch(/without a scheme word/);
       }

@@ -25,7 +25,8 @@ export interface AuthServiceOptions {
   cacheMs?: number;
 }
 
-const SCHEME_WORD = /^(bearer|basic|token|apikey|api-key|digest)\s+\S/i;
+// Credentials never contain whitespace, so "<word> <value>" is a scheme word before the credential.
+const SCHEME_WORD = /^\S+\s+\S/;
 
 /**
  * Resolves the raw `Authorization` header (API.md §2) to an organisation. Failed attempts are

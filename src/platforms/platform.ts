@@ -1,0 +1,312 @@
+import type { z } from 'zod';
+import type { Clock } from '../lib/clock.js';
+
+/**
+ * The platform adapter contract. Every platform is a folder `platforms/<identifier>/` exporting
+ * `create<Name>Adapter(config)`; the registry maps each identifier to its adapter, so a missing
+ * platform is a compile error. Adapters never touch the database, the queue, `process.env` or
+ * Fastify: everything they need comes in through `config` and the operation context.
+ */
+
+export const PLATFORM_IDENTIFIERS = [
+  'bluesky',
+  'devto',
+  'discord',
+  'dribbble',
+  'facebook',
+  'gmb',
+  'hashnode',
+  'instagram',
+  'instagram-standalone',
+  'kick',
+  'lemmy',
+  'linkedin',
+  'linkedin-page',
+  'listmonk',
+  'mastodon',
+  'medium',
+  'mewe',
+  'moltbook',
+  'nostr',
+  'pinterest',
+  'reddit',
+  'skool',
+  'slack',
+  'telegram',
+  'threads',
+  'tiktok',
+  'tumblr',
+  'twitch',
+  'vk',
+  'whop',
+  'wordpress',
+  'wrapcast',
+  'x',
+  'youtube',
+] as const;
+
+export type PlatformIdentifier = (typeof PLATFORM_IDENTIFIERS)[number];
+
+export function isPlatformIdentifier(value: string): value is PlatformIdentifier {
+  return (PLATFORM_IDENTIFIERS as readonly string[]).includes(value);
+}
+
+/** How a user connects a channel. */
+export type AuthKind =
+  /** OAuth 2 authorisation-code redirect (PKCE where `oauth.pkce`) */
+  | 'oauth2'
+  /** OAuth 2 on a user-chosen instance (mastodon): the app is registered on the instance */
+  | 'instance-oauth2'
+  /** a credentials form posted to `POST /social/{identifier}` (app passwords, bot tokens, API keys…) */
+  | 'credentials';
+
+/** How the platform counts the length of a text against `maxLength`. */
+export type TextCounting =
+  /** UTF-16 code units, as `String.length` (most platforms) */
+  | 'characters'
+  /** user-perceived characters (Intl.Segmenter graphemes): bluesky */
+  | 'graphemes'
+  /** twitter-text weighted length (URLs count 23, CJK and emoji 2): x */
+  | 'twitter-weighted'
+  /** UTF-8 bytes: farcaster */
+  | 'bytes';
+
+/** How stored content is converted before it is sent. */
+export type Editor = 'normal' | 'markdown' | 'html';
+
+export interface MediaKindRule {
+  /** most items of this kind in one post item */
+  maxCount: number;
+  /** accepted MIME types */
+  mimeTypes: readonly string[];
+  /** largest accepted file, bytes (larger images may be re-encoded at publish time) */
+  maxBytes?: number;
+  /** longest accepted video, seconds */
+  maxDurationSeconds?: number;
+}
+
+/** Media rules of the first item of a post (thread items: `onThreadItems`). */
+export interface MediaRules {
+  /** fewest attachments a post must have (instagram, youtube, pinterest… need ≥ 1) */
+  minItems: number;
+  /** most attachments in one post item, all kinds together */
+  maxItems: number;
+  image?: MediaKindRule;
+  video?: MediaKindRule;
+  /** images and videos may appear together in one post item */
+  mixed: boolean;
+  /** thread items (replies/comments) may carry media */
+  onThreadItems: boolean;
+}
+
+/** A platform tool (`POST /integration-trigger/{id}`): lists boards, channels, flairs… */
+export interface ToolDefinition {
+  methodName: string;
+  description: string;
+  /** JSON body `data` the tool takes */
+  dataSchema: z.ZodType;
+}
+
+export interface OAuthMetadata {
+  /** real authorisation endpoint (PLATFORM_ORIGINS rewrites it for simulators) */
+  authorizeUrl: string;
+  tokenUrl: string;
+  scopes: readonly string[];
+  /** scope separator in the authorisation URL */
+  scopeSeparator?: ' ' | ',';
+  pkce: boolean;
+  /** the platform issues refresh tokens */
+  refresh: boolean;
+}
+
+export interface PlatformMetadata {
+  identifier: PlatformIdentifier;
+  displayName: string;
+  authKind: AuthKind;
+  /** OAuth details for `oauth2` platforms */
+  oauth?: OAuthMetadata;
+  /** instance platforms: the channel lives on a user-supplied host */
+  instanceBased: boolean;
+  editor: Editor;
+  text: { maxLength: number; counting: TextCounting };
+  media: MediaRules;
+  /** thread items (`value[1..]`) are published as replies/comments to the first */
+  thread: { supported: boolean; kind?: 'reply' | 'comment' };
+  /** the platform processes media/posts asynchronously (publish may answer `pending`) */
+  asyncProcessing: boolean;
+  /** how many publishes may run at once, per platform and per channel */
+  concurrency: { perPlatform: number; perChannel: number };
+  /**
+   * Settings of a post on this platform, with the reference's field names. `null`: the platform
+   * takes no settings (any object is accepted and only `__type` is kept).
+   */
+  settings: z.ZodType | null;
+  /** Body of `POST /social/{identifier}` for credential platforms. */
+  credentials?: z.ZodObject;
+  tools: readonly ToolDefinition[];
+  /** The human rule sentence of `GET /integration-settings` (`output.rules`), "" when none. */
+  rules: string;
+  analytics: { channel: boolean; post: boolean };
+}
+
+/** A problem with a post found by `validate`, named by its path inside the post. */
+export interface ValidationIssue {
+  /** path relative to the post, e.g. `settings.title`, `value.0.content`, `value.0.image` */
+  path: string;
+  code: string;
+  message: string;
+}
+
+/** What `validate` sees of a post: its items (first + thread) and its settings. */
+export interface PostDraft {
+  settings: Record<string, unknown>;
+  items: { content: string; media: { type: 'image' | 'video'; mimeType: string; size: number; width?: number | null; height?: number | null; duration?: number | null }[] }[];
+}
+
+export type PlatformErrorKind =
+  /** the access token expired: refresh and retry once */
+  | 'auth_expired'
+  /** the grant is gone (revoked, password changed): the user must reconnect */
+  | 'reconnect_required'
+  /** the platform asked us to slow down; `retryAfterSeconds` when it said */
+  | 'rate_limited'
+  /** a failure worth retrying (5xx, timeout before anything was sent) */
+  | 'transient'
+  /** the platform refused the content or request: final, with its message */
+  | 'rejected'
+  /** the platform cannot do this (operation or option not supported) */
+  | 'unsupported';
+
+export class PlatformError extends Error {
+  constructor(
+    readonly kind: PlatformErrorKind,
+    message: string,
+    readonly details: { retryAfterSeconds?: number; status?: number; platformCode?: string } = {},
+  ) {
+    super(message);
+    this.name = 'PlatformError';
+  }
+}
+
+export interface Logger {
+  debug(obj: unknown, msg?: string): void;
+  info(obj: unknown, msg?: string): void;
+  warn(obj: unknown, msg?: string): void;
+}
+
+/** Stored, decrypted credentials of a channel; each adapter defines its own shape. */
+export type Credentials = Record<string, unknown>;
+
+/** What every operation receives: no globals. */
+export interface OperationContext {
+  credentials: Credentials;
+  /** instance base URL for instance platforms */
+  instanceUrl?: string | null;
+  http: PlatformHttp;
+  logger: Logger;
+  clock: Clock;
+  signal: AbortSignal;
+}
+
+/** The one outgoing HTTP client (platforms/http.ts) as adapters see it. */
+export interface PlatformHttp {
+  request(req: PlatformRequest): Promise<PlatformResponse>;
+}
+
+export interface PlatformRequest {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  url: string;
+  headers?: Record<string, string>;
+  /** JSON-encoded when an object; sent as is when a string, Buffer, FormData or stream */
+  body?: unknown;
+  /** ms; default from the client */
+  timeoutMs?: number;
+  /** user-supplied host (instance URL): the SSRF guard applies */
+  untrustedHost?: boolean;
+}
+
+export interface PlatformResponse {
+  status: number;
+  headers: Record<string, string>;
+  /** parsed JSON when the answer is JSON, else the text */
+  body: unknown;
+}
+
+export interface ConnectedAccount {
+  /** the platform's own account id (the same account connected twice updates one channel) */
+  internalId: string;
+  name: string;
+  profile: string | null;
+  picture: string | null;
+  credentials: Credentials;
+  /** when the access token expires, if it does */
+  expiresAt?: Date | null;
+}
+
+export interface PublishItem {
+  content: string;
+  media: { id: string; path: string; type: 'image' | 'video'; mimeType: string; size: number; width?: number | null; height?: number | null; duration?: number | null; alt?: string | null }[];
+}
+
+export type PublishResult =
+  | { status: 'published'; id: string; url: string }
+  /** the platform is still processing: call `checkPublish` with the token later */
+  | { status: 'pending'; token: string };
+
+export interface AnalyticsSeries {
+  label: string;
+  percentageChange: number;
+  data: { total: number; date: string }[];
+}
+
+/**
+ * A platform adapter. Operations throw `PlatformError` (one kind each) and nothing else that the
+ * publisher should interpret; anything else is treated as `transient`.
+ */
+export interface PlatformAdapter {
+  metadata: PlatformMetadata;
+
+  /**
+   * OAuth platforms: the authorisation URL for `state` (and PKCE `codeChallenge`). Pure; no
+   * network except for instance platforms, which may register an app on the instance.
+   */
+  beginConnect?(input: { state: string; redirectUri: string; codeChallenge?: string; instanceUrl?: string }, ctx: Omit<OperationContext, 'credentials'>): Promise<{ url: string; instanceApp?: Credentials }>;
+
+  /** OAuth platforms: exchange the callback `code` for credentials and fetch the profile. Not retried. */
+  completeConnect?(input: { code: string; redirectUri: string; codeVerifier?: string; instanceUrl?: string; instanceApp?: Credentials }, ctx: Omit<OperationContext, 'credentials'>): Promise<ConnectedAccount>;
+
+  /** Credential platforms: verify the credentials against the platform and fetch the profile. Not retried. */
+  connectWithCredentials?(input: Record<string, unknown>, ctx: Omit<OperationContext, 'credentials'>): Promise<ConnectedAccount>;
+
+  /**
+   * Renew the access token. Idempotent from the caller's view; may rotate the refresh token,
+   * so the caller must store the returned credentials before using them. `reconnect_required`
+   * when the grant is gone.
+   */
+  refresh?(ctx: OperationContext): Promise<{ credentials: Credentials; expiresAt?: Date | null }>;
+
+  /** Platform-specific checks beyond metadata (pure, no network). */
+  validate(post: PostDraft): ValidationIssue[];
+
+  /**
+   * Publish one item (the first, or a thread item replying to `replyTo`). NOT idempotent on most
+   * platforms: the publisher records the attempt before calling and never blindly re-sends after
+   * an unknown outcome — it reconciles with `findRecent`.
+   */
+  publish(input: { item: PublishItem; settings: Record<string, unknown>; replyTo?: { id: string; rootId: string }; idempotencyKey: string }, ctx: OperationContext): Promise<PublishResult>;
+
+  /** Poll an asynchronous publish. Idempotent, safe to retry. */
+  checkPublish?(token: string, ctx: OperationContext): Promise<PublishResult>;
+
+  /** Channel figures over the last `days`. Idempotent. */
+  analytics?(days: number, ctx: OperationContext): Promise<AnalyticsSeries[]>;
+
+  /** Figures of one published post. Idempotent. */
+  postAnalytics?(postId: string, days: number, ctx: OperationContext): Promise<AnalyticsSeries[]>;
+
+  /** Run a tool of `metadata.tools`. Read-only on the platform; safe to retry. */
+  runTool?(methodName: string, data: unknown, ctx: OperationContext): Promise<unknown>;
+
+  /** Recent posts of the account (newest first), for reconciliation and `missing` candidates. Idempotent. */
+  findRecent?(input: { since: Date; limit: number }, ctx: OperationContext): Promise<{ id: string; url: string; content: string; createdAt: string }[]>;
+}

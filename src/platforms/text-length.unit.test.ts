@@ -1,0 +1,15 @@
+import { describe, expect, it } from 'vitest';
+import { countText } from './text-length.js';
+
+describe('countText', () => {
+  it('counts per platform rule', () => {
+    const family = '👨‍👩‍👧‍👦';
+    expect(countText(family, 'characters')).toBe(11);
+    expect(countText(family, 'graphemes')).toBe(1);
+    expect(countText(family, 'bytes')).toBe(25);
+    // X: a URL weighs 23 whatever its length, CJK characters weigh 2.
+    expect(countText('see https://example.com/a/very/long/path/that/goes/on', 'twitter-weighted')).toBe(4 + 23);
+    expect(countText('日本', 'twitter-weighted')).toBe(4);
+    expect(countText('é', 'bytes')).toBe(2);
+  });
+});

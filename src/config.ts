@@ -41,6 +41,9 @@ const EnvSchema = z.object({
   LOG_LEVEL: z.enum(logLevels).default('info'),
   JSON_BODY_LIMIT_BYTES: positiveInt.default(5 * 1024 * 1024),
   TRUST_PROXY: bool.default(false),
+  PLATFORM_ORIGINS: z.string().optional(),
+  ALLOW_PRIVATE_TARGETS: bool.default(false),
+  PLATFORM_TIMEOUT_SECONDS: positiveInt.default(30),
   WORKER_HEARTBEAT_SECONDS: positiveInt.default(5),
   READY_MAX_HEARTBEAT_AGE_SECONDS: positiveInt.default(30),
 });
@@ -68,6 +71,11 @@ export interface Config {
   logLevel: (typeof logLevels)[number];
   jsonBodyLimitBytes: number;
   trustProxy: boolean;
+  /** origin rewrites for every outgoing platform call and returned authorisation URL */
+  platformOrigins: Map<string, string>;
+  /** user-supplied URLs (instances, webhooks, upload-from-url) may reach private addresses */
+  allowPrivateTargets: boolean;
+  platformTimeoutSeconds: number;
   workerHeartbeatSeconds: number;
   readyMaxHeartbeatAgeSeconds: number;
 }
@@ -86,6 +94,25 @@ function withoutEmpty(env: NodeJS.ProcessEnv): Record<string, string> {
   return out;
 }
 
+/** `https://api.telegram.org=http://127.0.0.1:9001,…` → origin map; names the bad pair. */
+function parseOrigins(value: string | undefined): Map<string, string> {
+  const map = new Map<string, string>();
+  for (const pair of (value ?? '').split(',').map((p) => p.trim()).filter(Boolean)) {
+    const [from, to, ...rest] = pair.split('=');
+    let fromUrl: URL;
+    let toUrl: URL;
+    try {
+      if (!from || !to || rest.length > 0) throw new Error('shape');
+      fromUrl = new URL(from);
+      toUrl = new URL(to);
+    } catch {
+      throw new ConfigError([`PLATFORM_ORIGINS: "${pair}" is not <origin>=<origin> (e.g. https://api.x.com=http://127.0.0.1:9001)`]);
+    }
+    map.set(fromUrl.origin, toUrl.origin);
+  }
+  return map;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = EnvSchema.safeParse(withoutEmpty(env));
   if (!parsed.success) {
@@ -94,6 +121,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     );
   }
   const e = parsed.data;
+  const platformOrigins = parseOrigins(e.PLATFORM_ORIGINS);
   if (e.DATABASE_URL && !e.CREDENTIALS_SECRET) {
     throw new ConfigError([
       'CREDENTIALS_SECRET: required when DATABASE_URL is set (every process must share the key that encrypts stored platform credentials; generate one with `openssl rand -base64 48`)',
@@ -119,6 +147,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     jsonBodyLimitBytes: e.JSON_BODY_LIMIT_BYTES,
     trustProxy: e.TRUST_PROXY,
+    platformOrigins,
+    allowPrivateTargets: e.ALLOW_PRIVATE_TARGETS,
+    platformTimeoutSeconds: e.PLATFORM_TIMEOUT_SECONDS,
     workerHeartbeatSeconds: e.WORKER_HEARTBEAT_SECONDS,
     readyMaxHeartbeatAgeSeconds: e.READY_MAX_HEARTBEAT_AGE_SECONDS,
   };

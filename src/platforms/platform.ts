@@ -181,7 +181,13 @@ export class PlatformError extends Error {
   constructor(
     readonly kind: PlatformErrorKind,
     message: string,
-    readonly details: { retryAfterSeconds?: number; status?: number; platformCode?: string } = {},
+    readonly details: {
+      retryAfterSeconds?: number;
+      status?: number;
+      platformCode?: string;
+      /** the request may have reached the platform (timeout or reset after sending): never blindly re-send */
+      outcomeUnknown?: boolean;
+    } = {},
   ) {
     super(message);
     this.name = 'PlatformError';

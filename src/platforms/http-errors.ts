@@ -1,0 +1,76 @@
+import { PlatformError, type PlatformResponse } from './platform.js';
+
+/**
+ * Helpers that turn a platform's answer into a `PlatformError`, for the adapters' own `errors.ts`
+ * to build on. Many platforms report errors inside an HTTP 200 body: adapters check the body
+ * first, then fall back to `errorFromResponse` for the status.
+ */
+
+/** The first human-readable message found in the usual places of an error body. */
+export function extractMessage(body: unknown): string | undefined {
+  if (typeof body === 'string') return body.trim().slice(0, 500) || undefined;
+  if (!body || typeof body !== 'object') return undefined;
+  const b = body as Record<string, unknown>;
+  const candidates: unknown[] = [
+    (b.error as Record<string, unknown> | undefined)?.message,
+    b.error_description,
+    b.detail,
+    b.message,
+    b.description,
+    Array.isArray(b.errors) ? (b.errors[0] as Record<string, unknown> | undefined)?.message : undefined,
+    typeof b.error === 'string' ? b.error : undefined,
+    b.title,
+  ];
+  for (const c of candidates) if (typeof c === 'string' && c.trim() !== '') return c.trim().slice(0, 500);
+  return undefined;
+}
+
+function parseSecondsOrDate(value: string, now: number): number | undefined {
+  if (/^\d+(\.\d+)?$/.test(value.trim())) return Number(value);
+  const t = Date.parse(value);
+  return Number.isNaN(t) ? undefined : Math.max(0, (t - now) / 1000);
+}
+
+/**
+ * Seconds to wait before the next call, from whichever header the platform uses: `Retry-After`
+ * (seconds or HTTP date), `x-rate-limit-reset` (X: epoch seconds), `ratelimit-reset` and
+ * `x-ratelimit-reset` (seconds, or epoch seconds when the value is that large).
+ */
+export function retryAfterSeconds(headers: Record<string, string>, now = Date.now()): number | undefined {
+  const retryAfter = headers['retry-after'];
+  if (retryAfter !== undefined) {
+    const s = parseSecondsOrDate(retryAfter, now);
+    if (s !== undefined) return Math.ceil(s);
+  }
+  for (const name of ['x-rate-limit-reset', 'ratelimit-reset', 'x-ratelimit-reset']) {
+    const v = headers[name];
+    if (v === undefined || !/^\d+(\.\d+)?$/.test(v.trim())) continue;
+    const n = Number(v);
+    // Values past 1e9 are epoch seconds, smaller ones a delay.
+    return Math.max(0, Math.ceil(n > 1e9 ? n - now / 1000 : n));
+  }
+  return undefined;
+}
+
+/**
+ * The default classification of an HTTP failure: 401 → `auth_expired` (refresh, then reconnect
+ * if that fails), 429 → `rate_limited`, 5xx → `transient`, any other 4xx → `rejected` with the
+ * platform's own message. Returns undefined for a 2xx/3xx answer.
+ */
+export function errorFromResponse(res: PlatformResponse, now = Date.now()): PlatformError | undefined {
+  if (res.status < 400) return undefined;
+  const message = extractMessage(res.body) ?? `HTTP ${res.status}`;
+  if (res.status === 401) return new PlatformError('auth_expired', message, { status: 401 });
+  if (res.status === 429) {
+    return new PlatformError('rate_limited', message, { status: 429, retryAfterSeconds: retryAfterSeconds(res.headers, now) });
+  }
+  if (res.status >= 500) return new PlatformError('transient', message, { status: res.status });
+  return new PlatformError('rejected', message, { status: res.status });
+}
+
+/** Throws the classified error of a failed answer; returns the answer otherwise. */
+export function ensureOk(res: PlatformResponse, now = Date.now()): PlatformResponse {
+  const err = errorFromResponse(res, now);
+  if (err) throw err;
+  return res;
+}

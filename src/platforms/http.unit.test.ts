@@ -1,0 +1,95 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPlatformHttp } from './http.js';
+import { errorFromResponse, extractMessage, retryAfterSeconds } from './http-errors.js';
+import { PlatformError } from './platform.js';
+
+let server: Server;
+let origin: string;
+const seen: { method: string; url: string; body: string; auth?: string }[] = [];
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      seen.push({ method: req.method!, url: req.url!, body, auth: req.headers.authorization });
+      if (req.url === '/slow') return void setTimeout(() => res.end('late'), 2000);
+      if (req.url === '/redirect-private') {
+        res.writeHead(302, { location: 'http://127.0.0.1:1/secret' });
+        return void res.end();
+      }
+      if (req.url === '/limited') {
+        res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '17' });
+        return void res.end(JSON.stringify({ error: 'RateLimitExceeded', message: 'Slow down' }));
+      }
+      res.writeHead(200, { 'content-type': 'application/json', 'x-echo': 'yes' });
+      res.end(JSON.stringify({ ok: true, got: body ? (JSON.parse(body) as unknown) : null }));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+describe('platform HTTP client', () => {
+  it('rewrites platform origins (PLATFORM_ORIGINS) for calls and authorisation URLs, and sends JSON', async () => {
+    const http = createPlatformHttp({ origins: new Map([['https://api.example.com', origin]]), allowPrivateTargets: false, timeoutMs: 5000 });
+    expect(http.rewriteUrl('https://api.example.com/oauth/authorize?x=1')).toBe(`${origin}/oauth/authorize?x=1`);
+    expect(http.rewriteUrl('https://other.example.com/a')).toBe('https://other.example.com/a');
+    const res = await http.request({ method: 'POST', url: 'https://api.example.com/v1/things', body: { a: 1 }, headers: { authorization: 'Bearer t' } });
+    expect(res.status).toBe(200);
+    expect(res.headers['x-echo']).toBe('yes');
+    expect(res.body).toEqual({ ok: true, got: { a: 1 } });
+    expect(seen.at(-1)).toMatchObject({ method: 'POST', url: '/v1/things', auth: 'Bearer t' });
+    await http.close();
+  });
+
+  it('refuses user-supplied hosts on private addresses unless allowed', async () => {
+    const guarded = createPlatformHttp({ origins: new Map(), allowPrivateTargets: false, timeoutMs: 5000 });
+    const e1 = await guarded.request({ method: 'GET', url: `${origin}/x`, untrustedHost: true }).catch((e: unknown) => e);
+    expect(e1).toBeInstanceOf(PlatformError);
+    expect((e1 as PlatformError).kind).toBe('rejected');
+    expect((e1 as PlatformError).message).toMatch(/private or reserved/);
+    const e2 = await guarded.request({ method: 'GET', url: `http://localhost:${new URL(origin).port}/x`, untrustedHost: true }).catch((e: unknown) => e);
+    expect((e2 as PlatformError).message).toMatch(/localhost resolves to .* private or reserved/);
+    const open = createPlatformHttp({ origins: new Map(), allowPrivateTargets: true, timeoutMs: 5000 });
+    expect((await open.request({ method: 'GET', url: `${origin}/x`, untrustedHost: true })).status).toBe(200);
+    // A redirect from an allowed host to a private one is re-checked.
+    const viaOperator = createPlatformHttp({ origins: new Map([['https://instance.example', origin]]), allowPrivateTargets: false, timeoutMs: 5000 });
+    const e3 = await viaOperator.request({ method: 'GET', url: 'https://instance.example/redirect-private', untrustedHost: true }).catch((e: unknown) => e);
+    expect((e3 as PlatformError).message).toMatch(/127\.0\.0\.1.*private or reserved/);
+    await Promise.all([guarded.close(), open.close(), viaOperator.close()]);
+  });
+
+  it('times out as transient with an unknown outcome for writes', async () => {
+    const http = createPlatformHttp({ origins: new Map(), allowPrivateTargets: true, timeoutMs: 200 });
+    const e = (await http.request({ method: 'POST', url: `${origin}/slow`, body: { a: 1 } }).catch((x: unknown) => x)) as PlatformError;
+    expect({ kind: e.kind, unknown: e.details.outcomeUnknown }).toEqual({ kind: 'transient', unknown: true });
+    const closed = createServer();
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+    const freePort = (closed.address() as AddressInfo).port;
+    await new Promise<void>((r) => closed.close(() => r()));
+    const refused = (await http.request({ method: 'POST', url: `http://127.0.0.1:${freePort}/x`, body: {} }).catch((x: unknown) => x)) as PlatformError;
+    expect({ kind: refused.kind, unknown: refused.details.outcomeUnknown }).toEqual({ kind: 'transient', unknown: false });
+    await http.close();
+  });
+
+  it('classifies answers', async () => {
+    const http = createPlatformHttp({ origins: new Map(), allowPrivateTargets: true, timeoutMs: 5000 });
+    const limited = errorFromResponse(await http.request({ method: 'GET', url: `${origin}/limited` }))!;
+    expect({ kind: limited.kind, retry: limited.details.retryAfterSeconds, message: limited.message }).toEqual({ kind: 'rate_limited', retry: 17, message: 'Slow down' });
+    expect(errorFromResponse({ status: 401, headers: {}, body: { title: 'Unauthorized' } })!.kind).toBe('auth_expired');
+    expect(errorFromResponse({ status: 503, headers: {}, body: '' })!.kind).toBe('transient');
+    expect(errorFromResponse({ status: 403, headers: {}, body: { detail: 'duplicate content' } })!.message).toBe('duplicate content');
+    expect(errorFromResponse({ status: 200, headers: {}, body: {} })).toBeUndefined();
+    expect(extractMessage({ error: { message: 'Meta says no', code: 190 } })).toBe('Meta says no');
+    expect(extractMessage({ errors: [{ message: 'GraphQL no' }] })).toBe('GraphQL no');
+    const now = Date.UTC(2026, 0, 1);
+    expect(retryAfterSeconds({ 'x-rate-limit-reset': String(now / 1000 + 90) }, now)).toBe(90);
+    expect(retryAfterSeconds({ 'retry-after': new Date(now + 30_000).toUTCString() }, now)).toBe(30);
+    expect(retryAfterSeconds({ 'ratelimit-reset': '12' }, now)).toBe(12);
+    await http.close();
+  });
+});

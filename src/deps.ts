@@ -97,7 +97,7 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
       }),
       plans: createPlansService({ plans: repositories.plans }),
       auth,
-      integrations: createIntegrationsService({ integrations: repositories.integrations }),
+      integrations: createIntegrationsService({ integrations: repositories.integrations, groups: repositories.groups, clock }),
       groups: createGroupsService({ groups: repositories.groups, clock }),
       notifications: createNotificationsService({ notifications: repositories.notifications, clock }),
       health: createHealthService({ database, clock, maxHeartbeatAgeSeconds: config.readyMaxHeartbeatAgeSeconds }),

@@ -13,7 +13,16 @@ describe('OpenAPI', () => {
     expect(res.statusCode).toBe(200);
     const doc = res.json<{ openapi: string; paths: Record<string, Record<string, { parameters?: { name: string }[]; responses: Record<string, unknown> }>>; components: { securitySchemes: unknown } }>();
     expect(doc.openapi).toBe('3.1.0');
-    expect(Object.keys(doc.paths).sort()).toEqual(['/groups', '/groups/{id}', '/integrations', '/is-connected', '/notifications']);
+    expect(Object.keys(doc.paths).sort()).toEqual([
+      '/find-slot/{id}',
+      '/groups',
+      '/groups/{id}',
+      '/integration-settings/{id}',
+      '/integrations',
+      '/integrations/{id}',
+      '/is-connected',
+      '/notifications',
+    ]);
     expect(doc.paths['/integrations']!.get!.parameters!.map((p) => p.name).sort()).toEqual(['customer', 'group']);
     expect(Object.keys(doc.paths['/integrations']!.get!.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '429']));
     expect(doc.components.securitySchemes).toEqual({ apiKey: { type: 'apiKey', in: 'header', name: 'Authorization' } });

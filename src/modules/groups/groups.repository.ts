@@ -13,6 +13,10 @@ export function createGroupsRepository(db: Db) {
         .where(and(eq(customers.organizationId, organizationId), isNull(customers.deletedAt)))
         .orderBy(asc(customers.name), asc(customers.id));
     },
+    async groupExists(organizationId: string, id: string) {
+      const [row] = await db.select({ id: customers.id }).from(customers).where(owned(organizationId, id));
+      return row !== undefined;
+    },
     async insertGroup(organizationId: string, name: string) {
       const [row] = await db.insert(customers).values({ organizationId, name }).returning({ id: customers.id, name: customers.name });
       return row!;

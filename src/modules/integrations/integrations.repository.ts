@@ -1,6 +1,6 @@
-import { and, asc, eq, isNotNull, isNull } from 'drizzle-orm';
+import { and, asc, eq, gte, isNotNull, isNull, lt } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
-import { customers, integrations } from '../../db/schema/index.js';
+import { customers, integrations, posts } from '../../db/schema/index.js';
 
 export type IntegrationRow = typeof integrations.$inferSelect;
 export type NewIntegration = typeof integrations.$inferInsert;
@@ -39,6 +39,34 @@ export function createIntegrationsRepository(db: Db) {
         )
         .limit(1);
       return row !== undefined;
+    },
+
+    /** One live channel of the organisation, with its group. */
+    async findIntegration(organizationId: string, id: string) {
+      const [row] = await db
+        .select({ integration: integrations, customer: { id: customers.id, name: customers.name } })
+        .from(integrations)
+        .leftJoin(customers, and(eq(customers.id, integrations.customerId), isNull(customers.deletedAt)))
+        .where(and(eq(integrations.id, id), eq(integrations.organizationId, organizationId), isNull(integrations.deletedAt)));
+      return row;
+    },
+
+    async updateIntegration(organizationId: string, id: string, patch: Partial<NewIntegration>) {
+      const [row] = await db
+        .update(integrations)
+        .set(patch)
+        .where(and(eq(integrations.id, id), eq(integrations.organizationId, organizationId), isNull(integrations.deletedAt)))
+        .returning();
+      return row;
+    },
+
+    /** Publish instants (ms) already used by live posts of the organisation within [from, to). */
+    async findTakenInstants(organizationId: string, from: Date, to: Date) {
+      const rows = await db
+        .select({ at: posts.publishDate })
+        .from(posts)
+        .where(and(eq(posts.organizationId, organizationId), isNull(posts.deletedAt), gte(posts.publishDate, from), lt(posts.publishDate, to)));
+      return new Set(rows.map((r) => r.at.getTime()));
     },
 
     async insertIntegration(values: NewIntegration) {

@@ -2,7 +2,16 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ErrorResponses } from '../../http/error-schema.js';
 import type { IntegrationsService } from './integrations.service.js';
-import { IntegrationSchema, IsConnectedSchema, ListIntegrationsQuerySchema } from './integrations.schemas.js';
+import {
+  FindSlotSchema,
+  IntegrationParamsSchema,
+  IntegrationSchema,
+  IntegrationSettingsSchema,
+  IsConnectedSchema,
+  ListIntegrationsQuerySchema,
+  SaveIntegrationSettingsBodySchema,
+  UpdateIntegrationBodySchema,
+} from './integrations.schemas.js';
 
 export function integrationsRoutes(service: IntegrationsService): FastifyPluginAsyncZod {
   return async (app) => {
@@ -18,6 +27,60 @@ export function integrationsRoutes(service: IntegrationsService): FastifyPluginA
         },
       },
       async (req) => service.listIntegrations(req.auth.organizationId, req.query.customer ?? req.query.group),
+    );
+
+    app.put(
+      '/integrations/:id',
+      {
+        schema: {
+          tags: ['Integrations'],
+          summary: 'Rename a channel, enable or disable it, set its client group or posting times',
+          params: IntegrationParamsSchema,
+          body: UpdateIntegrationBodySchema,
+          response: { 200: IntegrationSchema, ...ErrorResponses },
+        },
+      },
+      async (req) => service.updateIntegration(req.auth.organizationId, req.params.id, req.body),
+    );
+
+    app.get(
+      '/integration-settings/:id',
+      {
+        schema: {
+          tags: ['Integrations'],
+          summary: "The channel's rules, text limit, settings JSON Schema, tools and saved defaults",
+          params: IntegrationParamsSchema,
+          response: { 200: IntegrationSettingsSchema, ...ErrorResponses },
+        },
+      },
+      async (req) => service.getSettings(req.auth.organizationId, req.params.id),
+    );
+
+    app.put(
+      '/integration-settings/:id',
+      {
+        schema: {
+          tags: ['Integrations'],
+          summary: "Save the channel's default post settings (validated against the platform)",
+          params: IntegrationParamsSchema,
+          body: SaveIntegrationSettingsBodySchema,
+          response: { 200: IntegrationSettingsSchema, ...ErrorResponses },
+        },
+      },
+      async (req) => service.saveSettings(req.auth.organizationId, req.params.id, req.body.settings),
+    );
+
+    app.get(
+      '/find-slot/:id',
+      {
+        schema: {
+          tags: ['Integrations'],
+          summary: 'The next free posting time of the channel',
+          params: IntegrationParamsSchema,
+          response: { 200: FindSlotSchema, ...ErrorResponses },
+        },
+      },
+      async (req) => service.findSlot(req.auth.organizationId, req.params.id),
     );
 
     app.get(

@@ -27,3 +27,40 @@ export const ListIntegrationsQuerySchema = z.object({
 });
 
 export const IsConnectedSchema = z.object({ connected: z.boolean() });
+
+export const IntegrationParamsSchema = z.object({ id: z.string() });
+
+export const PostingTimesSchema = z
+  .array(z.object({ time: z.number().int().min(0).max(1439).describe('minutes after 00:00 UTC') }))
+  .max(96);
+
+export const UpdateIntegrationBodySchema = z.object({
+  name: z.string().trim().min(1, 'Required').max(200).optional(),
+  disabled: z.boolean().optional(),
+  customer: z.string().min(1).nullable().optional().describe('client group id; null takes the channel out of its group'),
+  postingTimes: PostingTimesSchema.optional(),
+});
+
+export type UpdateIntegrationBody = z.infer<typeof UpdateIntegrationBodySchema>;
+
+export const IntegrationSettingsSchema = z.object({
+  output: z.object({
+    rules: z.string(),
+    maxLength: z.number().int(),
+    settings: z.union([z.record(z.string(), z.unknown()), z.literal('No additional settings required')]),
+    tools: z.array(
+      z.object({
+        methodName: z.string(),
+        description: z.string(),
+        dataSchema: z.array(z.object({ key: z.string(), type: z.string(), description: z.string() })),
+      }),
+    ),
+    defaults: z.record(z.string(), z.unknown()).describe('saved default settings of the channel'),
+  }),
+});
+
+export const SaveIntegrationSettingsBodySchema = z.object({
+  settings: z.record(z.string(), z.unknown()),
+});
+
+export const FindSlotSchema = z.object({ date: z.iso.datetime() });

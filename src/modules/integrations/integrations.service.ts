@@ -1,5 +1,11 @@
+import { AppError, notFound } from '../../errors.js';
+import type { Clock } from '../../lib/clock.js';
 import { isUuid } from '../../lib/ids.js';
-import type { Integration } from './integrations.schemas.js';
+import { PLATFORM_METADATA } from '../../platforms/metadata.js';
+import { isPlatformIdentifier } from '../../platforms/platform.js';
+import type { GroupsRepository } from '../groups/groups.repository.js';
+import { describeSettings } from './integration-settings.js';
+import type { Integration, UpdateIntegrationBody } from './integrations.schemas.js';
 import type { IntegrationRow, IntegrationsRepository } from './integrations.repository.js';
 
 export function toIntegration(row: IntegrationRow, customer: { id: string; name: string } | null): Integration {
@@ -20,16 +26,111 @@ export function toIntegration(row: IntegrationRow, customer: { id: string; name:
   };
 }
 
-export function createIntegrationsService(deps: { integrations: IntegrationsRepository }) {
+/** Slots used when a channel has none (02:00, 06:40, 11:40 UTC, as the reference). */
+export const DEFAULT_POSTING_TIMES = [{ time: 120 }, { time: 400 }, { time: 700 }];
+const DAY_MS = 86_400_000;
+/** find-slot looks this far ahead at most (the reference's search never ends). */
+const FIND_SLOT_MAX_DAYS = 3660;
+
+export function createIntegrationsService(deps: { integrations: IntegrationsRepository; groups: GroupsRepository; clock: Clock }) {
+  const { integrations, clock } = deps;
+  const described = new Map<string, ReturnType<typeof describeSettings>>();
+
+  async function getRow(organizationId: string, id: string) {
+    const row = isUuid(id) ? await integrations.findIntegration(organizationId, id) : undefined;
+    if (!row) throw notFound('Integration');
+    return row;
+  }
+
+  function metadataOf(identifier: string) {
+    return isPlatformIdentifier(identifier) ? PLATFORM_METADATA[identifier] : undefined;
+  }
+
+  function settingsOutput(row: IntegrationRow) {
+    const m = metadataOf(row.identifier);
+    let output = described.get(row.identifier);
+    if (!output) {
+      output = m ? describeSettings(m) : { rules: '', maxLength: 0, settings: 'No additional settings required' as const, tools: [] };
+      described.set(row.identifier, output);
+    }
+    return { output: { ...output, defaults: row.defaultSettings ?? {} } };
+  }
+
   return {
     async listIntegrations(organizationId: string, customerId?: string): Promise<Integration[]> {
       if (customerId !== undefined && !isUuid(customerId)) return [];
-      const rows = await deps.integrations.listIntegrations(organizationId, { customerId });
+      const rows = await integrations.listIntegrations(organizationId, { customerId });
       return rows.map((r) => toIntegration(r.integration, r.customer));
     },
 
     async isConnected(organizationId: string) {
-      return { connected: await deps.integrations.hasPublishableIntegration(organizationId) };
+      return { connected: await integrations.hasPublishableIntegration(organizationId) };
+    },
+
+    /** Rename, enable/disable, move to a client group (`null` = none), set posting times. */
+    async updateIntegration(organizationId: string, id: string, body: UpdateIntegrationBody): Promise<Integration> {
+      await getRow(organizationId, id);
+      if (typeof body.customer === 'string' && !(isUuid(body.customer) && (await deps.groups.groupExists(organizationId, body.customer)))) {
+        throw new AppError('VALIDATION_FAILED', 'customer: No such client group', { fields: [{ path: 'customer', message: 'No such client group' }] });
+      }
+      const patch = {
+        ...(body.name !== undefined ? { name: body.name } : {}),
+        ...(body.disabled !== undefined ? { disabled: body.disabled } : {}),
+        ...(body.customer !== undefined ? { customerId: body.customer } : {}),
+        ...(body.postingTimes !== undefined ? { postingTimes: body.postingTimes } : {}),
+        updatedAt: new Date(clock.now()),
+      };
+      await integrations.updateIntegration(organizationId, id, patch);
+      const row = await getRow(organizationId, id);
+      return toIntegration(row.integration, row.customer);
+    },
+
+    async getSettings(organizationId: string, id: string) {
+      return settingsOutput((await getRow(organizationId, id)).integration);
+    },
+
+    /** Saves the channel's default post settings, validated against the platform's schema. */
+    async saveSettings(organizationId: string, id: string, settings: Record<string, unknown>) {
+      const { integration } = await getRow(organizationId, id);
+      const schema = metadataOf(integration.identifier)?.settings;
+      let value: Record<string, unknown> = {};
+      if (schema) {
+        const parsed = schema.safeParse(settings);
+        if (!parsed.success) {
+          const fields = parsed.error.issues.map((i) => ({ path: ['settings', ...i.path.map(String)].join('.'), message: i.message }));
+          throw new AppError('VALIDATION_FAILED', fields.map((f) => `${f.path}: ${f.message}`).join('; '), { fields });
+        }
+        value = parsed.data as Record<string, unknown>;
+      }
+      const row = await integrations.updateIntegration(organizationId, id, { defaultSettings: value, updatedAt: new Date(clock.now()) });
+      if (!row) throw notFound('Integration');
+      return settingsOutput(row);
+    },
+
+    /**
+     * The earliest future posting slot of the channel at which the organisation has no post yet
+     * (reference §5), searching day by day within a bounded horizon.
+     */
+    async findSlot(organizationId: string, id: string) {
+      const { integration } = await getRow(organizationId, id);
+      const times = (integration.postingTimes.length > 0 ? integration.postingTimes : DEFAULT_POSTING_TIMES)
+        .map((t) => t.time)
+        .sort((a, b) => a - b);
+      const now = clock.now();
+      const today = Math.floor(now / DAY_MS) * DAY_MS;
+      const chunkDays = 31;
+      for (let start = 0; start < FIND_SLOT_MAX_DAYS; start += chunkDays) {
+        const from = today + start * DAY_MS + Math.min(0, times[0]!) * 60_000;
+        const to = today + (start + chunkDays) * DAY_MS + Math.max(DAY_MS, times.at(-1)! * 60_000);
+        const taken = await integrations.findTakenInstants(organizationId, new Date(from), new Date(to));
+        for (let d = start; d < start + chunkDays; d++) {
+          for (const minutes of times) {
+            const at = today + d * DAY_MS + minutes * 60_000;
+            if (at > now && !taken.has(at)) return { date: new Date(at).toISOString() };
+          }
+        }
+      }
+      throw new AppError('CONFLICT', `No free posting slot in the next ${FIND_SLOT_MAX_DAYS} days`);
     },
   };
 }

@@ -1,0 +1,52 @@
+import { z } from 'zod';
+import { IMAGE_TYPES, MediaRefSchema } from '../common/schemas.js';
+import { NoToolData, requiredSecret } from '../common/schemas-a.js';
+import type { PlatformMetadata } from '../platform.js';
+
+/** `POST /social/devto`: a DEV API key (dev.to → Settings → Extensions); it never expires. */
+export const DevtoCredentialsSchema = z.object({
+  apiKey: requiredSecret().describe('DEV API key, sent as the `api-key` header'),
+});
+
+/** DEV article settings (reference DevToSettingsDto). Tag values are DEV's numeric tag ids. */
+export const DevtoSettingsSchema = z.object({
+  title: z.string({ error: 'Required' }).min(2, 'Must be at least 2 characters'),
+  main_image: MediaRefSchema.optional(),
+  canonical: z.url().optional(),
+  organization: z.string().optional(),
+  tags: z
+    .array(z.object({ value: z.number(), label: z.string() }))
+    .max(4, 'At most 4 tags')
+    .default([]),
+});
+
+export const devtoMetadata: PlatformMetadata = {
+  identifier: 'devto',
+  displayName: 'Dev.to',
+  authKind: 'credentials',
+  instanceBased: false,
+  editor: 'markdown',
+  // DEV publishes no body limit; the reference caps articles at 100,000 characters.
+  text: { maxLength: 100_000, counting: 'characters' },
+  media: {
+    minItems: 0,
+    // DEV takes one cover picture (as a URL); the body is Markdown, so there is nothing else to attach.
+    maxItems: 1,
+    image: { maxCount: 1, mimeTypes: IMAGE_TYPES },
+    mixed: false,
+    onThreadItems: false,
+  },
+  // The DEV API cannot create comments.
+  thread: { supported: false },
+  asyncProcessing: false,
+  // Article creation is throttled (about 10 per 30 s is commonly cited).
+  concurrency: { perPlatform: 2, perChannel: 1 },
+  settings: DevtoSettingsSchema,
+  credentials: DevtoCredentialsSchema,
+  tools: [
+    { methodName: 'tags', description: 'List DEV tags to pick from', dataSchema: NoToolData },
+    { methodName: 'organizations', description: 'List the DEV organizations the account can publish under', dataSchema: NoToolData },
+  ],
+  rules: '',
+  analytics: { channel: false, post: false },
+};

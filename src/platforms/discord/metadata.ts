@@ -1,0 +1,45 @@
+import { z } from 'zod';
+import { IMAGE_TYPES, MiB, VIDEO_TYPES, requiredString } from '../common/schemas.js';
+import { NoToolData } from '../common/schemas-a.js';
+import type { PlatformMetadata } from '../platform.js';
+
+/** Discord post settings (reference DiscordDto): the id of the channel the bot posts in. */
+export const DiscordSettingsSchema = z.object({
+  channel: requiredString().describe('channel id (from the `channels` tool)'),
+});
+
+export const discordMetadata: PlatformMetadata = {
+  identifier: 'discord',
+  displayName: 'Discord',
+  authKind: 'oauth2',
+  // The OAuth install adds the app's bot to a guild; posting then uses the bot token.
+  oauth: {
+    authorizeUrl: 'https://discord.com/oauth2/authorize',
+    tokenUrl: 'https://discord.com/api/oauth2/token',
+    scopes: ['bot', 'identify', 'guilds'],
+    scopeSeparator: ' ',
+    pkce: false,
+    refresh: true,
+  },
+  instanceBased: false,
+  editor: 'markdown',
+  // Discord allows 2,000; the reference keeps 20 spare for mentions.
+  text: { maxLength: 1980, counting: 'characters' },
+  media: {
+    minItems: 0,
+    maxItems: 10,
+    // 10 MiB is the default upload cap for servers without boosts.
+    image: { maxCount: 10, mimeTypes: IMAGE_TYPES, maxBytes: 10 * MiB },
+    video: { maxCount: 10, mimeTypes: VIDEO_TYPES, maxBytes: 10 * MiB },
+    mixed: true,
+    onThreadItems: true,
+  },
+  // Comments go into a thread started from the first message.
+  thread: { supported: true, kind: 'reply' },
+  asyncProcessing: false,
+  concurrency: { perPlatform: 5, perChannel: 1 },
+  settings: DiscordSettingsSchema,
+  tools: [{ methodName: 'channels', description: 'List the text, announcement and forum channels of the guild', dataSchema: NoToolData }],
+  rules: '',
+  analytics: { channel: false, post: false },
+};

@@ -1,0 +1,47 @@
+import { z } from 'zod';
+import { IMAGE_TYPES, LabelledOptionSchema, MediaRefSchema, requiredString } from '../common/schemas.js';
+import { NoToolData, requiredSecret } from '../common/schemas-a.js';
+import type { PlatformMetadata } from '../platform.js';
+
+/** `POST /social/hashnode`: a personal access token (hashnode.com → Settings → Developer). */
+export const HashnodeCredentialsSchema = z.object({
+  token: requiredSecret().describe('Hashnode personal access token, sent as the `Authorization` header'),
+});
+
+/** Hashnode article settings (reference HashnodeSettingsDto). */
+export const HashnodeSettingsSchema = z.object({
+  title: z.string({ error: 'Required' }).min(6, 'Must be at least 6 characters'),
+  subtitle: z.string().min(2, 'Must be at least 2 characters').optional(),
+  main_image: MediaRefSchema.optional(),
+  canonical: z.url().optional(),
+  publication: requiredString().describe('publication id (from the `publications` tool)'),
+  tags: z.array(LabelledOptionSchema, { error: 'Required' }).min(1, 'At least one tag'),
+});
+
+export const hashnodeMetadata: PlatformMetadata = {
+  identifier: 'hashnode',
+  displayName: 'Hashnode',
+  authKind: 'credentials',
+  instanceBased: false,
+  editor: 'markdown',
+  text: { maxLength: 10_000, counting: 'characters' },
+  media: {
+    minItems: 0,
+    // One cover picture (sent as a URL); the body itself is Markdown.
+    maxItems: 1,
+    image: { maxCount: 1, mimeTypes: IMAGE_TYPES },
+    mixed: false,
+    onThreadItems: false,
+  },
+  thread: { supported: false },
+  asyncProcessing: false,
+  concurrency: { perPlatform: 5, perChannel: 1 },
+  settings: HashnodeSettingsSchema,
+  credentials: HashnodeCredentialsSchema,
+  tools: [
+    { methodName: 'tagsList', description: 'List Hashnode tags to pick from', dataSchema: NoToolData },
+    { methodName: 'publications', description: 'List the publications the account can publish to', dataSchema: NoToolData },
+  ],
+  rules: '',
+  analytics: { channel: false, post: false },
+};

@@ -1,0 +1,37 @@
+import { INSTAGRAM_MEDIA, INSTAGRAM_RULES, InstagramSettingsSchema } from '../instagram/metadata.js';
+import type { PlatformMetadata } from '../platform.js';
+
+/** Same settings as `instagram` (reference InstagramDto). */
+export const InstagramStandaloneSettingsSchema = InstagramSettingsSchema;
+
+export const instagramStandaloneMetadata: PlatformMetadata = {
+  identifier: 'instagram-standalone',
+  displayName: 'Instagram (Standalone)',
+  authKind: 'oauth2',
+  // Instagram Login: no Facebook Page involved; Business/Creator accounts only, HTTPS redirect URIs.
+  oauth: {
+    authorizeUrl: 'https://www.instagram.com/oauth/authorize',
+    tokenUrl: 'https://api.instagram.com/oauth/access_token',
+    scopes: [
+      'instagram_business_basic',
+      'instagram_business_content_publish',
+      'instagram_business_manage_comments',
+      'instagram_business_manage_insights',
+    ],
+    scopeSeparator: ',',
+    pkce: false,
+    // The 60-day long-lived token is renewed with ig_refresh_token once it is a day old.
+    refresh: true,
+  },
+  instanceBased: false,
+  editor: 'normal',
+  text: { maxLength: 2200, counting: 'characters' },
+  media: INSTAGRAM_MEDIA,
+  thread: { supported: true, kind: 'comment' },
+  asyncProcessing: true,
+  concurrency: { perPlatform: 5, perChannel: 1 },
+  settings: InstagramStandaloneSettingsSchema,
+  tools: [],
+  rules: INSTAGRAM_RULES,
+  analytics: { channel: true, post: true },
+};

@@ -1,0 +1,86 @@
+import { z } from 'zod';
+import { MiB, VIDEO_TYPES, requiredString } from '../common/schemas.js';
+import type { MediaRules, PlatformMetadata } from '../platform.js';
+
+const volume = z.number().min(0).max(100);
+
+/**
+ * Instagram post settings (reference InstagramDto), shared with `instagram-standalone`. A single
+ * video on a `post` is published as a reel.
+ */
+export const InstagramSettingsSchema = z.object({
+  post_type: z.enum(['post', 'story'], { error: 'Required' }),
+  is_trial_reel: z.boolean().optional(),
+  graduation_strategy: z.enum(['MANUAL', 'SS_PERFORMANCE']).optional(),
+  collaborators: z.array(z.object({ label: z.string() })).optional().describe('usernames to invite as collaborators'),
+  audio: z
+    .object({
+      id: requiredString(),
+      title: z.string().optional(),
+      artist: z.string().optional(),
+      image: z.string().optional(),
+      audio_volume: volume.optional(),
+      video_volume: volume.optional(),
+    })
+    .optional()
+    .describe('licensed audio for a single-video reel (from the `audioSearch` tool)'),
+});
+
+/**
+ * Media rules of both Instagram flavours: at least one item, a carousel of up to 10, JPEG
+ * pictures only, reels up to 15 minutes. Stories take one item, which `validate` checks.
+ */
+export const INSTAGRAM_MEDIA: MediaRules = {
+  minItems: 1,
+  maxItems: 10,
+  image: { maxCount: 10, mimeTypes: ['image/jpeg'], maxBytes: 8 * MiB },
+  video: { maxCount: 10, mimeTypes: VIDEO_TYPES, maxBytes: 300 * MiB, maxDurationSeconds: 15 * 60 },
+  mixed: true,
+  // Comments are text only.
+  onThreadItems: false,
+};
+
+export const INSTAGRAM_RULES =
+  'Instagram needs at least one picture or video per post, up to 10 in a carousel; a story takes a single picture or video.';
+
+export const instagramMetadata: PlatformMetadata = {
+  identifier: 'instagram',
+  displayName: 'Instagram (Facebook Business)',
+  authKind: 'oauth2',
+  oauth: {
+    authorizeUrl: 'https://www.facebook.com/v20.0/dialog/oauth',
+    tokenUrl: 'https://graph.facebook.com/v20.0/oauth/access_token',
+    scopes: [
+      'instagram_basic',
+      'pages_show_list',
+      'pages_read_engagement',
+      'business_management',
+      'instagram_content_publish',
+      'instagram_manage_comments',
+      'instagram_manage_insights',
+    ],
+    scopeSeparator: ',',
+    pkce: false,
+    // Facebook Login gives a 60-day user token and no refresh token.
+    refresh: false,
+  },
+  instanceBased: false,
+  editor: 'normal',
+  text: { maxLength: 2200, counting: 'characters' },
+  media: INSTAGRAM_MEDIA,
+  thread: { supported: true, kind: 'comment' },
+  // Containers are processed before they can be published.
+  asyncProcessing: true,
+  // The per-account publishing quota (rolling 24 h) is the real limit; keep bursts small.
+  concurrency: { perPlatform: 5, perChannel: 1 },
+  settings: InstagramSettingsSchema,
+  tools: [
+    {
+      methodName: 'audioSearch',
+      description: 'Search licensed audio for reels',
+      dataSchema: z.object({ q: z.string(), type: z.string() }),
+    },
+  ],
+  rules: INSTAGRAM_RULES,
+  analytics: { channel: true, post: true },
+};

@@ -1,0 +1,33 @@
+import { z } from 'zod';
+import type { PlatformMetadata } from '../platform.js';
+
+/** Kick takes no post settings (the reference KickDto is empty). */
+export const KickSettingsSchema = z.object({});
+
+export const kickMetadata: PlatformMetadata = {
+  identifier: 'kick',
+  displayName: 'Kick',
+  authKind: 'oauth2',
+  // OAuth 2.1: PKCE (S256) is mandatory.
+  oauth: {
+    authorizeUrl: 'https://id.kick.com/oauth/authorize',
+    tokenUrl: 'https://id.kick.com/oauth/token',
+    scopes: ['chat:write', 'user:read', 'channel:read'],
+    scopeSeparator: ' ',
+    pkce: true,
+    refresh: true,
+  },
+  instanceBased: false,
+  editor: 'normal',
+  text: { maxLength: 500, counting: 'characters' },
+  // A chat message: text only.
+  media: { minItems: 0, maxItems: 0, mixed: false, onThreadItems: false },
+  thread: { supported: true, kind: 'reply' },
+  asyncProcessing: false,
+  // Kick documents no rate limits; stay gentle.
+  concurrency: { perPlatform: 3, perChannel: 1 },
+  settings: KickSettingsSchema,
+  tools: [],
+  rules: '',
+  analytics: { channel: false, post: false },
+};

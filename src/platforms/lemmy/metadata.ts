@@ -1,0 +1,55 @@
+import { z } from 'zod';
+import { requiredString } from '../common/schemas.js';
+import { requiredHttpUrl, requiredSecret } from '../common/schemas-a.js';
+import type { PlatformMetadata } from '../platform.js';
+
+/** `POST /social/lemmy`: a login on one Lemmy instance. */
+export const LemmyCredentialsSchema = z.object({
+  instanceUrl: requiredHttpUrl().describe('base URL of the Lemmy instance, e.g. https://lemmy.world'),
+  username: requiredString().describe('username or email on that instance'),
+  password: requiredSecret().describe('account password'),
+});
+
+/** One community to post to, as the reference's clients send it. */
+const LemmyCommunitySchema = z.object({
+  value: z.object({
+    subreddit: z.string({ error: 'Required' }).min(2, 'Must be at least 2 characters').describe('community name'),
+    id: z.string({ error: 'Required' }).describe('community id (from the `subreddits` tool)'),
+    title: z.string({ error: 'Required' }).min(2, 'Must be at least 2 characters'),
+    url: z.url().optional().describe('link the post points to'),
+  }),
+});
+
+/** Lemmy post settings (reference LemmySettingsDto): one post per listed community. */
+export const LemmySettingsSchema = z.object({
+  subreddit: z.array(LemmyCommunitySchema, { error: 'Required' }).min(1, 'Pick at least one community'),
+});
+
+export const lemmyMetadata: PlatformMetadata = {
+  identifier: 'lemmy',
+  displayName: 'Lemmy',
+  authKind: 'credentials',
+  instanceBased: true,
+  editor: 'normal',
+  // Comments are capped at 10,000 on Lemmy (post bodies at 50,000); the reference uses 10,000.
+  text: { maxLength: 10_000, counting: 'characters' },
+  media: {
+    minItems: 0,
+    // A post has one picture, sent as its thumbnail.
+    maxItems: 1,
+    image: { maxCount: 1, mimeTypes: ['image/png', 'image/jpeg', 'image/gif'] },
+    mixed: false,
+    onThreadItems: false,
+  },
+  thread: { supported: true, kind: 'comment' },
+  asyncProcessing: false,
+  // Instances allow only a few posts per 10 minutes by default.
+  concurrency: { perPlatform: 2, perChannel: 1 },
+  settings: LemmySettingsSchema,
+  credentials: LemmyCredentialsSchema,
+  tools: [
+    { methodName: 'subreddits', description: 'Search communities by name', dataSchema: z.object({ word: z.string() }) },
+  ],
+  rules: '',
+  analytics: { channel: false, post: false },
+};

@@ -1,0 +1,31 @@
+import { LINKEDIN_MEDIA, LINKEDIN_RULES, LinkedinSettingsSchema } from '../linkedin/metadata.js';
+import type { PlatformMetadata } from '../platform.js';
+
+/** Same settings as `linkedin` (reference LinkedinDto). */
+export const LinkedinPageSettingsSchema = LinkedinSettingsSchema;
+
+export const linkedinPageMetadata: PlatformMetadata = {
+  identifier: 'linkedin-page',
+  displayName: 'LinkedIn Page',
+  authKind: 'oauth2',
+  // The Community Management scopes need LinkedIn's approval; the user must administer the page.
+  oauth: {
+    authorizeUrl: 'https://www.linkedin.com/oauth/v2/authorization',
+    tokenUrl: 'https://www.linkedin.com/oauth/v2/accessToken',
+    scopes: ['openid', 'profile', 'w_organization_social', 'r_organization_social', 'rw_organization_admin'],
+    scopeSeparator: ' ',
+    pkce: false,
+    refresh: true,
+  },
+  instanceBased: false,
+  editor: 'normal',
+  text: { maxLength: 3000, counting: 'characters' },
+  media: LINKEDIN_MEDIA,
+  thread: { supported: true, kind: 'comment' },
+  asyncProcessing: true,
+  concurrency: { perPlatform: 5, perChannel: 1 },
+  settings: LinkedinPageSettingsSchema,
+  tools: [],
+  rules: LINKEDIN_RULES,
+  analytics: { channel: true, post: true },
+};

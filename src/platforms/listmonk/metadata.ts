@@ -1,0 +1,48 @@
+import { z } from 'zod';
+import { IMAGE_TYPES, requiredString } from '../common/schemas.js';
+import { NoToolData, requiredHttpUrl, requiredSecret } from '../common/schemas-a.js';
+import type { PlatformMetadata } from '../platform.js';
+
+/** `POST /social/listmonk`: an API user of a self-hosted listmonk (HTTP Basic user:token). */
+export const ListmonkCredentialsSchema = z.object({
+  instanceUrl: requiredHttpUrl().describe('base URL of the listmonk instance'),
+  username: requiredString().describe('API user name (admin user before listmonk v4)'),
+  token: requiredSecret().describe('API token (admin password before listmonk v4)'),
+});
+
+/** Campaign settings (reference ListmonkDto). */
+export const ListmonkSettingsSchema = z.object({
+  subject: requiredString().describe('email subject'),
+  preview: z.string({ error: 'Required' }).describe('preview text shown by mail clients; may be empty'),
+  list: requiredString().describe('list id (from the `list` tool)'),
+  template: z.string().optional().describe('template id (from the `templates` tool)'),
+});
+
+export const listmonkMetadata: PlatformMetadata = {
+  identifier: 'listmonk',
+  displayName: 'ListMonk',
+  authKind: 'credentials',
+  instanceBased: true,
+  editor: 'html',
+  // An HTML email: no real limit.
+  text: { maxLength: 100_000_000, counting: 'characters' },
+  media: {
+    minItems: 0,
+    // Pictures are placed inline in the HTML body.
+    maxItems: 10,
+    image: { maxCount: 10, mimeTypes: IMAGE_TYPES },
+    mixed: false,
+    onThreadItems: false,
+  },
+  thread: { supported: false },
+  asyncProcessing: false,
+  concurrency: { perPlatform: 2, perChannel: 1 },
+  settings: ListmonkSettingsSchema,
+  credentials: ListmonkCredentialsSchema,
+  tools: [
+    { methodName: 'list', description: 'List the mailing lists', dataSchema: NoToolData },
+    { methodName: 'templates', description: 'List the campaign templates', dataSchema: NoToolData },
+  ],
+  rules: '',
+  analytics: { channel: false, post: false },
+};

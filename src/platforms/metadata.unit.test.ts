@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { PLATFORM_METADATA } from './metadata.js';
+import { PLATFORM_IDENTIFIERS } from './platform.js';
+
+const NO_SETTINGS = ['bluesky', 'mastodon', 'nostr', 'telegram', 'threads', 'vk'];
+
+describe('platform metadata registry', () => {
+  it('has every identifier of API.md §9 under its own name', () => {
+    expect(Object.keys(PLATFORM_METADATA).sort()).toEqual([...PLATFORM_IDENTIFIERS].sort());
+    expect(PLATFORM_IDENTIFIERS).toHaveLength(34);
+    for (const [id, m] of Object.entries(PLATFORM_METADATA)) expect(m.identifier).toBe(id);
+  });
+
+  it('the six platforms that need no settings take none; every other one has a schema', () => {
+    for (const [id, m] of Object.entries(PLATFORM_METADATA)) {
+      expect(m.settings === null, id).toBe(NO_SETTINGS.includes(id));
+    }
+  });
+
+  it('every settings, credentials and tool schema renders as JSON Schema (for /integration-settings)', () => {
+    for (const [id, m] of Object.entries(PLATFORM_METADATA)) {
+      if (m.settings) expect(() => z.toJSONSchema(m.settings!, { io: 'input', unrepresentable: 'any' }), id).not.toThrow();
+      if (m.credentials) expect(() => z.toJSONSchema(m.credentials!, { io: 'input' }), id).not.toThrow();
+      for (const t of m.tools) expect(() => z.toJSONSchema(t.dataSchema, { io: 'input' }), `${id}.${t.methodName}`).not.toThrow();
+    }
+  });
+
+  it('is consistent: auth details match the auth kind, limits are sane, tools are unique', () => {
+    for (const [id, m] of Object.entries(PLATFORM_METADATA)) {
+      if (m.authKind === 'oauth2') expect(m.oauth, `${id} oauth`).toBeDefined();
+      if (m.authKind === 'credentials') expect(m.credentials, `${id} credentials`).toBeDefined();
+      expect(m.text.maxLength, id).toBeGreaterThan(0);
+      expect(m.media.minItems, id).toBeLessThanOrEqual(m.media.maxItems);
+      if (m.media.maxItems > 0) expect(m.media.image ?? m.media.video, `${id} media kinds`).toBeDefined();
+      expect(new Set(m.tools.map((t) => t.methodName)).size, id).toBe(m.tools.length);
+      expect(m.concurrency.perChannel, id).toBeGreaterThanOrEqual(1);
+      if (m.thread.supported) expect(m.thread.kind, id).toBeDefined();
+    }
+  });
+});

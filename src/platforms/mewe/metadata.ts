@@ -1,0 +1,50 @@
+import { z } from 'zod';
+import { IMAGE_TYPES } from '../common/schemas.js';
+import { NoToolData } from '../common/schemas-a.js';
+import type { PlatformMetadata } from '../platform.js';
+
+/** MeWe post settings (reference MeweDto): a group is needed only for a group post. */
+export const MeweSettingsSchema = z
+  .object({
+    postType: z.enum(['timeline', 'group'], { error: 'Required' }),
+    group: z.string().optional().describe('group id (from the `groups` tool); required for a group post'),
+  })
+  .superRefine((s, ctx) => {
+    if (s.postType === 'group' && !s.group) {
+      ctx.addIssue({ code: 'custom', path: ['group'], message: 'Required' });
+    }
+  });
+
+export const meweMetadata: PlatformMetadata = {
+  identifier: 'mewe',
+  displayName: 'MeWe',
+  authKind: 'oauth2',
+  // Not standard OAuth: the login page redirects back with a `loginRequestToken`, which is
+  // exchanged (with the app's X-App-Id / X-Api-Key) for a per-user apiToken. No scopes, no refresh.
+  oauth: {
+    authorizeUrl: 'https://mewe.com/login',
+    tokenUrl: 'https://mewe.com/api/dev/token',
+    scopes: [],
+    pkce: false,
+    refresh: false,
+  },
+  instanceBased: false,
+  editor: 'normal',
+  text: { maxLength: 63_206, counting: 'characters' },
+  media: {
+    minItems: 0,
+    // Photos only (videos are not sent); the count limit is not documented.
+    maxItems: 10,
+    image: { maxCount: 10, mimeTypes: IMAGE_TYPES },
+    mixed: false,
+    onThreadItems: false,
+  },
+  thread: { supported: false },
+  asyncProcessing: false,
+  // MeWe answers 420 "Enhance Your Calm" when pushed.
+  concurrency: { perPlatform: 2, perChannel: 1 },
+  settings: MeweSettingsSchema,
+  tools: [{ methodName: 'groups', description: 'List the groups the account belongs to', dataSchema: NoToolData }],
+  rules: '',
+  analytics: { channel: false, post: false },
+};

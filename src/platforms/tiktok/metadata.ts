@@ -1,0 +1,71 @@
+import { z } from 'zod';
+import { MiB, STILL_IMAGE_TYPES } from '../common/schemas.js';
+import type { PlatformMetadata } from '../platform.js';
+
+const Volume = z.number().min(0).max(100);
+
+/** TikTok post settings (reference TikTokDto). With `UPLOAD` the video goes to the creator's inbox and the other settings are ignored. */
+export const TiktokSettingsSchema = z.object({
+  title: z.string().max(90).optional(),
+  privacy_level: z.enum(['PUBLIC_TO_EVERYONE', 'MUTUAL_FOLLOW_FRIENDS', 'FOLLOWER_OF_CREATOR', 'SELF_ONLY']),
+  duet: z.boolean(),
+  stitch: z.boolean(),
+  comment: z.boolean(),
+  autoAddMusic: z.enum(['yes', 'no']),
+  brand_content_toggle: z.boolean(),
+  brand_organic_toggle: z.boolean(),
+  video_made_with_ai: z.boolean().optional(),
+  content_posting_method: z.enum(['DIRECT_POST', 'UPLOAD']),
+  // The two below are only honoured by the TikTok Business API.
+  music: z
+    .object({
+      id: z.string().min(1),
+      title: z.string().optional(),
+      artist: z.string().optional(),
+      image: z.string().optional(),
+      audio_volume: Volume.optional(),
+      video_volume: Volume.optional(),
+    })
+    .optional(),
+  location: z.object({ id: z.string().min(1), name: z.string(), address: z.string().optional() }).optional(),
+});
+
+export const tiktokMetadata: PlatformMetadata = {
+  identifier: 'tiktok',
+  displayName: 'Tiktok',
+  authKind: 'oauth2',
+  oauth: {
+    authorizeUrl: 'https://www.tiktok.com/v2/auth/authorize/',
+    tokenUrl: 'https://open.tiktokapis.com/v2/oauth/token/',
+    scopes: ['video.list', 'user.info.basic', 'video.publish', 'video.upload', 'user.info.profile', 'user.info.stats'],
+    scopeSeparator: ',',
+    pkce: false,
+    refresh: true,
+  },
+  instanceBased: false,
+  editor: 'normal',
+  text: { maxLength: 2000, counting: 'characters' },
+  // One video, or 1–35 photos (PNG is converted to JPEG before upload); never both.
+  media: {
+    minItems: 1,
+    maxItems: 35,
+    image: { maxCount: 35, mimeTypes: STILL_IMAGE_TYPES, maxBytes: 20 * MiB },
+    video: {
+      maxCount: 1,
+      mimeTypes: ['video/mp4', 'video/webm', 'video/quicktime'],
+      maxBytes: 4096 * MiB,
+      maxDurationSeconds: 600,
+    },
+    mixed: false,
+    onThreadItems: false,
+  },
+  thread: { supported: false },
+  asyncProcessing: true,
+  // The post-init endpoints allow 6 requests per minute per user.
+  concurrency: { perPlatform: 3, perChannel: 1 },
+  settings: TiktokSettingsSchema,
+  tools: [],
+  rules:
+    'TikTok needs either one video or up to 35 pictures (pictures and video cannot be mixed); pictures are converted to JPEG and the text becomes the caption.',
+  analytics: { channel: true, post: true },
+};

@@ -1,0 +1,35 @@
+import { z } from 'zod';
+import type { PlatformMetadata } from '../platform.js';
+
+/** Twitch chat settings (reference TwitchDto): a plain chat message or a coloured announcement. */
+export const TwitchSettingsSchema = z.object({
+  messageType: z.enum(['message', 'announcement']).optional(),
+  announcementColor: z.enum(['primary', 'blue', 'green', 'orange', 'purple']).optional(),
+});
+
+export const twitchMetadata: PlatformMetadata = {
+  identifier: 'twitch',
+  displayName: 'Twitch',
+  authKind: 'oauth2',
+  oauth: {
+    authorizeUrl: 'https://id.twitch.tv/oauth2/authorize',
+    tokenUrl: 'https://id.twitch.tv/oauth2/token',
+    scopes: ['user:write:chat', 'user:read:chat', 'moderator:manage:announcements'],
+    scopeSeparator: ' ',
+    pkce: false,
+    refresh: true,
+  },
+  instanceBased: false,
+  editor: 'normal',
+  text: { maxLength: 500, counting: 'characters' },
+  // Chat is text only.
+  media: { minItems: 0, maxItems: 0, mixed: false, onThreadItems: false },
+  thread: { supported: true, kind: 'reply' },
+  asyncProcessing: false,
+  // Chat allows 20 messages per 30 s.
+  concurrency: { perPlatform: 2, perChannel: 1 },
+  settings: TwitchSettingsSchema,
+  tools: [],
+  rules: '',
+  analytics: { channel: false, post: false },
+};

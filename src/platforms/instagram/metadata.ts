@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MiB, VIDEO_TYPES, requiredString } from '../common/schemas.js';
+import { MiB, STILL_IMAGE_TYPES, VIDEO_TYPES, requiredString } from '../common/schemas.js';
 import type { MediaRules, PlatformMetadata } from '../platform.js';
 
 const volume = z.number().min(0).max(100);
@@ -27,13 +27,15 @@ export const InstagramSettingsSchema = z.object({
 });
 
 /**
- * Media rules of both Instagram flavours: at least one item, a carousel of up to 10, JPEG
- * pictures only, reels up to 15 minutes. Stories take one item, which `validate` checks.
+ * Media rules of both Instagram flavours: at least one item, a carousel of up to 10, reels up to
+ * 15 minutes. Instagram itself takes JPEG pictures only; PNG and WebP are accepted here because
+ * the publisher re-encodes them to JPEG (the user should not have to). Stories take one item,
+ * which `validate` checks.
  */
 export const INSTAGRAM_MEDIA: MediaRules = {
   minItems: 1,
   maxItems: 10,
-  image: { maxCount: 10, mimeTypes: ['image/jpeg'], maxBytes: 8 * MiB },
+  image: { maxCount: 10, mimeTypes: STILL_IMAGE_TYPES, maxBytes: 8 * MiB },
   video: { maxCount: 10, mimeTypes: VIDEO_TYPES, maxBytes: 300 * MiB, maxDurationSeconds: 15 * 60 },
   mixed: true,
   // Comments are text only.

@@ -88,6 +88,7 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
       clock,
       options: { defaultRateLimit: config.rateLimit.max, failure: config.authFailure, cacheMs: config.authCacheSeconds * 1000 },
     });
+    const notifications = createNotificationsService({ notifications: repositories.notifications, clock });
     const services = {
       organizations: createOrganizationsService({
         organizations: repositories.organizations,
@@ -97,9 +98,14 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
       }),
       plans: createPlansService({ plans: repositories.plans }),
       auth,
-      integrations: createIntegrationsService({ integrations: repositories.integrations, groups: repositories.groups, clock }),
+      integrations: createIntegrationsService({
+        integrations: repositories.integrations,
+        groups: repositories.groups,
+        clock,
+        notify: (organizationId, content) => notifications.notify(organizationId, content),
+      }),
       groups: createGroupsService({ groups: repositories.groups, clock }),
-      notifications: createNotificationsService({ notifications: repositories.notifications, clock }),
+      notifications,
       health: createHealthService({ database, clock, maxHeartbeatAgeSeconds: config.readyMaxHeartbeatAgeSeconds }),
     };
 

@@ -1,4 +1,4 @@
-import { and, asc, eq, gte, isNotNull, isNull, lt } from 'drizzle-orm';
+import { and, asc, eq, gte, inArray, isNotNull, isNull, lt } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { customers, integrations, posts } from '../../db/schema/index.js';
 
@@ -67,6 +67,36 @@ export function createIntegrationsRepository(db: Db) {
         .from(posts)
         .where(and(eq(posts.organizationId, organizationId), isNull(posts.deletedAt), gte(posts.publishDate, from), lt(posts.publishDate, to)));
       return new Set(rows.map((r) => r.at.getTime()));
+    },
+
+    /**
+     * Disconnects a channel in one transaction: its stored credentials are erased, the channel
+     * is soft-deleted, and its queued posts end ERROR with `reason` (nothing stays queued silently).
+     * Returns the channel as it was, or undefined when it is not the organisation's.
+     */
+    async disconnectIntegration(organizationId: string, id: string, at: Date, reason: string) {
+      return db.transaction(async (tx) => {
+        const [row] = await tx
+          .update(integrations)
+          .set({ credentials: null, tokenExpiresAt: null, deletedAt: at, updatedAt: at })
+          .where(and(eq(integrations.id, id), eq(integrations.organizationId, organizationId), isNull(integrations.deletedAt)))
+          .returning();
+        if (!row) return undefined;
+        const failed = await tx
+          .update(posts)
+          .set({ state: 'ERROR', error: reason, updatedAt: at })
+          .where(and(eq(posts.integrationId, id), eq(posts.state, 'QUEUE'), isNull(posts.deletedAt)))
+          .returning({ id: posts.id });
+        return { row, failedPostIds: failed.map((p) => p.id) };
+      });
+    },
+
+    async findGroupsByIds(organizationId: string, ids: string[]) {
+      if (ids.length === 0) return [];
+      return db
+        .select({ id: customers.id, name: customers.name })
+        .from(customers)
+        .where(and(eq(customers.organizationId, organizationId), inArray(customers.id, ids)));
     },
 
     async insertIntegration(values: NewIntegration) {

@@ -43,6 +43,20 @@ export function integrationsRoutes(service: IntegrationsService): FastifyPluginA
       async (req) => service.updateIntegration(req.auth.organizationId, req.params.id, req.body),
     );
 
+    app.delete(
+      '/integrations/:id',
+      {
+        schema: {
+          tags: ['Integrations'],
+          summary: 'Disconnect a channel',
+          description: 'Stored credentials are deleted; queued posts of the channel end ERROR "channel disconnected".',
+          params: IntegrationParamsSchema,
+          response: { 200: IntegrationSchema, ...ErrorResponses },
+        },
+      },
+      async (req) => service.disconnectIntegration(req.auth.organizationId, req.params.id),
+    );
+
     app.get(
       '/integration-settings/:id',
       {

@@ -32,7 +32,13 @@ const DAY_MS = 86_400_000;
 /** find-slot looks this far ahead at most (the reference's search never ends). */
 const FIND_SLOT_MAX_DAYS = 3660;
 
-export function createIntegrationsService(deps: { integrations: IntegrationsRepository; groups: GroupsRepository; clock: Clock }) {
+export function createIntegrationsService(deps: {
+  integrations: IntegrationsRepository;
+  groups: GroupsRepository;
+  clock: Clock;
+  /** writes an organisation notification */
+  notify: (organizationId: string, content: string) => Promise<unknown>;
+}) {
   const { integrations, clock } = deps;
   const described = new Map<string, ReturnType<typeof describeSettings>>();
 
@@ -83,6 +89,24 @@ export function createIntegrationsService(deps: { integrations: IntegrationsRepo
       await integrations.updateIntegration(organizationId, id, patch);
       const row = await getRow(organizationId, id);
       return toIntegration(row.integration, row.customer);
+    },
+
+    /**
+     * Disconnects a channel: credentials erased, queued posts end ERROR "channel disconnected"
+     * (with a notification), and the channel is returned without secrets.
+     */
+    async disconnectIntegration(organizationId: string, id: string): Promise<Integration> {
+      const result = isUuid(id) ? await integrations.disconnectIntegration(organizationId, id, new Date(clock.now()), 'channel disconnected') : undefined;
+      if (!result) throw notFound('Integration');
+      const { row, failedPostIds } = result;
+      const [customer] = row.customerId ? await integrations.findGroupsByIds(organizationId, [row.customerId]) : [];
+      await deps.notify(
+        organizationId,
+        failedPostIds.length > 0
+          ? `Channel ${row.name} (${row.identifier}) was disconnected; ${failedPostIds.length} queued post(s) will not be published`
+          : `Channel ${row.name} (${row.identifier}) was disconnected`,
+      );
+      return toIntegration(row, customer ?? null);
     },
 
     async getSettings(organizationId: string, id: string) {

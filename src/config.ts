@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PLATFORM_IDENTIFIERS } from './platforms/platform.js';
 
 /**
  * The only reader of `process.env`. Parsed once at boot; a wrong value stops the start with a
@@ -76,6 +77,8 @@ export interface Config {
   /** user-supplied URLs (instances, webhooks, upload-from-url) may reach private addresses */
   allowPrivateTargets: boolean;
   platformTimeoutSeconds: number;
+  /** OAuth apps from `<IDENTIFIER>_CLIENT_ID` / `<IDENTIFIER>_CLIENT_SECRET` (upper-case, `-` → `_`) */
+  platformApps: Record<string, { clientId?: string; clientSecret?: string }>;
   workerHeartbeatSeconds: number;
   readyMaxHeartbeatAgeSeconds: number;
 }
@@ -92,6 +95,22 @@ function withoutEmpty(env: NodeJS.ProcessEnv): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(env)) if (v !== undefined && v !== '') out[k] = v;
   return out;
+}
+
+/** The variable prefix of a platform's OAuth app: `linkedin-page` → `LINKEDIN_PAGE`. */
+export function platformEnvPrefix(identifier: string): string {
+  return identifier.toUpperCase().replace(/-/g, '_');
+}
+
+function readPlatformApps(env: Record<string, string>) {
+  const apps: Config['platformApps'] = {};
+  for (const id of PLATFORM_IDENTIFIERS) {
+    const prefix = platformEnvPrefix(id);
+    const clientId = env[`${prefix}_CLIENT_ID`];
+    const clientSecret = env[`${prefix}_CLIENT_SECRET`];
+    if (clientId || clientSecret) apps[id] = { clientId, clientSecret };
+  }
+  return apps;
 }
 
 /** `https://api.telegram.org=http://127.0.0.1:9001,…` → origin map; names the bad pair. */
@@ -150,6 +169,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     platformOrigins,
     allowPrivateTargets: e.ALLOW_PRIVATE_TARGETS,
     platformTimeoutSeconds: e.PLATFORM_TIMEOUT_SECONDS,
+    platformApps: readPlatformApps(withoutEmpty(env)),
     workerHeartbeatSeconds: e.WORKER_HEARTBEAT_SECONDS,
     readyMaxHeartbeatAgeSeconds: e.READY_MAX_HEARTBEAT_AGE_SECONDS,
   };

@@ -1,4 +1,4 @@
-import { Agent, fetch, type RequestInit } from 'undici';
+import { Agent, fetch, FormData as UndiciFormData, type RequestInit } from 'undici';
 import { assertPublicLiteral, BlockedAddressError, guardedLookup } from '../lib/safe-address.js';
 import { PlatformError, type PlatformHttp, type PlatformRequest, type PlatformResponse } from './platform.js';
 
@@ -50,7 +50,16 @@ function findBlocked(err: unknown): BlockedAddressError | undefined {
 
 function encodeBody(body: unknown, headers: Record<string, string>): RequestInit['body'] {
   if (body === undefined || body === null) return undefined;
-  if (typeof body === 'string' || body instanceof Uint8Array || body instanceof URLSearchParams || body instanceof FormData) {
+  if (body instanceof FormData) {
+    // Adapters build the global FormData; this undici's fetch wants its own class.
+    const form = new UndiciFormData();
+    for (const [key, value] of body.entries()) {
+      if (typeof value === 'string') form.append(key, value);
+      else form.append(key, value, value.name);
+    }
+    return form;
+  }
+  if (typeof body === 'string' || body instanceof Uint8Array || body instanceof URLSearchParams || body instanceof UndiciFormData) {
     return body as RequestInit['body'];
   }
   if (typeof (body as { pipe?: unknown }).pipe === 'function' || typeof (body as { getReader?: unknown }).getReader === 'function') {

@@ -187,6 +187,8 @@ export class PlatformError extends Error {
       platformCode?: string;
       /** the request may have reached the platform (timeout or reset after sending): never blindly re-send */
       outcomeUnknown?: boolean;
+      /** for connect errors: the credentials field the platform refused (`botToken`, `password`…) */
+      field?: string;
     } = {},
   ) {
     super(message);
@@ -212,6 +214,8 @@ export interface OperationContext {
   logger: Logger;
   clock: Clock;
   signal: AbortSignal;
+  /** The bytes of a stored media item, as a file-backed Blob (streamed, never read whole). */
+  openMedia(media: PublishItem['media'][number]): Promise<Blob>;
 }
 
 /** The one outgoing HTTP client (platforms/http.ts) as adapters see it. */

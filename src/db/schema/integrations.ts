@@ -62,3 +62,38 @@ export const integrations = pgTable(
       .where(sql`${t.deletedAt} is null`),
   ],
 );
+
+/**
+ * A pending OAuth connection: created by `GET /social/{identifier}`, consumed once by the
+ * callback within an hour. Binds the platform's redirect to the organisation that asked.
+ */
+export const connectStates = pgTable('connect_states', {
+  /** SHA-256 of the `state` handed to the platform */
+  stateHash: text('state_hash').primaryKey(),
+  organizationId: uuid('organization_id')
+    .notNull()
+    .references(() => organizations.id, { onDelete: 'cascade' }),
+  identifier: text('identifier').notNull(),
+  /** sealed PKCE code verifier */
+  codeVerifier: text('code_verifier'),
+  /** the channel being reconnected (`?refresh=`) */
+  refreshIntegrationId: uuid('refresh_integration_id'),
+  instanceUrl: text('instance_url'),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+  usedAt: timestamp('used_at', { withTimezone: true }),
+});
+
+/** OAuth apps registered dynamically on instances (mastodon): one per platform and instance. */
+export const instanceApps = pgTable(
+  'instance_apps',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    identifier: text('identifier').notNull(),
+    instanceUrl: text('instance_url').notNull(),
+    /** sealed JSON of the app's client credentials */
+    app: text('app').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('instance_apps_uq').on(t.identifier, t.instanceUrl)],
+);

@@ -1,0 +1,151 @@
+import { createHash } from 'node:crypto';
+import { openAsBlob, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { systemClock } from '../src/lib/clock.js';
+import { createPlatformHttp, withSignal, type PlatformHttpClient } from '../src/platforms/http.js';
+import { PlatformError, type ConnectedAccount, type Credentials, type OperationContext, type PlatformAdapter, type PublishItem } from '../src/platforms/platform.js';
+import type { InjectedKind } from './simulators/harness.js';
+
+/** What a platform's simulator holds for a published post. */
+export interface PublishedRecord {
+  text: string;
+  replyTo?: string;
+  mediaSha256: string[];
+}
+
+export interface ContractSetup {
+  /** real origin → simulator origin */
+  origins: Map<string, string>;
+  injectKind(kind: InjectedKind): void;
+  /** connects an account the way a user would (credentials form or OAuth code) */
+  connect(ctx: Omit<OperationContext, 'credentials'>): Promise<ConnectedAccount>;
+  lookup(id: string): PublishedRecord | undefined;
+  /** makes the current access token expire (platforms whose tokens do) */
+  expireToken?(): void;
+  close(): Promise<void>;
+}
+
+export interface ContractSubject {
+  name: string;
+  adapter: PlatformAdapter;
+  setup(): Promise<ContractSetup>;
+  /** the platform answers some errors under HTTP 200 */
+  errorsIn200: boolean;
+}
+
+// A 1×1 PNG: enough for a platform to accept and for the bytes to be compared.
+const PNG = Buffer.from(
+  '89504e470d0a1a0a0000000d4948445200000001000000010806000000' + '1f15c4890000000d49444154789c6360000002000001e221bc330000000049454e44ae426082',
+  'hex',
+);
+
+/**
+ * The shared contract every adapter passes unchanged against its simulator (Hono's common-case
+ * idea): connect, publish with text, media and thread replies, and each failure kind classified.
+ */
+export function runPlatformContract(subject: ContractSubject) {
+  describe(`platform contract: ${subject.name}`, () => {
+    let setup: ContractSetup;
+    let http: PlatformHttpClient;
+    let account: ConnectedAccount;
+    const pngPath = join(tmpdir(), `tidings-contract-${process.pid}.png`);
+    const pngSha = createHash('sha256').update(PNG).digest('hex');
+
+    const baseCtx = (): Omit<OperationContext, 'credentials'> => ({
+      http: withSignal(http, new AbortController().signal),
+      logger: { debug: () => undefined, info: () => undefined, warn: () => undefined },
+      clock: systemClock,
+      signal: new AbortController().signal,
+      openMedia: () => openAsBlob(pngPath, { type: 'image/png' }),
+    });
+    const ctx = (credentials: Credentials = account.credentials): OperationContext => ({ ...baseCtx(), credentials });
+    const item = (content: string, media: PublishItem['media'] = []): PublishItem => ({ content, media });
+    const image: PublishItem['media'][number] = { id: 'media-1', path: 'https://media.example/1.png', type: 'image', mimeType: 'image/png', size: PNG.length, width: 1, height: 1 };
+    const publishFails = async (kind: InjectedKind) => {
+      setup.injectKind(kind);
+      const err = await subject.adapter.publish({ item: item(`<p>failure ${kind}</p>`), settings: {}, idempotencyKey: `k-${kind}` }, ctx()).catch((e: unknown) => e);
+      expect(err, kind).toBeInstanceOf(PlatformError);
+      return err as PlatformError;
+    };
+
+    beforeAll(async () => {
+      writeFileSync(pngPath, PNG);
+      setup = await subject.setup();
+      http = createPlatformHttp({ origins: setup.origins, allowPrivateTargets: false, timeoutMs: 10_000 });
+      account = await setup.connect(baseCtx());
+    });
+    afterAll(async () => {
+      await http.close();
+      await setup.close();
+    });
+
+    it('connects an account with its platform id and name', () => {
+      expect(account.internalId).toEqual(expect.any(String));
+      expect(account.internalId.length).toBeGreaterThan(0);
+      expect(account.name.length).toBeGreaterThan(0);
+    });
+
+    it('publishes text and returns the platform id and URL', async () => {
+      const r = await subject.adapter.publish({ item: item('<p>Hello <strong>world</strong></p>'), settings: {}, idempotencyKey: 'k1' }, ctx());
+      expect(r.status).toBe('published');
+      if (r.status !== 'published') return;
+      expect(r.url).toMatch(/^https:\/\//);
+      expect(setup.lookup(r.id)?.text).toContain('world');
+    });
+
+    it('publishes media with the exact bytes', async () => {
+      const r = await subject.adapter.publish({ item: item('<p>With a picture</p>', [image]), settings: {}, idempotencyKey: 'k2' }, ctx());
+      if (r.status !== 'published') throw new Error('expected published');
+      expect(setup.lookup(r.id)?.mediaSha256).toEqual([pngSha]);
+    });
+
+    it('publishes thread items as replies to the first', async () => {
+      const first = await subject.adapter.publish({ item: item('<p>Thread start</p>'), settings: {}, idempotencyKey: 'k3' }, ctx());
+      if (first.status !== 'published') throw new Error('expected published');
+      const second = await subject.adapter.publish(
+        { item: item('<p>Second</p>'), settings: {}, replyTo: { id: first.id, rootId: first.id }, idempotencyKey: 'k4' },
+        ctx(),
+      );
+      if (second.status !== 'published') throw new Error('expected published');
+      expect(setup.lookup(second.id)?.replyTo).toBe(first.id);
+    });
+
+    it('classifies a lost grant as reconnect_required (or auth_expired where tokens refresh)', async () => {
+      const err = await publishFails('revoked');
+      expect(['reconnect_required', 'auth_expired']).toContain(err.kind);
+    });
+
+    it('classifies rate limits with the platform-given wait', async () => {
+      const err = await publishFails('rate_limited');
+      expect(err.kind).toBe('rate_limited');
+      expect(err.details.retryAfterSeconds).toBeGreaterThan(0);
+    });
+
+    it('classifies server errors as transient', async () => {
+      expect((await publishFails('server_error')).kind).toBe('transient');
+    });
+
+    it("classifies refused content as rejected, with the platform's message", async () => {
+      const err = await publishFails('rejected');
+      expect(err.kind).toBe('rejected');
+      expect(err.message.length).toBeGreaterThan(3);
+    });
+
+    it.runIf(subject.errorsIn200)('reads errors reported inside an HTTP 200 answer', async () => {
+      const err = await publishFails('error_in_200');
+      expect(err.kind).toBe('rejected');
+    });
+
+    it.runIf(typeof subject.adapter.refresh === 'function')('an expired token is refreshed, then publishing succeeds', async () => {
+      setup.expireToken!();
+      const err = await subject.adapter.publish({ item: item('<p>after expiry</p>'), settings: {}, idempotencyKey: 'k5' }, ctx()).catch((e: unknown) => e);
+      expect((err as PlatformError).kind).toBe('auth_expired');
+      const refreshed = await subject.adapter.refresh!(ctx());
+      account = { ...account, credentials: refreshed.credentials };
+      const r = await subject.adapter.publish({ item: item('<p>after refresh</p>'), settings: {}, idempotencyKey: 'k6' }, ctx());
+      expect(r.status).toBe('published');
+    });
+  });
+}

@@ -1,0 +1,92 @@
+import { createHash } from 'node:crypto';
+import multipart from '@fastify/multipart';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+
+/**
+ * The common part of every platform simulator: a Fastify server on loopback with a request log
+ * and an error-injection queue. Each platform's simulator adds its real API's routes and state,
+ * and maps the generic failure kinds to that platform's own error shapes.
+ */
+export type InjectedKind = 'auth_expired' | 'revoked' | 'rate_limited' | 'server_error' | 'rejected' | 'error_in_200';
+
+export interface Injection {
+  /** only requests whose path matches this */
+  path?: RegExp;
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+  /** how many matching requests get it (default 1) */
+  times?: number;
+}
+
+export interface SimulatorRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string | string[] | undefined>;
+  body: unknown;
+}
+
+export interface UploadedFile {
+  field: string;
+  filename: string;
+  mimeType: string;
+  size: number;
+  sha256: string;
+}
+
+export interface Simulator {
+  readonly origin: string;
+  readonly app: FastifyInstance;
+  readonly log: SimulatorRequest[];
+  inject(injection: Injection): void;
+  close(): Promise<void>;
+}
+
+/** Parses a multipart request into fields and hashed files (the bytes are not kept). */
+export async function readMultipart(req: FastifyRequest): Promise<{ fields: Record<string, string>; files: UploadedFile[] }> {
+  const fields: Record<string, string> = {};
+  const files: UploadedFile[] = [];
+  for await (const part of req.parts()) {
+    if (part.type === 'file') {
+      const hash = createHash('sha256');
+      let size = 0;
+      for await (const chunk of part.file) {
+        hash.update(chunk as Buffer);
+        size += (chunk as Buffer).length;
+      }
+      files.push({ field: part.fieldname, filename: part.filename, mimeType: part.mimetype, size, sha256: hash.digest('hex') });
+    } else {
+      fields[part.fieldname] = String(part.value);
+    }
+  }
+  return { fields, files };
+}
+
+export async function startSimulator(register: (app: FastifyInstance) => void | Promise<void>): Promise<Simulator> {
+  const app = Fastify({ logger: false, bodyLimit: 200 * 1024 * 1024 });
+  await app.register(multipart, { limits: { fileSize: 2 * 1024 * 1024 * 1024 } });
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
+    done(null, Object.fromEntries(new URLSearchParams(body as string)));
+  });
+  const log: SimulatorRequest[] = [];
+  const injections: Injection[] = [];
+  app.addHook('preHandler', async (req: FastifyRequest, reply: FastifyReply) => {
+    log.push({ method: req.method, path: req.url, headers: req.headers, body: req.isMultipart() ? '(multipart)' : req.body });
+    const i = injections.findIndex((x) => !x.path || x.path.test(req.url));
+    if (i === -1) return;
+    const inj = injections[i]!;
+    inj.times = (inj.times ?? 1) - 1;
+    if (inj.times <= 0) injections.splice(i, 1);
+    if (req.isMultipart()) for await (const _ of req.parts()) void _;
+    return reply.status(inj.status).headers(inj.headers ?? {}).send(inj.body);
+  });
+  await register(app);
+  const origin = await app.listen({ port: 0, host: '127.0.0.1' });
+  return {
+    origin,
+    app,
+    log,
+    inject: (injection) => injections.push(injection),
+    close: () => app.close(),
+  };
+}

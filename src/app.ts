@@ -8,6 +8,7 @@ import { trackInflight } from './http/inflight.js';
 import { API_PREFIX, installOpenApi } from './http/openapi.js';
 import { installRateLimit } from './http/rate-limit.js';
 import { groupsRoutes } from './modules/groups/groups.routes.js';
+import { connectRoutes } from './modules/integrations/connect.routes.js';
 import { healthRoutes } from './modules/health/health.routes.js';
 import { integrationsRoutes } from './modules/integrations/integrations.routes.js';
 import { notificationsRoutes } from './modules/notifications/notifications.routes.js';
@@ -54,6 +55,7 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
       installAuth(api, services.auth);
       installRateLimit(api, { store: deps.rateStore, clock, windowSeconds: config.rateLimit.windowSeconds });
       await api.register(integrationsRoutes(services.integrations));
+      await api.register(connectRoutes(services.connect));
       await api.register(groupsRoutes(services.groups));
       await api.register(notificationsRoutes(services.notifications));
       if (opts.extraRoutes) await api.register(opts.extraRoutes);

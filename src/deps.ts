@@ -18,6 +18,9 @@ import { createOrganizationsRepository } from './modules/organizations/organizat
 import { createOrganizationsService } from './modules/organizations/organizations.service.js';
 import { createPlansRepository } from './modules/plans/plans.repository.js';
 import { createPlansService } from './modules/plans/plans.service.js';
+import { createConnectService } from './modules/integrations/connect.service.js';
+import { createPlatformHttp } from './platforms/http.js';
+import { createPlatformRegistry } from './platforms/registry.js';
 import { createHeartbeat } from './publishing/heartbeat.js';
 import { createMemoryStore } from './rate-limit/memory-store.js';
 import { createPostgresStore } from './rate-limit/postgres-store.js';
@@ -73,6 +76,14 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
       closers.push(() => engine.stop());
     }
 
+    const platformHttp = createPlatformHttp({
+      origins: config.platformOrigins,
+      allowPrivateTargets: config.allowPrivateTargets,
+      timeoutMs: config.platformTimeoutSeconds * 1000,
+    });
+    closers.push(() => platformHttp.close());
+    const adapters = createPlatformRegistry({ apps: config.platformApps });
+
     const db = database.db;
     const repositories = {
       organizations: createOrganizationsRepository(db),
@@ -89,6 +100,7 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
       options: { defaultRateLimit: config.rateLimit.max, failure: config.authFailure, cacheMs: config.authCacheSeconds * 1000 },
     });
     const notifications = createNotificationsService({ notifications: repositories.notifications, clock });
+    const plans = createPlansService({ plans: repositories.plans });
     const services = {
       organizations: createOrganizationsService({
         organizations: repositories.organizations,
@@ -96,7 +108,7 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
         clock,
         onAccessChanged: (change) => auth.invalidate(change),
       }),
-      plans: createPlansService({ plans: repositories.plans }),
+      plans,
       auth,
       integrations: createIntegrationsService({
         integrations: repositories.integrations,
@@ -106,6 +118,16 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
       }),
       groups: createGroupsService({ groups: repositories.groups, clock }),
       notifications,
+      connect: createConnectService({
+        integrations: repositories.integrations,
+        plans,
+        adapters,
+        http: platformHttp,
+        secretBox,
+        clock,
+        logger: { debug: () => undefined, info: () => undefined, warn: (obj, msg) => logger.warn(obj, msg) },
+        timeoutMs: config.platformTimeoutSeconds * 1000,
+      }),
       health: createHealthService({ database, clock, maxHeartbeatAgeSeconds: config.readyMaxHeartbeatAgeSeconds }),
     };
 
@@ -133,6 +155,8 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
       jobs,
       rateStore,
       secretBox,
+      adapters,
+      platformHttp,
       repositories,
       services,
       heartbeat,

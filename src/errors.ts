@@ -33,6 +33,12 @@ export const ERROR_CODES = {
   CONFLICT: 409,
   /** The organisation crossed its request budget (API.md §8). */
   RATE_LIMITED: 429,
+  /** The platform's OAuth app is not configured on this deployment; the message names the variables. */
+  PLATFORM_APP_NOT_CONFIGURED: 400,
+  /** This platform cannot be connected or used in this version yet. */
+  PLATFORM_NOT_AVAILABLE: 501,
+  /** The platform did not answer (or answered with a server error) while we needed it; retry later. */
+  PLATFORM_UNREACHABLE: 502,
   /** A dependency (database, queue) is not available; the request can be retried. */
   SERVICE_UNAVAILABLE: 503,
   /** Anything unexpected. Details are logged, never returned. */

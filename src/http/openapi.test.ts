@@ -22,6 +22,7 @@ describe('OpenAPI', () => {
       '/integrations/{id}',
       '/is-connected',
       '/notifications',
+      '/social/{identifier}',
     ]);
     expect(doc.paths['/integrations']!.get!.parameters!.map((p) => p.name).sort()).toEqual(['customer', 'group']);
     expect(Object.keys(doc.paths['/integrations']!.get!.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '429']));

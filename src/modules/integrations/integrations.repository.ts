@@ -1,4 +1,4 @@
-import { and, asc, eq, gte, inArray, isNotNull, isNull, lt } from 'drizzle-orm';
+import { and, asc, count, eq, gte, inArray, isNotNull, isNull, lt, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { customers, integrations, posts } from '../../db/schema/index.js';
 
@@ -97,6 +97,68 @@ export function createIntegrationsRepository(db: Db) {
         .select({ id: customers.id, name: customers.name })
         .from(customers)
         .where(and(eq(customers.organizationId, organizationId), inArray(customers.id, ids)));
+    },
+
+    async countLiveIntegrations(organizationId: string) {
+      const [row] = await db
+        .select({ n: count() })
+        .from(integrations)
+        .where(and(eq(integrations.organizationId, organizationId), isNull(integrations.deletedAt)));
+      return row?.n ?? 0;
+    },
+
+    async findByAccount(organizationId: string, identifier: string, internalId: string) {
+      const [row] = await db
+        .select()
+        .from(integrations)
+        .where(
+          and(
+            eq(integrations.organizationId, organizationId),
+            eq(integrations.identifier, identifier),
+            eq(integrations.internalId, internalId),
+            isNull(integrations.deletedAt),
+          ),
+        );
+      return row;
+    },
+
+    /**
+     * Creates the channel of a newly connected account, or updates the live channel of the same
+     * platform account (never a duplicate, even when two connects race): new credentials and
+     * profile, `refreshNeeded` cleared. `inserted` tells which happened.
+     */
+    async upsertConnected(values: {
+      organizationId: string;
+      identifier: string;
+      internalId: string;
+      name: string;
+      profile: string | null;
+      picture: string | null;
+      credentials: string;
+      tokenExpiresAt: Date | null;
+      instanceUrl: string | null;
+      at: Date;
+    }) {
+      const { at, ...fields } = values;
+      const [row] = await db
+        .insert(integrations)
+        .values({ ...fields, createdAt: at, updatedAt: at })
+        .onConflictDoUpdate({
+          target: [integrations.organizationId, integrations.identifier, integrations.internalId],
+          targetWhere: isNull(integrations.deletedAt),
+          set: {
+            name: fields.name,
+            profile: fields.profile,
+            picture: fields.picture,
+            credentials: fields.credentials,
+            tokenExpiresAt: fields.tokenExpiresAt,
+            instanceUrl: fields.instanceUrl,
+            refreshNeeded: false,
+            updatedAt: at,
+          },
+        })
+        .returning({ id: integrations.id, inserted: sql<boolean>`(xmax = 0)` });
+      return row!;
     },
 
     async insertIntegration(values: NewIntegration) {

@@ -1,0 +1,44 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { ErrorResponses } from '../../http/error-schema.js';
+import type { ConnectService } from './connect.service.js';
+import { IntegrationSchema } from './integrations.schemas.js';
+
+const IdentifierParams = z.object({ identifier: z.string() });
+
+export function connectRoutes(service: ConnectService): FastifyPluginAsyncZod {
+  return async (app) => {
+    app.get(
+      '/social/:identifier',
+      {
+        schema: {
+          tags: ['Integrations'],
+          summary: 'Begin connecting a channel',
+          description:
+            'OAuth platforms answer `{ url }` to open. Credential platforms answer `{ url: null, credentials }` with the JSON Schema of the body to POST to this path.',
+          params: IdentifierParams,
+          querystring: z.object({ refresh: z.string().optional(), instanceUrl: z.string().optional() }),
+          response: {
+            200: z.object({ url: z.string().nullable(), credentials: z.record(z.string(), z.unknown()).optional() }),
+            ...ErrorResponses,
+          },
+        },
+      },
+      async (req) => service.describeConnect(req.params.identifier),
+    );
+
+    app.post(
+      '/social/:identifier',
+      {
+        schema: {
+          tags: ['Integrations'],
+          summary: 'Connect a credential-based channel (verified with the platform before saving)',
+          params: IdentifierParams,
+          body: z.record(z.string(), z.unknown()),
+          response: { 201: IntegrationSchema, ...ErrorResponses },
+        },
+      },
+      async (req, reply) => reply.status(201).send(await service.connectWithCredentials(req.auth.organizationId, req.params.identifier, req.body)),
+    );
+  };
+}

@@ -1,0 +1,95 @@
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { integrations } from '../../db/schema/index.js';
+import { startTelegramSimulator, type TelegramSimulator } from '../../platforms/telegram/telegram.simulator.js';
+import { buildTestApp, call, expectError, type TestApp, type TestOrg } from '../../../test/helpers.js';
+
+const TOKEN = '123456:AAbbCCddEEffGGhhIIjjKKllMMnnOOppQQ';
+
+describe('connecting channels through the API', () => {
+  let sim: TelegramSimulator;
+  let t: TestApp;
+  let acme: TestOrg;
+
+  beforeAll(async () => {
+    sim = await startTelegramSimulator();
+    sim.addBot(TOKEN, { id: 123456, username: 'tidings_bot' });
+    sim.addChat({ id: -1001234567890, title: 'Acme News', username: 'acmenews', admins: [123456] });
+    t = await buildTestApp({ env: { PLATFORM_ORIGINS: `https://api.telegram.org=${sim.origin}` } });
+    acme = await t.createOrg('Acme');
+  });
+  afterAll(async () => {
+    await t.close();
+    await sim.close();
+  });
+
+  const rows = () => t.deps.database.db.select().from(integrations).where(eq(integrations.organizationId, acme.id));
+
+  it('GET /social/{credential platform} answers the JSON Schema of the body to post', async () => {
+    const res = await call(t.app, acme.apiKey, { method: 'GET', url: '/public/v1/social/telegram' });
+    const body = res.json<{ url: null; credentials: { required: string[]; properties: Record<string, unknown> } }>();
+    expect(body.url).toBeNull();
+    expect(body.credentials.required.sort()).toEqual(['botToken', 'chatId']);
+    const sky = (await call(t.app, acme.apiKey, { method: 'GET', url: '/public/v1/social/bluesky' })).statusCode;
+    expect([200, 501]).toContain(sky);
+  });
+
+  it('POST /social/telegram verifies with the platform, stores encrypted credentials and answers 201', async () => {
+    const res = await call(t.app, acme.apiKey, { method: 'POST', url: '/public/v1/social/telegram', payload: { botToken: TOKEN, chatId: '@acmenews' } });
+    expect(res.statusCode).toBe(201);
+    expect(res.json()).toMatchObject({ identifier: 'telegram', name: 'Acme News', profile: 'acmenews', disabled: false, refreshNeeded: false });
+    expect(res.body).not.toContain(TOKEN.split(':')[1]!);
+    const [row] = await rows();
+    expect(row!.internalId).toBe('-1001234567890');
+    expect(row!.credentials).not.toContain(TOKEN);
+    expect(JSON.parse(t.deps.secretBox.open(row!.credentials!))).toMatchObject({ botToken: TOKEN, chatId: '-1001234567890' });
+    expect((await call(t.app, acme.apiKey, { method: 'GET', url: '/public/v1/is-connected' })).json()).toEqual({ connected: true });
+  });
+
+  it('connecting the same account again updates the one channel and clears refreshNeeded', async () => {
+    const [before] = await rows();
+    await t.deps.database.db.update(integrations).set({ refreshNeeded: true, name: 'old name' }).where(eq(integrations.id, before!.id));
+    const res = await call(t.app, acme.apiKey, { method: 'POST', url: '/public/v1/social/telegram', payload: { botToken: TOKEN, chatId: '-1001234567890' } });
+    expect(res.json()).toMatchObject({ id: before!.id, name: 'Acme News', refreshNeeded: false });
+    expect(await rows()).toHaveLength(1);
+  });
+
+  it('bad credentials → 400 naming the field, nothing stored', async () => {
+    const org = await t.createOrg('Fresh');
+    const badToken = expectError(
+      await call(t.app, org.apiKey, { method: 'POST', url: '/public/v1/social/telegram', payload: { botToken: '999:AAbbCCddEEffGGhhIIjjKKllMMnnOOppQQ', chatId: '@acmenews' } }),
+      400,
+      'VALIDATION_FAILED',
+    );
+    expect(badToken.fields![0]!.path).toBe('botToken');
+    const badChat = expectError(await call(t.app, org.apiKey, { method: 'POST', url: '/public/v1/social/telegram', payload: { botToken: TOKEN, chatId: '@nowhere' } }), 400, 'VALIDATION_FAILED');
+    expect(badChat.fields![0]!.path).toBe('chatId');
+    const malformed = expectError(await call(t.app, org.apiKey, { method: 'POST', url: '/public/v1/social/telegram', payload: { chatId: 5 } }), 400, 'VALIDATION_FAILED');
+    expect(malformed.fields!.map((f) => f.path).sort()).toEqual(['botToken', 'chatId']);
+    expect(await t.deps.database.db.select().from(integrations).where(eq(integrations.organizationId, org.id))).toHaveLength(0);
+  });
+
+  it('a platform that is down → 502, nothing stored', async () => {
+    const org = await t.createOrg('Down');
+    sim.inject({ path: /getMe/, status: 502, body: { ok: false, error_code: 502, description: 'Bad Gateway' } });
+    expectError(await call(t.app, org.apiKey, { method: 'POST', url: '/public/v1/social/telegram', payload: { botToken: TOKEN, chatId: '@acmenews' } }), 502, 'PLATFORM_UNREACHABLE');
+    expect(await t.deps.database.db.select().from(integrations).where(eq(integrations.organizationId, org.id))).toHaveLength(0);
+  });
+
+  it('the plan limit on channels answers 403; reconnecting an existing channel is still allowed', async () => {
+    await t.deps.services.organizations.setPlan(acme.id, 'free');
+    await t.deps.repositories.integrations.insertIntegration({ organizationId: acme.id, identifier: 'x', internalId: 'x1', name: 'X 1' });
+    await t.deps.repositories.integrations.insertIntegration({ organizationId: acme.id, identifier: 'x', internalId: 'x2', name: 'X 2' });
+    sim.addChat({ id: -100777, title: 'Second', admins: [123456] });
+    const over = expectError(await call(t.app, acme.apiKey, { method: 'POST', url: '/public/v1/social/telegram', payload: { botToken: TOKEN, chatId: '-100777' } }), 403, 'PLAN_LIMIT_REACHED');
+    expect(over.message).toContain('channels');
+    const again = await call(t.app, acme.apiKey, { method: 'POST', url: '/public/v1/social/telegram', payload: { botToken: TOKEN, chatId: '@acmenews' } });
+    expect(again.statusCode).toBe(201);
+  });
+
+  it('unknown and not-yet-available platforms are answered plainly', async () => {
+    const unknown = expectError(await call(t.app, acme.apiKey, { method: 'GET', url: '/public/v1/social/myspace' }), 400, 'VALIDATION_FAILED');
+    expect(unknown.fields).toEqual([{ path: 'identifier', message: 'Unknown platform' }]);
+    expectError(await call(t.app, acme.apiKey, { method: 'GET', url: '/public/v1/social/gmb' }), 501, 'PLATFORM_NOT_AVAILABLE');
+  });
+});

@@ -1,0 +1,39 @@
+import type { Config } from '../config.js';
+import { PLATFORM_METADATA } from './metadata.js';
+import { PlatformError, PLATFORM_IDENTIFIERS, type PlatformAdapter, type PlatformIdentifier, type PlatformMetadata } from './platform.js';
+import { createTelegramAdapter } from './telegram/index.js';
+
+/** What adapters may be given: the OAuth apps of this deployment. */
+export interface AdapterConfig {
+  apps: Config['platformApps'];
+}
+
+/**
+ * A platform whose adapter is not written yet: its metadata is complete (posts validate against
+ * it), but it cannot be connected, and publishing says so plainly instead of pretending.
+ */
+function notYetAvailable(metadata: PlatformMetadata): PlatformAdapter {
+  return {
+    metadata,
+    validate: () => [],
+    publish: () => Promise.reject(new PlatformError('unsupported', `Publishing to ${metadata.displayName} is not available in this version yet`)),
+  };
+}
+
+type Factories = Partial<Record<PlatformIdentifier, (config: AdapterConfig) => PlatformAdapter>>;
+
+const FACTORIES: Factories = {
+  telegram: () => createTelegramAdapter(),
+};
+
+/** Every identifier maps to an adapter (a missing one would not type-check as a Record). */
+export function createPlatformRegistry(config: AdapterConfig): Record<PlatformIdentifier, PlatformAdapter> {
+  return Object.fromEntries(
+    PLATFORM_IDENTIFIERS.map((id) => [id, FACTORIES[id]?.(config) ?? notYetAvailable(PLATFORM_METADATA[id])]),
+  ) as Record<PlatformIdentifier, PlatformAdapter>;
+}
+
+/** Whether the platform can be connected in this version. */
+export function isConnectable(adapter: PlatformAdapter): boolean {
+  return 'connectWithCredentials' in adapter || 'beginConnect' in adapter;
+}

@@ -8,6 +8,7 @@ import { trackInflight } from './http/inflight.js';
 import { API_PREFIX, installOpenApi } from './http/openapi.js';
 import { installRateLimit } from './http/rate-limit.js';
 import { groupsRoutes } from './modules/groups/groups.routes.js';
+import { callbackRoutes } from './modules/integrations/callback.routes.js';
 import { connectRoutes } from './modules/integrations/connect.routes.js';
 import { healthRoutes } from './modules/health/health.routes.js';
 import { integrationsRoutes } from './modules/integrations/integrations.routes.js';
@@ -49,6 +50,7 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
 
   await installOpenApi(app, { publicUrl: config.publicUrl, version: VERSION });
   await app.register(healthRoutes(services.health));
+  await app.register(callbackRoutes(services.connect));
 
   await app.register(
     async (api) => {

@@ -18,6 +18,7 @@ import { createOrganizationsRepository } from './modules/organizations/organizat
 import { createOrganizationsService } from './modules/organizations/organizations.service.js';
 import { createPlansRepository } from './modules/plans/plans.repository.js';
 import { createPlansService } from './modules/plans/plans.service.js';
+import { createConnectStatesRepository } from './modules/integrations/connect-states.repository.js';
 import { createConnectService } from './modules/integrations/connect.service.js';
 import { createPlatformHttp } from './platforms/http.js';
 import { createPlatformRegistry } from './platforms/registry.js';
@@ -120,6 +121,9 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
       notifications,
       connect: createConnectService({
         integrations: repositories.integrations,
+        states: createConnectStatesRepository(db),
+        apps: config.platformApps,
+        publicUrl: config.publicUrl,
         plans,
         adapters,
         http: platformHttp,

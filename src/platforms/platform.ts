@@ -280,7 +280,17 @@ export interface PlatformAdapter {
    * OAuth platforms: the authorisation URL for `state` (and PKCE `codeChallenge`). Pure; no
    * network except for instance platforms, which may register an app on the instance.
    */
-  beginConnect?(input: { state: string; redirectUri: string; codeChallenge?: string; instanceUrl?: string }, ctx: Omit<OperationContext, 'credentials'>): Promise<{ url: string; instanceApp?: Credentials }>;
+  beginConnect?(
+    input: {
+      state: string;
+      redirectUri: string;
+      codeChallenge?: string;
+      instanceUrl?: string;
+      /** the app already registered on this instance, if any (instance platforms) */
+      instanceApp?: Credentials;
+    },
+    ctx: Omit<OperationContext, 'credentials'>,
+  ): Promise<{ url: string; /** a newly registered instance app, for the service to keep */ instanceApp?: Credentials }>;
 
   /** OAuth platforms: exchange the callback `code` for credentials and fetch the profile. Not retried. */
   completeConnect?(input: { code: string; redirectUri: string; codeVerifier?: string; instanceUrl?: string; instanceApp?: Credentials }, ctx: Omit<OperationContext, 'credentials'>): Promise<ConnectedAccount>;

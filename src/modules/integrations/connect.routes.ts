@@ -24,7 +24,7 @@ export function connectRoutes(service: ConnectService): FastifyPluginAsyncZod {
           },
         },
       },
-      async (req) => service.describeConnect(req.params.identifier),
+      async (req) => service.beginConnect(req.auth.organizationId, req.params.identifier, req.query),
     );
 
     app.post(

@@ -1,18 +1,35 @@
+import { createHash, randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { AppError } from '../../errors.js';
+import { platformEnvPrefix, type Config } from '../../config.js';
+import { AppError, notFound } from '../../errors.js';
+import { isUuid } from '../../lib/ids.js';
+import { createPkce } from '../../platforms/common/oauth2.js';
 import type { Clock } from '../../lib/clock.js';
 import type { SecretBox } from '../../lib/secret-box.js';
 import type { PlatformHttpClient } from '../../platforms/http.js';
 import { withSignal } from '../../platforms/http.js';
-import { isPlatformIdentifier, PlatformError, type OperationContext, type PlatformAdapter, type PlatformIdentifier } from '../../platforms/platform.js';
+import {
+  isPlatformIdentifier,
+  PlatformError,
+  type ConnectedAccount,
+  type Credentials,
+  type OperationContext,
+  type PlatformAdapter,
+  type PlatformIdentifier,
+} from '../../platforms/platform.js';
 import { isConnectable } from '../../platforms/registry.js';
 import type { PlansService } from '../plans/plans.service.js';
+import type { ConnectStatesRepository } from './connect-states.repository.js';
 import type { Integration } from './integrations.schemas.js';
 import type { IntegrationsRepository } from './integrations.repository.js';
 import { toIntegration } from './integrations.service.js';
 
 export interface ConnectDeps {
   integrations: IntegrationsRepository;
+  states: ConnectStatesRepository;
+  /** OAuth apps of this deployment (`<IDENTIFIER>_CLIENT_ID` / `_CLIENT_SECRET`) */
+  apps: Config['platformApps'];
+  publicUrl: string;
   plans: PlansService;
   adapters: Record<PlatformIdentifier, PlatformAdapter>;
   http: PlatformHttpClient;
@@ -53,15 +70,179 @@ export function createConnectService(deps: ConnectDeps) {
     };
   }
 
+  const STATE_TTL_MS = 3600_000;
+  const hashState = (state: string) => createHash('sha256').update(state).digest('hex');
+  const callbackUrl = (identifier: string) => `${deps.publicUrl}/integrations/social/${identifier}/callback`;
+
+  /** Saves the account's channel: a reconnect updates its channel, a new account passes the plan. */
+  async function saveAccount(
+    organizationId: string,
+    identifier: string,
+    account: ConnectedAccount,
+    opts: { instanceUrl?: string | null; refreshIntegrationId?: string | null } = {},
+  ): Promise<Integration> {
+    if (opts.refreshIntegrationId) {
+      const target = await deps.integrations.findIntegration(organizationId, opts.refreshIntegrationId);
+      if (!target) throw notFound('Integration');
+      if (target.integration.internalId !== account.internalId) {
+        throw new AppError(
+          'CONFLICT',
+          `You signed in as ${account.profile ?? account.name}, but the channel being reconnected is ${target.integration.profile ?? target.integration.name}: sign in with that account`,
+        );
+      }
+    } else if (!(await deps.integrations.findByAccount(organizationId, identifier, account.internalId))) {
+      await deps.plans.assertWithinLimit(organizationId, 'channels', await deps.integrations.countLiveIntegrations(organizationId));
+    }
+    const saved = await deps.integrations.upsertConnected({
+      organizationId,
+      identifier,
+      internalId: account.internalId,
+      name: account.name,
+      profile: account.profile,
+      picture: account.picture,
+      credentials: deps.secretBox.seal(JSON.stringify(account.credentials)),
+      tokenExpiresAt: account.expiresAt ?? null,
+      instanceUrl: opts.instanceUrl ?? null,
+      at: new Date(deps.clock.now()),
+    });
+    const row = await deps.integrations.findIntegration(organizationId, saved.id);
+    return toIntegration(row!.integration, row!.customer);
+  }
+
+  /** `https://mastodon.social/@me` → `https://mastodon.social`; refuses what is not an http(s) URL. */
+  function normaliseInstance(value: string | undefined): string {
+    const raw = (value ?? '').trim();
+    const problem = () =>
+      new AppError('VALIDATION_FAILED', 'instanceUrl: Required: the address of your instance, e.g. https://mastodon.social', {
+        fields: [{ path: 'instanceUrl', message: 'Required: the address of your instance, e.g. https://mastodon.social' }],
+      });
+    if (!raw) throw problem();
+    try {
+      const url = new URL(/^https?:\/\//i.test(raw) ? raw : `https://${raw}`);
+      if (url.protocol !== 'https:' && url.protocol !== 'http:') throw problem();
+      return url.origin;
+    } catch {
+      throw problem();
+    }
+  }
+
+  function openInstanceApp(row: { app: string } | undefined): Credentials | undefined {
+    return row ? (JSON.parse(deps.secretBox.open(row.app)) as Credentials) : undefined;
+  }
+
   return {
-    /** `GET /social/{identifier}` */
-    describeConnect(identifier: string): { url: string | null; credentials?: Record<string, unknown> } {
+    /**
+     * `GET /social/{identifier}`: credential platforms describe their form; OAuth platforms get a
+     * single-use `state` (1 h, bound to the organisation), PKCE where supported, and the URL to open.
+     */
+    async beginConnect(
+      organizationId: string,
+      identifier: string,
+      query: { refresh?: string; instanceUrl?: string },
+    ): Promise<{ url: string | null; credentials?: Record<string, unknown> }> {
       const adapter = adapterFor(identifier);
       const m = adapter.metadata;
       if (m.authKind === 'credentials' && m.credentials) {
         return { url: null, credentials: z.toJSONSchema(m.credentials, { io: 'input' }) };
       }
-      throw new AppError('PLATFORM_NOT_AVAILABLE', `Connecting ${m.displayName} through OAuth is not available in this version yet`);
+      if (!adapter.beginConnect) throw new AppError('PLATFORM_NOT_AVAILABLE', `Connecting ${m.displayName} is not available in this version yet`);
+      if (m.authKind === 'oauth2') {
+        const app = deps.apps[identifier];
+        const prefix = platformEnvPrefix(identifier);
+        const missing = [app?.clientId ? null : `${prefix}_CLIENT_ID`, app?.clientSecret ? null : `${prefix}_CLIENT_SECRET`].filter((x) => x !== null);
+        if (missing.length > 0) {
+          throw new AppError('PLATFORM_APP_NOT_CONFIGURED', `${m.displayName} is not configured on this server: set ${missing.join(' and ')}`);
+        }
+      }
+      let refreshIntegrationId: string | null = null;
+      if (query.refresh !== undefined) {
+        const target = isUuid(query.refresh) ? await deps.integrations.findIntegration(organizationId, query.refresh) : undefined;
+        if (!target || target.integration.identifier !== identifier) throw notFound('Integration');
+        refreshIntegrationId = target.integration.id;
+      } else {
+        await deps.plans.assertWithinLimit(organizationId, 'channels', await deps.integrations.countLiveIntegrations(organizationId));
+      }
+      const instanceUrl = m.instanceBased ? normaliseInstance(query.instanceUrl) : undefined;
+      const known = instanceUrl ? await deps.states.findInstanceApp(identifier, instanceUrl) : undefined;
+      const state = randomBytes(32).toString('base64url');
+      const pkce = m.oauth?.pkce || m.authKind === 'instance-oauth2' ? createPkce() : undefined;
+      let begun;
+      try {
+        begun = await adapter.beginConnect(
+          { state, redirectUri: callbackUrl(identifier), codeChallenge: pkce?.challenge, instanceUrl, instanceApp: openInstanceApp(known) },
+          context(),
+        );
+      } catch (e) {
+        if (!(e instanceof PlatformError)) throw e;
+        if (e.kind === 'rejected' || e.kind === 'unsupported') {
+          throw new AppError('VALIDATION_FAILED', `instanceUrl: ${e.message}`, { fields: [{ path: 'instanceUrl', message: e.message }] });
+        }
+        throw new AppError('PLATFORM_UNREACHABLE', `${m.displayName} could not be reached: ${e.message}`);
+      }
+      if (instanceUrl && begun.instanceApp) {
+        await deps.states.saveInstanceApp(identifier, instanceUrl, deps.secretBox.seal(JSON.stringify(begun.instanceApp)));
+      }
+      const now = deps.clock.now();
+      await deps.states.insertState({
+        stateHash: hashState(state),
+        organizationId,
+        identifier,
+        codeVerifier: pkce ? deps.secretBox.seal(pkce.verifier) : null,
+        refreshIntegrationId,
+        instanceUrl: instanceUrl ?? null,
+        createdAt: new Date(now),
+        expiresAt: new Date(now + STATE_TTL_MS),
+      });
+      return { url: deps.http.rewriteUrl(begun.url) };
+    },
+
+    /**
+     * The platform's redirect back (`GET /integrations/social/{identifier}/callback`): the state
+     * is consumed once, the code exchanged, the profile fetched and the channel saved.
+     */
+    async completeConnect(identifier: string, query: { code?: string; state?: string; error?: string; error_description?: string }) {
+      const adapter = adapterFor(identifier);
+      if (!query.state) throw new AppError('VALIDATION_FAILED', 'state: Required', { fields: [{ path: 'state', message: 'Required' }] });
+      const pending = await deps.states.consumeState(hashState(query.state), identifier, new Date(deps.clock.now()));
+      if (!pending) {
+        throw new AppError('VALIDATION_FAILED', 'state: This connection link has expired or was already used; start again', {
+          fields: [{ path: 'state', message: 'Expired or already used' }],
+        });
+      }
+      if (query.error) {
+        throw new AppError('VALIDATION_FAILED', `${adapter.metadata.displayName} did not grant access: ${query.error_description ?? query.error}`, {
+          fields: [{ path: 'error', message: query.error }],
+        });
+      }
+      if (!query.code) throw new AppError('VALIDATION_FAILED', 'code: Required', { fields: [{ path: 'code', message: 'Required' }] });
+      if (!adapter.completeConnect) throw new AppError('PLATFORM_NOT_AVAILABLE', `Connecting ${adapter.metadata.displayName} is not available yet`);
+      const known = pending.instanceUrl ? await deps.states.findInstanceApp(identifier, pending.instanceUrl) : undefined;
+      let account;
+      try {
+        account = await adapter.completeConnect(
+          {
+            code: query.code,
+            redirectUri: callbackUrl(identifier),
+            codeVerifier: pending.codeVerifier ? deps.secretBox.open(pending.codeVerifier) : undefined,
+            instanceUrl: pending.instanceUrl ?? undefined,
+            instanceApp: openInstanceApp(known),
+          },
+          context(),
+        );
+      } catch (e) {
+        if (!(e instanceof PlatformError)) throw e;
+        if (e.kind === 'transient' || e.kind === 'rate_limited') {
+          throw new AppError('PLATFORM_UNREACHABLE', `${adapter.metadata.displayName} could not be reached to finish connecting: ${e.message}`);
+        }
+        throw new AppError('VALIDATION_FAILED', `${adapter.metadata.displayName} refused the connection: ${e.message}`, {
+          fields: [{ path: 'code', message: e.message }],
+        });
+      }
+      const integration = await saveAccount(pending.organizationId, identifier, account, {
+        instanceUrl: pending.instanceUrl,
+        refreshIntegrationId: pending.refreshIntegrationId,
+      });
+      return { integration, platform: adapter.metadata.displayName };
     },
 
     /** `POST /social/{identifier}`: verify the credentials with the platform, then save the channel. */
@@ -89,24 +270,7 @@ export function createConnectService(deps: ConnectDeps) {
         const path = e.details.field ?? Object.keys(schema.shape)[0] ?? 'body';
         throw new AppError('VALIDATION_FAILED', `${path}: ${e.message}`, { fields: [{ path, message: e.message }] });
       }
-      const existing = await deps.integrations.findByAccount(organizationId, identifier, account.internalId);
-      if (!existing) {
-        await deps.plans.assertWithinLimit(organizationId, 'channels', await deps.integrations.countLiveIntegrations(organizationId));
-      }
-      const saved = await deps.integrations.upsertConnected({
-        organizationId,
-        identifier,
-        internalId: account.internalId,
-        name: account.name,
-        profile: account.profile,
-        picture: account.picture,
-        credentials: deps.secretBox.seal(JSON.stringify(account.credentials)),
-        tokenExpiresAt: account.expiresAt ?? null,
-        instanceUrl: null,
-        at: new Date(deps.clock.now()),
-      });
-      const row = await deps.integrations.findIntegration(organizationId, saved.id);
-      return toIntegration(row!.integration, row!.customer);
+      return saveAccount(organizationId, identifier, account);
     },
   };
 }

@@ -149,3 +149,31 @@ export function runPlatformContract(subject: ContractSubject) {
     });
   });
 }
+
+/**
+ * Connects through an OAuth adapter the way a user would, against a simulator: begin, open the
+ * authorisation URL (the simulator approves at once and redirects with `code` and `state`),
+ * then complete with the code. `rewrite` maps real origins to the simulator's.
+ */
+export async function connectViaOAuth(
+  adapter: PlatformAdapter,
+  ctx: Omit<OperationContext, 'credentials'>,
+  rewrite: (url: string) => string,
+  opts: { instanceUrl?: string; redirectUri?: string } = {},
+): Promise<ConnectedAccount> {
+  const { createPkce } = await import('../src/platforms/common/oauth2.js');
+  const pkce = createPkce();
+  const state = `state-${Math.random().toString(36).slice(2)}`;
+  const redirectUri = opts.redirectUri ?? 'http://localhost:3000/integrations/social/test/callback';
+  const begun = await adapter.beginConnect!({ state, redirectUri, codeChallenge: pkce.challenge, instanceUrl: opts.instanceUrl }, ctx);
+  const res = await fetch(rewrite(begun.url), { redirect: 'manual' });
+  const location = res.headers.get('location');
+  if (!location) throw new Error(`the simulator's authorisation page did not redirect (${res.status}): ${await res.text()}`);
+  const back = new URL(location);
+  expect(back.searchParams.get('state')).toBe(state);
+  expect(`${back.origin}${back.pathname}`).toBe(redirectUri);
+  return adapter.completeConnect!(
+    { code: back.searchParams.get('code')!, redirectUri, codeVerifier: pkce.verifier, instanceUrl: opts.instanceUrl, instanceApp: begun.instanceApp },
+    ctx,
+  );
+}

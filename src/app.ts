@@ -10,6 +10,8 @@ import { installRateLimit } from './http/rate-limit.js';
 import { groupsRoutes } from './modules/groups/groups.routes.js';
 import { callbackRoutes } from './modules/integrations/callback.routes.js';
 import { connectRoutes } from './modules/integrations/connect.routes.js';
+import { toolsRoutes } from './modules/integrations/tools.routes.js';
+import { analyticsRoutes } from './modules/analytics/analytics.routes.js';
 import { healthRoutes } from './modules/health/health.routes.js';
 import { integrationsRoutes } from './modules/integrations/integrations.routes.js';
 import { notificationsRoutes } from './modules/notifications/notifications.routes.js';
@@ -58,6 +60,8 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
       installRateLimit(api, { store: deps.rateStore, clock, windowSeconds: config.rateLimit.windowSeconds });
       await api.register(integrationsRoutes(services.integrations));
       await api.register(connectRoutes(services.connect));
+      await api.register(toolsRoutes(services.tools));
+      await api.register(analyticsRoutes(services.analytics));
       await api.register(groupsRoutes(services.groups));
       await api.register(notificationsRoutes(services.notifications));
       if (opts.extraRoutes) await api.register(opts.extraRoutes);

@@ -22,6 +22,11 @@ import { createConnectStatesRepository } from './modules/integrations/connect-st
 import { createConnectService } from './modules/integrations/connect.service.js';
 import { createPlatformHttp } from './platforms/http.js';
 import { createPlatformRegistry } from './platforms/registry.js';
+import { createAnalyticsRepository } from './modules/analytics/analytics.repository.js';
+import { createAnalyticsService } from './modules/analytics/analytics.service.js';
+import { createToolsService } from './modules/integrations/tools.service.js';
+import { PlatformError } from './platforms/platform.js';
+import { createChannelAccess } from './publishing/channel-access.js';
 import { createHeartbeat } from './publishing/heartbeat.js';
 import { createMemoryStore } from './rate-limit/memory-store.js';
 import { createPostgresStore } from './rate-limit/postgres-store.js';
@@ -102,6 +107,19 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
     });
     const notifications = createNotificationsService({ notifications: repositories.notifications, clock });
     const plans = createPlansService({ plans: repositories.plans });
+    const platformLogger = { debug: () => undefined, info: () => undefined, warn: (obj: unknown, msg?: string) => logger.warn(obj, msg) };
+    const access = createChannelAccess({
+      integrations: repositories.integrations,
+      adapters,
+      http: platformHttp,
+      secretBox,
+      clock,
+      logger: platformLogger,
+      notify: (organizationId, content) => notifications.notify(organizationId, content),
+      // Media storage arrives with the media issue; until then no operation reads media.
+      openMedia: () => Promise.reject(new PlatformError('unsupported', 'Media storage is not available in this version yet')),
+      timeoutMs: config.platformTimeoutSeconds * 1000,
+    });
     const services = {
       organizations: createOrganizationsService({
         organizations: repositories.organizations,
@@ -129,8 +147,15 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
         http: platformHttp,
         secretBox,
         clock,
-        logger: { debug: () => undefined, info: () => undefined, warn: (obj, msg) => logger.warn(obj, msg) },
+        logger: platformLogger,
         timeoutMs: config.platformTimeoutSeconds * 1000,
+      }),
+      tools: createToolsService({ integrations: repositories.integrations, access }),
+      analytics: createAnalyticsService({
+        integrations: repositories.integrations,
+        analytics: createAnalyticsRepository(db),
+        access,
+        clock,
       }),
       health: createHealthService({ database, clock, maxHeartbeatAgeSeconds: config.readyMaxHeartbeatAgeSeconds }),
     };
@@ -161,6 +186,7 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
       secretBox,
       adapters,
       platformHttp,
+      access,
       repositories,
       services,
       heartbeat,

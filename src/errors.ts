@@ -39,6 +39,12 @@ export const ERROR_CODES = {
   PLATFORM_NOT_AVAILABLE: 501,
   /** The platform did not answer (or answered with a server error) while we needed it; retry later. */
   PLATFORM_UNREACHABLE: 502,
+  /** The platform asked us to slow down while serving this request; `Retry-After` says when to retry. */
+  PLATFORM_RATE_LIMITED: 429,
+  /** The channel's access is gone (revoked, expired without refresh): reconnect it with `GET /social/{identifier}?refresh=<id>`. */
+  CHANNEL_NEEDS_RECONNECT: 409,
+  /** The platform refused the request (its message is passed on). */
+  PLATFORM_REJECTED: 422,
   /** A dependency (database, queue) is not available; the request can be retried. */
   SERVICE_UNAVAILABLE: 503,
   /** Anything unexpected. Details are logged, never returned. */

@@ -161,6 +161,34 @@ export function createIntegrationsRepository(db: Db) {
       return row!;
     },
 
+    /**
+     * Stores refreshed credentials only if nobody stored others since `previous` was read
+     * (compare-and-set: two processes refreshing at once keep one result). True when written.
+     */
+    async replaceCredentials(id: string, previous: string, next: string, tokenExpiresAt: Date | null, at: Date) {
+      const rows = await db
+        .update(integrations)
+        .set({ credentials: next, tokenExpiresAt, refreshNeeded: false, updatedAt: at })
+        .where(and(eq(integrations.id, id), eq(integrations.credentials, previous), isNull(integrations.deletedAt)))
+        .returning({ id: integrations.id });
+      return rows.length > 0;
+    },
+
+    /** Marks a channel as needing a reconnect; true when it was not marked yet. */
+    async markRefreshNeeded(id: string, at: Date) {
+      const rows = await db
+        .update(integrations)
+        .set({ refreshNeeded: true, updatedAt: at })
+        .where(and(eq(integrations.id, id), eq(integrations.refreshNeeded, false)))
+        .returning({ id: integrations.id });
+      return rows.length > 0;
+    },
+
+    async findById(id: string) {
+      const [row] = await db.select().from(integrations).where(and(eq(integrations.id, id), isNull(integrations.deletedAt)));
+      return row;
+    },
+
     async insertIntegration(values: NewIntegration) {
       const [row] = await db.insert(integrations).values(values).returning();
       return row!;

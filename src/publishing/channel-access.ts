@@ -1,0 +1,115 @@
+import type { Clock } from '../lib/clock.js';
+import type { SecretBox } from '../lib/secret-box.js';
+import type { IntegrationRow, IntegrationsRepository } from '../modules/integrations/integrations.repository.js';
+import { withSignal, type PlatformHttpClient } from '../platforms/http.js';
+import {
+  isPlatformIdentifier,
+  PlatformError,
+  type Credentials,
+  type OperationContext,
+  type PlatformAdapter,
+  type PlatformIdentifier,
+} from '../platforms/platform.js';
+
+export interface ChannelAccessDeps {
+  integrations: IntegrationsRepository;
+  adapters: Record<PlatformIdentifier, PlatformAdapter>;
+  http: PlatformHttpClient;
+  secretBox: SecretBox;
+  clock: Clock;
+  logger: OperationContext['logger'];
+  /** writes an organisation notification */
+  notify: (organizationId: string, content: string) => Promise<unknown>;
+  openMedia: OperationContext['openMedia'];
+  timeoutMs: number;
+  /** tokens expiring sooner than this are refreshed before use */
+  refreshAheadMs?: number;
+}
+
+/**
+ * The one way to run a platform operation on a stored channel: it opens the credentials,
+ * refreshes them ahead of expiry and once on `auth_expired`, stores rotated tokens without
+ * losing a concurrent refresh (compare-and-set), and when the grant is gone marks the channel
+ * `refreshNeeded` and notifies the organisation. Credentials never leave this module decrypted.
+ */
+export function createChannelAccess(deps: ChannelAccessDeps) {
+  const refreshAhead = deps.refreshAheadMs ?? 5 * 60_000;
+
+  function adapterOf(row: IntegrationRow): PlatformAdapter {
+    if (!isPlatformIdentifier(row.identifier)) throw new PlatformError('unsupported', `Unknown platform ${row.identifier}`);
+    return deps.adapters[row.identifier];
+  }
+
+  function contextFor(row: IntegrationRow, credentials: Credentials, signal: AbortSignal): OperationContext {
+    return {
+      credentials,
+      instanceUrl: row.instanceUrl,
+      http: withSignal(deps.http, signal),
+      logger: deps.logger,
+      clock: deps.clock,
+      signal,
+      openMedia: deps.openMedia,
+    };
+  }
+
+  async function giveUp(row: IntegrationRow, reason: string): Promise<never> {
+    if (await deps.integrations.markRefreshNeeded(row.id, new Date(deps.clock.now()))) {
+      await deps.notify(row.organizationId, `Channel ${row.name} (${row.identifier}) must be reconnected: ${reason}`);
+    }
+    throw new PlatformError('reconnect_required', `The channel must be reconnected: ${reason}`);
+  }
+
+  /** Refreshes and stores; returns the credentials to use (ours, or a concurrent refresher's). */
+  async function refresh(row: IntegrationRow, sealed: string, signal: AbortSignal): Promise<{ sealed: string; credentials: Credentials }> {
+    const adapter = adapterOf(row);
+    const current = JSON.parse(deps.secretBox.open(sealed)) as Credentials;
+    try {
+      const next = await adapter.refresh!(contextFor(row, current, signal));
+      const nextSealed = deps.secretBox.seal(JSON.stringify(next.credentials));
+      if (await deps.integrations.replaceCredentials(row.id, sealed, nextSealed, next.expiresAt ?? null, new Date(deps.clock.now()))) {
+        return { sealed: nextSealed, credentials: next.credentials };
+      }
+    } catch (e) {
+      if (!(e instanceof PlatformError) || (e.kind !== 'reconnect_required' && e.kind !== 'auth_expired')) throw e;
+      // With rotating refresh tokens, a refresh that lost a race fails: use the winner's tokens.
+      const fresh = await deps.integrations.findById(row.id);
+      if (!fresh?.credentials || fresh.credentials === sealed) return giveUp(row, e.message);
+      return { sealed: fresh.credentials, credentials: JSON.parse(deps.secretBox.open(fresh.credentials)) as Credentials };
+    }
+    // Someone else stored newer credentials meanwhile: theirs win.
+    const fresh = await deps.integrations.findById(row.id);
+    if (!fresh?.credentials) return giveUp(row, 'the channel was disconnected');
+    return { sealed: fresh.credentials, credentials: JSON.parse(deps.secretBox.open(fresh.credentials)) as Credentials };
+  }
+
+  return {
+    adapterOf,
+
+    /**
+     * Runs `op` with the channel's credentials, refreshing as needed. `op` may run twice (once
+     * more after a refresh), so it must be safe to repeat when the first call failed with
+     * `auth_expired` — the platform refused it, nothing was done.
+     */
+    async run<T>(row: IntegrationRow, op: (adapter: PlatformAdapter, ctx: OperationContext) => Promise<T>, signal = AbortSignal.timeout(deps.timeoutMs)): Promise<T> {
+      const adapter = adapterOf(row);
+      if (!row.credentials) throw new PlatformError('reconnect_required', 'The channel has no stored credentials');
+      if (row.refreshNeeded) throw new PlatformError('reconnect_required', 'The channel must be reconnected first');
+      let sealed = row.credentials;
+      let credentials = JSON.parse(deps.secretBox.open(sealed)) as Credentials;
+      const expiresSoon = row.tokenExpiresAt !== null && row.tokenExpiresAt.getTime() - deps.clock.now() < refreshAhead;
+      if (adapter.refresh && expiresSoon) ({ sealed, credentials } = await refresh(row, sealed, signal));
+      try {
+        return await op(adapter, contextFor(row, credentials, signal));
+      } catch (e) {
+        if (!(e instanceof PlatformError)) throw e;
+        if (e.kind === 'reconnect_required') return giveUp(row, e.message);
+        if (e.kind !== 'auth_expired') throw e;
+        if (!adapter.refresh) return giveUp(row, e.message);
+        const refreshed = await refresh(row, sealed, signal);
+        return op(adapter, contextFor(row, refreshed.credentials, signal));
+      }
+    },
+  };
+}
+
+export type ChannelAccess = ReturnType<typeof createChannelAccess>;

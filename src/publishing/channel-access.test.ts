@@ -65,7 +65,7 @@ describe('channel access: token lifecycle, tools and analytics routes', () => {
       tokenExpiresAt: new Date(clock.now() + expiresInMs),
     });
   }
-  const trigger = (key: string, id: string, body: unknown) => call(t.app, key, { method: 'POST', url: `/public/v1/integration-trigger/${id}`, payload: body });
+  const trigger = (key: string, id: string, body: Record<string, unknown>) => call(t.app, key, { method: 'POST', url: `/public/v1/integration-trigger/${id}`, payload: body });
   const stored = async (id: string) => {
     const [row] = await t.deps.database.db.select().from(integrations).where(eq(integrations.id, id));
     return { row: row!, creds: JSON.parse(t.deps.secretBox.open(row!.credentials!)) as { accessToken: string; refreshToken: string } };

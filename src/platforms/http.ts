@@ -59,7 +59,7 @@ function encodeBody(body: unknown, headers: Record<string, string>): RequestInit
     }
     return form;
   }
-  if (typeof body === 'string' || body instanceof Uint8Array || body instanceof URLSearchParams || body instanceof UndiciFormData) {
+  if (typeof body === 'string' || body instanceof Uint8Array || body instanceof URLSearchParams || body instanceof UndiciFormData || body instanceof Blob) {
     return body as RequestInit['body'];
   }
   if (typeof (body as { pipe?: unknown }).pipe === 'function' || typeof (body as { getReader?: unknown }).getReader === 'function') {
@@ -67,6 +67,10 @@ function encodeBody(body: unknown, headers: Record<string, string>): RequestInit
   }
   if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
   return JSON.stringify(body);
+}
+
+function isStream(body: unknown): boolean {
+  return !!body && (typeof (body as { pipe?: unknown }).pipe === 'function' || typeof (body as { getReader?: unknown }).getReader === 'function');
 }
 
 async function readBody(res: Awaited<ReturnType<typeof fetch>>): Promise<unknown> {
@@ -129,7 +133,7 @@ export function createPlatformHttp(opts: PlatformHttpOptions): PlatformHttpClien
           signal: combined,
           redirect: 'manual',
           dispatcher: untrusted ? guarded : trusted,
-          ...(sendBody && typeof (sendBody as { pipe?: unknown }).pipe === 'function' ? { duplex: 'half' as const } : {}),
+          ...(isStream(sendBody) ? { duplex: 'half' as const } : {}),
         });
       } catch (err) {
         const blocked = findBlocked(err);

@@ -1,7 +1,9 @@
 import type { Config } from '../config.js';
 import { PLATFORM_METADATA } from './metadata.js';
 import { PlatformError, PLATFORM_IDENTIFIERS, type PlatformAdapter, type PlatformIdentifier, type PlatformMetadata } from './platform.js';
+import { createBlueskyAdapter } from './bluesky/index.js';
 import { createTelegramAdapter } from './telegram/index.js';
+import { createXAdapter } from './x/index.js';
 
 /** What adapters may be given: the OAuth apps of this deployment. */
 export interface AdapterConfig {
@@ -23,7 +25,9 @@ function notYetAvailable(metadata: PlatformMetadata): PlatformAdapter {
 type Factories = Partial<Record<PlatformIdentifier, (config: AdapterConfig) => PlatformAdapter>>;
 
 const FACTORIES: Factories = {
+  bluesky: () => createBlueskyAdapter(),
   telegram: () => createTelegramAdapter(),
+  x: (config) => createXAdapter(config),
 };
 
 /** Every identifier maps to an adapter (a missing one would not type-check as a Record). */

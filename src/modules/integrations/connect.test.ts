@@ -1,6 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { integrations } from '../../db/schema/index.js';
+import { BSKY_ENTRYWAY, BSKY_PDS, BSKY_VIDEO, startBlueskySimulator, type BlueskySimulator } from '../../platforms/bluesky/bluesky.simulator.js';
 import { startTelegramSimulator, type TelegramSimulator } from '../../platforms/telegram/telegram.simulator.js';
 import { buildTestApp, call, expectError, type TestApp, type TestOrg } from '../../../test/helpers.js';
 
@@ -8,6 +9,7 @@ const TOKEN = '123456:AAbbCCddEEffGGhhIIjjKKllMMnnOOppQQ';
 
 describe('connecting channels through the API', () => {
   let sim: TelegramSimulator;
+  let sky: BlueskySimulator;
   let t: TestApp;
   let acme: TestOrg;
 
@@ -15,12 +17,16 @@ describe('connecting channels through the API', () => {
     sim = await startTelegramSimulator();
     sim.addBot(TOKEN, { id: 123456, username: 'tidings_bot' });
     sim.addChat({ id: -1001234567890, title: 'Acme News', username: 'acmenews', admins: [123456] });
-    t = await buildTestApp({ env: { PLATFORM_ORIGINS: `https://api.telegram.org=${sim.origin}` } });
+    sky = await startBlueskySimulator();
+    sky.addAccount({ handle: 'acme.bsky.social', did: 'did:plc:acme123', password: 'app-pass-1234', displayName: 'Acme on Bluesky' });
+    const origins = [`https://api.telegram.org=${sim.origin}`, ...[BSKY_ENTRYWAY, BSKY_PDS, BSKY_VIDEO].map((o) => `${o}=${sky.origin}`)];
+    t = await buildTestApp({ env: { PLATFORM_ORIGINS: origins.join(',') } });
     acme = await t.createOrg('Acme');
   });
   afterAll(async () => {
     await t.close();
     await sim.close();
+    await sky.close();
   });
 
   const rows = () => t.deps.database.db.select().from(integrations).where(eq(integrations.organizationId, acme.id));
@@ -30,8 +36,8 @@ describe('connecting channels through the API', () => {
     const body = res.json<{ url: null; credentials: { required: string[]; properties: Record<string, unknown> } }>();
     expect(body.url).toBeNull();
     expect(body.credentials.required.sort()).toEqual(['botToken', 'chatId']);
-    const sky = (await call(t.app, acme.apiKey, { method: 'GET', url: '/public/v1/social/bluesky' })).statusCode;
-    expect([200, 501]).toContain(sky);
+    const bsky = (await call(t.app, acme.apiKey, { method: 'GET', url: '/public/v1/social/bluesky' })).json<{ credentials: { properties: { service: { default: string } } } }>();
+    expect(bsky.credentials.properties.service.default).toBe('https://bsky.social');
   });
 
   it('POST /social/telegram verifies with the platform, stores encrypted credentials and answers 201', async () => {
@@ -85,6 +91,23 @@ describe('connecting channels through the API', () => {
     expect(over.message).toContain('channels');
     const again = await call(t.app, acme.apiKey, { method: 'POST', url: '/public/v1/social/telegram', payload: { botToken: TOKEN, chatId: '@acmenews' } });
     expect(again.statusCode).toBe(201);
+  });
+
+  it('bluesky: an app-password login with service defaulting to bsky.social; a wrong password names the field', async () => {
+    const org = await t.createOrg('Sky');
+    const bad = expectError(
+      await call(t.app, org.apiKey, { method: 'POST', url: '/public/v1/social/bluesky', payload: { identifier: 'acme.bsky.social', password: 'wrong' } }),
+      400,
+      'VALIDATION_FAILED',
+    );
+    expect(bad.fields![0]!.path).toBe('password');
+    const ok = await call(t.app, org.apiKey, { method: 'POST', url: '/public/v1/social/bluesky', payload: { identifier: 'acme.bsky.social', password: 'app-pass-1234' } });
+    expect(ok.statusCode).toBe(201);
+    expect(ok.json()).toMatchObject({ identifier: 'bluesky', name: 'Acme on Bluesky', profile: 'acme.bsky.social' });
+    const [row] = await t.deps.database.db.select().from(integrations).where(eq(integrations.organizationId, org.id));
+    expect(row!.internalId).toBe('did:plc:acme123');
+    expect(row!.tokenExpiresAt).not.toBeNull();
+    expect(row!.credentials).not.toContain('app-pass-1234');
   });
 
   it('unknown and not-yet-available platforms are answered plainly', async () => {

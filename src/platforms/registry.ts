@@ -2,6 +2,7 @@ import type { Config } from '../config.js';
 import { PLATFORM_METADATA } from './metadata.js';
 import { PlatformError, PLATFORM_IDENTIFIERS, type PlatformAdapter, type PlatformIdentifier, type PlatformMetadata } from './platform.js';
 import { createBlueskyAdapter } from './bluesky/index.js';
+import { createMastodonAdapter } from './mastodon/index.js';
 import { createTelegramAdapter } from './telegram/index.js';
 import { createXAdapter } from './x/index.js';
 
@@ -26,6 +27,7 @@ type Factories = Partial<Record<PlatformIdentifier, (config: AdapterConfig) => P
 
 const FACTORIES: Factories = {
   bluesky: () => createBlueskyAdapter(),
+  mastodon: () => createMastodonAdapter(),
   telegram: () => createTelegramAdapter(),
   x: (config) => createXAdapter(config),
 };

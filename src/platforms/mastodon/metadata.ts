@@ -10,10 +10,10 @@ export const mastodonMetadata: PlatformMetadata = {
     authorizeUrl: '/oauth/authorize',
     tokenUrl: '/oauth/token',
     // `profile` needs Mastodon ≥ 4.3; older servers need `read:accounts` instead.
-    scopes: ['write:statuses', 'write:media', 'profile'],
+    scopes: ['read', 'write'],
     scopeSeparator: ' ',
     // Only Mastodon ≥ 4.3 supports PKCE.
-    pkce: false,
+    pkce: true,
     // Tokens do not expire.
     refresh: false,
   },
@@ -37,5 +37,5 @@ export const mastodonMetadata: PlatformMetadata = {
   settings: null,
   tools: [],
   rules: '',
-  analytics: { channel: false, post: false },
+  analytics: { channel: true, post: true },
 };

@@ -7,7 +7,7 @@ describe('mastodon metadata', () => {
     expect(mastodonMetadata.authKind).toBe('instance-oauth2');
     expect(mastodonMetadata.instanceBased).toBe(true);
     expect(mastodonMetadata.oauth).toMatchObject({ authorizeUrl: '/oauth/authorize', tokenUrl: '/oauth/token', refresh: false });
-    expect(mastodonMetadata.oauth?.scopes).toEqual(['write:statuses', 'write:media', 'profile']);
+    expect(mastodonMetadata.oauth?.scopes).toEqual(['read', 'write']);
   });
 
   it('takes no settings and has the default instance limits', () => {

@@ -1,0 +1,100 @@
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectStates, instanceApps, integrations } from '../../db/schema/index.js';
+import { startMastodonSimulator, type MastodonSimulator } from '../../platforms/mastodon/mastodon.simulator.js';
+import { buildTestApp, call, expectError, expectIsolated, type TestApp, type TestOrg } from '../../../test/helpers.js';
+
+const INSTANCE = 'https://mastodon.example';
+
+describe('connecting an OAuth channel through the API (mastodon: app registered per instance)', () => {
+  let sim: MastodonSimulator;
+  let t: TestApp;
+  let acme: TestOrg;
+  let beta: TestOrg;
+
+  beforeAll(async () => {
+    sim = await startMastodonSimulator({ publicUrl: INSTANCE });
+    sim.addAccount({ username: 'alice', display_name: 'Alice Example' });
+    t = await buildTestApp({ env: { PLATFORM_ORIGINS: `${INSTANCE}=${sim.origin}`, PUBLIC_URL: 'https://tidings.example' } });
+    acme = await t.createOrg('Acme');
+    beta = await t.createOrg('Beta');
+  });
+  afterAll(async () => {
+    await t.close();
+    await sim.close();
+  });
+
+  /** What the user's browser does: open the URL, approve at the platform, follow the redirect back. */
+  async function approveAndReturn(url: string) {
+    const res = await fetch(url, { redirect: 'manual' });
+    const back = new URL(res.headers.get('location')!);
+    expect(`${back.origin}${back.pathname}`).toBe('https://tidings.example/integrations/social/mastodon/callback');
+    return t.app.inject({ method: 'GET', url: `${back.pathname}${back.search}` });
+  }
+
+  const begin = (org: TestOrg, query: string) => call(t.app, org.apiKey, { method: 'GET', url: `/public/v1/social/mastodon?${query}` });
+
+  it('GET /social/mastodon registers the app on the instance once and returns the authorisation URL (rewritten)', async () => {
+    const res = await begin(acme, `instanceUrl=${encodeURIComponent('mastodon.example/@someone')}`);
+    expect(res.statusCode).toBe(200);
+    const url = new URL(res.json<{ url: string }>().url);
+    expect(url.origin).toBe(sim.origin);
+    expect(url.pathname).toBe('/oauth/authorize');
+    expect(url.searchParams.get('redirect_uri')).toBe('https://tidings.example/integrations/social/mastodon/callback');
+    expect(url.searchParams.get('code_challenge_method')).toBe('S256');
+    expect(url.searchParams.get('state')!.length).toBeGreaterThan(30);
+    await begin(acme, `instanceUrl=${encodeURIComponent(INSTANCE)}`);
+    expect(await t.deps.database.db.select().from(instanceApps)).toHaveLength(1);
+    expect(sim.apps.size).toBe(1);
+  });
+
+  it('the callback exchanges the code, creates the channel and shows a page; the state works once', async () => {
+    const { url } = (await begin(acme, `instanceUrl=${encodeURIComponent(INSTANCE)}`)).json<{ url: string }>();
+    const back = await fetch(url, { redirect: 'manual' });
+    const location = new URL(back.headers.get('location')!);
+    const page = await t.app.inject({ method: 'GET', url: `${location.pathname}${location.search}` });
+    expect(page.statusCode).toBe(200);
+    expect(page.headers['content-type']).toMatch(/text\/html/);
+    expect(page.body).toContain('Alice Example');
+    const list = (await call(t.app, acme.apiKey, { method: 'GET', url: '/public/v1/integrations' })).json<{ identifier: string; name: string; profile: string }[]>();
+    expect(list).toEqual([expect.objectContaining({ identifier: 'mastodon', name: 'Alice Example', profile: '@alice@mastodon.example' })]);
+    const [row] = await t.deps.database.db.select().from(integrations).where(eq(integrations.organizationId, acme.id));
+    expect(row!.instanceUrl).toBe(INSTANCE);
+    expect(JSON.stringify(row)).not.toContain(location.searchParams.get('code')!);
+
+    const replay = await t.app.inject({ method: 'GET', url: `${location.pathname}${location.search}` });
+    expect(replay.statusCode).toBe(400);
+    expect(replay.body).toContain('expired or was already used');
+  });
+
+  it('reconnecting (refresh=) updates the same channel and clears refreshNeeded; another org cannot target it', async () => {
+    const [row] = await t.deps.database.db.select().from(integrations).where(eq(integrations.organizationId, acme.id));
+    await t.deps.database.db.update(integrations).set({ refreshNeeded: true }).where(eq(integrations.id, row!.id));
+    const { url } = (await begin(acme, `refresh=${row!.id}&instanceUrl=${encodeURIComponent(INSTANCE)}`)).json<{ url: string }>();
+    expect((await approveAndReturn(url)).statusCode).toBe(200);
+    const rows = await t.deps.database.db.select().from(integrations).where(eq(integrations.organizationId, acme.id));
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.refreshNeeded).toBe(false);
+    await expectIsolated(t.app, { method: 'GET', url: `/public/v1/social/mastodon?refresh=${row!.id}&instanceUrl=${encodeURIComponent(INSTANCE)}` }, acme, beta);
+  });
+
+  it('an expired state is refused; a denied authorisation is reported; nothing is created', async () => {
+    const { url } = (await begin(beta, `instanceUrl=${encodeURIComponent(INSTANCE)}`)).json<{ url: string }>();
+    const state = new URL(url).searchParams.get('state')!;
+    await t.deps.database.db.update(connectStates).set({ expiresAt: new Date(Date.now() - 1000) });
+    const expired = await t.app.inject({ method: 'GET', url: `/integrations/social/mastodon/callback?code=x&state=${state}` });
+    expect(expired.statusCode).toBe(400);
+    const second = (await begin(beta, `instanceUrl=${encodeURIComponent(INSTANCE)}`)).json<{ url: string }>();
+    const denied = await t.app.inject({ method: 'GET', url: `/integrations/social/mastodon/callback?error=access_denied&error_description=The+user+said+no&state=${new URL(second.url).searchParams.get('state')!}` });
+    expect(denied.statusCode).toBe(400);
+    expect(denied.body).toContain('The user said no');
+    expect(await t.deps.database.db.select().from(integrations).where(eq(integrations.organizationId, beta.id))).toHaveLength(0);
+  });
+
+  it('names a missing or private instance', async () => {
+    const missing = expectError(await begin(beta, ''), 400, 'VALIDATION_FAILED');
+    expect(missing.fields![0]!.path).toBe('instanceUrl');
+    const priv = expectError(await begin(beta, `instanceUrl=${encodeURIComponent('http://127.0.0.1:9')}`), 400, 'VALIDATION_FAILED');
+    expect(priv.message).toMatch(/private or reserved/);
+  });
+});

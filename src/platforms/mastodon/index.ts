@@ -1,0 +1,411 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import twitterText from 'twitter-text';
+import { htmlToText } from '../common/html.js';
+import { exchangeCode } from '../common/oauth2.js';
+import {
+  PlatformError,
+  type AnalyticsSeries,
+  type ConnectedAccount,
+  type Credentials,
+  type OperationContext,
+  type PlatformAdapter,
+  type PlatformRequest,
+  type PlatformResponse,
+  type PublishItem,
+  type PublishResult,
+  type ValidationIssue,
+} from '../platform.js';
+import { mastodonResult } from './errors.js';
+import { mastodonMetadata } from './metadata.js';
+
+/**
+ * Mastodon: OAuth 2 on the user's own instance. The app is registered on each instance the first
+ * time someone connects from it (`POST /api/v1/apps`) and reused afterwards; every request goes
+ * to a user-supplied host, so all of them pass the SSRF guard (`untrustedHost`).
+ */
+
+/** `read` for findRecent and analytics, `write` for statuses and media (also fine on Mastodon < 4.3). */
+const SCOPES = 'read write';
+const APP_NAME = 'Tidings';
+/** The default `configuration.statuses.max_characters`; instances may allow more. */
+export const MASTODON_MAX_CHARACTERS = 500;
+/** Every URL counts as this many characters, whatever its length (`characters_reserved_per_url`). */
+export const MASTODON_URL_LENGTH = 23;
+/** Mastodon refuses media descriptions (alt text) longer than this. */
+const ALT_LIMIT = 1500;
+
+export interface MastodonAdapterOptions {
+  /** how long publish waits for uploaded media to finish processing before answering `pending` */
+  mediaWaitMs?: number;
+  /** first pause between media polls (doubles up to 5 s) */
+  mediaPollMs?: number;
+}
+
+/** What `beginConnect` hands back for the service to keep per instance. */
+interface InstanceApp {
+  clientId: string;
+  clientSecret: string;
+  redirectUri: string;
+  scopes: string;
+}
+
+interface MastodonCredentials {
+  accessToken: string;
+  instanceUrl: string;
+  accountId: string;
+  username: string;
+}
+
+interface Account {
+  id: string;
+  username: string;
+  acct: string;
+  display_name?: string;
+  avatar?: string;
+  followers_count?: number;
+  following_count?: number;
+  statuses_count?: number;
+}
+
+interface Status {
+  id: string;
+  uri: string;
+  url: string | null;
+  created_at: string;
+  content: string;
+  reblog?: unknown;
+  favourites_count?: number;
+  reblogs_count?: number;
+  replies_count?: number;
+}
+
+interface MediaAttachment {
+  id: string;
+  url: string | null;
+}
+
+interface StatusBody {
+  status: string;
+  media_ids: string[];
+  in_reply_to_id?: string;
+}
+
+/** What an unfinished publish needs to finish later (the `pending` token). */
+interface PendingPublish {
+  v: 1;
+  instanceUrl: string;
+  /** media still processing when publish gave up waiting */
+  waiting: string[];
+  body: StatusBody;
+  idempotencyKey: string;
+}
+
+const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+// Mastodon's own mention pattern (Account::MENTION_RE): a remote mention counts as `@user` only.
+const REMOTE_MENTION = /(?<![=/\p{L}\p{N}_])@([a-z0-9_]+(?:[.-]+[a-z0-9_]+)*)@[\p{L}\p{N}_]+(?:[.-]+[\p{L}\p{N}_]+)*/giu;
+
+/**
+ * The length Mastodon's StatusLengthValidator gives a plain text: every URL with a protocol counts
+ * as 23, `@user@domain` counts as `@user`, and the rest is counted in grapheme clusters.
+ */
+export function countMastodonText(text: string): number {
+  let countable = text;
+  const urls = twitterText.extractUrlsWithIndices(text, { extractUrlsWithoutProtocol: false });
+  for (const u of [...urls].sort((a, b) => b.indices[0] - a.indices[0])) {
+    countable = countable.slice(0, u.indices[0]) + 'x'.repeat(MASTODON_URL_LENGTH) + countable.slice(u.indices[1]);
+  }
+  countable = countable.replace(REMOTE_MENTION, '@$1');
+  let n = 0;
+  for (const _ of segmenter.segment(countable)) n++;
+  return n;
+}
+
+/** `mastodon.social`, `https://mastodon.social/@me` → `https://mastodon.social`. */
+function instanceOrigin(raw: string | null | undefined): string {
+  const value = (raw ?? '').trim();
+  if (!value) throw new PlatformError('rejected', 'The address of the Mastodon instance is missing');
+  let url: URL;
+  try {
+    url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? value : `https://${value}`);
+  } catch {
+    throw new PlatformError('rejected', `"${value}" is not the address of a Mastodon instance`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new PlatformError('rejected', `Only http(s) instances are supported, not ${url.protocol}`);
+  return url.origin;
+}
+
+function readApp(value: Credentials | undefined): InstanceApp | undefined {
+  const a = value as Partial<InstanceApp> | undefined;
+  if (!a || typeof a.clientId !== 'string' || typeof a.clientSecret !== 'string' || typeof a.redirectUri !== 'string') return undefined;
+  return { clientId: a.clientId, clientSecret: a.clientSecret, redirectUri: a.redirectUri, scopes: typeof a.scopes === 'string' ? a.scopes : SCOPES };
+}
+
+function creds(ctx: Pick<OperationContext, 'credentials' | 'instanceUrl'>): MastodonCredentials {
+  const c = ctx.credentials as Partial<MastodonCredentials>;
+  const instance = c.instanceUrl ?? ctx.instanceUrl;
+  if (!c.accessToken || !instance) throw new PlatformError('reconnect_required', 'Stored Mastodon credentials are incomplete');
+  return { accessToken: c.accessToken, instanceUrl: instanceOrigin(instance), accountId: c.accountId ?? '', username: c.username ?? '' };
+}
+
+function call(
+  ctx: Pick<OperationContext, 'http'>,
+  instance: string,
+  token: string | null,
+  method: PlatformRequest['method'],
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<PlatformResponse> {
+  return ctx.http.request({
+    method,
+    url: `${instance}${path}`,
+    headers: { accept: 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers },
+    body,
+    // The instance is whatever the user typed: the SSRF guard must apply to every request.
+    untrustedHost: true,
+  });
+}
+
+/** The name Mastodon sees for an upload; it checks the extension against the content. */
+function fileName(m: PublishItem['media'][number]): string {
+  const last = m.path.split(/[/\\]/).pop()?.split(/[?#]/)[0] ?? '';
+  if (/\.[a-z0-9]{2,5}$/i.test(last)) return last;
+  const ext = m.mimeType.split('/')[1]?.replace('jpeg', 'jpg').replace('quicktime', 'mov') ?? 'bin';
+  return `${m.id}.${ext}`;
+}
+
+function series(label: string, total: number, now: number): AnalyticsSeries {
+  // Mastodon keeps no history of these figures: one point, today.
+  return { label, percentageChange: 0, data: [{ total, date: new Date(now).toISOString().slice(0, 10) }] };
+}
+
+/** Creates the Mastodon adapter. */
+export function createMastodonAdapter(options: MastodonAdapterOptions = {}): PlatformAdapter {
+  const mediaWaitMs = options.mediaWaitMs ?? 60_000;
+  const mediaPollMs = options.mediaPollMs ?? 1_000;
+
+  async function verifyCredentials(ctx: Pick<OperationContext, 'http' | 'clock'>, instance: string, token: string): Promise<Account> {
+    const account = mastodonResult<Account>(await call(ctx, instance, token, 'GET', '/api/v1/accounts/verify_credentials'), ctx.clock.now());
+    if (typeof account?.id !== 'string' || typeof account.username !== 'string') {
+      throw new PlatformError('rejected', `${instance} did not answer like a Mastodon server (no account in verify_credentials)`);
+    }
+    return account;
+  }
+
+  async function registerApp(ctx: Pick<OperationContext, 'http' | 'clock'>, instance: string, redirectUri: string): Promise<InstanceApp> {
+    const res = await call(ctx, instance, null, 'POST', '/api/v1/apps', {
+      client_name: APP_NAME,
+      redirect_uris: redirectUri,
+      scopes: SCOPES,
+      website: new URL(redirectUri).origin,
+    });
+    if (res.status === 404 || res.status === 405) {
+      throw new PlatformError('rejected', `${instance} does not look like a Mastodon server (no /api/v1/apps)`, { status: res.status });
+    }
+    const body = mastodonResult<{ client_id?: unknown; client_secret?: unknown }>(res, ctx.clock.now());
+    if (typeof body?.client_id !== 'string' || typeof body.client_secret !== 'string') {
+      throw new PlatformError('rejected', `${instance} did not register the app like a Mastodon server does`);
+    }
+    return { clientId: body.client_id, clientSecret: body.client_secret, redirectUri, scopes: SCOPES };
+  }
+
+  /** true when the attachment is processed; false while Mastodon answers 206 (or 200 without a URL yet). */
+  async function mediaReady(ctx: OperationContext, c: MastodonCredentials, id: string): Promise<boolean> {
+    const res = await call(ctx, c.instanceUrl, c.accessToken, 'GET', `/api/v1/media/${encodeURIComponent(id)}`);
+    const media = mastodonResult<MediaAttachment>(res, ctx.clock.now());
+    return res.status === 200 && typeof media?.url === 'string';
+  }
+
+  async function uploadMedia(ctx: OperationContext, c: MastodonCredentials, m: PublishItem['media'][number]): Promise<{ id: string; ready: boolean }> {
+    const form = new FormData();
+    form.set('file', await ctx.openMedia(m), fileName(m));
+    if (m.alt) form.set('description', m.alt.slice(0, ALT_LIMIT));
+    const res = await call(ctx, c.instanceUrl, c.accessToken, 'POST', '/api/v2/media', form);
+    const media = mastodonResult<MediaAttachment>(res, ctx.clock.now());
+    if (typeof media?.id !== 'string') throw new PlatformError('transient', 'Mastodon accepted the media without giving its id');
+    // 200: processed at once (small images); 202: still processing, `url` is null until it is done.
+    return { id: media.id, ready: res.status === 200 && typeof media.url === 'string' };
+  }
+
+  /** Polls the attachments in `ids` with a growing pause; answers those still processing when the budget runs out. */
+  async function waitForMedia(ctx: OperationContext, c: MastodonCredentials, ids: string[]): Promise<string[]> {
+    let waiting = ids;
+    let waited = 0;
+    let pause = mediaPollMs;
+    while (waiting.length > 0 && waited + pause <= mediaWaitMs) {
+      try {
+        await sleep(pause, undefined, { signal: ctx.signal });
+      } catch {
+        // Nothing was posted yet: retrying the whole publish is safe.
+        throw new PlatformError('transient', 'Cancelled while Mastodon was processing the media');
+      }
+      waited += pause;
+      pause = Math.min(pause * 2, 5_000);
+      const still: string[] = [];
+      for (const id of waiting) if (!(await mediaReady(ctx, c, id))) still.push(id);
+      waiting = still;
+    }
+    return waiting;
+  }
+
+  async function postStatus(ctx: OperationContext, c: MastodonCredentials, body: StatusBody, idempotencyKey: string): Promise<PublishResult> {
+    const res = await call(ctx, c.instanceUrl, c.accessToken, 'POST', '/api/v1/statuses', body, { 'idempotency-key': idempotencyKey });
+    const status = mastodonResult<Status>(res, ctx.clock.now());
+    if (typeof status?.id !== 'string') throw new PlatformError('transient', 'Mastodon accepted the status without giving its id', { outcomeUnknown: true });
+    return { status: 'published', id: status.id, url: status.url ?? status.uri };
+  }
+
+  async function accountId(ctx: OperationContext, c: MastodonCredentials): Promise<string> {
+    return c.accountId || (await verifyCredentials(ctx, c.instanceUrl, c.accessToken)).id;
+  }
+
+  return {
+    metadata: mastodonMetadata,
+
+    /**
+     * Registers Tidings on the instance unless `instanceApp` is an app already registered there
+     * for this redirect URI and these scopes. PKCE is always sent: Mastodon ≥ 4.3 checks it,
+     * older servers ignore the extra parameters.
+     */
+    async beginConnect({ state, redirectUri, codeChallenge, instanceUrl, instanceApp }, ctx) {
+      const instance = instanceOrigin(instanceUrl);
+      const known = readApp(instanceApp);
+      const reusable = known && known.redirectUri === redirectUri && known.scopes === SCOPES ? known : undefined;
+      const app = reusable ?? (await registerApp(ctx, instance, redirectUri));
+      const query = new URLSearchParams({ response_type: 'code', client_id: app.clientId, redirect_uri: redirectUri, scope: SCOPES, state });
+      if (codeChallenge) {
+        query.set('code_challenge', codeChallenge);
+        query.set('code_challenge_method', 'S256');
+      }
+      return { url: `${instance}/oauth/authorize?${query.toString()}`, ...(reusable ? {} : { instanceApp: { ...app } }) };
+    },
+
+    async completeConnect({ code, redirectUri, codeVerifier, instanceUrl, instanceApp }, ctx): Promise<ConnectedAccount> {
+      const instance = instanceOrigin(instanceUrl);
+      const app = readApp(instanceApp);
+      if (!app) throw new PlatformError('rejected', 'The app registered on this instance is unknown: start connecting again');
+      const tokens = await exchangeCode(ctx.http, {
+        tokenUrl: `${instance}/oauth/token`,
+        app,
+        code,
+        redirectUri,
+        codeVerifier,
+        clientAuth: 'body',
+        now: ctx.clock.now(),
+        untrustedHost: true,
+        extra: { scope: SCOPES },
+      });
+      const account = await verifyCredentials(ctx, instance, tokens.accessToken);
+      return {
+        internalId: account.id,
+        name: account.display_name || account.username,
+        profile: `@${account.acct.includes('@') ? account.acct : `${account.acct}@${new URL(instance).host}`}`,
+        picture: account.avatar ?? null,
+        credentials: { accessToken: tokens.accessToken, instanceUrl: instance, accountId: account.id, username: account.username } satisfies MastodonCredentials,
+        // Mastodon tokens do not expire; there is nothing to refresh.
+        expiresAt: null,
+      };
+    },
+
+    /** Counts like Mastodon (URLs 23, remote mentions as `@user`) against the default 500. */
+    validate(post) {
+      const issues: ValidationIssue[] = [];
+      post.items.forEach((item, i) => {
+        const length = countMastodonText(htmlToText(item.content));
+        if (length > MASTODON_MAX_CHARACTERS) {
+          issues.push({
+            path: `value.${i}.content`,
+            code: 'too_long',
+            message: `Mastodon allows ${MASTODON_MAX_CHARACTERS} characters (every link counts as ${MASTODON_URL_LENGTH}); this text has ${length}`,
+          });
+        }
+      });
+      return issues;
+    },
+
+    /**
+     * Idempotent for an hour through Mastodon's `Idempotency-Key` (the caller's `idempotencyKey`):
+     * re-sending the same item with the same key within an hour answers the status posted the
+     * first time instead of posting again, even if the first answer was lost. Media uploads are
+     * not idempotent (a retry uploads again; Mastodon deletes unattached media by itself).
+     *
+     * Media are uploaded to `/api/v2/media`; those still processing (202) are polled for up to
+     * `mediaWaitMs`. If they are not done by then, publish answers `pending` and `checkPublish`
+     * posts the status, with the same key, once they are.
+     */
+    async publish({ item, replyTo, idempotencyKey }, ctx): Promise<PublishResult> {
+      const c = creds(ctx);
+      const mediaIds: string[] = [];
+      const processing: string[] = [];
+      for (const m of item.media) {
+        const uploaded = await uploadMedia(ctx, c, m);
+        mediaIds.push(uploaded.id);
+        if (!uploaded.ready) processing.push(uploaded.id);
+      }
+      const body: StatusBody = { status: htmlToText(item.content), media_ids: mediaIds, ...(replyTo ? { in_reply_to_id: replyTo.id } : {}) };
+      const waiting = processing.length > 0 ? await waitForMedia(ctx, c, processing) : [];
+      if (waiting.length > 0) {
+        const pending: PendingPublish = { v: 1, instanceUrl: c.instanceUrl, waiting, body, idempotencyKey };
+        return { status: 'pending', token: JSON.stringify(pending) };
+      }
+      return postStatus(ctx, c, body, idempotencyKey);
+    },
+
+    /** Checks the media once; posts the status (same Idempotency-Key) when all are processed. Safe to retry. */
+    async checkPublish(token, ctx): Promise<PublishResult> {
+      let pending: PendingPublish;
+      try {
+        pending = JSON.parse(token) as PendingPublish;
+      } catch {
+        throw new PlatformError('rejected', 'Unreadable Mastodon publish token');
+      }
+      if (pending?.v !== 1 || !Array.isArray(pending.waiting) || !pending.body || typeof pending.idempotencyKey !== 'string') {
+        throw new PlatformError('rejected', 'Unreadable Mastodon publish token');
+      }
+      const c = creds(ctx);
+      const still: string[] = [];
+      for (const id of pending.waiting) if (!(await mediaReady(ctx, c, id))) still.push(id);
+      if (still.length > 0) return { status: 'pending', token: JSON.stringify({ ...pending, waiting: still }) };
+      return postStatus(ctx, c, pending.body, pending.idempotencyKey);
+    },
+
+    async findRecent({ since, limit }, ctx) {
+      const c = creds(ctx);
+      const id = await accountId(ctx, c);
+      const out: { id: string; url: string; content: string; createdAt: string }[] = [];
+      let maxId: string | undefined;
+      while (out.length < limit) {
+        const query = new URLSearchParams({ limit: String(Math.min(40, limit - out.length)), exclude_reblogs: 'true' });
+        if (maxId) query.set('max_id', maxId);
+        const page = mastodonResult<Status[]>(await call(ctx, c.instanceUrl, c.accessToken, 'GET', `/api/v1/accounts/${encodeURIComponent(id)}/statuses?${query.toString()}`), ctx.clock.now());
+        if (!Array.isArray(page) || page.length === 0) break;
+        for (const s of page) {
+          if (Date.parse(s.created_at) < since.getTime()) return out;
+          if (s.reblog) continue;
+          out.push({ id: s.id, url: s.url ?? s.uri, content: htmlToText(s.content), createdAt: s.created_at });
+          if (out.length >= limit) break;
+        }
+        maxId = page[page.length - 1]!.id;
+      }
+      return out;
+    },
+
+    async analytics(_days, ctx) {
+      const c = creds(ctx);
+      const account = await verifyCredentials(ctx, c.instanceUrl, c.accessToken);
+      const now = ctx.clock.now();
+      return [
+        series('Followers', account.followers_count ?? 0, now),
+        series('Following', account.following_count ?? 0, now),
+        series('Posts', account.statuses_count ?? 0, now),
+      ];
+    },
+
+    async postAnalytics(postId, _days, ctx) {
+      const c = creds(ctx);
+      const status = mastodonResult<Status>(await call(ctx, c.instanceUrl, c.accessToken, 'GET', `/api/v1/statuses/${encodeURIComponent(postId)}`), ctx.clock.now());
+      const now = ctx.clock.now();
+      return [series('Likes', status.favourites_count ?? 0, now), series('Boosts', status.reblogs_count ?? 0, now), series('Replies', status.replies_count ?? 0, now)];
+    },
+  };
+}

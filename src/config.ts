@@ -45,6 +45,7 @@ const EnvSchema = z.object({
   PLATFORM_ORIGINS: z.string().optional(),
   ALLOW_PRIVATE_TARGETS: bool.default(false),
   PLATFORM_TIMEOUT_SECONDS: positiveInt.default(30),
+  DISCORD_BOT_TOKEN: z.string().min(20, 'must be a Discord bot token').optional(),
   WORKER_HEARTBEAT_SECONDS: positiveInt.default(5),
   READY_MAX_HEARTBEAT_AGE_SECONDS: positiveInt.default(30),
 });
@@ -79,6 +80,8 @@ export interface Config {
   platformTimeoutSeconds: number;
   /** OAuth apps from `<IDENTIFIER>_CLIENT_ID` / `<IDENTIFIER>_CLIENT_SECRET` (upper-case, `-` → `_`) */
   platformApps: Record<string, { clientId?: string; clientSecret?: string }>;
+  /** the bot that posts to Discord servers (users add it with the OAuth install) */
+  discordBotToken: string | undefined;
   workerHeartbeatSeconds: number;
   readyMaxHeartbeatAgeSeconds: number;
 }
@@ -170,6 +173,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     allowPrivateTargets: e.ALLOW_PRIVATE_TARGETS,
     platformTimeoutSeconds: e.PLATFORM_TIMEOUT_SECONDS,
     platformApps: readPlatformApps(withoutEmpty(env)),
+    discordBotToken: e.DISCORD_BOT_TOKEN,
     workerHeartbeatSeconds: e.WORKER_HEARTBEAT_SECONDS,
     readyMaxHeartbeatAgeSeconds: e.READY_MAX_HEARTBEAT_AGE_SECONDS,
   };

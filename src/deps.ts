@@ -88,7 +88,7 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
       timeoutMs: config.platformTimeoutSeconds * 1000,
     });
     closers.push(() => platformHttp.close());
-    const adapters = createPlatformRegistry({ apps: config.platformApps });
+    const adapters = createPlatformRegistry({ apps: config.platformApps, discordBotToken: config.discordBotToken });
 
     const db = database.db;
     const repositories = {

@@ -2,13 +2,18 @@ import type { Config } from '../config.js';
 import { PLATFORM_METADATA } from './metadata.js';
 import { PlatformError, PLATFORM_IDENTIFIERS, type PlatformAdapter, type PlatformIdentifier, type PlatformMetadata } from './platform.js';
 import { createBlueskyAdapter } from './bluesky/index.js';
+import type { OAuthApp } from './common/oauth2.js';
+import { createDiscordAdapter } from './discord/index.js';
 import { createMastodonAdapter } from './mastodon/index.js';
+import { createSlackAdapter } from './slack/index.js';
+import { createRedditAdapter } from './reddit/index.js';
 import { createTelegramAdapter } from './telegram/index.js';
 import { createXAdapter } from './x/index.js';
 
 /** What adapters may be given: the OAuth apps of this deployment. */
 export interface AdapterConfig {
   apps: Config['platformApps'];
+  discordBotToken?: string;
 }
 
 /**
@@ -23,13 +28,22 @@ function notYetAvailable(metadata: PlatformMetadata): PlatformAdapter {
   };
 }
 
+/** The deployment's OAuth app of a platform, when both its id and secret are set. */
+function appOf(config: AdapterConfig, id: PlatformIdentifier): OAuthApp | undefined {
+  const app = config.apps[id];
+  return app?.clientId && app.clientSecret ? { clientId: app.clientId, clientSecret: app.clientSecret } : undefined;
+}
+
 type Factories = Partial<Record<PlatformIdentifier, (config: AdapterConfig) => PlatformAdapter>>;
 
 const FACTORIES: Factories = {
   bluesky: () => createBlueskyAdapter(),
   mastodon: () => createMastodonAdapter(),
+  reddit: (c) => createRedditAdapter({ app: appOf(c, 'reddit') }),
+  discord: (c) => createDiscordAdapter({ app: appOf(c, 'discord'), botToken: c.discordBotToken }),
+  slack: (c) => createSlackAdapter({ app: appOf(c, 'slack') }),
   telegram: () => createTelegramAdapter(),
-  x: (config) => createXAdapter(config),
+  x: (c) => createXAdapter({ app: appOf(c, 'x') }),
 };
 
 /** Every identifier maps to an adapter (a missing one would not type-check as a Record). */

@@ -174,7 +174,8 @@ export function createConnectService(deps: ConnectDeps) {
         );
       } catch (e) {
         if (!(e instanceof PlatformError)) throw e;
-        if (e.kind === 'rejected' || e.kind === 'unsupported') {
+        if (e.kind === 'unsupported') throw new AppError('PLATFORM_APP_NOT_CONFIGURED', `${m.displayName}: ${e.message}`);
+        if (e.kind === 'rejected' && instanceUrl) {
           throw new AppError('VALIDATION_FAILED', `instanceUrl: ${e.message}`, { fields: [{ path: 'instanceUrl', message: e.message }] });
         }
         throw new AppError('PLATFORM_UNREACHABLE', `${m.displayName} could not be reached: ${e.message}`);

@@ -39,7 +39,9 @@ export const redditMetadata: PlatformMetadata = {
   oauth: {
     authorizeUrl: 'https://www.reddit.com/api/v1/authorize',
     tokenUrl: 'https://www.reddit.com/api/v1/access_token',
-    scopes: ['read', 'identity', 'submit', 'flair'],
+    // `history` lets us read the user's own submissions: image/video posts come back without an
+    // id and are found there, and so are recent posts when a publish must be reconciled.
+    scopes: ['read', 'identity', 'submit', 'flair', 'history'],
     scopeSeparator: ' ',
     pkce: false,
     refresh: true,

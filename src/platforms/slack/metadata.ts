@@ -15,7 +15,9 @@ export const slackMetadata: PlatformMetadata = {
   oauth: {
     authorizeUrl: 'https://slack.com/oauth/v2/authorize',
     tokenUrl: 'https://slack.com/api/oauth.v2.access',
-    scopes: ['channels:read', 'chat:write', 'users:read', 'groups:read', 'channels:join', 'chat:write.customize'],
+    // Beyond the reference's list: files:write and files:read (uploads and their share), team:read
+    // (workspace name and icon at connect), channels:history (findRecent).
+    scopes: ['channels:read', 'chat:write', 'users:read', 'groups:read', 'channels:join', 'chat:write.customize', 'files:write', 'files:read', 'team:read', 'channels:history'],
     scopeSeparator: ',',
     pkce: false,
     // Bot tokens do not expire unless the app enables token rotation.

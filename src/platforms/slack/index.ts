@@ -1,0 +1,327 @@
+import { buildAuthorizeUrl, exchangeCode, type OAuthApp } from '../common/oauth2.js';
+import { errorFromResponse } from '../http-errors.js';
+import {
+  PlatformError,
+  type ConnectedAccount,
+  type OperationContext,
+  type PlatformAdapter,
+  type PublishItem,
+  type PublishResult,
+  type ValidationIssue,
+} from '../platform.js';
+import { explainSlack, slackResult } from './errors.js';
+import { slackMetadata } from './metadata.js';
+import { htmlToMrkdwn } from './mrkdwn.js';
+
+const API = 'https://slack.com/api';
+/** Slack truncates `text` past 40,000 characters (and may refuse it with msg_too_long). */
+export const SLACK_TEXT_LIMIT = 40_000;
+const PAGE = 200;
+const MAX_PAGES = 20;
+
+export interface SlackConfig {
+  app?: OAuthApp;
+}
+
+/** What a Slack channel stores: the workspace's bot token and what URLs need. */
+interface SlackCredentials {
+  accessToken: string;
+  teamId: string;
+  /** `acme` of acme.slack.com, for permalinks when chat.getPermalink fails */
+  teamDomain: string | null;
+  botUserId: string | null;
+}
+
+interface Conversation {
+  id: string;
+  name: string;
+  is_general?: boolean;
+  is_archived?: boolean;
+}
+
+interface HistoryMessage {
+  ts: string;
+  text?: string;
+  user?: string;
+  bot_id?: string;
+  thread_ts?: string;
+}
+
+interface SharedFile {
+  id: string;
+  shares?: Record<string, Record<string, { ts: string }[] | undefined> | undefined>;
+}
+
+type Ctx = Pick<OperationContext, 'http' | 'clock'>;
+type Args = Record<string, string | number | boolean | undefined>;
+
+function creds(ctx: { credentials: Record<string, unknown> }): SlackCredentials {
+  const c = ctx.credentials as Partial<SlackCredentials>;
+  if (!c.accessToken || !c.teamId) throw new PlatformError('reconnect_required', 'Stored Slack credentials are incomplete');
+  return { accessToken: c.accessToken, teamId: c.teamId, teamDomain: c.teamDomain ?? null, botUserId: c.botUserId ?? null };
+}
+
+const defined = (args: Args) => Object.fromEntries(Object.entries(args).filter(([, v]) => v !== undefined).map(([k, v]) => [k, String(v)]));
+
+/**
+ * One Web API call. `get` puts the arguments in the query (read methods), `form` sends them
+ * form-encoded (accepted by every method; the upload methods take nothing else), `json` as JSON.
+ */
+async function call<T>(ctx: Ctx, token: string, method: string, args: Args, how: 'get' | 'form' | 'json'): Promise<T> {
+  const headers = { authorization: `Bearer ${token}` };
+  const res =
+    how === 'get'
+      ? await ctx.http.request({ method: 'GET', url: `${API}/${method}?${new URLSearchParams(defined(args)).toString()}`, headers })
+      : how === 'form'
+        ? await ctx.http.request({ method: 'POST', url: `${API}/${method}`, headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(defined(args)).toString() })
+        : await ctx.http.request({ method: 'POST', url: `${API}/${method}`, headers: { ...headers, 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify(Object.fromEntries(Object.entries(args).filter(([, v]) => v !== undefined))) });
+  return slackResult<T>(res, ctx.clock.now());
+}
+
+/** `https://acme.slack.com/archives/C1/p1712345678123456` (what chat.getPermalink builds for a top-level message). */
+export function slackArchiveUrl(c: Pick<SlackCredentials, 'teamDomain' | 'teamId'>, channel: string, ts: string): string {
+  if (!c.teamDomain) return `https://app.slack.com/client/${c.teamId}/${channel}`;
+  return `https://${c.teamDomain}.slack.com/archives/${channel}/p${ts.replace('.', '')}`;
+}
+
+function fileName(m: PublishItem['media'][number]): string {
+  const last = m.path.split(/[?#]/)[0]!.split('/').pop() ?? '';
+  if (/\.[a-z0-9]{2,5}$/i.test(last)) return last;
+  const ext = m.mimeType.split('/')[1]?.replace('jpeg', 'jpg').replace('quicktime', 'mov') ?? 'bin';
+  return `${m.id}.${ext}`;
+}
+
+/** The message `ts` of a file shared in `channel`, from `shares.public|private[channel][0].ts`. */
+export function shareTs(file: SharedFile | undefined, channel: string): string | undefined {
+  for (const kind of ['public', 'private']) {
+    const ts = file?.shares?.[kind]?.[channel]?.[0]?.ts;
+    if (ts) return ts;
+  }
+  return undefined;
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const t = setTimeout(resolve, ms);
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(t);
+        resolve();
+      },
+      { once: true },
+    );
+  });
+}
+
+/**
+ * Creates the Slack adapter (OAuth v2, bot token `xoxb-…`). The workspace is the account; posts
+ * go to `settings.channel`, or without one (the shared contract publishes with `{}`) to the
+ * workspace's general channel (`conversations.list` → `is_general`). Text is converted to mrkdwn.
+ * Bot tokens do not expire; workspaces with token rotation turned on are not supported (their
+ * tokens end in `token_expired` → reconnect).
+ */
+export function createSlackAdapter(config: SlackConfig = {}): PlatformAdapter {
+  async function conversations(ctx: Ctx, c: SlackCredentials, types: string, stop?: (c: Conversation) => boolean): Promise<Conversation[]> {
+    const all: Conversation[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < MAX_PAGES; page++) {
+      const res = await call<{ channels: Conversation[]; response_metadata?: { next_cursor?: string } }>(
+        ctx,
+        c.accessToken,
+        'conversations.list',
+        { types, exclude_archived: true, limit: PAGE, cursor },
+        'get',
+      );
+      all.push(...res.channels);
+      if (stop && res.channels.some(stop)) break;
+      cursor = res.response_metadata?.next_cursor || undefined;
+      if (!cursor) break;
+    }
+    return all;
+  }
+
+  async function generalChannel(ctx: Ctx, c: SlackCredentials): Promise<string | undefined> {
+    return (await conversations(ctx, c, 'public_channel', (x) => x.is_general === true)).find((x) => x.is_general)?.id;
+  }
+
+  async function targetChannel(ctx: Ctx, c: SlackCredentials, settings: Record<string, unknown>): Promise<string> {
+    const chosen = typeof settings.channel === 'string' ? settings.channel.trim() : '';
+    if (chosen) return chosen;
+    const general = await generalChannel(ctx, c);
+    if (!general) throw new PlatformError('rejected', 'No channel chosen, and the app cannot see the workspace’s general channel');
+    return general;
+  }
+
+  /**
+   * Runs `send`; when Slack says the bot is not in the (public) channel, joins it and sends once
+   * more. `not_in_channel` means nothing was posted, so the second call cannot double-post.
+   */
+  async function inChannel<T>(ctx: Ctx, c: SlackCredentials, channel: string, send: () => Promise<T>): Promise<T> {
+    try {
+      return await send();
+    } catch (e) {
+      if (!(e instanceof PlatformError) || e.details.platformCode !== 'not_in_channel') throw e;
+      try {
+        await call(ctx, c.accessToken, 'conversations.join', { channel }, 'json');
+      } catch (joinErr) {
+        // A private channel cannot be joined: the user must invite the app, as the error says.
+        if (joinErr instanceof PlatformError && joinErr.kind === 'rejected') throw e;
+        throw joinErr;
+      }
+      return send();
+    }
+  }
+
+  async function uploadFiles(ctx: OperationContext, c: SlackCredentials, item: PublishItem): Promise<{ id: string; title: string }[]> {
+    const files: { id: string; title: string }[] = [];
+    for (const m of item.media) {
+      const blob = await ctx.openMedia(m);
+      const filename = fileName(m);
+      const target = await call<{ upload_url: string; file_id: string }>(
+        ctx,
+        c.accessToken,
+        'files.getUploadURLExternal',
+        { filename, length: blob.size, alt_txt: m.alt ?? undefined },
+        'form',
+      );
+      const form = new FormData();
+      form.set('file', blob, filename);
+      const res = await ctx.http.request({ method: 'POST', url: target.upload_url, body: form });
+      const err = errorFromResponse(res, ctx.clock.now());
+      if (err) throw err.kind === 'auth_expired' ? new PlatformError('rejected', `Slack refused the upload: ${err.message}`, err.details) : err;
+      files.push({ id: target.file_id, title: filename });
+    }
+    return files;
+  }
+
+  /**
+   * Slack shares uploaded files asynchronously: the completion answer may not list the share yet,
+   * so files.info is asked a few times. Still nothing: the files are posted but the message is
+   * unknown, which the publisher must reconcile rather than re-send.
+   */
+  async function fileMessageTs(ctx: OperationContext, c: SlackCredentials, file: SharedFile | undefined, channel: string): Promise<string> {
+    let ts = shareTs(file, channel);
+    for (let attempt = 0; !ts && file && attempt < 3; attempt++) {
+      if (attempt > 0) await sleep(1000 * attempt, ctx.signal);
+      ts = shareTs((await call<{ file: SharedFile }>(ctx, c.accessToken, 'files.info', { file: file.id }, 'get')).file, channel);
+    }
+    if (!ts) throw new PlatformError('transient', 'Slack accepted the files but has not shared them in the channel yet', { outcomeUnknown: true });
+    return ts;
+  }
+
+  async function permalink(ctx: OperationContext, c: SlackCredentials, channel: string, ts: string): Promise<string> {
+    try {
+      return (await call<{ permalink: string }>(ctx, c.accessToken, 'chat.getPermalink', { channel, message_ts: ts }, 'get')).permalink;
+    } catch (e) {
+      // The message is posted: a missing link must not turn it into a failure.
+      ctx.logger.warn({ err: e, channel, ts }, 'slack: chat.getPermalink failed, building the URL');
+      return slackArchiveUrl(c, channel, ts);
+    }
+  }
+
+  return {
+    metadata: slackMetadata,
+
+    async beginConnect({ state, redirectUri }) {
+      if (!config.app) throw new PlatformError('unsupported', 'Slack is not configured');
+      return { url: buildAuthorizeUrl(slackMetadata.oauth!, { clientId: config.app.clientId, redirectUri, state }) };
+    },
+
+    async completeConnect({ code, redirectUri }, ctx): Promise<ConnectedAccount> {
+      if (!config.app) throw new PlatformError('unsupported', 'Slack is not configured');
+      let tokens;
+      try {
+        tokens = await exchangeCode(ctx.http, { tokenUrl: slackMetadata.oauth!.tokenUrl, app: config.app, code, redirectUri, clientAuth: 'body', now: ctx.clock.now() });
+      } catch (e) {
+        // Slack reports `{ ok: false, error: 'invalid_code' }` under HTTP 200.
+        if (e instanceof PlatformError && e.kind === 'rejected') throw new PlatformError('rejected', `Slack refused the authorisation: ${explainSlack(e.message)}`, e.details);
+        throw e;
+      }
+      const raw = tokens.raw as { token_type?: string; bot_user_id?: string; team?: { id?: string; name?: string } | null };
+      if (!raw.team?.id) throw new PlatformError('rejected', 'Organisation-wide installs are not supported: install the app in one workspace');
+      if (raw.token_type !== undefined && raw.token_type !== 'bot') throw new PlatformError('rejected', `Slack returned a ${raw.token_type} token, not a bot token`);
+      const { team } = await call<{ team: { id: string; name: string; domain?: string; icon?: Record<string, unknown> } }>(ctx, tokens.accessToken, 'team.info', { team: raw.team.id }, 'get');
+      const icon = team.icon ?? {};
+      const picture = [icon.image_132, icon.image_88, icon.image_68, icon.image_44].find((x): x is string => typeof x === 'string') ?? null;
+      return {
+        internalId: team.id,
+        name: team.name ?? raw.team.name ?? team.id,
+        profile: team.domain ?? null,
+        picture: icon.image_default === true ? null : picture,
+        credentials: { accessToken: tokens.accessToken, teamId: team.id, teamDomain: team.domain ?? null, botUserId: raw.bot_user_id ?? null } satisfies SlackCredentials,
+        expiresAt: tokens.expiresAt,
+      };
+    },
+
+    validate(post): ValidationIssue[] {
+      const issues: ValidationIssue[] = [];
+      for (const [i, item] of post.items.entries()) {
+        const length = htmlToMrkdwn(item.content).length;
+        if (length > SLACK_TEXT_LIMIT) issues.push({ path: `value.${i}.content`, code: 'too_long', message: `Slack allows ${SLACK_TEXT_LIMIT} characters; this has ${length}` });
+        if (length === 0 && item.media.length === 0) issues.push({ path: `value.${i}.content`, code: 'empty', message: 'Slack cannot post an empty message' });
+      }
+      return issues;
+    },
+
+    /**
+     * NOT idempotent: Slack has no idempotency key, so a retried call posts twice. Text goes
+     * through chat.postMessage; media through files.getUploadURLExternal → upload →
+     * files.completeUploadExternal (the text as `initial_comment`), whose message `ts` is the id.
+     * Thread items are posted with `thread_ts` = the first message's ts.
+     */
+    async publish({ item, settings, replyTo }, ctx): Promise<PublishResult> {
+      const c = creds(ctx);
+      const channel = await targetChannel(ctx, c, settings);
+      const text = htmlToMrkdwn(item.content);
+      const threadTs = replyTo?.rootId;
+      let ts: string;
+      if (item.media.length === 0) {
+        ts = (await inChannel(ctx, c, channel, () => call<{ ts: string }>(ctx, c.accessToken, 'chat.postMessage', { channel, text, thread_ts: threadTs }, 'json'))).ts;
+      } else {
+        const files = await uploadFiles(ctx, c, item);
+        const done = await inChannel(ctx, c, channel, () =>
+          call<{ files: SharedFile[] }>(
+            ctx,
+            c.accessToken,
+            'files.completeUploadExternal',
+            { files: JSON.stringify(files), channel_id: channel, initial_comment: text || undefined, thread_ts: threadTs },
+            'form',
+          ),
+        );
+        ts = await fileMessageTs(ctx, c, done.files[0], channel);
+      }
+      return { status: 'published', id: ts, url: await permalink(ctx, c, channel, ts) };
+    },
+
+    async runTool(methodName, _data, ctx) {
+      if (methodName !== 'channels') throw new PlatformError('unsupported', `Slack has no tool ${methodName}`);
+      const c = creds(ctx);
+      // Private channels are listed only when the app is a member of them (groups:read).
+      const list = await conversations(ctx, c, 'public_channel,private_channel');
+      return list
+        .filter((x) => !x.is_archived)
+        .sort((a, b) => a.name.localeCompare(b.name))
+        .map((x) => ({ id: x.id, name: x.name }));
+    },
+
+    /** The bot's recent top-level messages in the general channel (the only one known without a post's settings). */
+    async findRecent({ since, limit }, ctx) {
+      const c = creds(ctx);
+      const channel = await generalChannel(ctx, c);
+      if (!channel) return [];
+      let history: { messages: HistoryMessage[] };
+      try {
+        history = await call(ctx, c.accessToken, 'conversations.history', { channel, oldest: (since.getTime() / 1000).toFixed(6), limit: Math.min(PAGE, Math.max(1, limit)) }, 'get');
+      } catch (e) {
+        // The bot never joined the channel, so it posted nothing there.
+        if (e instanceof PlatformError && e.details.platformCode === 'not_in_channel') return [];
+        throw e;
+      }
+      return history.messages
+        .filter((m) => c.botUserId !== null && m.user === c.botUserId)
+        .slice(0, limit)
+        .map((m) => ({ id: m.ts, url: slackArchiveUrl(c, channel, m.ts), content: m.text ?? '', createdAt: new Date(Number(m.ts) * 1000).toISOString() }));
+    },
+  };
+}

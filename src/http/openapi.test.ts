@@ -14,10 +14,13 @@ describe('OpenAPI', () => {
     const doc = res.json<{ openapi: string; paths: Record<string, Record<string, { parameters?: { name: string }[]; responses: Record<string, unknown> }>>; components: { securitySchemes: unknown } }>();
     expect(doc.openapi).toBe('3.1.0');
     expect(Object.keys(doc.paths).sort()).toEqual([
+      '/analytics/post/{postId}',
+      '/analytics/{integrationId}',
       '/find-slot/{id}',
       '/groups',
       '/groups/{id}',
       '/integration-settings/{id}',
+      '/integration-trigger/{id}',
       '/integrations',
       '/integrations/{id}',
       '/is-connected',

@@ -4,6 +4,8 @@ import { PlatformError, PLATFORM_IDENTIFIERS, type PlatformAdapter, type Platfor
 import { createBlueskyAdapter } from './bluesky/index.js';
 import type { OAuthApp } from './common/oauth2.js';
 import { createDiscordAdapter } from './discord/index.js';
+import { createLinkedinPageAdapter } from './linkedin-page/index.js';
+import { createLinkedinAdapter } from './linkedin/index.js';
 import { createMastodonAdapter } from './mastodon/index.js';
 import { createSlackAdapter } from './slack/index.js';
 import { createRedditAdapter } from './reddit/index.js';
@@ -42,6 +44,8 @@ const FACTORIES: Factories = {
   reddit: (c) => createRedditAdapter({ app: appOf(c, 'reddit') }),
   discord: (c) => createDiscordAdapter({ app: appOf(c, 'discord'), botToken: c.discordBotToken }),
   slack: (c) => createSlackAdapter({ app: appOf(c, 'slack') }),
+  linkedin: (c) => createLinkedinAdapter({ app: appOf(c, 'linkedin') }),
+  'linkedin-page': (c) => createLinkedinPageAdapter({ app: appOf(c, 'linkedin-page') }),
   telegram: () => createTelegramAdapter(),
   x: (c) => createXAdapter({ app: appOf(c, 'x') }),
 };

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { LINKEDIN_MEDIA, LINKEDIN_RULES, LinkedinSettingsSchema } from '../linkedin/metadata.js';
 import type { PlatformMetadata } from '../platform.js';
 
@@ -25,7 +26,13 @@ export const linkedinPageMetadata: PlatformMetadata = {
   asyncProcessing: true,
   concurrency: { perPlatform: 5, perChannel: 1 },
   settings: LinkedinPageSettingsSchema,
-  tools: [],
+  tools: [
+    {
+      methodName: 'pages',
+      description: 'The LinkedIn pages the connected member administers (the channel posts as the one marked current)',
+      dataSchema: z.object({}),
+    },
+  ],
   rules: LINKEDIN_RULES,
   analytics: { channel: true, post: true },
 };

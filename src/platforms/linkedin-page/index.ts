@@ -1,0 +1,184 @@
+import type { OAuthApp } from '../common/oauth2.js';
+import {
+  linkedinAuthorizeUrl,
+  linkedinConnect,
+  linkedinCreds,
+  linkedinPublishing,
+  linkedinRefresh,
+  linkedinRest,
+  requireApp,
+  tokenCredentials,
+  type Ctx,
+  type LinkedinCredentials,
+  type LinkedinRest,
+} from '../linkedin/client.js';
+import { PlatformError, type AnalyticsSeries, type ConnectedAccount, type PlatformAdapter } from '../platform.js';
+import { linkedinPageMetadata } from './metadata.js';
+
+/** A LinkedIn page (organisation) the member administers. */
+export interface LinkedinPage {
+  id: string;
+  urn: string;
+  name: string;
+  vanityName: string | null;
+}
+
+const DAY = 86_400_000;
+
+/** Pages where the member holds the ADMINISTRATOR role (approved), in LinkedIn's order. */
+export async function administeredPages(api: LinkedinRest): Promise<LinkedinPage[]> {
+  const urns: string[] = [];
+  const count = 100;
+  for (let start = 0; ; start += count) {
+    const page = await api.get<{ elements?: { organization?: string; role?: string; state?: string }[] }>(
+      `/rest/organizationAcls?q=roleAssignee&role=ADMINISTRATOR&state=APPROVED&count=${count}&start=${start}`,
+    );
+    const elements = page.elements ?? [];
+    for (const e of elements) if (e.organization && !urns.includes(e.organization)) urns.push(e.organization);
+    if (elements.length < count) break;
+  }
+  const pages: LinkedinPage[] = [];
+  for (const urn of urns) {
+    const id = urn.slice(urn.lastIndexOf(':') + 1);
+    const org = await api.get<{ id?: number; localizedName?: string; vanityName?: string }>(`/rest/organizations/${encodeURIComponent(id)}`);
+    pages.push({ id, urn, name: org.localizedName || org.vanityName || id, vanityName: org.vanityName ?? null });
+  }
+  return pages;
+}
+
+/** `(timeRange:(start:…,end:…),timeGranularityType:DAY)` in Rest.li 2.0 syntax (not URL-encoded). */
+function dailyIntervals(start: number, end: number): string {
+  return `(timeRange:(start:${start},end:${end}),timeGranularityType:DAY)`;
+}
+
+/** Change of the second half of the period against the first, in percent. */
+function percentageChange(data: { total: number }[]): number {
+  const half = Math.floor(data.length / 2);
+  const before = data.slice(0, half).reduce((s, d) => s + d.total, 0);
+  const after = data.slice(data.length - half).reduce((s, d) => s + d.total, 0);
+  if (half === 0 || before === 0) return 0;
+  return Math.round(((after - before) / before) * 10_000) / 100;
+}
+
+interface ShareStatistics {
+  impressionCount?: number;
+  uniqueImpressionsCount?: number;
+  clickCount?: number;
+  likeCount?: number;
+  commentCount?: number;
+  shareCount?: number;
+  engagement?: number;
+}
+
+const SHARE_FIGURES: [label: string, key: keyof ShareStatistics][] = [
+  ['Impressions', 'impressionCount'],
+  ['Unique impressions', 'uniqueImpressionsCount'],
+  ['Clicks', 'clickCount'],
+  ['Likes', 'likeCount'],
+  ['Comments', 'commentCount'],
+  ['Shares', 'shareCount'],
+];
+
+/**
+ * Creates the LinkedIn Page adapter. Connecting lists the organisations the member administers
+ * and connects the FIRST of them (the contract has no page-selection step yet); the `pages` tool
+ * lists them all. Posts and comments are authored by `urn:li:organization:{id}`.
+ */
+export function createLinkedinPageAdapter(config: { app?: OAuthApp } = {}): PlatformAdapter {
+  const publishing = linkedinPublishing();
+  const displayName = linkedinPageMetadata.displayName;
+
+  function pageCreds(ctx: Ctx): LinkedinCredentials & { organizationId: string } {
+    const c = linkedinCreds(ctx);
+    const organizationId = c.organizationId ?? /^urn:li:organization:(\d+)$/.exec(c.authorUrn)?.[1];
+    if (!organizationId) throw new PlatformError('reconnect_required', 'Stored LinkedIn Page credentials name no page');
+    return { ...c, organizationId };
+  }
+
+  return {
+    metadata: linkedinPageMetadata,
+
+    async beginConnect(input) {
+      const app = requireApp(config.app);
+      return { url: linkedinAuthorizeUrl(linkedinPageMetadata, app, input) };
+    },
+
+    async completeConnect(input, ctx): Promise<ConnectedAccount> {
+      const app = requireApp(config.app);
+      const { tokens, member } = await linkedinConnect(linkedinPageMetadata, app, input, ctx);
+      const pages = await administeredPages(linkedinRest(ctx, tokens.accessToken, tokens.refreshToken !== null));
+      const page = pages[0];
+      if (!page) throw new PlatformError('rejected', `${member.name} administers no LinkedIn page: a page administrator must connect it`);
+      const credentials: LinkedinCredentials = {
+        ...tokenCredentials(tokens),
+        memberUrn: `urn:li:person:${member.sub}`,
+        authorUrn: page.urn,
+        organizationId: page.id,
+      };
+      // The logo is a digital-media URN, not a URL: no picture.
+      return { internalId: page.id, name: page.name, profile: page.vanityName, picture: null, credentials: { ...credentials }, expiresAt: tokens.expiresAt };
+    },
+
+    refresh: (ctx) => linkedinRefresh(linkedinPageMetadata, config.app, ctx),
+
+    validate: publishing.validate,
+
+    /**
+     * Publishes a page post, or a comment on it (as the page) for thread items. NOT idempotent:
+     * LinkedIn refuses an exact duplicate (422 `DUPLICATE_POST`) instead of recognising a retry,
+     * so an unknown outcome must be reconciled with `findRecent`. Videos may answer `pending`.
+     */
+    publish: (input, ctx) => publishing.publish(input, ctx),
+    checkPublish: (token, ctx) => publishing.checkPublish(token, ctx),
+    findRecent: (input, ctx) => publishing.findRecent(input, ctx),
+
+    async runTool(methodName, _data, ctx) {
+      if (methodName !== 'pages') throw new PlatformError('unsupported', `${displayName} has no tool "${methodName}"`);
+      const c = pageCreds(ctx);
+      const pages = await administeredPages(linkedinRest(ctx, c.accessToken, c.refreshToken !== null));
+      return pages.map((p) => ({ ...p, current: p.id === c.organizationId }));
+    },
+
+    /** New followers and the page's daily share statistics over the last `days` complete days (UTC). */
+    async analytics(days, ctx): Promise<AnalyticsSeries[]> {
+      const c = pageCreds(ctx);
+      const api = linkedinRest(ctx, c.accessToken, c.refreshToken !== null);
+      const end = Math.floor(ctx.clock.now() / DAY) * DAY;
+      const start = end - Math.max(1, Math.floor(days)) * DAY;
+      const entity = `q=organizationalEntity&organizationalEntity=${encodeURIComponent(c.authorUrn)}&timeIntervals=${dailyIntervals(start, end)}`;
+      const followers = await api.get<{ elements?: { timeRange?: { start: number }; followerGains?: { organicFollowerGain?: number; paidFollowerGain?: number } }[] }>(
+        `/rest/organizationalEntityFollowerStatistics?${entity}`,
+      );
+      const shares = await api.get<{ elements?: { timeRange?: { start: number }; totalShareStatistics?: ShareStatistics }[] }>(
+        `/rest/organizationalEntityShareStatistics?${entity}`,
+      );
+      const dates: string[] = [];
+      for (let t = start; t < end; t += DAY) dates.push(new Date(t).toISOString().slice(0, 10));
+      const byDay = <T extends { timeRange?: { start: number } }>(elements: T[] | undefined) =>
+        new Map((elements ?? []).filter((e) => e.timeRange).map((e) => [new Date(e.timeRange!.start).toISOString().slice(0, 10), e]));
+      const series = (label: string, value: (date: string) => number): AnalyticsSeries => {
+        const data = dates.map((date) => ({ date, total: value(date) }));
+        return { label, percentageChange: percentageChange(data), data };
+      };
+      const f = byDay(followers.elements);
+      const s = byDay(shares.elements);
+      return [
+        series('New followers', (d) => (f.get(d)?.followerGains?.organicFollowerGain ?? 0) + (f.get(d)?.followerGains?.paidFollowerGain ?? 0)),
+        ...SHARE_FIGURES.map(([label, key]) => series(label, (d) => s.get(d)?.totalShareStatistics?.[key] ?? 0)),
+      ];
+    },
+
+    /** Lifetime share statistics of one page post (LinkedIn gives them per post, not per day). */
+    async postAnalytics(postId, _days, ctx): Promise<AnalyticsSeries[]> {
+      const c = pageCreds(ctx);
+      const api = linkedinRest(ctx, c.accessToken, c.refreshToken !== null);
+      const param = postId.startsWith('urn:li:ugcPost:') ? 'ugcPosts' : 'shares';
+      const res = await api.get<{ elements?: { totalShareStatistics?: ShareStatistics }[] }>(
+        `/rest/organizationalEntityShareStatistics?q=organizationalEntity&organizationalEntity=${encodeURIComponent(c.authorUrn)}&${param}=List(${encodeURIComponent(postId)})`,
+      );
+      const stats = res.elements?.[0]?.totalShareStatistics ?? {};
+      const date = new Date(ctx.clock.now()).toISOString().slice(0, 10);
+      return SHARE_FIGURES.map(([label, key]) => ({ label, percentageChange: 0, data: [{ total: stats[key] ?? 0, date }] }));
+    },
+  };
+}

@@ -1,0 +1,267 @@
+import { describe, expect, it } from 'vitest';
+import { connectViaOAuth, runPlatformContract } from '../../../test/platform-contract.js';
+import { createManualClock } from '../../lib/clock.js';
+import { PlatformError } from '../platform.js';
+import { DEFAULT_RETRY_AFTER_SECONDS, linkedinError } from './errors.js';
+import { createLinkedinAdapter, LINKEDIN_VERSION } from './index.js';
+import { ACTIVE_LINKEDIN_VERSIONS, renderLittleText, type LinkedinSimulator } from './linkedin.simulator.js';
+import { ADA, APP, image, linkedinSimulator, originsFor, PNG, post, published, rewriteFor, sha, video, withLinkedin, type TestCtx } from './linkedin.testkit.js';
+import { escapeLittleText, unescapeLittleText } from './little-text.js';
+
+const adapter = createLinkedinAdapter({ app: APP });
+
+runPlatformContract({
+  name: 'linkedin',
+  adapter,
+  errorsIn200: false,
+  async setup() {
+    const sim = await linkedinSimulator();
+    return {
+      origins: originsFor(sim),
+      injectKind: (k) => sim.injectKind(k),
+      connect: (ctx) => connectViaOAuth(adapter, ctx, rewriteFor(sim)),
+      lookup: (id) => sim.lookup(id),
+      expireToken: () => sim.expireAccessTokens(),
+      close: () => sim.close(),
+    };
+  },
+});
+
+describe('linkedin little text', () => {
+  it('escapes every reserved character with a backslash, and unescapes back', () => {
+    const plain = 'a\\b|c{d}e@f[g]h(i)j<k>l#m*n_o~p';
+    expect(escapeLittleText(plain)).toBe('a\\\\b\\|c\\{d\\}e\\@f\\[g\\]h\\(i\\)j\\<k\\>l\\#m\\*n\\_o\\~p');
+    expect(unescapeLittleText(escapeLittleText(plain))).toBe(plain);
+    expect(escapeLittleText('plain words, 100% fine!')).toBe('plain words, 100% fine!');
+  });
+
+  it('the simulator cuts unescaped commentary at the first reserved character, as LinkedIn does', () => {
+    expect(renderLittleText('Launch (beta) today')).toBe('Launch ');
+    expect(renderLittleText(escapeLittleText('Launch (beta) today'))).toBe('Launch (beta) today');
+    expect(renderLittleText('Hi @[Ada](urn:li:person:1) {hashtag|\\#|ai}')).toBe('Hi Ada #ai');
+  });
+});
+
+describe('linkedin specifics', () => {
+  const connect = (sim: LinkedinSimulator, ctx: TestCtx) => connectViaOAuth(adapter, ctx, rewriteFor(sim));
+
+  it('connects the member from OIDC userinfo and stores the 60-day token', async () => {
+    await withLinkedin({}, async (sim, ctx) => {
+      const account = await connect(sim, ctx);
+      expect(account).toMatchObject({ internalId: ADA.sub, name: 'Ada Lovelace', picture: ADA.picture });
+      expect(account.credentials).toMatchObject({ memberUrn: `urn:li:person:${ADA.sub}`, authorUrn: `urn:li:person:${ADA.sub}`, refreshToken: expect.any(String) });
+      expect(account.expiresAt!.getTime() - Date.now()).toBeGreaterThan(59 * 86_400_000);
+      const authorize = sim.log.find((r) => r.path.startsWith('/oauth/v2/authorization'))!;
+      expect(new URL(authorize.path, 'http://x').searchParams.get('scope')).toBe('openid profile w_member_social');
+      const tokenCall = sim.log.find((r) => r.path === '/oauth/v2/accessToken')!;
+      expect(tokenCall.body).toMatchObject({ grant_type: 'authorization_code', client_id: APP.clientId, client_secret: APP.clientSecret });
+    });
+  });
+
+  it('says LinkedIn is not configured when there is no app', async () => {
+    const err = (await createLinkedinAdapter({})
+      .beginConnect!({ state: 's', redirectUri: 'http://localhost/cb' }, {} as TestCtx)
+      .catch((e: unknown) => e)) as PlatformError;
+    expect(err).toBeInstanceOf(PlatformError);
+    expect({ kind: err.kind, message: err.message }).toEqual({ kind: 'unsupported', message: 'LinkedIn is not configured' });
+  });
+
+  it('escapes the commentary so LinkedIn shows it whole, and sends the version headers', async () => {
+    await withLinkedin({}, async (sim, ctx) => {
+      const account = await connect(sim, ctx);
+      const r = published(await post(adapter, ctx, account, '<p>Ship it (v2) @team #launch *now* &lt;3 [link] {x} a|b ~ _ \\</p>'));
+      const stored = sim.posts.find((p) => p.urn === r.id)!;
+      expect(stored.commentary).toBe('Ship it \\(v2\\) \\@team \\#launch \\*now\\* \\<3 \\[link\\] \\{x\\} a\\|b \\~ \\_ \\\\');
+      expect(stored.text).toBe('Ship it (v2) @team #launch *now* <3 [link] {x} a|b ~ _ \\');
+      const call = sim.log.find((l) => l.method === 'POST' && l.path === '/rest/posts')!;
+      expect(call.headers['linkedin-version']).toBe(LINKEDIN_VERSION);
+      expect(call.headers['x-restli-protocol-version']).toBe('2.0.0');
+      expect(call.body).toMatchObject({ author: `urn:li:person:${ADA.sub}`, visibility: 'PUBLIC', lifecycleState: 'PUBLISHED', isReshareDisabledByAuthor: false, distribution: { feedDistribution: 'MAIN_FEED', targetEntities: [], thirdPartyDistributionChannels: [] } });
+    });
+  });
+
+  it('takes the post id from x-restli-id (the body is empty) and builds the feed URL', async () => {
+    await withLinkedin({}, async (sim, ctx) => {
+      const account = await connect(sim, ctx);
+      const raw = await fetch(`${sim.origin}/rest/posts`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${account.credentials.accessToken as string}`, 'linkedin-version': LINKEDIN_VERSION, 'content-type': 'application/json' },
+        body: JSON.stringify({ author: `urn:li:person:${ADA.sub}`, commentary: 'direct', visibility: 'PUBLIC', distribution: { feedDistribution: 'MAIN_FEED' }, lifecycleState: 'PUBLISHED' }),
+      });
+      expect(raw.status).toBe(201);
+      expect(await raw.text()).toBe('');
+      expect(raw.headers.get('x-restli-id')).toMatch(/^urn:li:share:\d+$/);
+
+      const r = published(await post(adapter, ctx, account, '<p>by header</p>'));
+      expect(r.id).toBe(sim.posts.at(-1)!.urn);
+      expect(r.url).toBe(`https://www.linkedin.com/feed/update/${r.id}`);
+
+      // A 201 without the header: the post may exist, so the outcome is unknown.
+      sim.inject({ path: /^\/rest\/posts$/, status: 201, body: '' });
+      const err = (await post(adapter, ctx, account, '<p>no header</p>').catch((e: unknown) => e)) as PlatformError;
+      expect({ kind: err.kind, unknown: err.details.outcomeUnknown }).toEqual({ kind: 'transient', unknown: true });
+    });
+  });
+
+  it('the simulator refuses a missing or retired LinkedIn-Version, as LinkedIn does', async () => {
+    await withLinkedin({}, async (sim, ctx) => {
+      const account = await connect(sim, ctx);
+      const auth = { authorization: `Bearer ${account.credentials.accessToken as string}` };
+      const missing = await fetch(`${sim.origin}/rest/posts?q=author&author=x`, { headers: auth });
+      expect(missing.status).toBe(400);
+      expect(await missing.json()).toMatchObject({ code: 'VERSION_MISSING' });
+      const old = await fetch(`${sim.origin}/rest/posts?q=author&author=x`, { headers: { ...auth, 'linkedin-version': '202306' } });
+      expect(old.status).toBe(426);
+      expect(ACTIVE_LINKEDIN_VERSIONS.has(LINKEDIN_VERSION)).toBe(true);
+    });
+  });
+
+  it('uploads several pictures and posts them as a multiImage, in order, with alt text', async () => {
+    await withLinkedin({}, async (sim, ctx) => {
+      const account = await connect(sim, ctx);
+      const bytes = [PNG(1), PNG(2), PNG(3)];
+      bytes.forEach((b, i) => ctx.media.set(`m${i}`, new Blob([b], { type: 'image/png' })));
+      const r = published(await post(adapter, ctx, account, '<p>three</p>', { media: [image('m0', 'first'), image('m1'), image('m2')] }));
+      const stored = sim.posts.find((p) => p.urn === r.id)!;
+      expect(stored.mediaSha256).toEqual(bytes.map(sha));
+      expect(stored.content).toEqual({ multiImage: { images: [{ id: stored.mediaUrns[0], altText: 'first' }, { id: stored.mediaUrns[1] }, { id: stored.mediaUrns[2] }] } });
+      const uploads = sim.log.filter((l) => l.method === 'PUT' && l.path.startsWith('/dms-uploads/'));
+      expect(uploads).toHaveLength(3);
+      expect(uploads.every((u) => u.headers.authorization === `Bearer ${account.credentials.accessToken as string}`)).toBe(true);
+
+      const one = published(await post(adapter, ctx, account, '<p>one</p>', { media: [image('m1')] }));
+      expect(sim.posts.find((p) => p.urn === one.id)!.content).toEqual({ media: { id: expect.stringMatching(/^urn:li:image:/) } });
+    });
+  });
+
+  it('posts pictures as one PDF carousel titled carousel_name', async () => {
+    await withLinkedin({}, async (sim, ctx) => {
+      const account = await connect(sim, ctx);
+      [PNG(9), PNG(10)].forEach((b, i) => ctx.media.set(`c${i}`, new Blob([b], { type: 'image/png' })));
+      const r = published(await post(adapter, ctx, account, '<p>slides</p>', { media: [image('c0'), image('c1')], settings: { post_as_images_carousel: true, carousel_name: 'Q3 results' } }));
+      const stored = sim.posts.find((p) => p.urn === r.id)!;
+      expect(stored.content).toEqual({ media: { id: expect.stringMatching(/^urn:li:document:/), title: 'Q3 results' } });
+      const doc = sim.assets.get(stored.mediaUrns[0]!)!;
+      expect({ status: doc.status, pages: doc.pages }).toEqual({ status: 'AVAILABLE', pages: 2 });
+    });
+  });
+
+  it('validates carousels and lone videos', () => {
+    const img = { type: 'image' as const, mimeType: 'image/png', size: 10 };
+    const gif = { type: 'image' as const, mimeType: 'image/gif', size: 10 };
+    const vid = { type: 'video' as const, mimeType: 'video/mp4', size: 10 };
+    const check = (media: (typeof img | typeof vid | typeof gif)[], settings: Record<string, unknown> = { post_as_images_carousel: true }) =>
+      adapter.validate({ settings, items: [{ content: 'x', media }] }).map((i) => `${i.path} ${i.code}`);
+    expect(check([img, img])).toEqual([]);
+    expect(check([img])).toEqual(['value.0.image carousel_min_images']);
+    expect(check([])).toEqual(['value.0.image carousel_min_images']);
+    expect(check([vid])).toEqual(['value.0.image carousel_no_video', 'value.0.image carousel_min_images']);
+    expect(check([img, img, vid])).toEqual(['value.0.image video_alone', 'value.0.image carousel_no_video']);
+    expect(check([img, gif])).toEqual(['value.0.image carousel_format']);
+    expect(check([img], {})).toEqual([]);
+    expect(check([img, vid], {})).toEqual(['value.0.image video_alone']);
+    expect(check([vid], {})).toEqual([]);
+  });
+
+  it('uploads a video in the parts LinkedIn asks for, answers pending, then posts it once AVAILABLE', async () => {
+    await withLinkedin({ videoPartSize: 4, videoPollsUntilAvailable: 2 }, async (sim, ctx) => {
+      const account = await connect(sim, ctx);
+      const bytes = Buffer.from('0123456789'); // three parts: 4 + 4 + 2 bytes
+      ctx.media.set('v', new Blob([bytes], { type: 'video/mp4' }));
+      const first = await post(adapter, ctx, account, '<p>watch this</p>', { media: [video('v', bytes.length)] });
+      expect(first.status).toBe('pending');
+      if (first.status !== 'pending') return;
+      expect(sim.log.filter((l) => l.method === 'PUT' && l.path.includes('/videoUploadPart/'))).toHaveLength(3);
+      expect(sim.posts).toHaveLength(0);
+      const c = { ...ctx, credentials: account.credentials };
+      const second = await adapter.checkPublish!(first.token, c);
+      expect(second.status).toBe('pending');
+      const done = published(await adapter.checkPublish!(first.token, c));
+      expect(sim.lookup(done.id)).toEqual({ text: 'watch this', mediaSha256: [sha(bytes)] });
+      // Polling again after an unknown outcome finds the same post instead of failing as a duplicate.
+      expect(await adapter.checkPublish!(first.token, c)).toEqual(done);
+      expect(sim.posts).toHaveLength(1);
+    });
+  });
+
+  it('a video LinkedIn cannot process is rejected with its reason', async () => {
+    await withLinkedin({ videoPollsUntilAvailable: 5 }, async (sim, ctx) => {
+      const account = await connect(sim, ctx);
+      ctx.media.set('v', new Blob([Buffer.from('not really a video')], { type: 'video/mp4' }));
+      const first = await post(adapter, ctx, account, '<p>broken</p>', { media: [video('v', 18)] });
+      if (first.status !== 'pending') throw new Error('expected pending');
+      sim.failVideoProcessing([...sim.assets.values()].find((a) => a.kind === 'video')!.urn, 'INVALID_VIDEO_FORMAT');
+      const err = (await adapter.checkPublish!(first.token, { ...ctx, credentials: account.credentials }).catch((e: unknown) => e)) as PlatformError;
+      expect({ kind: err.kind, message: err.message }).toEqual({ kind: 'rejected', message: 'LinkedIn could not process the video: INVALID_VIDEO_FORMAT' });
+    });
+  });
+
+  it('comments as the member on the first post, text only, with a comment URL', async () => {
+    await withLinkedin({}, async (sim, ctx) => {
+      const account = await connect(sim, ctx);
+      const root = published(await post(adapter, ctx, account, '<p>root</p>'));
+      const reply = published(await post(adapter, ctx, account, '<p>more (details)</p>', { replyTo: { id: root.id, rootId: root.id } }));
+      expect(sim.comments).toEqual([expect.objectContaining({ urn: reply.id, object: root.id, actor: `urn:li:person:${ADA.sub}`, text: 'more (details)' })]);
+      expect(reply.url).toBe(`https://www.linkedin.com/feed/update/${root.id}?commentUrn=${encodeURIComponent(reply.id)}`);
+      const withMedia = (await post(adapter, ctx, account, '<p>pic</p>', { media: [image('x')], replyTo: { id: root.id, rootId: root.id } }).catch((e: unknown) => e)) as PlatformError;
+      expect(withMedia.kind).toBe('rejected');
+    });
+  });
+
+  it('refuses a real duplicate with LinkedIn’s message', async () => {
+    await withLinkedin({}, async (sim, ctx) => {
+      const account = await connect(sim, ctx);
+      const first = published(await post(adapter, ctx, account, '<p>same words</p>'));
+      const err = (await post(adapter, ctx, account, '<p>same words</p>').catch((e: unknown) => e)) as PlatformError;
+      expect({ kind: err.kind, code: err.details.platformCode, message: err.message }).toEqual({ kind: 'rejected', code: 'DUPLICATE_POST', message: `Content is a duplicate of ${first.id}` });
+    });
+  });
+
+  it('finds recent posts newest first with the commentary as shown', async () => {
+    await withLinkedin({}, async (sim, ctx) => {
+      const account = await connect(sim, ctx);
+      const since = new Date(Date.now() - 1000);
+      const a = published(await post(adapter, ctx, account, '<p>first (1)</p>'));
+      const b = published(await post(adapter, ctx, account, '<p>second #2</p>'));
+      sim.posts[0]!.createdAt = sim.posts[0]!.lastModifiedAt = Date.now() - 500;
+      const recent = await adapter.findRecent!({ since, limit: 10 }, { ...ctx, credentials: account.credentials });
+      expect(recent.map((r) => [r.id, r.content])).toEqual([
+        [b.id, 'second #2'],
+        [a.id, 'first (1)'],
+      ]);
+      expect(await adapter.findRecent!({ since: new Date(Date.now() + 60_000), limit: 10 }, { ...ctx, credentials: account.credentials })).toEqual([]);
+    });
+  });
+
+  it('revoked tokens need a reconnect; without a refresh token an expired one does too', async () => {
+    await withLinkedin({ refreshTokens: false }, async (sim, ctx) => {
+      const account = await connect(sim, ctx);
+      expect(account.credentials.refreshToken).toBeNull();
+      const c = { ...ctx, credentials: account.credentials };
+      // Still valid: refresh keeps the token.
+      expect((await adapter.refresh!(c)).credentials).toEqual(account.credentials);
+      sim.expireAccessTokens();
+      const expired = (await post(adapter, ctx, account, '<p>late</p>').catch((e: unknown) => e)) as PlatformError;
+      expect(expired.kind).toBe('reconnect_required');
+      const later = { ...c, clock: { now: () => Date.now() + 61 * 86_400_000 } };
+      expect(((await adapter.refresh!(later).catch((e: unknown) => e)) as PlatformError).kind).toBe('reconnect_required');
+    });
+    await withLinkedin({}, async (sim, ctx) => {
+      const account = await connect(sim, ctx);
+      sim.revokeAccessTokens();
+      expect(((await post(adapter, ctx, account, '<p>gone</p>').catch((e: unknown) => e)) as PlatformError).kind).toBe('reconnect_required');
+      expect(((await adapter.refresh!({ ...ctx, credentials: account.credentials }).catch((e: unknown) => e)) as PlatformError).kind).toBe('reconnect_required');
+    });
+  });
+
+  it('waits 60 s on a 429 by default, and until midnight UTC on a daily limit', () => {
+    const clock = createManualClock(Date.UTC(2026, 10, 21, 23, 0, 0));
+    const res = (message: string, headers: Record<string, string> = {}) => ({ status: 429, headers, body: { status: 429, code: 'TOO_MANY_REQUESTS', message } });
+    expect(linkedinError(res('Too many requests'), { now: clock.now() })!.details.retryAfterSeconds).toBe(DEFAULT_RETRY_AFTER_SECONDS);
+    expect(linkedinError(res('Resource level throttle MEMBER DAY limit for calls to this resource is reached.'), { now: clock.now() })!.details.retryAfterSeconds).toBe(3600);
+    expect(linkedinError(res('x', { 'retry-after': '7' }), { now: clock.now() })!.details.retryAfterSeconds).toBe(7);
+    expect(linkedinError({ status: 503, headers: {}, body: { message: 'Service Unavailable' } })!.kind).toBe('transient');
+    expect(linkedinError({ status: 403, headers: {}, body: { status: 403, code: 'ACCESS_DENIED', message: 'Not enough permissions' } })!.kind).toBe('reconnect_required');
+    expect(linkedinError({ status: 401, headers: {}, body: { status: 401, serviceErrorCode: 65601, code: 'EXPIRED_ACCESS_TOKEN', message: 'expired' } })!.kind).toBe('auth_expired');
+  });
+});

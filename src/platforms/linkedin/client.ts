@@ -339,7 +339,7 @@ export function linkedinPublishing() {
         const title = typeof settings.carousel_name === 'string' && settings.carousel_name.trim() ? settings.carousel_name.trim() : 'Carousel';
         let pdf: Buffer;
         try {
-          pdf = imagesToPdf(pictures, title);
+          pdf = await imagesToPdf(pictures, title);
         } catch (e) {
           if (e instanceof UnsupportedImageError) throw new PlatformError('rejected', e.message);
           throw e;

@@ -32,6 +32,11 @@ describe('errors (API.md §3)', () => {
     expect(res.headers['x-request-id']).toMatch(/^req-[0-9a-f]{12}$/);
   });
 
+  it('a body with a __proto__ key → 400, never reaching a handler', async () => {
+    const res = await call(t.app, org.apiKey, { method: 'POST', url: '/public/v1/groups', payload: '{"name":"x","__proto__":{"admin":true}}', headers: { 'content-type': 'application/json' } });
+    expectError(res, 400, 'MALFORMED_JSON');
+  });
+
   it('malformed JSON → 400', async () => {
     const res = await call(t.app, org.apiKey, { method: 'POST', url: '/public/v1/groups', payload: '{"name":', headers: { 'content-type': 'application/json' } });
     expectError(res, 400, 'MALFORMED_JSON');
@@ -78,6 +83,11 @@ describe('errors (API.md §3)', () => {
             headers: { 'content-type': 'application/json' },
           });
           if (res.statusCode === 201) return;
+          // `__proto__`/`constructor.prototype` keys are refused by the JSON parser itself (prototype poisoning).
+          if (res.json<{ code: string }>().code === 'MALFORMED_JSON') {
+            expect(JSON.stringify(payload)).toMatch(/__proto__|constructor/);
+            return;
+          }
           const body = expectError(res, 400, 'VALIDATION_FAILED');
           expect(body.fields!.length).toBeGreaterThan(0);
         }),

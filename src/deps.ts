@@ -150,7 +150,7 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
         logger: platformLogger,
         timeoutMs: config.platformTimeoutSeconds * 1000,
       }),
-      tools: createToolsService({ integrations: repositories.integrations, access }),
+      tools: createToolsService({ integrations: repositories.integrations, access, secretBox, clock }),
       analytics: createAnalyticsService({
         integrations: repositories.integrations,
         analytics: createAnalyticsRepository(db),

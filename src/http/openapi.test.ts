@@ -23,6 +23,7 @@ describe('OpenAPI', () => {
       '/integration-trigger/{id}',
       '/integrations',
       '/integrations/{id}',
+      '/integrations/{id}/account',
       '/is-connected',
       '/notifications',
       '/social/{identifier}',

@@ -305,6 +305,14 @@ export interface PlatformAdapter {
    */
   refresh?(ctx: OperationContext): Promise<{ credentials: Credentials; expiresAt?: Date | null }>;
 
+  /**
+   * Platforms where one grant reaches several accounts (LinkedIn pages; later Facebook pages,
+   * Google locations…): the account `id` (as listed by the platform's tool) for the channel to post
+   * as, with the same grant. Read-only on the platform; safe to retry. `rejected` when the grant
+   * does not reach that account.
+   */
+  selectAccount?(id: string, ctx: OperationContext): Promise<ConnectedAccount>;
+
   /** Platform-specific checks beyond metadata (pure, no network). */
   validate(post: PostDraft): ValidationIssue[];
 

@@ -189,6 +189,21 @@ export function createIntegrationsRepository(db: Db) {
       return row;
     },
 
+    /** Points a channel at another account reached by the same grant (page selection). */
+    async switchAccount(
+      organizationId: string,
+      id: string,
+      fields: { internalId: string; name: string; profile: string | null; picture: string | null; credentials: string; tokenExpiresAt: Date | null },
+      at: Date,
+    ) {
+      const [row] = await db
+        .update(integrations)
+        .set({ ...fields, updatedAt: at })
+        .where(and(eq(integrations.id, id), eq(integrations.organizationId, organizationId), isNull(integrations.deletedAt)))
+        .returning();
+      return row;
+    },
+
     async insertIntegration(values: NewIntegration) {
       const [row] = await db.insert(integrations).values(values).returning();
       return row!;

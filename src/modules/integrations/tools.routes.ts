@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ErrorResponses } from '../../http/error-schema.js';
+import { IntegrationSchema } from './integrations.schemas.js';
 import type { ToolsService } from './tools.service.js';
 
 export function toolsRoutes(service: ToolsService): FastifyPluginAsyncZod {
@@ -18,6 +19,21 @@ export function toolsRoutes(service: ToolsService): FastifyPluginAsyncZod {
         },
       },
       async (req) => service.runTool(req.auth.organizationId, req.params.id, req.body.methodName, req.body.data),
+    );
+
+    app.put(
+      '/integrations/:id/account',
+      {
+        schema: {
+          tags: ['Integrations'],
+          summary: 'Switch the channel to another account its connection reaches (e.g. another LinkedIn page)',
+          description: 'The accounts are listed by the platform tool (`pages` for linkedin-page).',
+          params: z.object({ id: z.string() }),
+          body: z.object({ id: z.string().min(1).describe("the account's id on the platform") }),
+          response: { 200: IntegrationSchema, ...ErrorResponses },
+        },
+      },
+      async (req) => service.selectAccount(req.auth.organizationId, req.params.id, req.body.id),
     );
   };
 }

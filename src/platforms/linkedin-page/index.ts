@@ -81,8 +81,8 @@ const SHARE_FIGURES: [label: string, key: keyof ShareStatistics][] = [
 
 /**
  * Creates the LinkedIn Page adapter. Connecting lists the organisations the member administers
- * and connects the FIRST of them (the contract has no page-selection step yet); the `pages` tool
- * lists them all. Posts and comments are authored by `urn:li:organization:{id}`.
+ * and connects the first of them; the `pages` tool lists them all and `selectAccount`
+ * (`PUT /integrations/{id}/account`) switches the channel to another. Posts and comments are authored by `urn:li:organization:{id}`.
  */
 export function createLinkedinPageAdapter(config: { app?: OAuthApp } = {}): PlatformAdapter {
   const publishing = linkedinPublishing();
@@ -117,6 +117,16 @@ export function createLinkedinPageAdapter(config: { app?: OAuthApp } = {}): Plat
       };
       // The logo is a digital-media URN, not a URL: no picture.
       return { internalId: page.id, name: page.name, profile: page.vanityName, picture: null, credentials: { ...credentials }, expiresAt: tokens.expiresAt };
+    },
+
+    /** Switches the channel to another page the member administers (listed by the `pages` tool). */
+    async selectAccount(id, ctx): Promise<ConnectedAccount> {
+      const c = pageCreds(ctx);
+      const pages = await administeredPages(linkedinRest(ctx, c.accessToken, c.refreshToken !== null));
+      const page = pages.find((p) => p.id === id || p.urn === id);
+      if (!page) throw new PlatformError('rejected', `The connected LinkedIn member does not administer page ${id}`);
+      const credentials: LinkedinCredentials = { ...c, authorUrn: page.urn, organizationId: page.id };
+      return { internalId: page.id, name: page.name, profile: page.vanityName, picture: null, credentials: { ...credentials }, expiresAt: c.expiresAt ? new Date(c.expiresAt) : null };
     },
 
     refresh: (ctx) => linkedinRefresh(linkedinPageMetadata, config.app, ctx),

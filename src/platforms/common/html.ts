@@ -1,13 +1,9 @@
+import { decodeHtmlEntities } from './html-markup.js';
+
 /**
  * Post content is stored as HTML (as the reference's editor writes it). These helpers turn it
  * into what each platform accepts.
  */
-
-const ENTITIES: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;': '>', '&quot;': '"', '&#39;': "'", '&nbsp;': ' ' };
-
-export function decodeEntities(text: string): string {
-  return text.replace(/&(amp|lt|gt|quot|#39|nbsp);/g, (m) => ENTITIES[m] ?? m);
-}
 
 /** Plain text: paragraphs and line breaks become newlines, every tag goes. */
 export function htmlToText(html: string): string {
@@ -18,7 +14,7 @@ export function htmlToText(html: string): string {
     .replace(/<li[^>]*>/gi, '• ')
     .replace(/<\/li>/gi, '\n')
     .replace(/<[^>]+>/g, '');
-  return decodeEntities(text).replace(/\n{3,}/g, '\n\n').trim();
+  return decodeHtmlEntities(text).replace(/\n{3,}/g, '\n\n').trim();
 }
 
 /**

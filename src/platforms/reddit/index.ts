@@ -1,6 +1,7 @@
 import { crc32, deflateSync } from 'node:zlib';
 import { VERSION } from '../../version.js';
-import { decodeEntities, htmlToText } from '../common/html.js';
+import { decodeHtmlEntities } from '../common/html-markup.js';
+import { htmlToText } from '../common/html.js';
 import { buildAuthorizeUrl, exchangeCode, refreshTokens, type OAuthApp } from '../common/oauth2.js';
 import {
   PlatformError,
@@ -304,7 +305,7 @@ export function createRedditAdapter(config: RedditAdapterConfig = {}): PlatformA
       throw new PlatformError(res.status >= 500 ? 'transient' : 'rejected', `Reddit media upload failed: ${message}`, { status: res.status });
     }
     const location = /<Location>([^<]+)<\/Location>/.exec(text)?.[1];
-    if (location) return decodeEntities(location);
+    if (location) return decodeHtmlEntities(location);
     const key = fields.find((f) => f.name === 'key')?.value;
     if (!key) throw new PlatformError('transient', 'Reddit media upload answered without a location');
     return `${target}/${encodeURIComponent(key)}`;
@@ -391,7 +392,7 @@ export function createRedditAdapter(config: RedditAdapterConfig = {}): PlatformA
         internalId: user.id,
         name: user.name,
         profile: `u/${user.name}`,
-        picture: user.icon_img ? decodeEntities(user.icon_img) : null,
+        picture: user.icon_img ? decodeHtmlEntities(user.icon_img) : null,
         credentials: { ...credentials },
         expiresAt: tokens.expiresAt,
       };

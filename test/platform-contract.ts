@@ -3,10 +3,16 @@ import { openAsBlob, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { systemClock } from '../src/lib/clock.js';
+import { systemClock, type Clock } from '../src/lib/clock.js';
 import { createPlatformHttp, withSignal, type PlatformHttpClient } from '../src/platforms/http.js';
 import { PlatformError, type ConnectedAccount, type Credentials, type OperationContext, type PlatformAdapter, type PublishItem } from '../src/platforms/platform.js';
 import type { InjectedKind } from './simulators/harness.js';
+
+/** The parts of an operation context every platform test builds the same way (quiet logger, own signal). */
+export function testContext(http: PlatformHttpClient, clock: Clock = systemClock): Omit<OperationContext, 'credentials' | 'openMedia'> {
+  const signal = new AbortController().signal;
+  return { http: withSignal(http, signal), logger: { debug: () => undefined, info: () => undefined, warn: () => undefined }, clock, signal };
+}
 
 /** What a platform's simulator holds for a published post. */
 export interface PublishedRecord {
@@ -54,10 +60,7 @@ export function runPlatformContract(subject: ContractSubject) {
     const pngSha = createHash('sha256').update(PNG).digest('hex');
 
     const baseCtx = (): Omit<OperationContext, 'credentials'> => ({
-      http: withSignal(http, new AbortController().signal),
-      logger: { debug: () => undefined, info: () => undefined, warn: () => undefined },
-      clock: systemClock,
-      signal: new AbortController().signal,
+      ...testContext(http),
       openMedia: () => openAsBlob(pngPath, { type: 'image/png' }),
     });
     const ctx = (credentials: Credentials = account.credentials): OperationContext => ({ ...baseCtx(), credentials });

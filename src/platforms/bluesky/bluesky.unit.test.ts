@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { runPlatformContract } from '../../../test/platform-contract.js';
-import { createPlatformHttp, withSignal } from '../http.js';
+import { runPlatformContract, testContext } from '../../../test/platform-contract.js';
+import { createPlatformHttp } from '../http.js';
 import { PlatformError, type ConnectedAccount, type OperationContext, type PublishItem, type PublishResult } from '../platform.js';
 import { BSKY_ENTRYWAY, BSKY_PDS, BSKY_VIDEO, startBlueskySimulator, type BlueskySimulator } from './bluesky.simulator.js';
 import { blueskyError } from './errors.js';
@@ -50,10 +50,7 @@ describe('bluesky specifics', () => {
     try {
       return await fn(sim, {
         media,
-        http: withSignal(http, new AbortController().signal),
-        logger: { debug: () => undefined, info: () => undefined, warn: () => undefined },
-        clock: { now: () => Date.now() },
-        signal: new AbortController().signal,
+        ...testContext(http),
         openMedia: (m) => {
           const blob = media.get(m.id);
           return blob ? Promise.resolve(blob) : Promise.reject(new Error(`no media ${m.id}`));

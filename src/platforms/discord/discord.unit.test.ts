@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { connectViaOAuth, runPlatformContract } from '../../../test/platform-contract.js';
-import { createPlatformHttp, withSignal } from '../http.js';
+import { connectViaOAuth, runPlatformContract, testContext } from '../../../test/platform-contract.js';
+import { createPlatformHttp } from '../http.js';
 import { PlatformError, type OperationContext, type PlatformAdapter, type PublishItem } from '../platform.js';
 import { discordError } from './errors.js';
 import { createDiscordAdapter, DISCORD_BOT_PERMISSIONS, threadName } from './index.js';
@@ -65,10 +65,7 @@ describe('discord specifics', () => {
     const sim = await simulator();
     const http = createPlatformHttp({ origins: new Map([[REAL, sim.origin]]), allowPrivateTargets: false, timeoutMs: 5000 });
     const ctx: Ctx = {
-      http: withSignal(http, new AbortController().signal),
-      logger: { debug: () => undefined, info: () => undefined, warn: () => undefined },
-      clock: { now: () => Date.now() },
-      signal: new AbortController().signal,
+      ...testContext(http),
       openMedia: (m) => Promise.resolve(new Blob([Buffer.from(`bytes of ${m.id}`)], { type: m.mimeType })),
     };
     try {

@@ -1,6 +1,7 @@
+import { testContext } from '../../../test/platform-contract.js';
 import { createHash } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
-import { createPlatformHttp, withSignal } from '../http.js';
+import { createPlatformHttp } from '../http.js';
 import type { ConnectedAccount, OperationContext, PlatformAdapter, PublishItem, PublishResult } from '../platform.js';
 import { LINKEDIN_API_ORIGIN, LINKEDIN_WWW_ORIGIN, startLinkedinSimulator, type LinkedinSimulator, type LinkedinSimulatorOptions } from './linkedin.simulator.js';
 
@@ -38,10 +39,7 @@ export async function withLinkedin<T>(opts: LinkedinSimulatorOptions & { refresh
   try {
     return await fn(sim, {
       media,
-      http: withSignal(http, new AbortController().signal),
-      logger: { debug: () => undefined, info: () => undefined, warn: () => undefined },
-      clock: { now: opts.now ?? (() => Date.now()) },
-      signal: new AbortController().signal,
+      ...testContext(http, { now: opts.now ?? (() => Date.now()) }),
       openMedia: (m) => {
         const blob = media.get(m.id);
         return blob ? Promise.resolve(blob) : Promise.reject(new Error(`no media ${m.id}`));

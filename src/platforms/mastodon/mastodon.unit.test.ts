@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { connectViaOAuth, runPlatformContract } from '../../../test/platform-contract.js';
+import { connectViaOAuth, runPlatformContract, testContext } from '../../../test/platform-contract.js';
 import { createPkce } from '../common/oauth2.js';
-import { createPlatformHttp, withSignal } from '../http.js';
+import { createPlatformHttp } from '../http.js';
 import { PlatformError, type ConnectedAccount, type Credentials, type OperationContext, type PublishItem } from '../platform.js';
 import { mastodonRetryAfter } from './errors.js';
 import { countMastodonText, createMastodonAdapter } from './index.js';
@@ -59,10 +59,7 @@ describe('mastodon specifics', () => {
     const http = createPlatformHttp({ origins: new Map([[INSTANCE, sim.origin]]), allowPrivateTargets: false, timeoutMs: 5000 });
     try {
       return await fn(sim, {
-        http: withSignal(http, new AbortController().signal),
-        logger: { debug: () => undefined, info: () => undefined, warn: () => undefined },
-        clock: { now: () => Date.now() },
-        signal: new AbortController().signal,
+        ...testContext(http),
         openMedia: () => Promise.resolve(new Blob([PNG], { type: 'image/png' })),
       });
     } finally {
@@ -280,10 +277,7 @@ describe('mastodon specifics', () => {
     const http = createPlatformHttp({ origins: new Map(), allowPrivateTargets: false, timeoutMs: 5000 });
     const port = new URL(sim.origin).port;
     const ctx: BaseCtx = {
-      http: withSignal(http, new AbortController().signal),
-      logger: { debug: () => undefined, info: () => undefined, warn: () => undefined },
-      clock: { now: () => Date.now() },
-      signal: new AbortController().signal,
+      ...testContext(http),
       openMedia: () => Promise.reject(new Error('no media')),
     };
     try {

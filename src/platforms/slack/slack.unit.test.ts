@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { connectViaOAuth, runPlatformContract } from '../../../test/platform-contract.js';
-import { createPlatformHttp, withSignal } from '../http.js';
+import { connectViaOAuth, runPlatformContract, testContext } from '../../../test/platform-contract.js';
+import { createPlatformHttp } from '../http.js';
 import { PlatformError, type OperationContext, type PublishItem } from '../platform.js';
 import { slackError } from './errors.js';
 import { createSlackAdapter, slackArchiveUrl } from './index.js';
@@ -67,10 +67,7 @@ describe('slack specifics', () => {
     const sim = await simulator();
     const http = createPlatformHttp({ origins: ORIGINS(sim), allowPrivateTargets: false, timeoutMs: 5000 });
     const ctx: Ctx = {
-      http: withSignal(http, new AbortController().signal),
-      logger: { debug: () => undefined, info: () => undefined, warn: () => undefined },
-      clock: { now: () => Date.now() },
-      signal: new AbortController().signal,
+      ...testContext(http),
       openMedia: (m) => Promise.resolve(new Blob([Buffer.from(`bytes of ${m.id}`)], { type: m.mimeType })),
     };
     try {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { runPlatformContract } from '../../../test/platform-contract.js';
-import { createPlatformHttp, withSignal } from '../http.js';
+import { runPlatformContract, testContext } from '../../../test/platform-contract.js';
+import { createPlatformHttp } from '../http.js';
 import type { PlatformError } from '../platform.js';
 import { createTelegramAdapter, telegramPostUrl } from './index.js';
 import { startTelegramSimulator, type TelegramSimulator } from './telegram.simulator.js';
@@ -48,10 +48,7 @@ describe('telegram specifics', () => {
     const http = createPlatformHttp({ origins: new Map([['https://api.telegram.org', sim.origin]]), allowPrivateTargets: false, timeoutMs: 5000 });
     try {
       return await fn(sim, {
-        http: withSignal(http, new AbortController().signal),
-        logger: { debug: () => undefined, info: () => undefined, warn: () => undefined },
-        clock: { now: () => Date.now() },
-        signal: new AbortController().signal,
+        ...testContext(http),
         openMedia: () => Promise.reject(new Error('no media here')),
       });
     } finally {

@@ -3,8 +3,8 @@ import { mkdtempSync, openAsBlob, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { connectViaOAuth, runPlatformContract } from '../../../test/platform-contract.js';
-import { createPlatformHttp, withSignal, type PlatformHttpClient } from '../http.js';
+import { connectViaOAuth, runPlatformContract, testContext } from '../../../test/platform-contract.js';
+import { createPlatformHttp, type PlatformHttpClient } from '../http.js';
 import { PlatformError, type ConnectedAccount, type OperationContext, type PlatformHttp, type PublishItem } from '../platform.js';
 import { xError } from './errors.js';
 import { CHUNK_BYTES } from './media.js';
@@ -60,10 +60,7 @@ describe('x specifics', () => {
   let dir: string;
 
   const baseCtx = (over: Partial<OperationContext> = {}): Omit<OperationContext, 'credentials'> => ({
-    http: withSignal(http, new AbortController().signal),
-    logger: { debug: () => undefined, info: () => undefined, warn: () => undefined },
-    clock: { now: () => Date.now() },
-    signal: new AbortController().signal,
+    ...testContext(http),
     // File-backed, as in production: chunks are slices of the file, never the whole of it.
     openMedia: (m) => openAsBlob(join(dir, m.id), { type: m.mimeType }),
     ...over,

@@ -15,6 +15,7 @@ import { analyticsRoutes } from './modules/analytics/analytics.routes.js';
 import { healthRoutes } from './modules/health/health.routes.js';
 import { integrationsRoutes } from './modules/integrations/integrations.routes.js';
 import { notificationsRoutes } from './modules/notifications/notifications.routes.js';
+import { postsRoutes } from './modules/posts/posts.routes.js';
 import { VERSION } from './version.js';
 
 declare module 'fastify' {
@@ -64,6 +65,7 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
       await api.register(analyticsRoutes(services.analytics));
       await api.register(groupsRoutes(services.groups));
       await api.register(notificationsRoutes(services.notifications));
+      await api.register(postsRoutes(services.posts));
       if (opts.extraRoutes) await api.register(opts.extraRoutes);
     },
     { prefix: API_PREFIX },

@@ -12,6 +12,17 @@ const bool = z
 
 const positiveInt = z.coerce.number().int().positive();
 
+/** A duration: `90` (seconds), `90s`, `15m`, `24h`, `2d` → milliseconds. */
+const duration = z
+  .string()
+  .trim()
+  .regex(/^\d+(s|m|h|d)?$/, 'must be a duration such as 3600, 90m, 24h or 2d')
+  .transform((v) => {
+    const n = Number.parseInt(v, 10);
+    const unit = v.replace(/^\d+/, '') || 's';
+    return n * { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[unit as 's' | 'm' | 'h' | 'd'];
+  });
+
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 const EnvSchema = z.object({
@@ -48,6 +59,11 @@ const EnvSchema = z.object({
   DISCORD_BOT_TOKEN: z.string().min(20, 'must be a Discord bot token').optional(),
   WORKER_HEARTBEAT_SECONDS: positiveInt.default(5),
   READY_MAX_HEARTBEAT_AGE_SECONDS: positiveInt.default(30),
+  PUBLISH_MAX_LATENESS: duration.default(24 * 3_600_000),
+  PUBLISH_CONCURRENCY: positiveInt.default(50),
+  PUBLISH_MAX_ATTEMPTS: positiveInt.default(6),
+  PUBLISH_RETRY_BASE_SECONDS: positiveInt.default(30),
+  PUBLISH_ATTEMPT_TIMEOUT_SECONDS: positiveInt.default(300),
 });
 
 export type Role = 'api' | 'worker' | 'all';
@@ -84,6 +100,8 @@ export interface Config {
   discordBotToken: string | undefined;
   workerHeartbeatSeconds: number;
   readyMaxHeartbeatAgeSeconds: number;
+  /** the publisher (API.md §6) */
+  publish: { maxLatenessMs: number; concurrency: number; maxAttempts: number; retryBaseMs: number; attemptTimeoutMs: number };
 }
 
 export class ConfigError extends Error {
@@ -176,5 +194,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     discordBotToken: e.DISCORD_BOT_TOKEN,
     workerHeartbeatSeconds: e.WORKER_HEARTBEAT_SECONDS,
     readyMaxHeartbeatAgeSeconds: e.READY_MAX_HEARTBEAT_AGE_SECONDS,
+    publish: {
+      maxLatenessMs: e.PUBLISH_MAX_LATENESS,
+      concurrency: e.PUBLISH_CONCURRENCY,
+      maxAttempts: e.PUBLISH_MAX_ATTEMPTS,
+      retryBaseMs: e.PUBLISH_RETRY_BASE_SECONDS * 1000,
+      attemptTimeoutMs: e.PUBLISH_ATTEMPT_TIMEOUT_SECONDS * 1000,
+    },
   };
 }

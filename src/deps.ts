@@ -28,6 +28,11 @@ import { createToolsService } from './modules/integrations/tools.service.js';
 import { PlatformError } from './platforms/platform.js';
 import { createChannelAccess } from './publishing/channel-access.js';
 import { createHeartbeat } from './publishing/heartbeat.js';
+import { createDispatcher, type Dispatcher } from './publishing/dispatcher.js';
+import { createPublishQueue, PUBLISH_QUEUE } from './publishing/publish-queue.js';
+import { createPublisher, DEFAULT_PUBLISHER_OPTIONS } from './publishing/publisher.js';
+import { createPostsRepository } from './modules/posts/posts.repository.js';
+import { createPostsService } from './modules/posts/posts.service.js';
 import { createMemoryStore } from './rate-limit/memory-store.js';
 import { createPostgresStore } from './rate-limit/postgres-store.js';
 import { createRedisStore } from './rate-limit/redis-store.js';
@@ -78,6 +83,7 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
     if (!opts.withoutJobs) {
       jobs = createJobEngine(database, { role, logger });
       await jobs.start();
+      await jobs.ensureQueue(PUBLISH_QUEUE);
       const engine = jobs;
       closers.push(() => engine.stop());
     }
@@ -98,7 +104,9 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
       integrations: createIntegrationsRepository(db),
       groups: createGroupsRepository(db),
       notifications: createNotificationsRepository(db),
+      posts: createPostsRepository(db),
     };
+    const queue = createPublishQueue({ database, jobs });
     const auth = createAuthService({
       auth: repositories.auth,
       store: rateStore,
@@ -157,6 +165,7 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
         access,
         clock,
       }),
+      posts: createPostsService({ posts: repositories.posts, queue, adapters, plans, access, clock }),
       health: createHealthService({ database, clock, maxHeartbeatAgeSeconds: config.readyMaxHeartbeatAgeSeconds }),
     };
 
@@ -175,6 +184,23 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
     }, 10 * 60_000);
     sweepTimer.unref();
 
+    const publisher = createPublisher({
+      db,
+      queue,
+      access,
+      clock,
+      workerId: heartbeat.workerId,
+      options: {
+        ...DEFAULT_PUBLISHER_OPTIONS,
+        maxLatenessMs: config.publish.maxLatenessMs,
+        maxAttempts: config.publish.maxAttempts,
+        retryBaseMs: config.publish.retryBaseMs,
+        attemptTimeoutMs: config.publish.attemptTimeoutMs,
+      },
+      logger: { warn: (obj, msg) => logger.warn(obj, msg), info: () => undefined },
+    });
+    let dispatcher: Dispatcher | undefined;
+
     let closed = false;
     return {
       config,
@@ -190,15 +216,40 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
       repositories,
       services,
       heartbeat,
-      /** Starts the worker side of this process (heartbeat now; the publisher in a later issue). */
+      queue,
+      publisher,
+      get dispatcher() {
+        return dispatcher;
+      },
+      /** Starts the worker side of this process: the publisher, whose loop writes the heartbeat. */
       async startWorker() {
-        await heartbeat.start();
+        if (!jobs) throw new Error('the job engine is not running in this process');
+        dispatcher = createDispatcher({
+          database,
+          jobs,
+          queue,
+          publisher,
+          adapters,
+          clock,
+          workerId: heartbeat.workerId,
+          beat: () => heartbeat.beat(),
+          heartbeatMs: config.workerHeartbeatSeconds * 1000,
+          options: {
+            capacity: config.publish.concurrency,
+            maxIdleMs: Math.min(2000, config.workerHeartbeatSeconds * 1000),
+            deadAfterMs: Math.max(3 * config.workerHeartbeatSeconds * 1000, 15_000),
+            soleWorker: database.kind === 'pglite',
+          },
+          logger: { warn: (obj, msg) => logger.warn(obj, msg), error: (obj, msg) => logger.error(obj, msg) },
+        });
+        await dispatcher.start();
       },
       async close() {
         if (closed) return;
         closed = true;
         clearInterval(sweepTimer);
-        heartbeat.stop();
+        await dispatcher?.stop();
+        await heartbeat.forget().catch(() => undefined);
         for (const close of closers.reverse()) await close().catch((err: unknown) => logger.warn({ err }, 'close failed'));
         if (!opts.database) await database.close();
       },

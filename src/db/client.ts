@@ -37,6 +37,11 @@ export interface Database {
   close(): Promise<void>;
   /** PGlite only: a gzip snapshot of the whole data folder (test fixtures, backups). */
   dumpDataDir?(): Promise<Blob>;
+  /**
+   * LISTEN on `channel`: `onNotify` runs for each NOTIFY committed by any process on this database.
+   * Returns the function that stops listening.
+   */
+  listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>>;
 }
 
 // Resolves to src/db/migrations from both src/db/client.ts (tsx) and dist/db/client.js (built).
@@ -120,6 +125,12 @@ export async function openPglite(opts: PgliteOptions): Promise<Database> {
     async dumpDataDir() {
       return (await client.dumpDataDir('gzip'));
     },
+    async listen(channel, onNotify) {
+      const stop = await client.listen(channel, (payload) => onNotify(payload));
+      return async () => {
+        await stop().catch(() => undefined);
+      };
+    },
     async close() {
       try {
         await client.close();
@@ -167,6 +178,29 @@ export async function openPostgres(opts: PostgresOptions): Promise<Database> {
       } finally {
         conn.release();
       }
+    },
+    async listen(channel, onNotify) {
+      // A dedicated connection (a pooled one would be handed to other queries); reconnects if dropped.
+      let client: pg.Client | undefined;
+      let stopped = false;
+      const connect = async () => {
+        const c = new pg.Client({ connectionString: opts.url });
+        c.on('notification', (n) => onNotify(n.payload ?? ''));
+        c.on('error', () => {
+          c.end().catch(() => undefined);
+          if (!stopped) setTimeout(() => void connect().catch(() => undefined), 1000).unref();
+        });
+        await c.connect();
+        await c.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+        client = c;
+        // A reconnect may have missed notifications: tell the listener to look again.
+        onNotify('');
+      };
+      await connect();
+      return async () => {
+        stopped = true;
+        await client?.end().catch(() => undefined);
+      };
     },
     async close() {
       await pool.end();

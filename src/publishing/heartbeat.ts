@@ -1,13 +1,14 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import { desc } from 'drizzle-orm';
+import { desc, eq } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
 import { workerHeartbeats } from '../db/schema/index.js';
 import type { Clock } from '../lib/clock.js';
 
 /**
- * Each worker process writes a beat every few seconds; `/readyz` treats the publisher as alive when
- * some worker beat recently. The publisher (a later issue) runs inside the same ticking worker.
+ * Each worker process writes a beat every few seconds from inside the publisher's loop
+ * (publishing/dispatcher.ts), so a publisher that stopped ticking stops beating; `/readyz` treats
+ * the publisher as alive when some worker beat recently.
  */
 export function createHeartbeat(deps: { db: Db; clock: Clock; role: string; intervalSeconds: number; onError: (err: unknown) => void }) {
   const workerId = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
@@ -32,6 +33,10 @@ export function createHeartbeat(deps: { db: Db; clock: Clock; role: string; inte
     stop() {
       if (timer) clearInterval(timer);
       timer = undefined;
+    },
+    /** Removes this worker's row on a clean stop, so others take over its leases at once. */
+    async forget() {
+      await deps.db.delete(workerHeartbeats).where(eq(workerHeartbeats.workerId, workerId));
     },
   };
 }

@@ -43,6 +43,8 @@ export const integrations = pgTable(
     /** encrypted JSON of the platform credentials */
     credentials: text('credentials'),
     tokenExpiresAt: timestamp('token_expires_at', { withTimezone: true }),
+    /** the platform asked to slow down (429 Retry-After): the publisher leaves this channel alone until then */
+    publishBlockedUntil: timestamp('publish_blocked_until', { withTimezone: true }),
     /** instance base URL for instance platforms (mastodon, lemmy, wordpress…) */
     instanceUrl: text('instance_url'),
     postingTimes: jsonb('posting_times')

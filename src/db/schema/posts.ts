@@ -8,6 +8,7 @@ import {
   jsonb,
   pgEnum,
   pgTable,
+  primaryKey,
   text,
   timestamp,
   uuid,
@@ -18,9 +19,14 @@ import { organizations } from './organizations.js';
 export const postStateEnum = pgEnum('post_state', ['DRAFT', 'QUEUE', 'PUBLISHED', 'ERROR']);
 export const creationMethodEnum = pgEnum('creation_method', ['API', 'CLI', 'WEB', 'MCP', 'UNKNOWN']);
 
+/** A media item of a post as stored on the row (the media library row holds the rest). */
 export interface PostImage {
   id: string;
   path: string;
+  type?: 'image' | 'video';
+  mimeType?: string;
+  alt?: string | null;
+  thumbnail?: string | null;
 }
 
 /**
@@ -54,6 +60,19 @@ export const posts = pgTable(
     creationMethod: creationMethodEnum('creation_method').notNull().default('API'),
     attempts: integer('attempts').notNull().default(0),
     lastAttemptAt: timestamp('last_attempt_at', { withTimezone: true }),
+    /**
+     * The publisher's record of this row (publishing/publisher.ts). `dueAt`: when its current job
+     * runs; `publishJobId`: that pg-boss job; `leaseOwner`: the worker holding the job;
+     * `attemptState`: `sending` from just before the platform request leaves until its outcome is
+     * stored (found after a crash = outcome unknown, reconciled), `pending` while the platform
+     * processes asynchronously (`pendingToken` polls it).
+     */
+    dueAt: timestamp('due_at', { withTimezone: true }),
+    publishJobId: uuid('publish_job_id'),
+    leaseOwner: text('lease_owner'),
+    attemptState: text('attempt_state').$type<'sending' | 'pending'>(),
+    pendingToken: text('pending_token'),
+    publishedAt: timestamp('published_at', { withTimezone: true }),
     /** incremented on every change that must invalidate an already-enqueued publish job */
     version: bigint('version', { mode: 'number' }).notNull().default(1),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
@@ -65,6 +84,7 @@ export const posts = pgTable(
     index('posts_group_idx').on(t.organizationId, t.group),
     index('posts_parent_idx').on(t.parentPostId),
     index('posts_due_idx').on(t.state, t.publishDate).where(sql`${t.deletedAt} is null`),
+    index('posts_lease_idx').on(t.leaseOwner).where(sql`${t.leaseOwner} is not null`),
   ],
 );
 
@@ -96,4 +116,41 @@ export const media = pgTable(
     deletedAt: timestamp('deleted_at', { withTimezone: true }),
   },
   (t) => [index('media_org_created_idx').on(t.organizationId, t.createdAt)],
+);
+
+/**
+ * `Idempotency-Key` of `POST /posts`: the first response per organisation and key, replayed for
+ * 24 h to a request with the same body (hash), 409 to a different one.
+ */
+export const idempotencyKeys = pgTable(
+  'idempotency_keys',
+  {
+    organizationId: uuid('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    key: text('key').notNull(),
+    requestHash: text('request_hash').notNull(),
+    statusCode: integer('status_code').notNull(),
+    response: jsonb('response').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.organizationId, t.key] }), index('idempotency_keys_created_idx').on(t.createdAt)],
+);
+
+/**
+ * The outbox of domain events (`post.published`, `post.failed`, `integration.refresh_needed`…),
+ * written in the same transaction as the change they report; the webhooks issue delivers them.
+ */
+export const events = pgTable(
+  'events',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    organizationId: uuid('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    type: text('type').notNull(),
+    payload: jsonb('payload').$type<Record<string, unknown>>().notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
+  },
+  (t) => [index('events_org_created_idx').on(t.organizationId, t.createdAt)],
 );

@@ -1,0 +1,164 @@
+import { z } from 'zod';
+import { htmlToText } from '../../platforms/common/html.js';
+import type { PlatformAdapter, PostDraft, ValidationIssue } from '../../platforms/platform.js';
+import { countText } from '../../platforms/text-length.js';
+
+/** A stored media item as validation sees it. */
+export type DraftMedia = PostDraft['items'][number]['media'][number];
+
+/** The state of the channel a post goes to. */
+export interface ChannelState {
+  name: string;
+  disabled: boolean;
+  refreshNeeded: boolean;
+  connected: boolean;
+}
+
+/** Settings as stored: the client's object without `__type` (the service sets it). */
+export function normaliseSettings(settings: Record<string, unknown> | undefined, identifier: string): Record<string, unknown> {
+  const { __type: _ignored, ...rest } = settings ?? {};
+  return { __type: identifier, ...rest };
+}
+
+/**
+ * Everything that keeps a post from publishing on its platform, from the platform's metadata and
+ * its adapter's own checks: channel state, settings schema, text length in the platform's own
+ * counting, media count/kind/size/duration rules, thread support. Paths are relative to the post
+ * entry (`settings.title`, `value.1.content`, `value.0.image.2`). Pure: no database, no network.
+ */
+export function validatePostForPlatform(adapter: PlatformAdapter, channel: ChannelState, post: PostDraft): ValidationIssue[] {
+  const m = adapter.metadata;
+  const issues: ValidationIssue[] = [];
+  const name = m.displayName;
+
+  if (!channel.connected) issues.push({ path: 'integration.id', code: 'channel_disconnected', message: `The ${name} channel "${channel.name}" has no stored credentials: reconnect it` });
+  if (channel.disabled) issues.push({ path: 'integration.id', code: 'channel_disabled', message: `The ${name} channel "${channel.name}" is disabled` });
+  if (channel.refreshNeeded) issues.push({ path: 'integration.id', code: 'channel_refresh_needed', message: `The ${name} channel "${channel.name}" must be reconnected before it can publish` });
+
+  if (m.settings) {
+    const parsed = m.settings.safeParse(withoutType(post.settings));
+    if (!parsed.success) {
+      for (const issue of parsed.error.issues) {
+        issues.push({ path: ['settings', ...issue.path.map(String)].join('.'), code: 'invalid_settings', message: issue.message });
+      }
+    }
+  }
+
+  if (post.items.length > 1 && !m.thread.supported) {
+    issues.push({
+      path: 'value.1',
+      code: 'thread_unsupported',
+      message: `${name} has no replies or comments: publish the ${post.items.length - 1} extra item(s) as separate posts`,
+    });
+  }
+
+  post.items.forEach((item, i) => {
+    const text = htmlToText(item.content);
+    if (text === '' && item.media.length === 0) {
+      issues.push({ path: `value.${i}.content`, code: 'empty', message: 'Your post should have at least one character or one image' });
+    }
+    const length = countText(text, m.text.counting);
+    if (length > m.text.maxLength) {
+      issues.push({
+        path: `value.${i}.content`,
+        code: 'too_long',
+        message: `${name} allows ${m.text.maxLength} ${countingUnit(m.text.counting)}; this text has ${length}`,
+      });
+    }
+    issues.push(...mediaIssues(adapter, item.media, i));
+  });
+
+  const first = post.items[0];
+  if (first && first.media.length < m.media.minItems) {
+    issues.push({
+      path: 'value.0.image',
+      code: 'media_required',
+      message: `${name} needs at least ${m.media.minItems} image or video${m.media.minItems > 1 ? 's' : ''} on the post`,
+    });
+  }
+
+  issues.push(...adapter.validate(post));
+  return dedupe(issues);
+}
+
+function mediaIssues(adapter: PlatformAdapter, media: DraftMedia[], index: number): ValidationIssue[] {
+  const m = adapter.metadata;
+  const name = m.displayName;
+  const path = `value.${index}.image`;
+  const issues: ValidationIssue[] = [];
+  if (media.length === 0) return issues;
+  if (index > 0 && !m.media.onThreadItems) {
+    return [{ path, code: 'media_on_thread_item', message: `${name} replies and comments cannot carry media` }];
+  }
+  if (media.length > m.media.maxItems) {
+    issues.push({ path, code: 'too_many_media', message: `${name} takes at most ${m.media.maxItems} media item(s) per post; this one has ${media.length}` });
+  }
+  const images = media.filter((x) => x.type === 'image');
+  const videos = media.filter((x) => x.type === 'video');
+  if (!m.media.mixed && images.length > 0 && videos.length > 0) {
+    issues.push({ path, code: 'mixed_media', message: `${name} does not take images and videos in the same post` });
+  }
+  for (const [kind, items] of [['image', images], ['video', videos]] as const) {
+    if (items.length === 0) continue;
+    const rule = m.media[kind];
+    if (!rule) {
+      issues.push({ path, code: `${kind}_unsupported`, message: `${name} does not take ${kind}s` });
+      continue;
+    }
+    if (items.length > rule.maxCount) {
+      issues.push({ path, code: `too_many_${kind}s`, message: `${name} takes at most ${rule.maxCount} ${kind}(s) per post; this one has ${items.length}` });
+    }
+  }
+  media.forEach((item, j) => {
+    const rule = m.media[item.type];
+    if (!rule) return;
+    const at = `${path}.${j}`;
+    if (!rule.mimeTypes.includes(item.mimeType)) {
+      issues.push({ path: at, code: 'media_type', message: `${name} does not take ${item.mimeType}; it takes ${rule.mimeTypes.join(', ')}` });
+    }
+    if (rule.maxBytes !== undefined && item.size > rule.maxBytes) {
+      issues.push({ path: at, code: 'media_too_large', message: `${name} takes ${item.type}s up to ${formatBytes(rule.maxBytes)}; this one is ${formatBytes(item.size)}` });
+    }
+    if (rule.maxDurationSeconds !== undefined && item.duration != null && item.duration > rule.maxDurationSeconds) {
+      issues.push({ path: at, code: 'video_too_long', message: `${name} takes videos up to ${rule.maxDurationSeconds} s; this one lasts ${item.duration} s` });
+    }
+  });
+  return issues;
+}
+
+function withoutType(settings: Record<string, unknown>): Record<string, unknown> {
+  const { __type: _ignored, ...rest } = settings;
+  return rest;
+}
+
+function countingUnit(counting: string): string {
+  switch (counting) {
+    case 'graphemes':
+      return 'characters (graphemes)';
+    case 'twitter-weighted':
+      return 'weighted characters (URLs count 23, emoji and CJK 2)';
+    case 'bytes':
+      return 'bytes (UTF-8)';
+    default:
+      return 'characters';
+  }
+}
+
+function formatBytes(n: number): string {
+  if (n >= 1024 * 1024) return `${Math.round((n / (1024 * 1024)) * 10) / 10} MiB`;
+  if (n >= 1024) return `${Math.round(n / 1024)} KiB`;
+  return `${n} bytes`;
+}
+
+function dedupe(issues: ValidationIssue[]): ValidationIssue[] {
+  const seen = new Set<string>();
+  return issues.filter((i) => {
+    const key = `${i.path}\u0000${i.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+/** Settings objects are free-form JSON objects at the HTTP layer; the platform schema checks them. */
+export const SettingsObjectSchema = z.record(z.string(), z.unknown());

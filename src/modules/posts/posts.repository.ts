@@ -1,0 +1,197 @@
+import { and, asc, eq, gte, inArray, isNull, lt, lte, ne, or, sql } from 'drizzle-orm';
+import type { Db, Tx } from '../../db/client.js';
+import { idempotencyKeys, integrations, media, posts } from '../../db/schema/index.js';
+import { isUuid } from '../../lib/ids.js';
+
+export type PostRow = typeof posts.$inferSelect;
+export type NewPostRow = typeof posts.$inferInsert;
+export type MediaRow = typeof media.$inferSelect;
+export type IntegrationRow = typeof integrations.$inferSelect;
+
+export function createPostsRepository(db: Db) {
+  return {
+    transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+      return db.transaction(fn);
+    },
+
+    /** Live channels of the organisation among `ids` (non-UUIDs are simply not found). */
+    async findIntegrations(organizationId: string, ids: string[]) {
+      const valid = [...new Set(ids.filter(isUuid))];
+      if (valid.length === 0) return [];
+      return db
+        .select()
+        .from(integrations)
+        .where(and(eq(integrations.organizationId, organizationId), inArray(integrations.id, valid), isNull(integrations.deletedAt)));
+    },
+
+    async findIntegration(id: string, tx: Tx | Db = db) {
+      const [row] = await tx.select().from(integrations).where(eq(integrations.id, id));
+      return row;
+    },
+
+    /** Live media of the organisation named by id or by the path the service gave it. */
+    async findMedia(organizationId: string, ids: string[], paths: string[]) {
+      const validIds = [...new Set(ids.filter(isUuid))];
+      const validPaths = [...new Set(paths)];
+      if (validIds.length === 0 && validPaths.length === 0) return [];
+      return db
+        .select()
+        .from(media)
+        .where(
+          and(
+            eq(media.organizationId, organizationId),
+            isNull(media.deletedAt),
+            or(validIds.length ? inArray(media.id, validIds) : undefined, validPaths.length ? inArray(media.path, validPaths) : undefined),
+          ),
+        );
+    },
+
+    async findMediaByIds(ids: string[], tx: Tx | Db = db) {
+      if (ids.length === 0) return [];
+      return tx.select().from(media).where(inArray(media.id, ids));
+    },
+
+    /** Live rows of the organisation with these ids, locked for the transaction. */
+    async lockRows(tx: Tx, organizationId: string, ids: string[]) {
+      const valid = [...new Set(ids.filter(isUuid))];
+      if (valid.length === 0) return [];
+      return tx
+        .select()
+        .from(posts)
+        .where(and(eq(posts.organizationId, organizationId), inArray(posts.id, valid), isNull(posts.deletedAt)))
+        .for('update');
+    },
+
+    /** Live rows of a group (all channels), locked. */
+    async lockGroup(tx: Tx, organizationId: string, group: string) {
+      return tx
+        .select()
+        .from(posts)
+        .where(and(eq(posts.organizationId, organizationId), eq(posts.group, group), isNull(posts.deletedAt)))
+        .orderBy(asc(posts.position))
+        .for('update');
+    },
+
+    /** The root of `id` (itself when it is a root) and all its thread items, in order. Not locked. */
+    async findTree(organizationId: string, id: string, tx: Tx | Db = db) {
+      if (!isUuid(id)) return undefined;
+      const [row] = await tx
+        .select()
+        .from(posts)
+        .where(and(eq(posts.id, id), eq(posts.organizationId, organizationId), isNull(posts.deletedAt)));
+      if (!row) return undefined;
+      const rootId = row.parentPostId ?? row.id;
+      const rows = await tx
+        .select()
+        .from(posts)
+        .where(and(or(eq(posts.id, rootId), eq(posts.parentPostId, rootId)), isNull(posts.deletedAt)))
+        .orderBy(asc(posts.position));
+      const root = rows.find((r) => r.id === rootId);
+      return root ? { root, items: rows.filter((r) => r.id !== rootId) } : undefined;
+    },
+
+    /** Same as findTree, with every row locked (FOR UPDATE). */
+    async lockTree(tx: Tx, organizationId: string, id: string) {
+      const tree = await this.findTree(organizationId, id, tx);
+      if (!tree) return undefined;
+      const ids = [tree.root.id, ...tree.items.map((i) => i.id)];
+      const rows = await tx.select().from(posts).where(inArray(posts.id, ids)).orderBy(asc(posts.position)).for('update');
+      const root = rows.find((r) => r.id === tree.root.id && r.deletedAt === null);
+      return root ? { root, items: rows.filter((r) => r.id !== root.id && r.deletedAt === null) } : undefined;
+    },
+
+    async insertRows(tx: Tx, rows: NewPostRow[]) {
+      if (rows.length === 0) return [];
+      return tx.insert(posts).values(rows).returning();
+    },
+
+    async updateRow(tx: Tx, id: string, patch: Partial<NewPostRow>) {
+      const [row] = await tx.update(posts).set(patch).where(eq(posts.id, id)).returning();
+      return row!;
+    },
+
+    async softDelete(tx: Tx, ids: string[], at: Date) {
+      if (ids.length === 0) return;
+      await tx.update(posts).set({ deletedAt: at, updatedAt: at }).where(inArray(posts.id, ids));
+    },
+
+    /**
+     * Root posts with `publishDate` in [start, end], of live channels (disabled ones included),
+     * ordered by publish date, with their thread items and channel.
+     */
+    async listRoots(organizationId: string, start: Date, end: Date, customerId?: string) {
+      const roots = await db
+        .select({ post: posts, integration: { id: integrations.id, identifier: integrations.identifier, name: integrations.name, picture: integrations.picture } })
+        .from(posts)
+        .innerJoin(integrations, eq(integrations.id, posts.integrationId))
+        .where(
+          and(
+            eq(posts.organizationId, organizationId),
+            isNull(posts.parentPostId),
+            isNull(posts.deletedAt),
+            gte(posts.publishDate, start),
+            lte(posts.publishDate, end),
+            isNull(integrations.deletedAt),
+            customerId === undefined ? undefined : eq(integrations.customerId, customerId),
+          ),
+        )
+        .orderBy(asc(posts.publishDate), asc(posts.createdAt), asc(posts.id))
+        .limit(10_000);
+      const rootIds = roots.map((r) => r.post.id);
+      const items = rootIds.length
+        ? await db
+            .select()
+            .from(posts)
+            .where(and(inArray(posts.parentPostId, rootIds), isNull(posts.deletedAt)))
+            .orderBy(asc(posts.position))
+        : [];
+      return { roots, items };
+    },
+
+    /** Root posts of the organisation counted against "scheduled posts per month". */
+    async countScheduledInMonth(organizationId: string, from: Date, to: Date) {
+      const [row] = await db
+        .select({ n: sql<number>`count(*)::int` })
+        .from(posts)
+        .where(
+          and(
+            eq(posts.organizationId, organizationId),
+            isNull(posts.parentPostId),
+            isNull(posts.deletedAt),
+            ne(posts.state, 'DRAFT'),
+            gte(posts.publishDate, from),
+            lt(posts.publishDate, to),
+          ),
+        );
+      return row?.n ?? 0;
+    },
+
+    async findIdempotency(organizationId: string, key: string, notBefore: Date) {
+      const [row] = await db
+        .select()
+        .from(idempotencyKeys)
+        .where(and(eq(idempotencyKeys.organizationId, organizationId), eq(idempotencyKeys.key, key), gte(idempotencyKeys.createdAt, notBefore)));
+      return row;
+    },
+
+    /** Records the first response for a key; false when another request recorded it first. */
+    async saveIdempotency(tx: Tx, values: typeof idempotencyKeys.$inferInsert) {
+      const rows = await tx
+        .insert(idempotencyKeys)
+        .values(values)
+        .onConflictDoUpdate({
+          target: [idempotencyKeys.organizationId, idempotencyKeys.key],
+          set: { requestHash: values.requestHash, statusCode: values.statusCode, response: values.response, createdAt: values.createdAt },
+          setWhere: lt(idempotencyKeys.createdAt, new Date(values.createdAt.getTime() - 24 * 3600_000)),
+        })
+        .returning({ key: idempotencyKeys.key });
+      return rows.length === 1;
+    },
+
+    async sweepIdempotency(before: Date) {
+      await db.delete(idempotencyKeys).where(lt(idempotencyKeys.createdAt, before));
+    },
+  };
+}
+
+export type PostsRepository = ReturnType<typeof createPostsRepository>;

@@ -1,0 +1,159 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { ErrorBodySchema, ErrorResponses } from '../../http/error-schema.js';
+import type { PostsService } from './posts.service.js';
+import {
+  CreatePostsBodySchema,
+  CreatePostsResponseSchema,
+  DeleteResponseSchema,
+  GroupParamsSchema,
+  ListPostsQuerySchema,
+  MissingResponseSchema,
+  PostDetailSchema,
+  PostParamsSchema,
+  PostSchema,
+  ReleaseIdBodySchema,
+  SettingsBodySchema,
+  SettingsResponseSchema,
+  StatusBodySchema,
+  StatusResponseSchema,
+} from './posts.schemas.js';
+
+const IdempotencyHeaders = z.looseObject({
+  'idempotency-key': z.string().min(1).max(255).optional().describe('replays the first response to the same body for 24 h'),
+});
+
+const WithConflict = { ...ErrorResponses, 409: ErrorBodySchema };
+
+export function postsRoutes(service: PostsService): FastifyPluginAsyncZod {
+  return async (app) => {
+    app.post(
+      '/posts',
+      {
+        schema: {
+          tags: ['Posts'],
+          summary: 'Create, schedule, draft or edit posts on one or more channels',
+          description:
+            'All channels of one request share one `group`. `type: "draft"` skips settings and platform-limit validation. Edit with `posts[].group` and `value[].id`; `type: "update"` changes content and settings without touching the state.',
+          headers: IdempotencyHeaders,
+          body: CreatePostsBodySchema,
+          response: { 201: CreatePostsResponseSchema, ...WithConflict },
+        },
+      },
+      async (req, reply) => {
+        const creationMethod = req.body.creationMethod === 'CLI' ? 'CLI' : 'API';
+        const r = await service.createPosts(req.auth.organizationId, req.body, { idempotencyKey: req.headers['idempotency-key'], creationMethod });
+        if (r.replayed) void reply.header('idempotent-replayed', 'true');
+        return reply.status(r.status).send(r.body as z.infer<typeof CreatePostsResponseSchema>);
+      },
+    );
+
+    app.get(
+      '/posts',
+      {
+        schema: {
+          tags: ['Posts'],
+          summary: 'Posts whose publish date is in [startDate, endDate], ordered by publish date',
+          querystring: ListPostsQuerySchema,
+          response: { 200: z.object({ posts: z.array(PostSchema) }), ...ErrorResponses },
+        },
+      },
+      async (req) => service.listPosts(req.auth.organizationId, req.query),
+    );
+
+    app.get(
+      '/posts/:id',
+      {
+        schema: {
+          tags: ['Posts'],
+          summary: 'One post with its thread items, media, state, error and attempts',
+          params: PostParamsSchema,
+          response: { 200: PostDetailSchema, ...ErrorResponses },
+        },
+      },
+      async (req) => service.getPost(req.auth.organizationId, req.params.id),
+    );
+
+    app.delete(
+      '/posts/group/:group',
+      {
+        schema: {
+          tags: ['Posts'],
+          summary: 'Delete every post of a group (nothing is deleted on the platforms)',
+          params: GroupParamsSchema,
+          response: { 200: DeleteResponseSchema, ...WithConflict },
+        },
+      },
+      async (req) => service.deleteGroup(req.auth.organizationId, req.params.group),
+    );
+
+    app.delete(
+      '/posts/:id',
+      {
+        schema: {
+          tags: ['Posts'],
+          summary: 'Delete one post with its thread items (nothing is deleted on the platform)',
+          params: PostParamsSchema,
+          response: { 200: DeleteResponseSchema, ...WithConflict },
+        },
+      },
+      async (req) => service.deletePost(req.auth.organizationId, req.params.id),
+    );
+
+    app.put(
+      '/posts/:id/status',
+      {
+        schema: {
+          tags: ['Posts'],
+          summary: '"draft" takes a queued post out of the queue; "schedule" validates and queues a draft or failed post',
+          params: PostParamsSchema,
+          body: StatusBodySchema,
+          response: { 200: StatusResponseSchema, ...WithConflict },
+        },
+      },
+      async (req) => service.changeStatus(req.auth.organizationId, req.params.id, req.body.status),
+    );
+
+    app.put(
+      '/posts/:id/settings',
+      {
+        schema: {
+          tags: ['Posts'],
+          summary: 'Replace the platform settings of a queued post or draft',
+          params: PostParamsSchema,
+          body: SettingsBodySchema,
+          response: { 200: SettingsResponseSchema, ...WithConflict },
+        },
+      },
+      async (req) => service.replaceSettings(req.auth.organizationId, req.params.id, req.body.settings),
+    );
+
+    app.put(
+      '/posts/:id/release-id',
+      {
+        schema: {
+          tags: ['Posts'],
+          summary: "Record the platform's own id (and URL) of a published or failed post",
+          params: PostParamsSchema,
+          body: ReleaseIdBodySchema,
+          response: { 200: PostDetailSchema, ...WithConflict },
+        },
+      },
+      async (req) => service.recordReleaseId(req.auth.organizationId, req.params.id, req.body.releaseId, req.body.releaseURL),
+    );
+
+    app.get(
+      '/posts/:id/missing',
+      {
+        schema: {
+          tags: ['Posts'],
+          summary: 'What still keeps the post from publishing; candidates when its platform id is unknown',
+          params: PostParamsSchema,
+          response: { 200: MissingResponseSchema, ...ErrorResponses },
+        },
+      },
+      async (req) => service.missing(req.auth.organizationId, req.params.id),
+    );
+  };
+}
+

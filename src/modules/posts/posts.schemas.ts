@@ -1,0 +1,148 @@
+import { z } from 'zod';
+
+/** An instant with any offset (a string without one is read as UTC, as the reference does). */
+export const InstantSchema = z
+  .string()
+  .trim()
+  .refine((s) => /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?(Z|[+-]\d{2}:?\d{2})?$/i.test(s) && !Number.isNaN(parseInstant(s)), {
+    message: 'Must be an ISO 8601 date-time, e.g. 2026-09-01T09:00:00Z',
+  });
+
+/** Milliseconds of an ISO 8601 string; a string without an offset is UTC. */
+export function parseInstant(s: string): number {
+  const t = s.trim();
+  const hasOffset = /(Z|[+-]\d{2}:?\d{2})$/i.test(t) && /[T ]/.test(t);
+  const normalised = t.replace(' ', 'T');
+  return Date.parse(hasOffset ? normalised : /T/.test(normalised) ? `${normalised}Z` : `${normalised}T00:00:00Z`);
+}
+
+const MediaRefInput = z.union([
+  z.string().min(1).describe('media id'),
+  z
+    .looseObject({
+      id: z.string().optional().describe('media id'),
+      path: z.string().optional().describe('the media URL the service gave it'),
+      alt: z.string().optional(),
+      thumbnail: z.string().optional(),
+    })
+    .refine((o) => Boolean(o.id) || Boolean(o.path), { message: 'Give the media id or its path' }),
+]);
+
+export const PostValueSchema = z.looseObject({
+  content: z.string().max(100_000).default(''),
+  image: z.array(MediaRefInput).max(50).default([]),
+  delay: z.coerce.number().int().min(0).max(60 * 24 * 30).default(0).describe('minutes after the previous item (thread items)'),
+  id: z.string().optional().describe('existing post row to edit in place'),
+});
+
+export const PostEntrySchema = z.looseObject({
+  integration: z.looseObject({ id: z.string({ error: 'Required' }).min(1, 'Required') }),
+  value: z.array(PostValueSchema).min(1, 'At least one item').max(100),
+  settings: z.record(z.string(), z.unknown()).optional(),
+  group: z.string().optional().describe('the group of the posts being edited'),
+});
+
+export const POST_TYPES = ['draft', 'schedule', 'now', 'update'] as const;
+
+export const CreatePostsBodySchema = z
+  .looseObject({
+    type: z.enum(POST_TYPES).default('schedule'),
+    date: InstantSchema.optional(),
+    shortLink: z.boolean().default(false),
+    tags: z.array(z.looseObject({ value: z.string(), label: z.string() })).max(50).default([]),
+    posts: z.array(PostEntrySchema).min(1, 'At least one post').max(50),
+    inter: z.unknown().optional(),
+    creationMethod: z.string().optional(),
+    republish: z.boolean().optional(),
+  })
+  .superRefine((b, ctx) => {
+    if (b.inter !== undefined && b.inter !== null) {
+      ctx.addIssue({ code: 'custom', path: ['inter'], message: 'Recurring posts are not supported yet' });
+    }
+    if (b.date === undefined && b.type !== 'now') ctx.addIssue({ code: 'custom', path: ['date'], message: 'Required' });
+  });
+
+export type CreatePostsBody = z.infer<typeof CreatePostsBodySchema>;
+
+export const CreatePostsResponseSchema = z.array(z.object({ postId: z.string(), integration: z.string(), group: z.string() }));
+
+export const MediaItemRefSchema = z.object({
+  id: z.string(),
+  path: z.string(),
+  type: z.enum(['image', 'video']).optional(),
+  mimeType: z.string().optional(),
+  alt: z.string().nullable().optional(),
+  thumbnail: z.string().nullable().optional(),
+});
+
+const ThreadItemSchema = z.object({
+  id: z.string(),
+  content: z.string(),
+  image: z.array(MediaItemRefSchema),
+  delay: z.number().int(),
+  state: z.enum(['DRAFT', 'QUEUE', 'PUBLISHED', 'ERROR']),
+  releaseId: z.string().nullable(),
+  releaseURL: z.string().nullable(),
+  error: z.string().nullable(),
+  publishedAt: z.iso.datetime().nullable(),
+});
+
+export const PostSchema = z
+  .object({
+    id: z.string(),
+    content: z.string(),
+    publishDate: z.iso.datetime(),
+    releaseURL: z.string().nullable(),
+    releaseId: z.string().nullable(),
+    state: z.enum(['DRAFT', 'QUEUE', 'PUBLISHED', 'ERROR']),
+    intervalInDays: z.null(),
+    group: z.string(),
+    creationMethod: z.string(),
+    settings: z.record(z.string(), z.unknown()),
+    tags: z.array(z.object({ tag: z.object({ id: z.string(), name: z.string() }) })),
+    integration: z.object({ id: z.string(), providerIdentifier: z.string(), name: z.string(), picture: z.string().nullable() }),
+    image: z.array(MediaItemRefSchema),
+    error: z.string().nullable(),
+    delay: z.number().int(),
+    publishedAt: z.iso.datetime().nullable(),
+    thread: z.array(ThreadItemSchema).describe('items published after the first, as replies or comments'),
+    createdAt: z.iso.datetime(),
+    updatedAt: z.iso.datetime(),
+  })
+  .meta({ id: 'Post' });
+
+export type PostOut = z.infer<typeof PostSchema>;
+
+export const PostDetailSchema = PostSchema.extend({
+  attempts: z.number().int().describe('publish attempts so far'),
+  lastAttemptAt: z.iso.datetime().nullable(),
+  nextAttemptAt: z.iso.datetime().nullable().describe('when the publisher acts on this post next (queued posts)'),
+}).meta({ id: 'PostDetail' });
+
+export const ListPostsQuerySchema = z.object({
+  startDate: InstantSchema,
+  endDate: InstantSchema,
+  customer: z.string().min(1).optional(),
+});
+
+export const PostParamsSchema = z.object({ id: z.string() });
+export const GroupParamsSchema = z.object({ group: z.string() });
+
+export const StatusBodySchema = z.object({ status: z.enum(['draft', 'schedule']) });
+export const StatusResponseSchema = z.object({ id: z.string(), state: z.enum(['DRAFT', 'QUEUE', 'PUBLISHED', 'ERROR']) });
+
+export const SettingsBodySchema = z.object({ settings: z.record(z.string(), z.unknown(), { error: 'Must be an object' }) });
+export const SettingsResponseSchema = z.object({ postId: z.string(), publishDate: z.iso.datetime(), settings: z.record(z.string(), z.unknown()) });
+
+export const ReleaseIdBodySchema = z.object({
+  releaseId: z.string({ error: 'Required' }).trim().min(1, 'Required').max(500),
+  releaseURL: z.url().max(2000).optional(),
+});
+
+export const MissingResponseSchema = z.object({
+  ready: z.boolean(),
+  missing: z.array(z.object({ field: z.string(), code: z.string(), message: z.string() })),
+  candidates: z.array(z.object({ id: z.string(), url: z.string() })).optional(),
+});
+
+export const DeleteResponseSchema = z.object({ deleted: z.array(z.string()).describe('ids of the removed post rows') });

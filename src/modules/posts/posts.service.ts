@@ -1,0 +1,487 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { AppError, notFound, type FieldError } from '../../errors.js';
+import type { Clock } from '../../lib/clock.js';
+import { isUuid } from '../../lib/ids.js';
+import { isPlatformIdentifier, type PlatformAdapter, type PlatformIdentifier, type PostDraft } from '../../platforms/platform.js';
+import type { ChannelAccess } from '../../publishing/channel-access.js';
+import { platformErrorToAppError } from '../../publishing/platform-errors.js';
+import type { PublishQueue } from '../../publishing/publish-queue.js';
+import type { PlansService } from '../plans/plans.service.js';
+import { normaliseSettings, validatePostForPlatform, type ChannelState, type DraftMedia } from './post-validation.js';
+import type { Tx } from '../../db/client.js';
+import type { IntegrationRow, MediaRow, NewPostRow, PostRow, PostsRepository } from './posts.repository.js';
+import { parseInstant, type CreatePostsBody, type PostOut } from './posts.schemas.js';
+
+export const IDEMPOTENCY_TTL_MS = 24 * 3600_000;
+
+type StoredImage = { id: string; path: string; type?: 'image' | 'video'; mimeType?: string; alt?: string | null; thumbnail?: string | null };
+
+export interface PostsServiceDeps {
+  posts: PostsRepository;
+  queue: PublishQueue;
+  adapters: Record<PlatformIdentifier, PlatformAdapter>;
+  plans: PlansService;
+  access: ChannelAccess;
+  clock: Clock;
+}
+
+/** Posts: create, edit, list, delete, status and settings changes, readiness (API.md §5, §6). */
+export function createPostsService(deps: PostsServiceDeps) {
+  const { posts: repo, queue, clock } = deps;
+  const now = () => new Date(clock.now());
+
+  function adapterFor(identifier: string): PlatformAdapter | undefined {
+    return isPlatformIdentifier(identifier) ? deps.adapters[identifier] : undefined;
+  }
+
+  function channelState(i: IntegrationRow): ChannelState {
+    return { name: i.name, disabled: i.disabled, refreshNeeded: i.refreshNeeded, connected: i.credentials !== null };
+  }
+
+  function draftMedia(m: MediaRow): DraftMedia {
+    return { type: m.type, mimeType: m.mimeType, size: m.size, width: m.width, height: m.height, duration: m.duration };
+  }
+
+  function storedImage(m: MediaRow, ref: { alt?: string; thumbnail?: string }): StoredImage {
+    return { id: m.id, path: m.path, type: m.type, mimeType: m.mimeType, alt: ref.alt ?? m.alt, thumbnail: ref.thumbnail ?? m.thumbnail };
+  }
+
+  /** Validation issues of a stored tree, as `missing` reports them (paths relative to the post). */
+  async function storedIssues(root: PostRow, items: PostRow[], integration: IntegrationRow, tx?: Tx) {
+    const adapter = adapterFor(integration.identifier);
+    if (!adapter) return [{ path: 'integration.id', code: 'unknown_platform', message: `Unknown platform ${integration.identifier}` }];
+    const rows = [root, ...items];
+    const mediaIds = rows.flatMap((r) => r.image.map((i) => i.id));
+    const found = new Map((await repo.findMediaByIds(mediaIds.filter(isUuid), tx)).map((m) => [m.id, m]));
+    const issues = [];
+    const draft: PostDraft = { settings: root.settings, items: [] };
+    rows.forEach((r, k) => {
+      const media: DraftMedia[] = [];
+      r.image.forEach((img, j) => {
+        const m = found.get(img.id);
+        if (!m || m.deletedAt) issues.push({ path: `value.${k}.image.${j}`, code: 'media_missing', message: 'This media item was deleted from the library' });
+        else media.push(draftMedia(m));
+      });
+      draft.items.push({ content: r.content, media });
+    });
+    issues.push(...validatePostForPlatform(adapter, channelState(integration), draft));
+    return issues;
+  }
+
+  function toOut(root: PostRow, items: PostRow[], integration: { id: string; identifier: string; name: string; picture: string | null }): PostOut {
+    return {
+      id: root.id,
+      content: root.content,
+      publishDate: root.publishDate.toISOString(),
+      releaseURL: root.releaseUrl,
+      releaseId: root.releaseId,
+      state: root.state,
+      intervalInDays: null,
+      group: root.group,
+      creationMethod: root.creationMethod,
+      settings: root.settings,
+      tags: (root.tags as { value?: string; label?: string }[]).map((t) => ({ tag: { id: String(t.value ?? t.label ?? ''), name: String(t.label ?? t.value ?? '') } })),
+      integration: { id: integration.id, providerIdentifier: integration.identifier, name: integration.name, picture: integration.picture },
+      image: root.image,
+      error: root.error,
+      delay: root.delay,
+      publishedAt: root.publishedAt?.toISOString() ?? null,
+      thread: items.map((r) => ({
+        id: r.id,
+        content: r.content,
+        image: r.image,
+        delay: r.delay,
+        state: r.state,
+        releaseId: r.releaseId,
+        releaseURL: r.releaseUrl,
+        error: r.error,
+        publishedAt: r.publishedAt?.toISOString() ?? null,
+      })),
+      createdAt: root.createdAt.toISOString(),
+      updatedAt: root.updatedAt.toISOString(),
+    };
+  }
+
+  function inFlight(rows: PostRow[]): PostRow | undefined {
+    return rows.find((r) => r.attemptState !== null);
+  }
+
+  function conflictInFlight(): AppError {
+    return new AppError('CONFLICT', 'This post is being published right now; try again when it has finished');
+  }
+
+  async function loadTreeOut(organizationId: string, id: string) {
+    const tree = await repo.findTree(organizationId, id);
+    if (!tree) throw notFound('Post');
+    const integration = await repo.findIntegration(tree.root.integrationId);
+    if (!integration) throw notFound('Post');
+    return { tree, integration };
+  }
+
+  return {
+    /**
+     * `POST /posts`: creates (or, with `group` / `value[].id`, edits) the posts of one request, all
+     * in one transaction with their publish jobs. Field errors name `posts.N.…` paths.
+     */
+    async createPosts(organizationId: string, body: CreatePostsBody, opts: { idempotencyKey?: string; creationMethod: 'API' | 'CLI' }) {
+      const requestHash = createHash('sha256').update(JSON.stringify(body)).digest('hex');
+      if (opts.idempotencyKey !== undefined) {
+        const previous = await repo.findIdempotency(organizationId, opts.idempotencyKey, new Date(clock.now() - IDEMPOTENCY_TTL_MS));
+        if (previous) {
+          if (previous.requestHash !== requestHash) {
+            throw new AppError('CONFLICT', 'This Idempotency-Key was already used with a different request body');
+          }
+          return { replayed: true, status: previous.statusCode, body: previous.response };
+        }
+      }
+
+      const at = now();
+      const type = body.type;
+      const publishDate = type === 'now' || body.date === undefined ? at : new Date(parseInstant(body.date));
+      const fields: FieldError[] = [];
+
+      // Channels.
+      const channels = new Map((await repo.findIntegrations(organizationId, body.posts.map((p) => p.integration.id))).map((i) => [i.id, i]));
+      body.posts.forEach((p, i) => {
+        if (!channels.has(p.integration.id)) fields.push({ path: `posts.${i}.integration.id`, message: 'No channel with this id in your organisation' });
+      });
+      const seen = new Set<string>();
+      body.posts.forEach((p, i) => {
+        if (seen.has(p.integration.id)) fields.push({ path: `posts.${i}.integration.id`, message: 'This channel appears twice in the request' });
+        seen.add(p.integration.id);
+      });
+
+      // Media: by id, else by the path the service gave it.
+      const refs = body.posts.flatMap((p) => p.value.flatMap((v) => v.image.map((img) => (typeof img === 'string' ? { id: img } : img))));
+      const mediaRows = await repo.findMedia(
+        organizationId,
+        refs.map((r) => r.id).filter((x): x is string => typeof x === 'string'),
+        refs.map((r) => r.path).filter((x): x is string => typeof x === 'string'),
+      );
+      const byId = new Map(mediaRows.map((m) => [m.id, m]));
+      const byPath = new Map(mediaRows.map((m) => [m.path, m]));
+      const resolved = body.posts.map((p, i) =>
+        p.value.map((v, j) =>
+          v.image.map((img, k) => {
+            const ref = typeof img === 'string' ? { id: img } : img;
+            const m = (ref.id !== undefined ? byId.get(ref.id) : undefined) ?? (ref.path !== undefined ? byPath.get(ref.path) : undefined);
+            if (!m) fields.push({ path: `posts.${i}.value.${j}.image.${k}`, message: 'No media item with this id or path in your library' });
+            return m ? { row: m, ref } : undefined;
+          }),
+        ),
+      );
+
+      const settingsOf = body.posts.map((p) => {
+        const channel = channels.get(p.integration.id);
+        return normaliseSettings(p.settings ?? channel?.defaultSettings ?? {}, channel?.identifier ?? '');
+      });
+
+      // Platform rules (not for drafts: API.md §6).
+      if (type !== 'draft') {
+        body.posts.forEach((p, i) => {
+          const channel = channels.get(p.integration.id);
+          const adapter = channel && adapterFor(channel.identifier);
+          if (!channel || !adapter) return;
+          const draft: PostDraft = {
+            settings: settingsOf[i]!,
+            items: p.value.map((v, j) => ({
+              content: v.content,
+              media: resolved[i]![j]!.filter((x): x is NonNullable<typeof x> => x !== undefined).map((x) => draftMedia(x.row)),
+            })),
+          };
+          for (const issue of validatePostForPlatform(adapter, channelState(channel), draft)) {
+            fields.push({ path: `posts.${i}.${issue.path}`, message: issue.message });
+          }
+        });
+      }
+      if (fields.length > 0) throw validationError(fields);
+
+      if (type !== 'draft') {
+        const newRoots = body.posts.filter((p) => p.value[0]?.id === undefined).length;
+        if (newRoots > 0) {
+          const month = new Date(Date.UTC(publishDate.getUTCFullYear(), publishDate.getUTCMonth(), 1));
+          const next = new Date(Date.UTC(publishDate.getUTCFullYear(), publishDate.getUTCMonth() + 1, 1));
+          const used = await repo.countScheduledInMonth(organizationId, month, next);
+          await deps.plans.assertWithinLimit(organizationId, 'scheduledPostsPerMonth', used, newRoots);
+        }
+      }
+
+      const group = randomUUID();
+      const creationMethod = opts.creationMethod;
+      const scheduled: Date[] = [];
+
+      const result = await repo.transaction(async (tx) => {
+        // Edits: the rows being replaced, locked.
+        const editedIds = body.posts.flatMap((p) => p.value.map((v) => v.id).filter((x): x is string => typeof x === 'string'));
+        const oldGroups = [...new Set(body.posts.map((p) => p.group).filter((g): g is string => typeof g === 'string' && g.length > 0))];
+        const locked = new Map((await repo.lockRows(tx, organizationId, editedIds)).map((r) => [r.id, r]));
+        const groupRows = new Map<string, PostRow[]>();
+        for (const g of oldGroups) groupRows.set(g, await repo.lockGroup(tx, organizationId, g));
+        for (const rows of groupRows.values()) for (const r of rows) locked.set(r.id, r);
+
+        const editFields: FieldError[] = [];
+        body.posts.forEach((p, i) => {
+          p.value.forEach((v, j) => {
+            if (v.id === undefined) return;
+            const row = locked.get(v.id);
+            if (!row || row.integrationId !== p.integration.id) {
+              editFields.push({ path: `posts.${i}.value.${j}.id`, message: 'No post of this channel with this id in your organisation' });
+            } else if (row.state === 'PUBLISHED' && type !== 'update' && type !== 'draft' && body.republish !== true) {
+              editFields.push({
+                path: `posts.${i}.value.${j}.id`,
+                message: 'This post is already published: use type "update" to change the record only, or pass republish: true to publish it again',
+              });
+            }
+          });
+          if (p.group !== undefined && p.group !== '' && (groupRows.get(p.group) ?? []).length === 0) {
+            editFields.push({ path: `posts.${i}.group`, message: 'No posts with this group in your organisation' });
+          }
+        });
+        if (editFields.length > 0) throw validationError(editFields);
+        if (inFlight([...locked.values()])) throw conflictInFlight();
+
+        const out: { postId: string; integration: string; group: string }[] = [];
+        const keptIds = new Set(editedIds);
+        for (const [i, p] of body.posts.entries()) {
+          const channel = channels.get(p.integration.id)!;
+          const existingRoot = p.value[0]?.id !== undefined ? locked.get(p.value[0].id) : undefined;
+          const state: PostRow['state'] =
+            type === 'draft' ? 'DRAFT' : type === 'update' ? (existingRoot?.state ?? 'QUEUE') : 'QUEUE';
+          let rootId: string | undefined;
+          for (const [j, v] of p.value.entries()) {
+            const image = resolved[i]![j]!.filter((x): x is NonNullable<typeof x> => x !== undefined).map((x) => storedImage(x.row, x.ref));
+            const existing = v.id !== undefined ? locked.get(v.id) : undefined;
+            const values: Partial<NewPostRow> = {
+              group,
+              content: v.content,
+              image,
+              settings: settingsOf[i]!,
+              tags: body.tags,
+              shortLink: body.shortLink,
+              publishDate,
+              delay: j === 0 ? 0 : v.delay,
+              position: j,
+              parentPostId: j === 0 ? null : rootId!,
+              updatedAt: at,
+            };
+            const keepPublished = existing?.state === 'PUBLISHED' && (type === 'update' || (type === 'draft' && body.republish !== true));
+            const rowState = keepPublished ? 'PUBLISHED' : type === 'update' ? (existing?.state ?? state) : state;
+            if (!keepPublished && existing?.state === 'PUBLISHED') Object.assign(values, { releaseId: null, releaseUrl: null, publishedAt: null });
+            if (rowState !== existing?.state && rowState !== 'ERROR') Object.assign(values, { error: null, attempts: 0 });
+            values.state = rowState;
+            let row: PostRow;
+            if (existing) {
+              row = await repo.updateRow(tx, existing.id, values);
+              // A row leaving the queue loses its job; a queued root is rescheduled below.
+              if (existing.publishJobId && rowState !== 'QUEUE') await queue.cancel(tx, existing.id);
+            } else {
+              [row] = (await repo.insertRows(tx, [
+                { ...(values as NewPostRow), organizationId, integrationId: channel.id, creationMethod, createdAt: at },
+              ])) as [PostRow];
+            }
+            if (j === 0) rootId = row.id;
+          }
+          const dueAt = new Date(Math.max(publishDate.getTime(), at.getTime()));
+          const rootState = type === 'update' ? (existingRoot?.state ?? 'QUEUE') : state;
+          if (rootState === 'QUEUE') {
+            await queue.schedule(tx, rootId!, dueAt);
+            scheduled.push(dueAt);
+          }
+          out.push({ postId: rootId!, integration: channel.id, group });
+        }
+
+        // Rows of the edited groups that were not sent again are removed.
+        const dropped = [...groupRows.values()].flat().filter((r) => !keptIds.has(r.id));
+        for (const r of dropped) if (r.publishJobId) await queue.cancel(tx, r.id);
+        await repo.softDelete(tx, dropped.map((r) => r.id), at);
+
+        if (opts.idempotencyKey !== undefined) {
+          const saved = await repo.saveIdempotency(tx, { organizationId, key: opts.idempotencyKey, requestHash, statusCode: 201, response: out, createdAt: at });
+          if (!saved) throw new AppError('CONFLICT', 'A request with this Idempotency-Key is being processed or was already processed; retry to get its response');
+        }
+        return out;
+      });
+      for (const d of scheduled) queue.notifyScheduled(d);
+      return { replayed: false, status: 201, body: result as unknown };
+    },
+
+    async listPosts(organizationId: string, q: { startDate: string; endDate: string; customer?: string }) {
+      const start = new Date(parseInstant(q.startDate));
+      const end = new Date(parseInstant(q.endDate));
+      if (end < start) throw validationError([{ path: 'endDate', message: 'Must not be before startDate' }]);
+      if (q.customer !== undefined && !isUuid(q.customer)) return { posts: [] };
+      const { roots, items } = await repo.listRoots(organizationId, start, end, q.customer);
+      const byRoot = new Map<string, PostRow[]>();
+      for (const it of items) {
+        const list = byRoot.get(it.parentPostId!) ?? [];
+        list.push(it);
+        byRoot.set(it.parentPostId!, list);
+      }
+      return { posts: roots.map((r) => toOut(r.post, byRoot.get(r.post.id) ?? [], r.integration)) };
+    },
+
+    async getPost(organizationId: string, id: string) {
+      const { tree, integration } = await loadTreeOut(organizationId, id);
+      const rows = [tree.root, ...tree.items];
+      const pending = rows.find((r) => r.state === 'QUEUE' && r.dueAt !== null);
+      return {
+        ...toOut(tree.root, tree.items, integration),
+        attempts: rows.reduce((n, r) => n + r.attempts, 0),
+        lastAttemptAt: rows.map((r) => r.lastAttemptAt).filter((d): d is Date => d !== null).sort((a, b) => b.getTime() - a.getTime())[0]?.toISOString() ?? null,
+        nextAttemptAt: pending?.dueAt?.toISOString() ?? null,
+      };
+    },
+
+    /** Deletes one post with its thread items (only the service's record of a published post). */
+    async deletePost(organizationId: string, id: string) {
+      return repo.transaction(async (tx) => {
+        const tree = await repo.lockTree(tx, organizationId, id);
+        if (!tree) throw notFound('Post');
+        const rows = [tree.root, ...tree.items];
+        if (inFlight(rows)) throw conflictInFlight();
+        for (const r of rows) if (r.publishJobId) await queue.cancel(tx, r.id);
+        await repo.softDelete(tx, rows.map((r) => r.id), now());
+        return { deleted: rows.map((r) => r.id) };
+      });
+    },
+
+    async deleteGroup(organizationId: string, group: string) {
+      return repo.transaction(async (tx) => {
+        const rows = await repo.lockGroup(tx, organizationId, group);
+        if (rows.length === 0) throw notFound('Group of posts');
+        if (inFlight(rows)) throw conflictInFlight();
+        for (const r of rows) if (r.publishJobId) await queue.cancel(tx, r.id);
+        await repo.softDelete(tx, rows.map((r) => r.id), now());
+        return { deleted: rows.map((r) => r.id) };
+      });
+    },
+
+    /** `draft` pulls a queued post out of the queue; `schedule` validates and queues it (API.md §6). */
+    async changeStatus(organizationId: string, id: string, status: 'draft' | 'schedule') {
+      const at = now();
+      let dueAt: Date | undefined;
+      const result = await repo.transaction(async (tx) => {
+        const tree = await repo.lockTree(tx, organizationId, id);
+        if (!tree) throw notFound('Post');
+        const rows = [tree.root, ...tree.items];
+        if (inFlight(rows)) throw conflictInFlight();
+        const { root } = tree;
+        if (status === 'draft') {
+          if (root.state === 'PUBLISHED') throw new AppError('CONFLICT', 'This post is already published; it cannot become a draft');
+          for (const r of rows) {
+            if (r.state === 'PUBLISHED') continue;
+            if (r.publishJobId) await queue.cancel(tx, r.id);
+            await repo.updateRow(tx, r.id, { state: 'DRAFT', error: null, updatedAt: at });
+          }
+          return { id: root.id, state: 'DRAFT' as const };
+        }
+        // schedule
+        const integration = await repo.findIntegration(root.integrationId, tx);
+        if (!integration || integration.deletedAt) throw new AppError('CONFLICT', 'The channel of this post was disconnected');
+        const unpublished = rows.filter((r) => r.state !== 'PUBLISHED');
+        if (unpublished.length === 0) throw new AppError('CONFLICT', 'This post is already published');
+        const issues = await storedIssues(root, tree.items, integration, tx);
+        if (issues.length > 0) throw validationError(issues.map((i) => ({ path: i.path, message: i.message })));
+        dueAt = new Date(Math.max(root.publishDate.getTime(), at.getTime()));
+        for (const r of unpublished) {
+          await repo.updateRow(tx, r.id, { state: 'QUEUE', error: null, attempts: 0, attemptState: null, pendingToken: null, updatedAt: at });
+        }
+        // The first row not yet published is the one the publisher takes next.
+        const first = unpublished[0]!;
+        if (first.id !== root.id) {
+          const prev = rows[rows.indexOf(first) - 1]!;
+          dueAt = new Date(Math.max(at.getTime(), (prev.publishedAt?.getTime() ?? at.getTime()) + first.delay * 60_000));
+        }
+        await queue.schedule(tx, first.id, dueAt);
+        return { id: root.id, state: 'QUEUE' as const };
+      });
+      if (dueAt) queue.notifyScheduled(dueAt);
+      return result;
+    },
+
+    /** Replaces the settings of a post that has not published (validated unless it is a draft). */
+    async replaceSettings(organizationId: string, id: string, settings: Record<string, unknown>) {
+      return repo.transaction(async (tx) => {
+        const tree = await repo.lockTree(tx, organizationId, id);
+        if (!tree) throw notFound('Post');
+        const rows = [tree.root, ...tree.items];
+        if (inFlight(rows)) throw conflictInFlight();
+        if (tree.root.state === 'PUBLISHED' || tree.root.state === 'ERROR') {
+          throw new AppError('CONFLICT', `Only queued posts and drafts can change settings; this one is ${tree.root.state}`);
+        }
+        const integration = await repo.findIntegration(tree.root.integrationId, tx);
+        if (!integration) throw notFound('Post');
+        const next = normaliseSettings(settings, integration.identifier);
+        if (tree.root.state !== 'DRAFT') {
+          const issues = (await storedIssues({ ...tree.root, settings: next }, tree.items, integration, tx)).filter((i) => i.path.startsWith('settings'));
+          if (issues.length > 0) throw validationError(issues.map((i) => ({ path: i.path, message: i.message })));
+        }
+        const at = now();
+        for (const r of rows) await repo.updateRow(tx, r.id, { settings: next, updatedAt: at });
+        return { postId: tree.root.id, publishDate: tree.root.publishDate.toISOString(), settings: next };
+      });
+    },
+
+    /**
+     * Records the platform's own id (and URL) of a post: a published post whose id is unknown
+     * (`missing`), or one that failed with an unknown outcome but did reach the platform.
+     */
+    async recordReleaseId(organizationId: string, id: string, releaseId: string, releaseUrl: string | undefined) {
+      await repo.transaction(async (tx) => {
+        const rows = await repo.lockRows(tx, organizationId, [id]);
+        const row = rows[0];
+        if (!row) throw notFound('Post');
+        if (row.attemptState !== null) throw conflictInFlight();
+        if (row.state === 'QUEUE' || row.state === 'DRAFT') {
+          throw new AppError('CONFLICT', `This post is ${row.state === 'QUEUE' ? 'queued' : 'a draft'}; a platform id can be recorded only on a published or failed post`);
+        }
+        const at = now();
+        if (row.publishJobId) await queue.cancel(tx, row.id);
+        await repo.updateRow(tx, row.id, {
+          releaseId,
+          releaseUrl: releaseUrl ?? row.releaseUrl,
+          state: 'PUBLISHED',
+          error: null,
+          publishedAt: row.publishedAt ?? at,
+          updatedAt: at,
+        });
+      });
+      return this.getPost(organizationId, id);
+    },
+
+    /** What keeps the post from publishing; recent platform posts when its platform id is unknown. */
+    async missing(organizationId: string, id: string) {
+      const { tree, integration } = await loadTreeOut(organizationId, id);
+      const issues = await storedIssues(tree.root, tree.items, integration);
+      const result: { ready: boolean; missing: { field: string; code: string; message: string }[]; candidates?: { id: string; url: string }[] } = {
+        ready: issues.length === 0,
+        missing: issues.map((i) => ({ field: i.path, code: i.code, message: i.message })),
+      };
+      if (tree.root.state === 'PUBLISHED' && (tree.root.releaseId === null || tree.root.releaseId === 'missing')) {
+        result.ready = true;
+        result.missing = [];
+        const adapter = adapterFor(integration.identifier);
+        if (adapter?.findRecent && integration.credentials && !integration.refreshNeeded) {
+          try {
+            const since = new Date(tree.root.publishDate.getTime() - 24 * 3600_000);
+            const recent = await deps.access.run(integration, (a, ctx) => a.findRecent!({ since, limit: 20 }, ctx));
+            result.candidates = recent.map((r) => ({ id: r.id, url: r.url }));
+          } catch (e) {
+            throw platformErrorToAppError(e, adapter.metadata.displayName);
+          }
+        } else {
+          result.candidates = [];
+        }
+      }
+      return result;
+    },
+  };
+}
+
+function validationError(fields: FieldError[]): AppError {
+  const first = fields[0]!;
+  const more = fields.length > 1 ? ` (and ${fields.length - 1} more)` : '';
+  return new AppError('VALIDATION_FAILED', `${first.path}: ${first.message}${more}`, { fields });
+}
+
+export type PostsService = ReturnType<typeof createPostsService>;

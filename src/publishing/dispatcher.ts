@@ -1,0 +1,255 @@
+import { and, eq, gt, isNotNull, notInArray, sql } from 'drizzle-orm';
+import type { Database } from '../db/client.js';
+import { integrations, posts, workerHeartbeats } from '../db/schema/index.js';
+import type { JobEngine } from '../jobs/job-engine.js';
+import type { Clock } from '../lib/clock.js';
+import type { PlatformAdapter, PlatformIdentifier } from '../platforms/platform.js';
+import { isPlatformIdentifier } from '../platforms/platform.js';
+import type { Publisher } from './publisher.js';
+import { PUBLISH_CHANNEL, PUBLISH_QUEUE, type PublishJobData, type PublishQueue } from './publish-queue.js';
+
+export interface DispatcherOptions {
+  /** publish jobs one worker process holds at once */
+  capacity: number;
+  /** longest sleep between looks at the queue (a safety net: wake-ups come from NOTIFY and timers) */
+  maxIdleMs: number;
+  /** a worker whose heartbeat is older than this is dead; its leased posts are taken over */
+  deadAfterMs: number;
+  /** embedded mode: this is the only process, so every other lease is a dead one */
+  soleWorker: boolean;
+}
+
+class Semaphore {
+  private active = 0;
+  private readonly waiting: (() => void)[] = [];
+  constructor(private readonly limit: number) {}
+  async acquire() {
+    if (this.active < this.limit) {
+      this.active++;
+      return;
+    }
+    await new Promise<void>((r) => this.waiting.push(r));
+  }
+  release() {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.active--;
+  }
+}
+
+/**
+ * The worker side of publishing. It sleeps until exactly the next due job (the earliest
+ * `start_after` of the publish queue, re-read whenever a job is scheduled anywhere: NOTIFY from
+ * other processes, a direct call in this one), so pg-boss's polling interval never sets the lag.
+ * Jobs it takes are leased to this worker on the post row; a worker that dies leaves leases that
+ * the others (or its own restart) take over. Concurrency: `capacity` jobs per process, and per
+ * platform and per channel the limits of the platform's metadata (per process).
+ */
+export function createDispatcher(deps: {
+  database: Database;
+  jobs: JobEngine;
+  queue: PublishQueue;
+  publisher: Publisher;
+  adapters: Record<PlatformIdentifier, PlatformAdapter>;
+  clock: Clock;
+  workerId: string;
+  beat: () => Promise<void>;
+  heartbeatMs: number;
+  options: DispatcherOptions;
+  logger: { warn(obj: unknown, msg?: string): void; error(obj: unknown, msg?: string): void };
+}) {
+  const { database, jobs, options } = deps;
+  const db = database.db;
+  const platformSlots = new Map<string, Semaphore>();
+  const channelSlots = new Map<string, Semaphore>();
+  const held = new Set<string>();
+  let running = false;
+  let wake: (() => void) | undefined;
+  let wakeRequested = false;
+  let loopDone: Promise<void> | undefined;
+  const stops: (() => Promise<void> | void)[] = [];
+  const inflight = new Set<Promise<void>>();
+  let lastBeat = 0;
+  let lastRecovery = 0;
+
+  function poke() {
+    wakeRequested = true;
+    wake?.();
+  }
+
+  function slotFor(map: Map<string, Semaphore>, key: string, limit: number) {
+    let s = map.get(key);
+    if (!s) {
+      s = new Semaphore(Math.max(1, limit));
+      map.set(key, s);
+    }
+    return s;
+  }
+
+  /** The earliest start of a job waiting in the queue (pg-boss's own table, read only). */
+  async function nextDue(): Promise<number | undefined> {
+    const { rows } = await database.sql.executeSql(
+      `SELECT extract(epoch from min(start_after)) * 1000 AS at FROM pgboss.job WHERE name = $1 AND state < 'active'`,
+      [PUBLISH_QUEUE],
+    );
+    const at = rows[0]?.at;
+    return at === null || at === undefined ? undefined : Number(at);
+  }
+
+  /** Leases fetched jobs' rows to this worker and learns their channel and platform. */
+  async function lease(jobsData: PublishJobData[]) {
+    if (jobsData.length === 0) return new Map<string, { integrationId: string; identifier: string }>();
+    // Only rows whose version is the job's: a stale job must not take the lease of a live one.
+    const current = sql.join(
+      jobsData.map((j) => sql`(${j.postId}::uuid, ${j.version}::bigint)`),
+      sql`, `,
+    );
+    const rows = await db
+      .update(posts)
+      .set({ leaseOwner: deps.workerId })
+      .from(integrations)
+      .where(and(sql`(${posts.id}, ${posts.version}) in (${current})`, eq(integrations.id, posts.integrationId)))
+      .returning({ id: posts.id, integrationId: posts.integrationId, identifier: integrations.identifier });
+    return new Map(rows.map((r) => [r.id, { integrationId: r.integrationId, identifier: r.identifier }]));
+  }
+
+  /**
+   * Queued rows leased to a worker that is gone (or to this one, but not held: a job that failed
+   * unexpectedly) are rescheduled; an attempt left `sending` is then reconciled by the new job.
+   */
+  async function recover() {
+    const now = deps.clock.now();
+    const live = options.soleWorker
+      ? [deps.workerId]
+      : (
+          await db
+            .select({ id: workerHeartbeats.workerId })
+            .from(workerHeartbeats)
+            .where(gt(workerHeartbeats.beatAt, new Date(now - options.deadAfterMs)))
+        ).map((r) => r.id);
+    const orphans = await db
+      .select({ id: posts.id, dueAt: posts.dueAt, owner: posts.leaseOwner })
+      .from(posts)
+      .where(and(eq(posts.state, 'QUEUE'), isNotNull(posts.leaseOwner), live.length ? notInArray(posts.leaseOwner, live) : undefined));
+    const mine = await db
+      .select({ id: posts.id, dueAt: posts.dueAt, owner: posts.leaseOwner })
+      .from(posts)
+      .where(and(eq(posts.state, 'QUEUE'), eq(posts.leaseOwner, deps.workerId)));
+    const stray = [...orphans, ...mine.filter((r) => !held.has(r.id))];
+    for (const r of stray) {
+      await db.transaction(async (tx) => {
+        const [row] = await tx.select().from(posts).where(eq(posts.id, r.id)).for('update');
+        if (!row || row.state !== 'QUEUE' || row.leaseOwner !== r.owner || (r.owner === deps.workerId && held.has(r.id))) return;
+        await deps.queue.schedule(tx, row.id, new Date(Math.max(now, row.dueAt?.getTime() ?? now)));
+      });
+    }
+    if (stray.length > 0) deps.logger.warn({ count: stray.length }, 'publisher took over posts leased to a stopped worker');
+  }
+
+  async function runJob(job: { id: string; data: PublishJobData }, route: { integrationId: string; identifier: string } | undefined) {
+    const limits = route && isPlatformIdentifier(route.identifier) ? deps.adapters[route.identifier].metadata.concurrency : { perPlatform: 1, perChannel: 1 };
+    const platform = slotFor(platformSlots, route?.identifier ?? '?', limits.perPlatform);
+    const channel = slotFor(channelSlots, route?.integrationId ?? '?', limits.perChannel);
+    await channel.acquire();
+    await platform.acquire();
+    try {
+      await deps.publisher.handle(job.data);
+      await jobs.boss.complete(PUBLISH_QUEUE, job.id);
+    } catch (err) {
+      deps.logger.error({ err, postId: job.data.postId }, 'publish job failed unexpectedly; it will be retried');
+      await jobs.boss.fail(PUBLISH_QUEUE, job.id, { message: String(err) }).catch(() => undefined);
+      // Released below; the next recovery pass reschedules the row (it stays leased to us).
+    } finally {
+      platform.release();
+      channel.release();
+      held.delete(job.data.postId);
+    }
+  }
+
+  async function tick() {
+    const now = deps.clock.now();
+    if (now - lastBeat >= deps.heartbeatMs) {
+      await deps.beat();
+      lastBeat = now;
+    }
+    if (now - lastRecovery >= Math.min(options.deadAfterMs, 30_000)) {
+      lastRecovery = now;
+      await recover();
+    }
+    let free = options.capacity - held.size;
+    while (free > 0 && running) {
+      const fetched = (await jobs.boss.fetch<PublishJobData>(PUBLISH_QUEUE, { batchSize: free })) ?? [];
+      if (fetched.length === 0) break;
+      const routes = await lease(fetched.map((j) => j.data));
+      for (const job of fetched) {
+        held.add(job.data.postId);
+        const p = runJob(job, routes.get(job.data.postId)).finally(() => {
+          inflight.delete(p);
+          poke();
+        });
+        inflight.add(p);
+      }
+      free = options.capacity - held.size;
+    }
+  }
+
+  async function loop() {
+    while (running) {
+      wakeRequested = false;
+      let sleepMs = options.maxIdleMs;
+      try {
+        await tick();
+        if (held.size < options.capacity) {
+          const due = await nextDue();
+          // pg-boss takes jobs whose start is strictly before its now(): wake just after.
+          if (due !== undefined) sleepMs = Math.max(0, Math.min(sleepMs, due - Date.now() + 2));
+        }
+      } catch (err) {
+        deps.logger.error({ err }, 'publisher loop failed; retrying');
+        sleepMs = 1000;
+      }
+      if (wakeRequested || !running) continue;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, sleepMs);
+        function done() {
+          clearTimeout(timer);
+          wake = undefined;
+          resolve();
+        }
+        wake = done;
+      });
+    }
+  }
+
+  return {
+    async start() {
+      if (running) return;
+      await jobs.ensureQueue(PUBLISH_QUEUE);
+      running = true;
+      stops.push(deps.queue.onScheduled(() => poke()));
+      stops.push(await database.listen(PUBLISH_CHANNEL, () => poke()));
+      await deps.beat();
+      lastBeat = deps.clock.now();
+      await recover().catch((err: unknown) => deps.logger.error({ err }, 'publisher recovery failed'));
+      lastRecovery = deps.clock.now();
+      loopDone = loop();
+    },
+    /** Stops taking jobs and waits for the ones in progress (a publish is never cut midway on purpose). */
+    async stop(timeoutMs = 30_000) {
+      if (!running) return;
+      running = false;
+      poke();
+      await loopDone;
+      for (const s of stops.splice(0)) await s();
+      await Promise.race([Promise.allSettled([...inflight]), new Promise((r) => setTimeout(r, timeoutMs).unref())]);
+    },
+    /** Looks at the queue now (tests; a scheduling elsewhere in this process does it by itself). */
+    poke,
+    get held() {
+      return held.size;
+    },
+  };
+}
+
+export type Dispatcher = ReturnType<typeof createDispatcher>;
+

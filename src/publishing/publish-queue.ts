@@ -1,0 +1,69 @@
+import { eq, sql } from 'drizzle-orm';
+import type { Database, Tx } from '../db/client.js';
+import { posts } from '../db/schema/index.js';
+import type { JobEngine } from '../jobs/job-engine.js';
+
+export const PUBLISH_QUEUE = 'publish';
+/** PostgreSQL NOTIFY channel: a publish job was scheduled (workers in other processes wake). */
+export const PUBLISH_CHANNEL = 'tidings_publish';
+
+export interface PublishJobData {
+  postId: string;
+  /** the post row's `version` when the job was sent; a job whose version is stale does nothing */
+  version: number;
+}
+
+/**
+ * The one place that puts post rows on and off the publishing queue, always inside the caller's
+ * transaction: the job exists exactly when the row's change commits. Every schedule or cancel
+ * bumps the row's `version`, so at most one job per row is ever current — an older job that still
+ * runs (cancelled too late, expired, recovered) finds a different version and does nothing.
+ */
+export function createPublishQueue(deps: { database: Database; jobs: JobEngine | undefined }) {
+  const listeners = new Set<(dueAt: Date) => void>();
+
+  return {
+    /** Schedules `postId` to be published at `dueAt` (now or later), replacing any job it had. */
+    async schedule(tx: Tx, postId: string, dueAt: Date): Promise<void> {
+      if (!deps.jobs) throw new Error('The job engine is not running in this process');
+      const [row] = await tx
+        .update(posts)
+        .set({ version: sql`${posts.version} + 1`, dueAt, leaseOwner: null })
+        .where(eq(posts.id, postId))
+        .returning({ version: posts.version, oldJob: sql<string | null>`(select publish_job_id from posts where id = ${postId})` });
+      if (!row) return;
+      if (row.oldJob) await cancelJob(tx, row.oldJob);
+      const data: PublishJobData = { postId, version: row.version };
+      const jobId = await deps.jobs.send(PUBLISH_QUEUE, data, { startAfter: dueAt, retryLimit: 0, expireInSeconds: 15 * 60 }, tx);
+      await tx.update(posts).set({ publishJobId: jobId }).where(eq(posts.id, postId));
+      await tx.execute(sql`select pg_notify(${PUBLISH_CHANNEL}, ${dueAt.toISOString()})`);
+    },
+
+    /** Takes `postId` off the queue (its job, if any, is cancelled and made stale). */
+    async cancel(tx: Tx, postId: string): Promise<void> {
+      const [row] = await tx
+        .update(posts)
+        .set({ version: sql`${posts.version} + 1`, dueAt: null, publishJobId: null, leaseOwner: null })
+        .where(eq(posts.id, postId))
+        .returning({ oldJob: sql<string | null>`(select publish_job_id from posts where id = ${postId})` });
+      if (row?.oldJob) await cancelJob(tx, row.oldJob);
+    },
+
+    /** Tells this process's publisher that something was scheduled (call after commit). */
+    notifyScheduled(dueAt: Date) {
+      for (const l of listeners) l(dueAt);
+    },
+
+    onScheduled(listener: (dueAt: Date) => void): () => void {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+
+  async function cancelJob(tx: Tx, jobId: string) {
+    // A job that already finished or is running is not cancelled; its stale version stops it.
+    await deps.jobs?.boss.cancel(PUBLISH_QUEUE, jobId, { db: deps.database.sqlIn(tx) });
+  }
+}
+
+export type PublishQueue = ReturnType<typeof createPublishQueue>;

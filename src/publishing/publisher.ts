@@ -1,0 +1,403 @@
+import { and, asc, eq, gt, inArray, isNull, sql } from 'drizzle-orm';
+import type { Db, Tx } from '../db/client.js';
+import { integrations, media, posts } from '../db/schema/index.js';
+import type { Clock } from '../lib/clock.js';
+import { emitEvent, notifyIn } from '../modules/events/events.js';
+import { htmlToText } from '../platforms/common/html.js';
+import { PlatformError, type PlatformAdapter, type PublishItem, type PublishResult } from '../platforms/platform.js';
+import type { ChannelAccess } from './channel-access.js';
+import type { PublishJobData, PublishQueue } from './publish-queue.js';
+
+type PostRow = typeof posts.$inferSelect;
+type IntegrationRow = typeof integrations.$inferSelect;
+
+export interface PublisherOptions {
+  /** posts that come due more than this late (the service was down) end ERROR "missed" */
+  maxLatenessMs: number;
+  /** attempts before a transient failure becomes final */
+  maxAttempts: number;
+  /** first retry delay; doubles each attempt, with jitter */
+  retryBaseMs: number;
+  retryMaxMs: number;
+  /** one publish call (uploads included) */
+  attemptTimeoutMs: number;
+  /** how often an asynchronous publish (`pending`) is checked, and for how long */
+  pendingPollMs: number;
+  pendingMaxMs: number;
+}
+
+export const DEFAULT_PUBLISHER_OPTIONS: PublisherOptions = {
+  maxLatenessMs: 24 * 3600_000,
+  maxAttempts: 6,
+  retryBaseMs: 30_000,
+  retryMaxMs: 30 * 60_000,
+  attemptTimeoutMs: 5 * 60_000,
+  pendingPollMs: 20_000,
+  pendingMaxMs: 30 * 60_000,
+};
+
+export interface PublisherDeps {
+  db: Db;
+  queue: PublishQueue;
+  access: ChannelAccess;
+  clock: Clock;
+  workerId: string;
+  options: PublisherOptions;
+  logger: { warn(obj: unknown, msg?: string): void; info(obj: unknown, msg?: string): void };
+  /** random in [0, 1); tests pin it */
+  random?: () => number;
+}
+
+export const OUTCOME_UNKNOWN =
+  'outcome unknown — check before re-posting: the attempt was interrupted after the request was sent, and the platform cannot be asked whether it arrived';
+
+/**
+ * Publishes one post row per job (the first item of a post, or one thread item), following
+ * API.md §6. The rules that keep a post from being lost or sent twice:
+ *
+ * - The attempt is recorded (`attempt_state = 'sending'`) in its own commit before the platform
+ *   request leaves; only the worker that set it sends. A row found `sending` by a later job (a
+ *   crash, a timeout after sending, a recovered lease) is never sent again blindly: it is reconciled
+ *   with the platform's recent posts where the adapter can list them, else it ends ERROR with
+ *   {@link OUTCOME_UNKNOWN}.
+ * - Every outcome (published, retry, failed) is one transaction: row state, notification, event and
+ *   the next job (retry, next thread item) commit together.
+ */
+export function createPublisher(deps: PublisherDeps) {
+  const { db, queue, access, clock, options } = deps;
+  const random = deps.random ?? Math.random;
+  const now = () => new Date(clock.now());
+
+  async function loadMedia(row: PostRow) {
+    const ids = row.image.map((i) => i.id);
+    const rows = ids.length ? await db.select().from(media).where(inArray(media.id, ids)) : [];
+    const byId = new Map(rows.map((m) => [m.id, m]));
+    return row.image.flatMap((img): PublishItem['media'] => {
+      const m = byId.get(img.id);
+      if (!m) return [];
+      return [{ id: m.id, path: m.path, type: m.type, mimeType: m.mimeType, size: m.size, width: m.width, height: m.height, duration: m.duration, alt: img.alt ?? m.alt }];
+    });
+  }
+
+  async function context(tx: Tx | Db, row: PostRow) {
+    const [integration] = await tx.select().from(integrations).where(eq(integrations.id, row.integrationId));
+    const root = row.parentPostId ? (await tx.select().from(posts).where(eq(posts.id, row.parentPostId)))[0] : row;
+    const [prev] = row.parentPostId
+      ? await tx
+          .select()
+          .from(posts)
+          .where(and(eq(posts.parentPostId, row.parentPostId), eq(posts.position, row.position - 1), isNull(posts.deletedAt)))
+          .limit(1)
+      : [];
+    const previous = row.position === 1 ? root : prev;
+    return { integration, root: root ?? row, previous };
+  }
+
+  function label(integration: IntegrationRow | undefined) {
+    if (!integration) return 'the channel';
+    const adapter = safeAdapter(integration);
+    return `${adapter?.metadata.displayName ?? integration.identifier} (${integration.name})`;
+  }
+
+  function safeAdapter(integration: IntegrationRow): PlatformAdapter | undefined {
+    try {
+      return access.adapterOf(integration);
+    } catch {
+      return undefined;
+    }
+  }
+
+  function eventPayload(row: PostRow, integration: IntegrationRow | undefined) {
+    return {
+      postId: row.id,
+      rootPostId: row.parentPostId ?? row.id,
+      group: row.group,
+      position: row.position,
+      integration: integration ? { id: integration.id, identifier: integration.identifier, name: integration.name } : { id: row.integrationId },
+    };
+  }
+
+  /** Ends `row` (and the thread items after it) ERROR with `reason`, notifying and emitting. */
+  async function fail(tx: Tx, row: PostRow, integration: IntegrationRow | undefined, reason: string) {
+    const at = now();
+    await tx
+      .update(posts)
+      .set({ state: 'ERROR', error: reason, attemptState: null, pendingToken: null, leaseOwner: null, dueAt: null, publishJobId: null, updatedAt: at })
+      .where(eq(posts.id, row.id));
+    const rootId = row.parentPostId ?? row.id;
+    await tx
+      .update(posts)
+      .set({ state: 'ERROR', error: `Not published: item ${row.position + 1} of this thread failed`, updatedAt: at })
+      .where(and(eq(posts.parentPostId, rootId), gt(posts.position, row.position), eq(posts.state, 'QUEUE'), isNull(posts.deletedAt)));
+    const what = row.position === 0 ? 'Your post' : `Item ${row.position + 1} of your thread`;
+    await notifyIn(tx, row.organizationId, `${what} on ${label(integration)} failed: ${reason}`, null, at);
+    await emitEvent(tx, row.organizationId, 'post.failed', { ...eventPayload(row, integration), error: reason, failedAt: at.toISOString() }, at);
+  }
+
+  async function published(tx: Tx, row: PostRow, integration: IntegrationRow | undefined, id: string, url: string) {
+    const at = now();
+    await tx
+      .update(posts)
+      .set({ state: 'PUBLISHED', releaseId: id, releaseUrl: url, publishedAt: at, error: null, attemptState: null, pendingToken: null, leaseOwner: null, dueAt: null, publishJobId: null, updatedAt: at })
+      .where(eq(posts.id, row.id));
+    if (row.position === 0) await notifyIn(tx, row.organizationId, `Your post has been published on ${label(integration)} at ${url}`, url, at);
+    await emitEvent(tx, row.organizationId, 'post.published', { ...eventPayload(row, integration), releaseId: id, releaseURL: url, publishedAt: at.toISOString() }, at);
+    // The next thread item follows `delay` minutes after this one.
+    const rootId = row.parentPostId ?? row.id;
+    const [next] = await tx
+      .select()
+      .from(posts)
+      .where(and(eq(posts.parentPostId, rootId), gt(posts.position, row.position), isNull(posts.deletedAt)))
+      .orderBy(asc(posts.position))
+      .limit(1);
+    if (next && next.state === 'QUEUE') await queue.schedule(tx, next.id, new Date(at.getTime() + next.delay * 60_000));
+  }
+
+  async function retryLater(tx: Tx, row: PostRow, at: Date, note: string | null) {
+    await tx.update(posts).set({ attemptState: null, pendingToken: null, error: note, updatedAt: now() }).where(eq(posts.id, row.id));
+    await queue.schedule(tx, row.id, at);
+  }
+
+  function backoff(attempt: number): number {
+    const base = Math.min(options.retryMaxMs, options.retryBaseMs * 2 ** Math.max(0, attempt - 1));
+    return Math.round(base * (0.5 + random() / 2));
+  }
+
+  /** Runs `fn` in a transaction on the row, only while it is still the same attempt. */
+  async function whileSending<T>(rowId: string, fn: (tx: Tx, row: PostRow) => Promise<T>): Promise<T | undefined> {
+    return db.transaction(async (tx) => {
+      const [row] = await tx.select().from(posts).where(eq(posts.id, rowId)).for('update');
+      if (!row || row.attemptState === null) return undefined;
+      return fn(tx, row);
+    });
+  }
+
+  async function onPlatformError(rowId: string, integration: IntegrationRow, e: unknown) {
+    const name = label(integration);
+    if (!(e instanceof PlatformError) || e.details.outcomeUnknown) {
+      deps.logger.warn({ err: e, postId: rowId }, 'publish outcome unknown; reconciling');
+      await reconcile(rowId);
+      return;
+    }
+    await whileSending(rowId, async (tx, row) => {
+      const at = now();
+      switch (e.kind) {
+        case 'transient':
+          if (row.attempts < options.maxAttempts) {
+            const when = new Date(at.getTime() + backoff(row.attempts));
+            return retryLater(tx, row, when, `Attempt ${row.attempts} failed (${e.message}); retrying at ${when.toISOString()}`);
+          }
+          return fail(tx, row, integration, `${name} could not be reached after ${row.attempts} attempts: ${e.message}`);
+        case 'rate_limited': {
+          const waitMs = Math.max(1, e.details.retryAfterSeconds ?? 60) * 1000;
+          const when = new Date(at.getTime() + waitMs);
+          await tx.update(integrations).set({ publishBlockedUntil: when }).where(eq(integrations.id, integration.id));
+          if (row.attempts < options.maxAttempts + 4) {
+            return retryLater(tx, row, when, `${name} asked to slow down; retrying at ${when.toISOString()}`);
+          }
+          return fail(tx, row, integration, `${name} kept refusing with "slow down": ${e.message}`);
+        }
+        case 'auth_expired':
+        case 'reconnect_required': {
+          const [marked] = await tx
+            .update(integrations)
+            .set({ refreshNeeded: true, updatedAt: at })
+            .where(and(eq(integrations.id, integration.id), eq(integrations.refreshNeeded, false)))
+            .returning({ id: integrations.id });
+          if (marked) {
+            await notifyIn(tx, row.organizationId, `Channel ${integration.name} (${integration.identifier}) must be reconnected: ${e.message}`, null, at);
+          }
+          await emitEvent(tx, row.organizationId, 'integration.refresh_needed', { integration: { id: integration.id, identifier: integration.identifier, name: integration.name }, reason: e.message }, at);
+          return fail(tx, row, integration, `The channel must be reconnected: ${e.message}`);
+        }
+        case 'rejected':
+          return fail(tx, row, integration, `${name} refused the post: ${e.message}`);
+        case 'unsupported':
+          return fail(tx, row, integration, e.message);
+      }
+    });
+  }
+
+  async function onResult(rowId: string, integration: IntegrationRow, result: PublishResult) {
+    await whileSending(rowId, async (tx, row) => {
+      if (result.status === 'published') {
+        await published(tx, row, integration, result.id, result.url);
+        return;
+      }
+      const when = new Date(clock.now() + options.pendingPollMs);
+      await tx.update(posts).set({ attemptState: 'pending', pendingToken: result.token, updatedAt: now() }).where(eq(posts.id, row.id));
+      await queue.schedule(tx, row.id, when);
+    });
+  }
+
+  /** A row left `sending`: find out from the platform whether the post arrived. */
+  async function reconcile(rowId: string) {
+    const [row] = await db.select().from(posts).where(eq(posts.id, rowId));
+    if (!row || row.attemptState !== 'sending') return;
+    const { integration } = await context(db, row);
+    const adapter = integration && safeAdapter(integration);
+    if (!integration || !adapter?.findRecent || integration.deletedAt || !integration.credentials || integration.refreshNeeded) {
+      await whileSending(rowId, (tx, r) => fail(tx, r, integration, OUTCOME_UNKNOWN));
+      return;
+    }
+    const since = new Date((row.lastAttemptAt ?? row.updatedAt).getTime() - 10 * 60_000);
+    let recent: Awaited<ReturnType<NonNullable<PlatformAdapter['findRecent']>>>;
+    try {
+      recent = await access.run(integration, (a, ctx) => a.findRecent!({ since, limit: 50 }, ctx), AbortSignal.timeout(options.attemptTimeoutMs));
+    } catch (e) {
+      const giveUpAt = (row.lastAttemptAt?.getTime() ?? 0) + 60 * 60_000;
+      await whileSending(rowId, async (tx, r) => {
+        if (clock.now() > giveUpAt || (e instanceof PlatformError && (e.kind === 'reconnect_required' || e.kind === 'rejected'))) {
+          return fail(tx, r, integration, OUTCOME_UNKNOWN);
+        }
+        const when = new Date(clock.now() + options.retryBaseMs);
+        await queue.schedule(tx, r.id, when);
+      });
+      return;
+    }
+    const match = recent.find((p) => sameContent(p.content, row.content));
+    await whileSending(rowId, async (tx, r) => {
+      if (match) {
+        deps.logger.info({ postId: r.id, releaseId: match.id }, 'reconciled: the interrupted attempt had published');
+        await published(tx, r, integration, match.id, match.url);
+      } else if (r.attempts < options.maxAttempts) {
+        // The platform shows no such post: the request did not create one, so sending is safe.
+        const when = now();
+        await retryLater(tx, r, when, `Attempt ${r.attempts} was interrupted and did not reach ${label(integration)}; sending again`);
+      } else {
+        await fail(tx, r, integration, `${label(integration)} could not be reached after ${r.attempts} attempts`);
+      }
+    });
+  }
+
+  async function send(rowId: string) {
+    const [row] = await db.select().from(posts).where(eq(posts.id, rowId));
+    if (!row) return;
+    const { integration, root, previous } = await context(db, row);
+    if (!integration) return;
+    const item: PublishItem = { content: row.content, media: await loadMedia(row) };
+    const replyTo = previous?.releaseId && root.releaseId ? { id: previous.releaseId, rootId: root.releaseId } : undefined;
+    let result: PublishResult;
+    try {
+      result = await access.run(
+        integration,
+        (adapter, ctx) => adapter.publish({ item, settings: root.settings, replyTo, idempotencyKey: `${row.id}:${row.attempts}` }, ctx),
+        AbortSignal.timeout(options.attemptTimeoutMs),
+      );
+    } catch (e) {
+      await onPlatformError(rowId, integration, e);
+      return;
+    }
+    await onResult(rowId, integration, result);
+  }
+
+  async function check(rowId: string) {
+    const [row] = await db.select().from(posts).where(eq(posts.id, rowId));
+    if (!row?.pendingToken) return;
+    const { integration } = await context(db, row);
+    const adapter = integration && safeAdapter(integration);
+    if (!integration || !adapter?.checkPublish) {
+      await whileSending(rowId, (tx, r) => fail(tx, r, integration, OUTCOME_UNKNOWN));
+      return;
+    }
+    const token = row.pendingToken;
+    let result: PublishResult;
+    try {
+      result = await access.run(integration, (a, ctx) => a.checkPublish!(token, ctx), AbortSignal.timeout(options.attemptTimeoutMs));
+    } catch (e) {
+      if (e instanceof PlatformError && (e.kind === 'rejected' || e.kind === 'unsupported')) {
+        await whileSending(rowId, (tx, r) => fail(tx, r, integration, `${label(integration)} refused the post: ${e.message}`));
+        return;
+      }
+      result = { status: 'pending', token };
+    }
+    if (result.status === 'pending' && clock.now() - (row.lastAttemptAt?.getTime() ?? 0) > options.pendingMaxMs) {
+      await whileSending(rowId, (tx, r) => fail(tx, r, integration, `${label(integration)} was still processing the post after ${Math.round(options.pendingMaxMs / 60_000)} minutes`));
+      return;
+    }
+    await whileSending(rowId, async (tx, r) => {
+      if (result.status === 'published') {
+        await published(tx, r, integration, result.id, result.url);
+        return;
+      }
+      const when = new Date(clock.now() + options.pendingPollMs);
+      await tx.update(posts).set({ pendingToken: result.token, updatedAt: now() }).where(eq(posts.id, r.id));
+      await queue.schedule(tx, r.id, when);
+    });
+  }
+
+  type Step = 'send' | 'reconcile' | 'check' | 'none';
+
+  /** The start of a job: checks, then records the attempt (its own commit, before anything is sent). */
+  async function begin(job: PublishJobData): Promise<Step> {
+    return db.transaction(async (tx): Promise<Step> => {
+      const [row] = await tx.select().from(posts).where(eq(posts.id, job.postId)).for('update');
+      if (!row || row.version !== job.version || row.deletedAt !== null || row.state !== 'QUEUE') return 'none';
+      if (row.attemptState === 'sending') return 'reconcile';
+      if (row.attemptState === 'pending') return 'check';
+      const { integration, previous } = await context(tx, row);
+      const at = now();
+      if (!integration || integration.deletedAt) {
+        await fail(tx, row, integration, 'The channel was disconnected');
+        return 'none';
+      }
+      if (integration.disabled) {
+        await fail(tx, row, integration, `The channel ${integration.name} is disabled`);
+        return 'none';
+      }
+      if (integration.refreshNeeded || !integration.credentials) {
+        await fail(tx, row, integration, `The channel ${integration.name} must be reconnected before it can publish`);
+        return 'none';
+      }
+      if (row.dueAt && at.getTime() - row.dueAt.getTime() > options.maxLatenessMs) {
+        await fail(
+          tx,
+          row,
+          integration,
+          `missed: it was due at ${row.dueAt.toISOString()} while the service was not running, more than ${Math.round(options.maxLatenessMs / 60_000)} minutes ago (PUBLISH_MAX_LATENESS); reschedule it to publish`,
+        );
+        return 'none';
+      }
+      if (row.position > 0 && (!previous || previous.state !== 'PUBLISHED' || !previous.releaseId)) {
+        await fail(tx, row, integration, 'The item before it in the thread was not published');
+        return 'none';
+      }
+      if (integration.publishBlockedUntil && integration.publishBlockedUntil > at) {
+        await queue.schedule(tx, row.id, integration.publishBlockedUntil);
+        return 'none';
+      }
+      await tx
+        .update(posts)
+        .set({ attemptState: 'sending', leaseOwner: deps.workerId, attempts: sql`${posts.attempts} + 1`, lastAttemptAt: at, updatedAt: at })
+        .where(eq(posts.id, row.id));
+      return 'send';
+    });
+  }
+
+  return {
+    /** Handles one publish job (the dispatcher looks for the next due job when it returns). */
+    async handle(job: PublishJobData): Promise<void> {
+      const step = await begin(job);
+      if (step === 'send') await send(job.postId);
+      else if (step === 'reconcile') await reconcile(job.postId);
+      else if (step === 'check') await check(job.postId);
+    },
+  };
+}
+
+export type Publisher = ReturnType<typeof createPublisher>;
+
+/** Whether a platform post's text is the text we sent (platforms rewrite links and markup). */
+export function sameContent(theirs: string, ours: string): boolean {
+  const norm = (s: string) =>
+    htmlToText(s)
+      .replace(/https?:\/\/\S+/g, '')
+      .replace(/[^\p{L}\p{N}]+/gu, ' ')
+      .trim()
+      .toLowerCase();
+  const a = norm(theirs);
+  const b = norm(ours);
+  if (a === '' || b === '') return a === b;
+  const n = Math.min(a.length, b.length, 80);
+  return a.slice(0, n) === b.slice(0, n);
+}

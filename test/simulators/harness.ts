@@ -39,6 +39,8 @@ export interface Simulator {
   readonly app: FastifyInstance;
   readonly log: SimulatorRequest[];
   inject(injection: Injection): void;
+  /** every request waits this long before it is handled (benchmarks, in-flight crash tests) */
+  setLatency(ms: number): void;
   close(): Promise<void>;
 }
 
@@ -70,9 +72,12 @@ export async function startSimulator(register: (app: FastifyInstance) => void | 
   });
   const log: SimulatorRequest[] = [];
   const injections: Injection[] = [];
+  let latencyMs = 0;
   app.addHook('preHandler', async (req: FastifyRequest, reply: FastifyReply) => {
     log.push({ method: req.method, path: req.url, headers: req.headers, body: req.isMultipart() ? '(multipart)' : req.body });
     const i = injections.findIndex((x) => !x.path || x.path.test(req.url));
+    // Logged on arrival, handled after the latency: a client that dies meanwhile has sent its request.
+    if (latencyMs > 0) await new Promise((r) => setTimeout(r, latencyMs));
     if (i === -1) return;
     const inj = injections[i]!;
     inj.times = (inj.times ?? 1) - 1;
@@ -87,6 +92,9 @@ export async function startSimulator(register: (app: FastifyInstance) => void | 
     app,
     log,
     inject: (injection) => injections.push(injection),
+    setLatency: (ms) => {
+      latencyMs = ms;
+    },
     close: () => app.close(),
   };
 }

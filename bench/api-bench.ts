@@ -11,25 +11,15 @@
  *   - RSS after the load.
  * PostgreSQL mode uses BENCH_DATABASE_URL (default: a new database on the local server).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import pg from 'pg';
 import { loadConfig } from '../src/config.js';
 import { createDeps } from '../src/deps.js';
+import { createDatabase, dropDatabase, rssMb, SECRET, startService as startOn, stop } from './lib.js';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const ADMIN_URL = process.env.BENCH_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const SECRET = 'bench-secret-0123456789abcdefghijklmnopqrstuvwxyz';
 const PORT = 3917;
-
-function rssMb(pid: number): number {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return Math.round(Number(m![1]) / 1024);
-}
 
 async function seed(env: Record<string, string>): Promise<string> {
   const deps = await createDeps(loadConfig(env), { withoutJobs: true });
@@ -51,28 +41,8 @@ async function seed(env: Record<string, string>): Promise<string> {
   }
 }
 
-async function startService(env: Record<string, string>): Promise<{ child: ChildProcess; readyMs: number }> {
-  const started = performance.now();
-  const child = spawn(process.execPath, [join(ROOT, 'dist/main.js'), 'serve'], {
-    env: { ...process.env, ...env, PORT: String(PORT), LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
-  for (;;) {
-    try {
-      const res = await fetch(`http://127.0.0.1:${PORT}/readyz`);
-      if (res.status === 200) return { child, readyMs: Math.round(performance.now() - started) };
-    } catch {
-      // not listening yet
-    }
-    if (child.exitCode !== null) throw new Error('service exited');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
-async function stop(child: ChildProcess) {
-  const done = new Promise((r) => child.on('exit', r));
-  child.kill('SIGTERM');
-  await done;
+function startService(env: Record<string, string>) {
+  return startOn(env, PORT);
 }
 
 async function run(mode: 'embedded' | 'postgres') {
@@ -81,14 +51,7 @@ async function run(mode: 'embedded' | 'postgres') {
   let dbName: string | undefined;
   if (mode === 'postgres') {
     dbName = `tidings_bench_${process.pid}`;
-    const c = new pg.Client({ connectionString: ADMIN_URL });
-    await c.connect();
-    await c.query(`DROP DATABASE IF EXISTS ${dbName}`);
-    await c.query(`CREATE DATABASE ${dbName}`);
-    await c.end();
-    const u = new URL(ADMIN_URL);
-    u.pathname = `/${dbName}`;
-    Object.assign(env, { DATABASE_URL: u.toString(), CREDENTIALS_SECRET: SECRET });
+    Object.assign(env, { DATABASE_URL: await createDatabase(dbName), CREDENTIALS_SECRET: SECRET });
   }
   // First start on an empty folder/database (initdb + migrations), then the measured restart.
   const first = await startService(env);
@@ -107,12 +70,7 @@ async function run(mode: 'embedded' | 'postgres') {
   const afterRss = rssMb(child.pid!);
   await stop(child);
   rmSync(dataDir, { recursive: true, force: true });
-  if (dbName) {
-    const c = new pg.Client({ connectionString: ADMIN_URL });
-    await c.connect();
-    await c.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-    await c.end();
-  }
+  if (dbName) await dropDatabase(dbName);
   return {
     mode,
     firstStartReadyMs: first.readyMs,

@@ -26,8 +26,16 @@ describe('OpenAPI', () => {
       '/integrations/{id}/account',
       '/is-connected',
       '/notifications',
+      '/posts',
+      '/posts/group/{group}',
+      '/posts/{id}',
+      '/posts/{id}/missing',
+      '/posts/{id}/release-id',
+      '/posts/{id}/settings',
+      '/posts/{id}/status',
       '/social/{identifier}',
     ]);
+    expect(doc.paths['/posts']!.post!.parameters!.map((p) => p.name)).toContain('idempotency-key');
     expect(doc.paths['/integrations']!.get!.parameters!.map((p) => p.name).sort()).toEqual(['customer', 'group']);
     expect(Object.keys(doc.paths['/integrations']!.get!.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '429']));
     expect(doc.components.securitySchemes).toEqual({ apiKey: { type: 'apiKey', in: 'header', name: 'Authorization' } });

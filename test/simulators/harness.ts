@@ -20,6 +20,8 @@ export interface Injection {
 }
 
 export interface SimulatorRequest {
+  /** Date.now() when the request arrived */
+  at: number;
   method: string;
   path: string;
   headers: Record<string, string | string[] | undefined>;
@@ -74,7 +76,7 @@ export async function startSimulator(register: (app: FastifyInstance) => void | 
   const injections: Injection[] = [];
   let latencyMs = 0;
   app.addHook('preHandler', async (req: FastifyRequest, reply: FastifyReply) => {
-    log.push({ method: req.method, path: req.url, headers: req.headers, body: req.isMultipart() ? '(multipart)' : req.body });
+    log.push({ at: Date.now(), method: req.method, path: req.url, headers: req.headers, body: req.isMultipart() ? '(multipart)' : req.body });
     const i = injections.findIndex((x) => !x.path || x.path.test(req.url));
     // Logged on arrival, handled after the latency: a client that dies meanwhile has sent its request.
     if (latencyMs > 0) await new Promise((r) => setTimeout(r, latencyMs));

@@ -1,0 +1,528 @@
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { integrations } from '../db/schema/index.js';
+import type { ManualClock } from '../lib/clock.js';
+import { startMastodonSimulator, type MastodonSimulator } from '../platforms/mastodon/mastodon.simulator.js';
+import { startTelegramSimulator, type TelegramSimulator } from '../platforms/telegram/telegram.simulator.js';
+import { startXSimulator, type XSimulator } from '../platforms/x/x.simulator.js';
+import { advanceTime, eventsOf, realtimeManualClock, waitFor } from '../../test/factories.js';
+import { buildTestApp, call, expectError, type TestApp, type TestOrg } from '../../test/helpers.js';
+import type { Simulator, SimulatorRequest } from '../../test/simulators/harness.js';
+import { PUBLISH_QUEUE } from './publish-queue.js';
+
+/**
+ * The failure policy of the publisher (API.md §6), end to end: posts created through
+ * `POST /public/v1/posts`, published by the worker against the platform simulators, observed
+ * through `GET /posts/{id}`, `GET /notifications`, `GET /integrations`, the events outbox and the
+ * simulators' own request logs.
+ */
+
+const PUBLIC_URL = 'https://tidings.example';
+const MASTODON = 'https://mastodon.example';
+const X_APP = { clientId: 'x-client-id', clientSecret: 'x-client-secret' };
+const MINUTE = 60_000;
+
+interface PostView {
+  id: string;
+  state: 'QUEUE' | 'PUBLISHED' | 'ERROR' | 'DRAFT';
+  error: string | null;
+  releaseId: string | null;
+  releaseURL: string | null;
+  attempts: number;
+  nextAttemptAt: string | null;
+  lastAttemptAt: string | null;
+}
+
+let telegram: TelegramSimulator;
+let mastodon: MastodonSimulator;
+let x: XSimulator;
+let botSeq = 0;
+
+beforeAll(async () => {
+  telegram = await startTelegramSimulator();
+  mastodon = await startMastodonSimulator({ publicUrl: MASTODON, mediaProcessingPolls: 0 });
+  x = await startXSimulator();
+  x.addClient(X_APP);
+});
+
+afterAll(async () => {
+  await Promise.all([telegram, mastodon, x].map((s) => s?.close()));
+});
+
+function env(extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    PUBLIC_URL,
+    PLATFORM_ORIGINS: [`https://api.telegram.org=${telegram.origin}`, `${MASTODON}=${mastodon.origin}`, `https://x.com=${x.origin}`, `https://api.x.com=${x.origin}`].join(','),
+    X_CLIENT_ID: X_APP.clientId,
+    X_CLIENT_SECRET: X_APP.clientSecret,
+    ...extra,
+  };
+}
+
+/** One app with its worker running, on its own database, and a manual clock that starts at real time. */
+function useApp(extraEnv: Record<string, string>) {
+  const ctx = {} as { t: TestApp; clock: ManualClock };
+  beforeAll(async () => {
+    ctx.clock = realtimeManualClock();
+    ctx.t = await buildTestApp({ env: env(extraEnv), clock: ctx.clock, startWorker: true });
+  });
+  afterAll(async () => {
+    await ctx.t?.close();
+  });
+  return ctx;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Helpers on the app
+
+async function getPost(t: TestApp, org: TestOrg, id: string): Promise<PostView> {
+  const res = await call(t.app, org.apiKey, { method: 'GET', url: `/public/v1/posts/${id}` });
+  expect(res.statusCode, res.body).toBe(200);
+  return res.json<PostView>();
+}
+
+async function createPost(t: TestApp, org: TestOrg, integrationId: string, content: string, opts: { date?: Date } = {}): Promise<string> {
+  const res = await call(t.app, org.apiKey, {
+    method: 'POST',
+    url: '/public/v1/posts',
+    payload: {
+      type: opts.date ? 'schedule' : 'now',
+      ...(opts.date ? { date: opts.date.toISOString() } : {}),
+      shortLink: false,
+      tags: [],
+      posts: [{ integration: { id: integrationId }, value: [{ content, image: [] }] }],
+    },
+  });
+  expect(res.statusCode, res.body).toBe(201);
+  return res.json<{ postId: string }[]>()[0]!.postId;
+}
+
+/** Waits until the post satisfies `check` (as GET /posts/{id} shows it) and returns it. */
+function postWhen(t: TestApp, org: TestOrg, id: string, what: string, check: (p: PostView) => boolean): Promise<PostView> {
+  return waitFor(
+    async () => {
+      const p = await getPost(t, org, id);
+      return check(p) ? p : undefined;
+    },
+    20_000,
+    `post ${what}`,
+  );
+}
+
+const settled = (t: TestApp, org: TestOrg, id: string) => postWhen(t, org, id, 'PUBLISHED or ERROR', (p) => p.state === 'PUBLISHED' || p.state === 'ERROR');
+
+/** A retry is scheduled: still queued, no attempt in flight, the next one in the future. */
+async function retryScheduled(t: TestApp, org: TestOrg, id: string, attempts: number): Promise<PostView> {
+  return postWhen(t, org, id, `queued for a retry after attempt ${attempts}`, (p) => {
+    if (p.state !== 'QUEUE' || p.attempts !== attempts || p.error === null || p.nextAttemptAt === null) return false;
+    return Date.parse(p.nextAttemptAt) > t.clock.now();
+  });
+}
+
+async function notifications(t: TestApp, org: TestOrg): Promise<string[]> {
+  const res = await call(t.app, org.apiKey, { method: 'GET', url: '/public/v1/notifications' });
+  expect(res.statusCode).toBe(200);
+  return res.json<{ notifications: { content: string }[] }>().notifications.map((n) => n.content);
+}
+
+/** Publish jobs of the post not finished yet (created, retry or active). */
+async function openJobs(t: TestApp, postId: string): Promise<number> {
+  const { rows } = await t.deps.database.sql.executeSql(`SELECT count(*)::int AS n FROM pgboss.job WHERE name = $1 AND data->>'postId' = $2 AND state < 'completed'`, [PUBLISH_QUEUE, postId]);
+  return Number((rows[0] as { n: number }).n);
+}
+
+async function integrationRow(t: TestApp, id: string) {
+  const [row] = await t.deps.database.db.select().from(integrations).where(eq(integrations.id, id));
+  return row!;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Connecting channels the way users do
+
+interface TelegramChannel {
+  id: string;
+  name: string;
+  token: string;
+  chatId: number;
+  /** the simulator's requests made with this channel's bot */
+  sends(): SimulatorRequest[];
+  messages(): number;
+}
+
+/** A bot of its own and a chat of its own (so that injections and logs are per channel). */
+async function connectTelegram(t: TestApp, org: TestOrg, name: string): Promise<TelegramChannel> {
+  const n = ++botSeq;
+  const botId = 700_000 + n;
+  const token = `${botId}:AAbbCCddEEffGGhhIIjjKKllMMnnOO${String(n).padStart(4, '0')}`;
+  const chatId = -1_001_000_000_000 - n;
+  telegram.addBot(token, { id: botId, username: `bot${n}` });
+  telegram.addChat({ id: chatId, title: name, admins: [botId] });
+  const res = await call(t.app, org.apiKey, { method: 'POST', url: '/public/v1/social/telegram', payload: { botToken: token, chatId: String(chatId) } });
+  expect(res.statusCode, res.body).toBe(201);
+  const prefix = `/bot${token}/send`;
+  return {
+    id: res.json<{ id: string }>().id,
+    name,
+    token,
+    chatId,
+    sends: () => telegram.log.filter((r) => r.path.startsWith(prefix)),
+    messages: () => telegram.messages.filter((m) => m.chatId === chatId).length,
+  };
+}
+
+/** What the user's browser does after GET /social/{id}: approve at the platform, come back to the callback. */
+async function approveAndReturn(t: TestApp, identifier: string, url: string) {
+  const res = await fetch(url, { redirect: 'manual' });
+  expect(res.status, await res.clone().text()).toBe(302);
+  const back = new URL(res.headers.get('location')!);
+  expect(`${back.origin}${back.pathname}`).toBe(`${PUBLIC_URL}/integrations/social/${identifier}/callback`);
+  const page = await t.app.inject({ method: 'GET', url: `${back.pathname}${back.search}` });
+  expect(page.statusCode, page.body).toBe(200);
+}
+
+async function listed(t: TestApp, org: TestOrg) {
+  const res = await call(t.app, org.apiKey, { method: 'GET', url: '/public/v1/integrations' });
+  expect(res.statusCode).toBe(200);
+  return res.json<{ id: string; identifier: string; name: string; refreshNeeded: boolean }[]>();
+}
+
+async function connectMastodon(t: TestApp, org: TestOrg, username: string) {
+  const account = mastodon.addAccount({ username, display_name: `Mastodon ${username}` });
+  mastodon.signIn(account.id);
+  const begun = await call(t.app, org.apiKey, { method: 'GET', url: `/public/v1/social/mastodon?instanceUrl=${encodeURIComponent(MASTODON)}` });
+  expect(begun.statusCode, begun.body).toBe(200);
+  await approveAndReturn(t, 'mastodon', begun.json<{ url: string }>().url);
+  const channel = (await listed(t, org)).find((i) => i.identifier === 'mastodon' && i.name === `Mastodon ${username}`)!;
+  return { id: channel.id, account };
+}
+
+async function connectX(t: TestApp, org: TestOrg, user: { id: string; name: string; username: string }) {
+  x.addUser(user);
+  x.approveAs(user.id);
+  const begun = await call(t.app, org.apiKey, { method: 'GET', url: '/public/v1/social/x' });
+  expect(begun.statusCode, begun.body).toBe(200);
+  await approveAndReturn(t, 'x', begun.json<{ url: string }>().url);
+  const channel = (await listed(t, org)).find((i) => i.identifier === 'x' && i.name === user.name)!;
+  return { id: channel.id };
+}
+
+const isPost = (r: SimulatorRequest, path: RegExp) => r.method === 'POST' && path.test(r.path);
+const TWEETS = /^\/2\/tweets$/;
+const TOKEN = /^\/2\/oauth2\/token$/;
+const STATUSES = /^\/api\/v1\/statuses$/;
+
+// ---------------------------------------------------------------------------------------------
+
+describe('publisher failure policy (API.md §6)', () => {
+  const ctx = useApp({ PUBLISH_MAX_ATTEMPTS: '2' });
+
+  it('a 5xx is retried with backoff: QUEUE with the failed attempt described, then PUBLISHED on the second request', async () => {
+    const { t, clock } = ctx;
+    const org = await t.createOrg('Retry');
+    const ch = await connectTelegram(t, org, 'Retry News');
+    telegram.inject({ path: new RegExp(`^/bot${ch.token}/send`), status: 502, body: { ok: false, error_code: 502, description: 'Bad Gateway' } });
+
+    const id = await createPost(t, org, ch.id, '<p>Retried after a bad gateway</p>');
+    const queued = await retryScheduled(t, org, id, 1);
+    expect(queued.error).toMatch(/^Attempt 1 failed \(Bad Gateway\); retrying at /);
+    expect(Date.parse(queued.nextAttemptAt!)).toBeGreaterThan(clock.now());
+    expect(ch.sends()).toHaveLength(1);
+    expect(ch.messages()).toBe(0);
+
+    await advanceTime(t, clock, 10 * MINUTE);
+    const done = await settled(t, org, id);
+    expect(done).toMatchObject({ state: 'PUBLISHED', error: null, attempts: 2, nextAttemptAt: null });
+    expect(done.releaseURL).toMatch(/^https:\/\/t\.me\//);
+    // Two requests reached the platform, one message exists: the first request was the one that failed.
+    expect(ch.sends()).toHaveLength(2);
+    expect(ch.messages()).toBe(1);
+    const events = (await eventsOf(t, org.id)).map((e) => e.type);
+    expect(events).toEqual(['post.published']);
+    expect((await notifications(t, org)).filter((n) => n.startsWith('Your post has been published on Telegram (Retry News)'))).toHaveLength(1);
+  });
+
+  it('after PUBLISH_MAX_ATTEMPTS transient failures the post ends ERROR with a readable message and a post.failed event', async () => {
+    const { t, clock } = ctx;
+    const org = await t.createOrg('Exhausted');
+    const ch = await connectTelegram(t, org, 'Down News');
+    telegram.inject({ path: new RegExp(`^/bot${ch.token}/send`), status: 502, body: { ok: false, error_code: 502, description: 'Bad Gateway' }, times: 2 });
+
+    const id = await createPost(t, org, ch.id, '<p>Never gets through</p>');
+    await retryScheduled(t, org, id, 1);
+    await advanceTime(t, clock, 10 * MINUTE);
+    const failed = await settled(t, org, id);
+    expect(failed.state).toBe('ERROR');
+    expect(failed.error).toBe('Telegram (Down News) could not be reached after 2 attempts: Bad Gateway');
+    expect(failed.nextAttemptAt).toBeNull();
+    expect(ch.sends()).toHaveLength(2);
+    expect(ch.messages()).toBe(0);
+
+    const events = await eventsOf(t, org.id);
+    expect(events.map((e) => e.type)).toEqual(['post.failed']);
+    expect(events[0]!.payload).toMatchObject({ postId: id, error: failed.error, integration: { id: ch.id, identifier: 'telegram' } });
+    expect(await notifications(t, org)).toContain(`Your post on Telegram (Down News) failed: ${failed.error}`);
+    expect(await openJobs(t, id)).toBe(0);
+  });
+
+  it('a 429 is honoured: the channel waits Retry-After, other channels do not, and both waiting posts publish afterwards', async () => {
+    const { t, clock } = ctx;
+    const org = await t.createOrg('Slow down');
+    const limited = await connectTelegram(t, org, 'Limited News');
+    const other = await connectTelegram(t, org, 'Other News');
+    // Telegram's own shape: the wait is in `parameters.retry_after` (and the Retry-After header).
+    telegram.inject({
+      path: new RegExp(`^/bot${limited.token}/send`),
+      status: 429,
+      headers: { 'retry-after': '120' },
+      body: { ok: false, error_code: 429, description: 'Too Many Requests: retry after 120', parameters: { retry_after: 120 } },
+    });
+
+    const first = await createPost(t, org, limited.id, '<p>First on the limited channel</p>');
+    const waiting = await retryScheduled(t, org, first, 1);
+    expect(waiting.error).toContain('asked to slow down');
+    expect(Math.abs(Date.parse(waiting.nextAttemptAt!) - (clock.now() + 120_000))).toBeLessThan(5_000);
+    expect((await integrationRow(t, limited.id)).publishBlockedUntil?.toISOString()).toBe(waiting.nextAttemptAt);
+
+    // Another channel of the same platform is not held up.
+    const elsewhere = await createPost(t, org, other.id, '<p>Meanwhile on another channel</p>');
+    expect(await settled(t, org, elsewhere)).toMatchObject({ state: 'PUBLISHED' });
+
+    // A second post on the limited channel waits as well, without a request and without spending an attempt.
+    const second = await createPost(t, org, limited.id, '<p>Second on the limited channel</p>');
+    const held = await postWhen(t, org, second, 'held until the channel may publish again', (p) => p.state === 'QUEUE' && p.nextAttemptAt === waiting.nextAttemptAt);
+    expect(held.attempts).toBe(0);
+    expect(limited.sends()).toHaveLength(1);
+    expect((await getPost(t, org, first)).state).toBe('QUEUE');
+
+    await advanceTime(t, clock, 121_000);
+    expect(await settled(t, org, first)).toMatchObject({ state: 'PUBLISHED', attempts: 2 });
+    expect(await settled(t, org, second)).toMatchObject({ state: 'PUBLISHED', attempts: 1 });
+    expect(limited.sends()).toHaveLength(3);
+    expect(limited.messages()).toBe(2);
+    expect(other.messages()).toBe(1);
+  });
+
+  it('a platform rejection is final, with the platform message and a notification; never retried', async () => {
+    const { t, clock } = ctx;
+    const org = await t.createOrg('Rejected');
+    const ch = await connectTelegram(t, org, 'Strict News');
+    telegram.inject({
+      path: new RegExp(`^/bot${ch.token}/send`),
+      status: 400,
+      body: { ok: false, error_code: 400, description: "Bad Request: can't parse entities: unsupported start tag \"spoiler\" at byte offset 0" },
+    });
+
+    const id = await createPost(t, org, ch.id, '<p>Refused content</p>');
+    const failed = await settled(t, org, id);
+    expect(failed.state).toBe('ERROR');
+    expect(failed.error).toBe('Telegram (Strict News) refused the post: Bad Request: can\'t parse entities: unsupported start tag "spoiler" at byte offset 0');
+    expect(failed.attempts).toBe(1);
+    expect(await notifications(t, org)).toContain(`Your post on Telegram (Strict News) failed: ${failed.error}`);
+    expect((await eventsOf(t, org.id)).map((e) => e.type)).toEqual(['post.failed']);
+    expect(await openJobs(t, id)).toBe(0);
+
+    await advanceTime(t, clock, 60 * MINUTE);
+    expect((await getPost(t, org, id)).state).toBe('ERROR');
+    expect(ch.sends()).toHaveLength(1);
+    expect(ch.messages()).toBe(0);
+  });
+
+  it('an expired access token is refreshed and the post publishes once with the new token stored', async () => {
+    const { t } = ctx;
+    const org = await t.createOrg('Refresh');
+    const ch = await connectX(t, org, { id: '1460000000000000101', name: 'Refresh Inc.', username: 'refresh' });
+    const before = await integrationRow(t, ch.id);
+    const mark = x.log.length;
+    x.expireAccessTokens();
+
+    const id = await createPost(t, org, ch.id, '<p>Published after a token refresh</p>');
+    const done = await settled(t, org, id);
+    expect(done).toMatchObject({ state: 'PUBLISHED', attempts: 1, error: null });
+    const tweets = x.tweets.filter((tw) => tw.text === 'Published after a token refresh');
+    expect(tweets).toHaveLength(1);
+    expect(done.releaseId).toBe(tweets[0]!.id);
+
+    const log = x.log.slice(mark);
+    // 401 on the first try, one refresh, the same request again.
+    expect(log.filter((r) => isPost(r, TWEETS))).toHaveLength(2);
+    const refreshes = log.filter((r) => isPost(r, TOKEN));
+    expect(refreshes).toHaveLength(1);
+    expect(refreshes[0]!.body).toMatchObject({ grant_type: 'refresh_token' });
+
+    const after = await integrationRow(t, ch.id);
+    expect(after.credentials).not.toBe(before.credentials);
+    expect(after.refreshNeeded).toBe(false);
+    const oldCreds = JSON.parse(t.deps.secretBox.open(before.credentials!)) as { accessToken: string; refreshToken: string };
+    const newCreds = JSON.parse(t.deps.secretBox.open(after.credentials!)) as { accessToken: string; refreshToken: string };
+    expect(newCreds.accessToken).not.toBe(oldCreds.accessToken);
+    expect(newCreds.refreshToken).not.toBe(oldCreds.refreshToken);
+    expect(String(log.filter((r) => isPost(r, TWEETS)).at(-1)!.headers.authorization)).toBe(`Bearer ${newCreds.accessToken}`);
+  });
+
+  it('a token about to expire is refreshed before the publish request', async () => {
+    const { t, clock } = ctx;
+    const org = await t.createOrg('Refresh ahead');
+    const ch = await connectX(t, org, { id: '1460000000000000102', name: 'Ahead Inc.', username: 'ahead' });
+    await t.deps.database.db.update(integrations).set({ tokenExpiresAt: new Date(clock.now() + MINUTE) }).where(eq(integrations.id, ch.id));
+    const mark = x.log.length;
+
+    const id = await createPost(t, org, ch.id, '<p>Refreshed ahead of expiry</p>');
+    expect(await settled(t, org, id)).toMatchObject({ state: 'PUBLISHED', attempts: 1 });
+    const log = x.log.slice(mark);
+    expect(log.filter((r) => isPost(r, TOKEN))).toHaveLength(1);
+    expect(log.filter((r) => isPost(r, TWEETS))).toHaveLength(1);
+    expect((await integrationRow(t, ch.id)).tokenExpiresAt!.getTime()).toBeGreaterThan(clock.now() + 3600_000);
+  });
+
+  it('a revoked grant: the post fails asking to reconnect, the channel is marked refreshNeeded, notified, evented; new posts are refused', async () => {
+    const { t } = ctx;
+    const org = await t.createOrg('Revoked');
+    const ch = await connectX(t, org, { id: '1460000000000000103', name: 'Revoked Inc.', username: 'revoked' });
+    // X has no revocation hook: spend the refresh token as another client would (X rotates it), expire the access tokens.
+    const { refreshToken } = JSON.parse(t.deps.secretBox.open((await integrationRow(t, ch.id)).credentials!)) as { refreshToken: string };
+    const spent = await fetch(`${x.origin}/2/oauth2/token`, {
+      method: 'POST',
+      headers: { authorization: `Basic ${Buffer.from(`${X_APP.clientId}:${X_APP.clientSecret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken }).toString(),
+    });
+    expect(spent.status).toBe(200);
+    x.expireAccessTokens();
+    const mark = x.log.length;
+    const tweetsBefore = x.tweets.length;
+
+    const id = await createPost(t, org, ch.id, '<p>Never published: the grant is gone</p>');
+    const failed = await settled(t, org, id);
+    expect(failed.state).toBe('ERROR');
+    expect(failed.error).toMatch(/reconnect/i);
+    expect(failed.error).toContain('Value passed for the token was invalid.');
+    // One readable reason, not the same prefix twice.
+    expect(failed.error!.match(/must be reconnected/g)).toHaveLength(1);
+    expect(x.tweets.length).toBe(tweetsBefore);
+    const log = x.log.slice(mark);
+    expect(log.filter((r) => isPost(r, TWEETS))).toHaveLength(1);
+    expect(log.filter((r) => isPost(r, TOKEN))).toHaveLength(1);
+
+    expect((await listed(t, org)).find((i) => i.id === ch.id)).toMatchObject({ refreshNeeded: true });
+    const notes = await notifications(t, org);
+    expect(notes.filter((n) => n.startsWith('Channel Revoked Inc. (x) must be reconnected'))).toHaveLength(1);
+    expect(notes).toContain(`Your post on X (Revoked Inc.) failed: ${failed.error}`);
+    const events = await eventsOf(t, org.id);
+    expect(events.map((e) => e.type).sort()).toEqual(['integration.refresh_needed', 'post.failed']);
+    expect(events.find((e) => e.type === 'integration.refresh_needed')!.payload).toMatchObject({ integration: { id: ch.id, identifier: 'x', name: 'Revoked Inc.' } });
+
+    const refused = await call(t.app, org.apiKey, {
+      method: 'POST',
+      url: '/public/v1/posts',
+      payload: { type: 'now', shortLink: false, tags: [], posts: [{ integration: { id: ch.id }, value: [{ content: '<p>Again</p>', image: [] }] }] },
+    });
+    const err = expectError(refused, 400, 'VALIDATION_FAILED');
+    expect(err.fields).toEqual([{ path: 'posts.0.integration.id', message: expect.stringMatching(/must be reconnected/) }]);
+  });
+
+  it('disconnecting a channel ends its queued post ERROR "channel disconnected"; nothing is sent when it comes due', async () => {
+    const { t, clock } = ctx;
+    const org = await t.createOrg('Disconnect');
+    const ch = await connectTelegram(t, org, 'Gone News');
+    const id = await createPost(t, org, ch.id, '<p>Planned for later</p>', { date: new Date(clock.now() + 60 * MINUTE) });
+    expect(await getPost(t, org, id)).toMatchObject({ state: 'QUEUE' });
+
+    const res = await call(t.app, org.apiKey, { method: 'DELETE', url: `/public/v1/integrations/${ch.id}` });
+    expect(res.statusCode, res.body).toBe(200);
+    const failed = await getPost(t, org, id);
+    expect(failed.state).toBe('ERROR');
+    expect(failed.error).toMatch(/channel disconnected/i);
+    expect(await notifications(t, org)).toContain('Channel Gone News (telegram) was disconnected; 1 queued post(s) will not be published');
+
+    await advanceTime(t, clock, 2 * 60 * MINUTE);
+    await waitFor(async () => (await openJobs(t, id)) === 0, 15_000, 'the post job to be done with');
+    expect((await getPost(t, org, id)).state).toBe('ERROR');
+    expect(ch.sends()).toHaveLength(0);
+    expect(ch.messages()).toBe(0);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+
+describe('publisher: outcome unknown is never re-sent blindly (API.md §6)', () => {
+  // The attempt times out after 1 s while the simulators take longer: the request has left.
+  const ctx = useApp({ PUBLISH_ATTEMPT_TIMEOUT_SECONDS: '1', PUBLISH_RETRY_BASE_SECONDS: '30' });
+  const SLOW_MS = 2500;
+
+  /** Makes every request of `sim` slow until the first request matching `match` has arrived. */
+  async function slowUntilSent(sim: Simulator, match: (r: SimulatorRequest) => boolean, start: () => Promise<string>) {
+    const mark = sim.log.length;
+    sim.setLatency(SLOW_MS);
+    try {
+      const id = await start();
+      await waitFor(async () => sim.log.slice(mark).some(match), 15_000, 'the publish request to reach the simulator');
+      return id;
+    } finally {
+      sim.setLatency(0);
+    }
+  }
+
+  it('a platform that cannot be asked (Telegram): ERROR "outcome unknown", the one request is never repeated', async () => {
+    const { t, clock } = ctx;
+    const org = await t.createOrg('Unknown');
+    const ch = await connectTelegram(t, org, 'Slow News');
+
+    const id = await slowUntilSent(telegram, (r) => r.path.startsWith(`/bot${ch.token}/send`), () => createPost(t, org, ch.id, '<p>Maybe sent</p>'));
+    const failed = await settled(t, org, id);
+    expect(failed.state).toBe('ERROR');
+    expect(failed.error).toContain('outcome unknown — check before re-posting');
+    // The slow request did arrive and was handled by the platform after the client gave up.
+    await waitFor(async () => ch.messages() === 1, 15_000, 'the simulator to finish the slow request');
+    expect(await notifications(t, org)).toContain(`Your post on Telegram (Slow News) failed: ${failed.error}`);
+    expect((await eventsOf(t, org.id)).map((e) => e.type)).toEqual(['post.failed']);
+
+    await advanceTime(t, clock, 60 * MINUTE);
+    expect(await openJobs(t, id)).toBe(0);
+    expect((await getPost(t, org, id)).state).toBe('ERROR');
+    expect(ch.sends()).toHaveLength(1);
+    expect(ch.messages()).toBe(1);
+  });
+
+  it('a platform that can be asked (Mastodon): the post the interrupted request created is found → PUBLISHED with its id, sent once', async () => {
+    const { t, clock } = ctx;
+    const org = await t.createOrg('Reconciled');
+    const ch = await connectMastodon(t, org, 'reconciled');
+    const mine = () => mastodon.statuses.filter((s) => s.accountId === ch.account.id);
+    const mark = mastodon.log.length;
+
+    const id = await slowUntilSent(mastodon, (r) => isPost(r, STATUSES), () => createPost(t, org, ch.id, '<p>Interrupted but delivered</p>'));
+    // The platform creates the status after the client gave up.
+    await waitFor(async () => mine().length === 1, 15_000, 'the simulator to create the status');
+    await waitFor(async () => (await getPost(t, org, id)).state !== 'QUEUE' || (await openJobs(t, id)) > 0, 15_000, 'the attempt to end');
+    await advanceTime(t, clock, 10 * MINUTE);
+
+    const done = await settled(t, org, id);
+    const status = mine()[0]!;
+    expect(done).toMatchObject({ state: 'PUBLISHED', releaseId: status.id, releaseURL: `${MASTODON}/@reconciled/${status.id}`, error: null });
+    expect(mastodon.log.slice(mark).filter((r) => isPost(r, STATUSES))).toHaveLength(1);
+    expect(mine()).toHaveLength(1);
+    expect((await eventsOf(t, org.id)).map((e) => e.type)).toEqual(['post.published']);
+  });
+
+  it('a platform that can be asked and has no such post: the interrupted request is sent again safely and publishes once', async () => {
+    const { t, clock } = ctx;
+    const org = await t.createOrg('Resent');
+    const ch = await connectMastodon(t, org, 'resent');
+    const mine = () => mastodon.statuses.filter((s) => s.accountId === ch.account.id);
+    const mark = mastodon.log.length;
+    // The slow request ends in a server error without creating anything.
+    mastodon.inject({ path: STATUSES, status: 500, body: { error: 'We are sorry, but something went wrong on our end.' } });
+
+    const id = await slowUntilSent(mastodon, (r) => isPost(r, STATUSES), () => createPost(t, org, ch.id, '<p>Interrupted and lost</p>'));
+    // Let the simulator answer the slow request (a 500, nothing created) before anything else reaches it.
+    await new Promise((r) => setTimeout(r, SLOW_MS + 200));
+    expect(mine()).toHaveLength(0);
+    await waitFor(async () => (await getPost(t, org, id)).state !== 'QUEUE' || (await openJobs(t, id)) > 0, 15_000, 'the attempt to end');
+    await advanceTime(t, clock, 10 * MINUTE);
+
+    const done = await settled(t, org, id);
+    expect(mine()).toHaveLength(1);
+    expect(done).toMatchObject({ state: 'PUBLISHED', releaseId: mine()[0]!.id, error: null });
+    expect(mastodon.log.slice(mark).filter((r) => isPost(r, STATUSES))).toHaveLength(2);
+    expect((await eventsOf(t, org.id)).map((e) => e.type)).toEqual(['post.published']);
+  });
+});

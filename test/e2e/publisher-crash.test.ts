@@ -1,0 +1,575 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { startMastodonSimulator, type MastodonSimulator } from '../../src/platforms/mastodon/mastodon.simulator.js';
+import { startTelegramSimulator, type TelegramSimulator } from '../../src/platforms/telegram/telegram.simulator.js';
+import { TEST_SECRET } from '../helpers.js';
+import { openTestDatabase, testDbKind, withAdminClient, type TestDatabase } from '../test-db.js';
+import { runCli, startService, type ServiceProcess } from './processes.js';
+
+/**
+ * Crash tests of the publisher with real processes (API.md §6 "never publish the same post twice",
+ * nothing lost): the service runs as a child process against platform simulators in this process,
+ * is killed with SIGKILL while publishes are in flight and while posts are due, and is restarted.
+ * The verdict comes from the simulators' own records (messages and statuses they created), not from
+ * the service: no content created twice; every post PUBLISHED with the id and URL the simulator
+ * made, or — Telegram only, it cannot be asked what it received — ERROR "outcome unknown" where the
+ * request had left; Mastodon (findRecent) reconciles, so its posts all end PUBLISHED exactly once.
+ *
+ * Simulator latency is applied after a request is logged, so a logged request is one that left the
+ * service, and a logged request whose message the simulator has not created yet was in flight.
+ */
+
+const INSTANCE = 'https://mastodon.example';
+const TOKEN = '123456:AAbbCCddEEffGGhhIIjjKKllMMnnOOppQQ';
+const BOT = { id: 123456, username: 'tidings_bot' };
+const CHATS = [
+  { id: -1001000000001, title: 'Crash A', username: 'crasha', admins: [BOT.id] },
+  { id: -1001000000002, title: 'Crash B', username: 'crashb', admins: [BOT.id] },
+];
+const ACCOUNTS = ['alice', 'bob'];
+const LATENCY_MS = 400;
+const NOW_PER_CHANNEL = 4;
+const SCHEDULED_PER_CHANNEL = 4;
+
+type Platform = 'telegram' | 'mastodon';
+type State = 'DRAFT' | 'QUEUE' | 'PUBLISHED' | 'ERROR';
+
+interface Channel {
+  id: string;
+  platform: Platform;
+  /** telegram: chat username; mastodon: account username */
+  handle: string;
+}
+
+interface Planned {
+  postId: string;
+  channel: Channel;
+  /** contents of the items (root first) */
+  items: string[];
+  /** ms since epoch the post is due */
+  dueAt: number;
+}
+
+interface ItemView {
+  id: string;
+  content: string;
+  state: State;
+  releaseId: string | null;
+  releaseURL: string | null;
+  error: string | null;
+}
+
+interface PostView extends ItemView {
+  attempts: number;
+  thread: ItemView[];
+}
+
+/** A message or status the simulator created. */
+interface Created {
+  platform: Platform;
+  handle: string;
+  id: string;
+  url: string;
+  content: string;
+  replyTo: string | null;
+  /** position in the simulator's own list (creation order) */
+  seq: number;
+}
+
+interface SentRequest {
+  platform: Platform;
+  at: number;
+  content: string;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function waitUntil<T>(fn: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs: number, what: string, everyMs = 50): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(everyMs);
+  }
+}
+
+/** The two platform simulators and what they saw. */
+class Platforms {
+  private constructor(
+    readonly tg: TelegramSimulator,
+    readonly masto: MastodonSimulator,
+    readonly accountIds: Map<string, string>,
+  ) {}
+
+  static async start() {
+    const tg = await startTelegramSimulator();
+    tg.addBot(TOKEN, BOT);
+    for (const c of CHATS) tg.addChat(c);
+    const masto = await startMastodonSimulator({ publicUrl: INSTANCE });
+    const accountIds = new Map(ACCOUNTS.map((u) => [u, masto.addAccount({ username: u, display_name: u.toUpperCase() }).id]));
+    return new Platforms(tg, masto, accountIds);
+  }
+
+  get origins() {
+    return `https://api.telegram.org=${this.tg.origin},${INSTANCE}=${this.masto.origin}`;
+  }
+
+  setLatency(ms: number) {
+    this.tg.setLatency(ms);
+    this.masto.setLatency(ms);
+  }
+
+  /** Publish requests that reached a simulator (connect checks and reads excluded). */
+  sent(): SentRequest[] {
+    const out: SentRequest[] = [];
+    for (const r of this.tg.log) {
+      if (r.method !== 'POST' || !/^\/bot[^/]+\/send[A-Za-z]+$/.test(r.path)) continue;
+      const body = (r.body ?? {}) as { text?: unknown; caption?: unknown };
+      out.push({ platform: 'telegram', at: r.at, content: String(body.text ?? body.caption ?? '') });
+    }
+    for (const r of this.masto.log) {
+      if (r.method !== 'POST' || !/^\/api\/v1\/statuses(\?|$)/.test(r.path)) continue;
+      out.push({ platform: 'mastodon', at: r.at, content: String((r.body as { status?: unknown } | null)?.status ?? '') });
+    }
+    return out;
+  }
+
+  /** What the simulators created (their own records). */
+  created(): Created[] {
+    const chatHandle = new Map(CHATS.map((c) => [c.id, c.username]));
+    const accountHandle = new Map([...this.accountIds].map(([u, id]) => [id, u]));
+    const out: Created[] = [];
+    this.tg.messages.forEach((m, seq) => {
+      const handle = chatHandle.get(m.chatId)!;
+      out.push({
+        platform: 'telegram',
+        handle,
+        id: String(m.messageId),
+        url: `https://t.me/${handle}/${m.messageId}`,
+        content: m.text ?? m.caption ?? '',
+        replyTo: m.replyTo === undefined ? null : String(m.replyTo),
+        seq,
+      });
+    });
+    this.masto.statuses.forEach((s, seq) => {
+      const handle = accountHandle.get(s.accountId)!;
+      out.push({ platform: 'mastodon', handle, id: s.id, url: `${INSTANCE}/@${handle}/${s.id}`, content: s.text, replyTo: s.inReplyToId, seq });
+    });
+    return out;
+  }
+
+  async close() {
+    await this.tg.close();
+    await this.masto.close();
+  }
+}
+
+/** The service's processes in one mode: what to kill and restart, and where the API is. */
+interface Deployment {
+  readonly mode: 'embedded' | 'postgres';
+  apiUrl(): string;
+  /** SIGKILLs the process(es) that publish; `which` = 'one' kills only the first worker (postgres) */
+  kill(which?: 'all' | 'one'): Promise<void>;
+  restart(): Promise<void>;
+  close(): Promise<void>;
+}
+
+class Api {
+  constructor(
+    private readonly deployment: Deployment,
+    private readonly key: string,
+  ) {}
+
+  async call<T>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
+    const res = await fetch(`${this.deployment.apiUrl()}${path}`, {
+      method,
+      headers: { authorization: this.key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    return { status: res.status, body: (text ? JSON.parse(text) : undefined) as T };
+  }
+
+  async ok<T>(method: string, path: string, body?: unknown, status = 200): Promise<T> {
+    const r = await this.call<T>(method, path, body);
+    if (r.status !== status) throw new Error(`${method} ${path} → ${r.status}: ${JSON.stringify(r.body)}`);
+    return r.body;
+  }
+}
+
+/** Connects the two telegram chats (bot credentials) and the two mastodon accounts (OAuth). */
+async function connectChannels(api: Api, deployment: Deployment, sims: Platforms): Promise<Channel[]> {
+  const channels: Channel[] = [];
+  for (const chat of CHATS) {
+    const row = await api.ok<{ id: string }>('POST', '/public/v1/social/telegram', { botToken: TOKEN, chatId: `@${chat.username}` }, 201);
+    channels.push({ id: row.id, platform: 'telegram', handle: chat.username });
+  }
+  for (const username of ACCOUNTS) {
+    sims.masto.signIn(sims.accountIds.get(username)!);
+    const { url } = await api.ok<{ url: string }>('GET', `/public/v1/social/mastodon?instanceUrl=${encodeURIComponent(INSTANCE)}`);
+    const approved = await fetch(url, { redirect: 'manual' });
+    const back = new URL(approved.headers.get('location')!);
+    const page = await fetch(`${deployment.apiUrl()}${back.pathname}${back.search}`);
+    const html = await page.text();
+    if (page.status !== 200) throw new Error(`mastodon callback → ${page.status}: ${html}`);
+  }
+  const list = await api.ok<{ id: string; identifier: string; profile: string }[]>('GET', '/public/v1/integrations');
+  for (const username of ACCOUNTS) {
+    const row = list.find((i) => i.identifier === 'mastodon' && i.profile === `@${username}@mastodon.example`);
+    if (!row) throw new Error(`mastodon channel of ${username} not found in ${JSON.stringify(list)}`);
+    channels.push({ id: row.id, platform: 'mastodon', handle: username });
+  }
+  return channels;
+}
+
+let counter = 0;
+const nextContent = () => `crash-test ${++counter}`;
+
+/**
+ * Creates the round's posts: per channel NOW_PER_CHANNEL `type: now` posts and SCHEDULED_PER_CHANNEL
+ * posts due between `scheduledFromMs` and `scheduledToMs` from now, and one 2-item thread (now) per
+ * mastodon channel. Requests go concurrently, so publishing starts while the rest are created.
+ */
+async function createRound(api: Api, channels: Channel[], scheduledFromMs: number, scheduledToMs: number): Promise<Planned[]> {
+  const specs: { channel: Channel; items: string[]; offsetMs: number | null }[] = [];
+  for (let i = 0; i < Math.max(NOW_PER_CHANNEL, SCHEDULED_PER_CHANNEL); i++) {
+    for (const channel of channels) {
+      if (i < NOW_PER_CHANNEL) specs.push({ channel, items: [nextContent()], offsetMs: null });
+      if (i < SCHEDULED_PER_CHANNEL) {
+        const offsetMs = scheduledFromMs + Math.round(((scheduledToMs - scheduledFromMs) * i) / Math.max(1, SCHEDULED_PER_CHANNEL - 1));
+        specs.push({ channel, items: [nextContent()], offsetMs });
+      }
+      if (i === 1 && channel.platform === 'mastodon') {
+        const root = nextContent();
+        specs.push({ channel, items: [root, `${root} reply`], offsetMs: null });
+      }
+    }
+  }
+  const base = Date.now();
+  return Promise.all(
+    specs.map(async (s): Promise<Planned> => {
+      const dueAt = s.offsetMs === null ? Date.now() : base + s.offsetMs;
+      const body = {
+        type: s.offsetMs === null ? 'now' : 'schedule',
+        ...(s.offsetMs === null ? {} : { date: new Date(dueAt).toISOString() }),
+        shortLink: false,
+        tags: [],
+        posts: [{ integration: { id: s.channel.id }, value: s.items.map((content) => ({ content, image: [] })) }],
+      };
+      const [created] = await api.ok<{ postId: string }[]>('POST', '/public/v1/posts', body, 201);
+      return { postId: created!.postId, channel: s.channel, items: s.items, dueAt };
+    }),
+  );
+}
+
+interface RoundOptions {
+  name: string;
+  /** scheduled posts come due this long after creation (spread evenly) */
+  scheduledFromMs: number;
+  scheduledToMs: number;
+  /** kill once at least this many of the round's publish requests reached a simulator (and one is in flight) */
+  minSentBeforeKill: number;
+  /** how long the publisher stays dead */
+  downMs: number;
+  kill?: 'all' | 'one';
+}
+
+interface RoundReport {
+  posts: number;
+  items: number;
+  sentAtKill: number;
+  inFlightAtKill: number;
+  inFlightAtKillTelegram: number;
+  dueWhileDown: number;
+  published: number;
+  outcomeUnknown: number;
+  outcomeUnknownWithoutRequest: number;
+  outcomeUnknownNotCreated: number;
+  problems: string[];
+  recoveredAfterMs: number;
+}
+
+/** One crash round: create, kill at the chosen moment, stay down, restart, wait until settled, judge. */
+async function crashRound(api: Api, deployment: Deployment, sims: Platforms, channels: Channel[], o: RoundOptions): Promise<RoundReport> {
+  const plan = await createRound(api, channels, o.scheduledFromMs, o.scheduledToMs);
+  const contents = new Set(plan.flatMap((p) => p.items));
+  const totalItems = contents.size;
+  const mine = <T extends { content: string }>(xs: T[]) => xs.filter((x) => contents.has(x.content));
+
+  // Kill while some requests have arrived (and at least one is unanswered) but not all.
+  const killSnapshot = await waitUntil(
+    () => {
+      const sent = mine(sims.sent());
+      const created = new Set(mine(sims.created()).map((c) => c.content));
+      const inFlight = sent.filter((s) => !created.has(s.content));
+      return sent.length >= o.minSentBeforeKill && inFlight.length >= 1 && sent.length < totalItems ? { sent, inFlight } : undefined;
+    },
+    30_000,
+    `${o.name}: publish requests in flight`,
+    5,
+  );
+  const killedAt = Date.now();
+  await deployment.kill(o.kill ?? 'all');
+  await sleep(o.downMs);
+  const sentBeforeRestart = new Set(mine(sims.sent()).map((s) => s.content));
+  const dueWhileDown = plan.filter((p) => p.dueAt > killedAt && p.dueAt < Date.now() && !sentBeforeRestart.has(p.items[0]!)).length;
+  await deployment.restart();
+
+  // Until no post (nor thread item) is QUEUE; the API may be restarting (embedded mode).
+  const settle = async () => {
+    const views: PostView[] = [];
+    for (const p of plan) {
+      const r = await api.call<PostView>('GET', `/public/v1/posts/${p.postId}`).catch(() => undefined);
+      if (!r || r.status !== 200) return undefined;
+      if (r.body.state === 'QUEUE' || r.body.thread.some((t) => t.state === 'QUEUE')) return undefined;
+      views.push(r.body);
+    }
+    return views;
+  };
+  await waitUntil(settle, 120_000, `${o.name}: every post out of QUEUE`, 250);
+  const recoveredAfterMs = Date.now() - killedAt;
+  // A late duplicate (a stale job, a second recovery) would show up now.
+  await sleep(2500);
+  const views = await waitUntil(settle, 10_000, `${o.name}: final read`, 250);
+
+  const created = mine(sims.created());
+  const sent = mine(sims.sent());
+  const byContent = new Map<string, Created[]>();
+  for (const c of created) byContent.set(c.content, [...(byContent.get(c.content) ?? []), c]);
+  const requestsOf = (content: string) => sent.filter((s) => s.content === content).length;
+  const inFlightAtKill = new Set(killSnapshot.inFlight.map((s) => s.content));
+
+  const problems: string[] = [];
+  let published = 0;
+  let outcomeUnknown = 0;
+  let outcomeUnknownWithoutRequest = 0;
+  let outcomeUnknownNotCreated = 0;
+  let finalStates = 0;
+
+  for (const [content, records] of byContent) {
+    if (records.length > 1) problems.push(`DUPLICATE: "${content}" was created ${records.length} times (${records.map((r) => `${r.platform}/${r.handle}/${r.id}`).join(', ')})`);
+  }
+  for (const s of new Set(sent.map((x) => x.content))) {
+    if (requestsOf(s) > 1) problems.push(`"${s}" was sent ${requestsOf(s)} times`);
+  }
+
+  for (const p of plan) {
+    const view = views.find((v) => v.id === p.postId)!;
+    const items: ItemView[] = [view, ...view.thread];
+    if (items.length !== p.items.length) problems.push(`${p.postId}: ${items.length} items, expected ${p.items.length}`);
+    items.forEach((item, i) => {
+      const content = p.items[i]!;
+      if (item.content !== content) problems.push(`${p.postId}[${i}]: content "${item.content}", expected "${content}"`);
+      const records = byContent.get(content) ?? [];
+      const record = records[0];
+      const where = `"${content}" (${p.channel.platform}/${p.channel.handle})`;
+      if (item.state === 'PUBLISHED') {
+        finalStates++;
+        published++;
+        if (!record) problems.push(`LOST: ${where} is PUBLISHED (releaseId ${item.releaseId}) but the simulator never created it`);
+        else {
+          if (record.platform !== p.channel.platform || record.handle !== p.channel.handle) problems.push(`${where} created on ${record.platform}/${record.handle}`);
+          if (item.releaseId !== record.id || item.releaseURL !== record.url) {
+            problems.push(`${where}: releaseId/URL ${item.releaseId} ${item.releaseURL}, the simulator created ${record.id} ${record.url}`);
+          }
+        }
+      } else if (item.state === 'ERROR') {
+        finalStates++;
+        if (p.channel.platform === 'telegram' && item.error?.includes('outcome unknown')) {
+          outcomeUnknown++;
+          if (requestsOf(content) === 0) {
+            outcomeUnknownWithoutRequest++;
+            problems.push(`OUTCOME UNKNOWN WITHOUT REQUEST: ${where} ended "outcome unknown" but its request never reached the simulator (a lost post)`);
+          }
+          if (!record) outcomeUnknownNotCreated++;
+        } else {
+          problems.push(`${where} ended ERROR: ${item.error}`);
+        }
+      } else {
+        problems.push(`${where} ended ${item.state}`);
+      }
+      // The telegram requests in flight at the kill were answered to a dead process (when every
+      // publisher was killed): never re-sent, and the service cannot know they arrived.
+      if ((o.kill ?? 'all') === 'all' && p.channel.platform === 'telegram' && inFlightAtKill.has(content) && !(item.state === 'ERROR' && item.error?.includes('outcome unknown'))) {
+        problems.push(`${where} was in flight at the kill but ended ${item.state} ${item.error ?? ''}`);
+      }
+      if (p.channel.platform === 'mastodon' && item.state !== 'PUBLISHED') problems.push(`mastodon ${where} did not end PUBLISHED`);
+    });
+    // Thread replies: in order, replying to the item before.
+    for (let i = 1; i < p.items.length; i++) {
+      const prev = byContent.get(p.items[i - 1]!)?.[0];
+      const cur = byContent.get(p.items[i]!)?.[0];
+      if (!prev || !cur) continue;
+      if (cur.replyTo !== prev.id) problems.push(`thread "${p.items[0]}": item ${i + 1} replies to ${cur.replyTo}, expected ${prev.id}`);
+      if (cur.seq < prev.seq) problems.push(`thread "${p.items[0]}": item ${i + 1} was created before item ${i}`);
+    }
+  }
+  if (finalStates !== totalItems) problems.push(`${finalStates} final states for ${totalItems} items`);
+
+  return {
+    posts: plan.length,
+    items: totalItems,
+    sentAtKill: killSnapshot.sent.length,
+    inFlightAtKill: killSnapshot.inFlight.length,
+    inFlightAtKillTelegram: killSnapshot.inFlight.filter((s) => s.platform === 'telegram').length,
+    dueWhileDown,
+    published,
+    outcomeUnknown,
+    outcomeUnknownWithoutRequest,
+    outcomeUnknownNotCreated,
+    problems,
+    recoveredAfterMs,
+  };
+}
+
+function report(mode: string, name: string, r: RoundReport) {
+  console.info(
+    `[publisher-crash] ${mode} / ${name}: ${r.posts} posts (${r.items} items); at the kill ${r.sentAtKill} requests had arrived, ${r.inFlightAtKill} in flight (${r.inFlightAtKillTelegram} telegram); ` +
+      `${r.dueWhileDown} came due while down; settled ${r.recoveredAfterMs} ms after the kill: ${r.published} PUBLISHED, ${r.outcomeUnknown} outcome unknown ` +
+      `(${r.outcomeUnknownWithoutRequest} without a request, ${r.outcomeUnknownNotCreated} not created by the simulator); ${r.problems.length} problems`,
+  );
+  if (r.problems.length) console.info(r.problems.map((p) => `  - ${p}`).join('\n'));
+}
+
+function baseEnv(sims: Platforms): Record<string, string> {
+  return {
+    PLATFORM_ORIGINS: sims.origins,
+    PUBLIC_URL: 'https://tidings.example',
+    API_RATE_LIMIT: '100000',
+    PUBLISH_ATTEMPT_TIMEOUT_SECONDS: '120',
+    PLATFORM_TIMEOUT_SECONDS: '60',
+    WORKER_HEARTBEAT_SECONDS: '1',
+  };
+}
+
+async function createOrg(env: Record<string, string>) {
+  const r = await runCli(['org', 'create', '--name', 'Crash', '--json'], env);
+  if (r.code !== 0) throw new Error(`org create failed: ${r.stderr}`);
+  return (JSON.parse(r.stdout) as { apiKey: string }).apiKey;
+}
+
+function expectClean(r: RoundReport) {
+  expect(r.inFlightAtKill).toBeGreaterThan(0);
+  expect(r.problems).toEqual([]);
+  expect(r.outcomeUnknownWithoutRequest).toBe(0);
+  expect(r.published + r.outcomeUnknown).toBe(r.items);
+}
+
+describe.runIf(testDbKind() === 'pglite')('publisher crash: embedded mode, SIGKILL of `tidings serve` (real processes)', () => {
+  let sims: Platforms;
+  let env: Record<string, string>;
+  let service: ServiceProcess | undefined;
+  let api: Api;
+  let channels: Channel[];
+  const deployment: Deployment = {
+    mode: 'embedded',
+    apiUrl: () => service!.url,
+    async kill() {
+      await service!.stop('SIGKILL');
+    },
+    async restart() {
+      service = await startService([], env);
+    },
+    async close() {
+      await service?.stop('SIGKILL');
+    },
+  };
+
+  beforeAll(async () => {
+    sims = await Platforms.start();
+    env = { ...baseEnv(sims), DATA_DIR: mkdtempSync(join(tmpdir(), 'tidings-crash-')) };
+    const key = await createOrg(env);
+    service = await startService([], env);
+    api = new Api(deployment, key);
+    channels = await connectChannels(api, deployment, sims);
+    sims.setLatency(LATENCY_MS);
+  }, 120_000);
+  afterAll(async () => {
+    await deployment.close();
+    await sims?.close();
+  });
+
+  it('SIGKILL while publishes are in flight: after the restart nothing is lost or sent twice', async () => {
+    const r = await crashRound(api, deployment, sims, channels, { name: 'in-flight', scheduledFromMs: 1000, scheduledToMs: 3000, minSentBeforeKill: 8, downMs: 3000 });
+    report('embedded', 'in-flight', r);
+    expectClean(r);
+  }, 180_000);
+
+  it('SIGKILL just as posts start going out, with scheduled posts coming due while it is down', async () => {
+    const r = await crashRound(api, deployment, sims, channels, { name: 'due', scheduledFromMs: 1500, scheduledToMs: 3500, minSentBeforeKill: 1, downMs: 4500 });
+    report('embedded', 'due while down', r);
+    expect(r.dueWhileDown).toBeGreaterThan(0);
+    expectClean(r);
+  }, 180_000);
+});
+
+describe.runIf(testDbKind() === 'postgres')('publisher crash: PostgreSQL mode, SIGKILL of the worker processes (real processes)', () => {
+  let db: TestDatabase;
+  let sims: Platforms;
+  let env: Record<string, string>;
+  let apiProcess: ServiceProcess | undefined;
+  let workers: (ServiceProcess | undefined)[] = [];
+  let api: Api;
+  let channels: Channel[];
+  const startWorker = () => startService(['--role', 'worker'], env);
+  const deployment: Deployment = {
+    mode: 'postgres',
+    apiUrl: () => apiProcess!.url,
+    async kill(which = 'all') {
+      const victims = which === 'one' ? [0] : workers.map((_, i) => i);
+      await Promise.all(victims.map((i) => workers[i]!.stop('SIGKILL')));
+      for (const i of victims) workers[i] = undefined;
+    },
+    async restart() {
+      workers = await Promise.all(workers.map((w) => w ?? startWorker()));
+    },
+    async close() {
+      await Promise.all(workers.map((w) => w?.stop('SIGKILL')));
+      await apiProcess?.stop('SIGKILL');
+    },
+  };
+
+  beforeAll(async () => {
+    db = await openTestDatabase(inject('testDb'));
+    await db.database.close();
+    sims = await Platforms.start();
+    env = { ...baseEnv(sims), DATABASE_URL: db.url!, CREDENTIALS_SECRET: TEST_SECRET, DATA_DIR: mkdtempSync(join(tmpdir(), 'tidings-crash-pg-')) };
+    const key = await createOrg(env);
+    [apiProcess, ...workers] = await Promise.all([startService(['--role', 'api'], env), startWorker(), startWorker()]);
+    api = new Api(deployment, key);
+    channels = await connectChannels(api, deployment, sims);
+    sims.setLatency(LATENCY_MS);
+  }, 120_000);
+  afterAll(async () => {
+    await deployment.close();
+    await sims?.close();
+    if (db?.url) {
+      const name = new URL(db.url).pathname.slice(1);
+      await withAdminClient((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+    }
+  });
+
+  it('SIGKILL of both workers while publishes are in flight: after the restart nothing is lost or sent twice', async () => {
+    const r = await crashRound(api, deployment, sims, channels, { name: 'in-flight', scheduledFromMs: 1000, scheduledToMs: 3000, minSentBeforeKill: 8, downMs: 3000 });
+    report('postgres', 'in-flight, both workers', r);
+    expectClean(r);
+  }, 180_000);
+
+  it('SIGKILL of both workers as posts start going out, with scheduled posts coming due while they are down', async () => {
+    const r = await crashRound(api, deployment, sims, channels, { name: 'due', scheduledFromMs: 1500, scheduledToMs: 3500, minSentBeforeKill: 1, downMs: 4500 });
+    report('postgres', 'due while down, both workers', r);
+    expect(r.dueWhileDown).toBeGreaterThan(0);
+    expectClean(r);
+  }, 180_000);
+
+  it('SIGKILL of one of two workers: the other keeps publishing and takes over its leases', async () => {
+    const r = await crashRound(api, deployment, sims, channels, { name: 'one-worker', scheduledFromMs: 1000, scheduledToMs: 3000, minSentBeforeKill: 6, downMs: 1000, kill: 'one' });
+    report('postgres', 'one of two workers', r);
+    expect(r.problems).toEqual([]);
+    expect(r.outcomeUnknownWithoutRequest).toBe(0);
+    expect(r.published + r.outcomeUnknown).toBe(r.items);
+  }, 180_000);
+});

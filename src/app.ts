@@ -45,6 +45,17 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   installErrorHandling(app);
+  // Clients (the Postiz CLI among them) send `Content-Type: application/json` with an empty body on
+  // DELETE and GET: an empty JSON body is no body, not an error.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    if (body.toString().trim() === '') {
+      done(null, undefined);
+      return;
+    }
+    parseJson(req, body.toString(), done);
+  });
   const inflight = trackInflight(app);
   app.decorate('inflight', inflight);
   app.addHook('onRequest', async (req, reply) => {

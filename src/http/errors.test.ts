@@ -42,6 +42,15 @@ describe('errors (API.md §3)', () => {
     expectError(res, 400, 'MALFORMED_JSON');
   });
 
+  it('an empty body sent as application/json is no body (the Postiz CLI deletes that way)', async () => {
+    const created = await call(t.app, org.apiKey, { method: 'POST', url: '/public/v1/groups', payload: { name: 'to delete' } });
+    const id = created.json<{ id: string }>().id;
+    const res = await call(t.app, org.apiKey, { method: 'DELETE', url: `/public/v1/groups/${id}`, payload: '', headers: { 'content-type': 'application/json' } });
+    expect(res.statusCode).toBe(200);
+    const post = await call(t.app, org.apiKey, { method: 'POST', url: '/public/v1/groups', payload: '', headers: { 'content-type': 'application/json' } });
+    expectError(post, 400, 'VALIDATION_FAILED');
+  });
+
   it('wrong content type → 415', async () => {
     const res = await call(t.app, org.apiKey, { method: 'POST', url: '/public/v1/groups', payload: 'name=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
     expectError(res, 415, 'UNSUPPORTED_MEDIA_TYPE');

@@ -107,15 +107,19 @@ async function startStack(mode: Mode, sim: TelegramSimulator): Promise<Stack> {
   const dbName = 'tidings_bench';
   Object.assign(env, { DATABASE_URL: await createDatabase(dbName), CREDENTIALS_SECRET: SECRET });
   await runCli(['migrate'], env);
-  const workers = [0, 1].map(() => spawnService(['serve', '--role', 'worker'], { ...env, PORT: '0' }));
-  // Both workers beating before the API starts (its /readyz wants a live publisher anyway).
+  // One worker at a time: on a fresh database the first process creates pg-boss's queue, and two
+  // processes creating it at once can deadlock (jobs/job-engine.ts ensureQueue; seen in this bench).
   const c = new pg.Client({ connectionString: env.DATABASE_URL });
   await c.connect();
-  for (let i = 0; ; i++) {
-    const { rows } = await c.query(`SELECT count(*)::int AS n FROM worker_heartbeats WHERE beat_at > now() - interval '10 seconds'`);
-    if (rows[0].n >= 2) break;
-    if (i > 600 || workers.some((w) => w.exitCode !== null)) throw new Error('workers did not start');
-    await sleep(100);
+  const workers: ChildProcess[] = [];
+  for (const k of [1, 2]) {
+    workers.push(spawnService(['serve', '--role', 'worker'], { ...env, PORT: '0' }));
+    for (let i = 0; ; i++) {
+      const { rows } = await c.query(`SELECT count(*)::int AS n FROM worker_heartbeats WHERE role = 'worker' AND beat_at > now() - interval '10 seconds'`);
+      if (rows[0].n >= k) break;
+      if (i > 600 || workers.some((w) => w.exitCode !== null)) throw new Error('workers did not start');
+      await sleep(100);
+    }
   }
   await c.end();
   const apiChild = spawnService(['serve', '--role', 'api'], { ...env, PORT: String(PORT) });
@@ -256,14 +260,15 @@ async function seedPosts(q: Query, orgId: string) {
 
 /** EXPLAIN ANALYZE of the two queries of GET /posts (posts.repository.ts listRoots), as drizzle sends them. */
 async function explainList(q: Query, orgId: string, w: { startDate: string; endDate: string }) {
-  const roots = `SELECT p.*, i.id, i.identifier, i.name, i.picture FROM posts p JOIN integrations i ON i.id = p.integration_id
+  const roots = `SELECT p.*, i.id AS i_id, i.identifier, i.name, i.picture FROM posts p JOIN integrations i ON i.id = p.integration_id
     WHERE p.organization_id = $1 AND p.parent_post_id IS NULL AND p.deleted_at IS NULL AND p.publish_date >= $2 AND p.publish_date <= $3 AND i.deleted_at IS NULL
     ORDER BY p.publish_date, p.created_at, p.id LIMIT 10000`;
   const vals = [orgId, w.startDate, w.endDate];
-  const plan1 = (await q(`EXPLAIN (ANALYZE, BUFFERS) ${roots}`, vals)).rows.map((r) => String(Object.values(r)[0]));
+  const lines = (rows: Record<string, unknown>[]) => rows.map((r) => String(Object.values(r)[0])).map((l) => (l.length > 240 ? `${l.slice(0, 240)}…` : l));
+  const plan1 = lines((await q(`EXPLAIN (ANALYZE, BUFFERS) ${roots}`, vals)).rows);
   const ids = (await q(`SELECT p.id FROM (${roots}) p`, vals)).rows.map((r) => String(r.id));
   const items = `SELECT * FROM posts WHERE parent_post_id IN (${ids.map((_, k) => `$${k + 1}`).join(', ')}) AND deleted_at IS NULL ORDER BY position`;
-  const plan2 = ids.length ? (await q(`EXPLAIN (ANALYZE, BUFFERS) ${items}`, ids)).rows.map((r) => String(Object.values(r)[0])) : [];
+  const plan2 = ids.length ? lines((await q(`EXPLAIN (ANALYZE, BUFFERS) ${items}`, ids)).rows) : [];
   return { roots: plan1, items: plan2, rootCount: ids.length };
 }
 
@@ -274,7 +279,14 @@ async function getBench(apiKey: string, w: { startDate: string; endDate: string 
   const body = await res.text();
   const singleMs = round(performance.now() - t0, 1);
   const count = (JSON.parse(body) as { posts: unknown[] }).posts.length;
-  const r = await autocannon({ url: `${BASE}${path}`, connections: GET_CONNECTIONS, duration: 10, headers: { authorization: apiKey } });
+  const r = await autocannon({ url: `${BASE}${path}`, connections: GET_CONNECTIONS, duration: 10, timeout: 120, headers: { authorization: apiKey } });
+  // Requests still in flight when autocannon stops keep the service busy: wait until it is idle.
+  for (;;) {
+    const s0 = performance.now();
+    await fetch(`http://127.0.0.1:${PORT}/readyz`);
+    if (performance.now() - s0 < 100) break;
+    await sleep(500);
+  }
   return {
     window: `${w.startDate} .. ${w.endDate}`,
     postsReturned: count,

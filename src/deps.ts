@@ -183,6 +183,10 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
       rateStore.sweep(clock.now() - maxWindowMs).catch((err: unknown) => logger.warn({ err }, 'rate-limit sweep failed'));
     }, 10 * 60_000);
     sweepTimer.unref();
+    const idempotencyTimer = setInterval(() => {
+      repositories.posts.sweepIdempotency(new Date(clock.now() - 24 * 3600_000)).catch((err: unknown) => logger.warn({ err }, 'idempotency-key sweep failed'));
+    }, 60 * 60_000);
+    idempotencyTimer.unref();
 
     const publisher = createPublisher({
       db,
@@ -248,6 +252,7 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
         if (closed) return;
         closed = true;
         clearInterval(sweepTimer);
+        clearInterval(idempotencyTimer);
         await dispatcher?.stop();
         await heartbeat.forget().catch(() => undefined);
         for (const close of closers.reverse()) await close().catch((err: unknown) => logger.warn({ err }, 'close failed'));

@@ -1,5 +1,5 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { integrations } from '../db/schema/index.js';
 import type { ManualClock } from '../lib/clock.js';
 import { startMastodonSimulator, type MastodonSimulator } from '../platforms/mastodon/mastodon.simulator.js';
@@ -21,6 +21,7 @@ const PUBLIC_URL = 'https://tidings.example';
 const MASTODON = 'https://mastodon.example';
 const X_APP = { clientId: 'x-client-id', clientSecret: 'x-client-secret' };
 const MINUTE = 60_000;
+const X_SETTINGS = { who_can_reply_post: 'everyone' };
 
 interface PostView {
   id: string;
@@ -59,14 +60,18 @@ function env(extra: Record<string, string> = {}): Record<string, string> {
   };
 }
 
-/** One app with its worker running, on its own database, and a manual clock that starts at real time. */
+/**
+ * A fresh app with its worker running, on its own database, for each test: its manual clock starts
+ * at real time, as pg-boss compares job start times with the database's real clock (a clock moved
+ * forward by one test would put the next test's "now" jobs in the future).
+ */
 function useApp(extraEnv: Record<string, string>) {
   const ctx = {} as { t: TestApp; clock: ManualClock };
-  beforeAll(async () => {
+  beforeEach(async () => {
     ctx.clock = realtimeManualClock();
     ctx.t = await buildTestApp({ env: env(extraEnv), clock: ctx.clock, startWorker: true });
   });
-  afterAll(async () => {
+  afterEach(async () => {
     await ctx.t?.close();
   });
   return ctx;
@@ -81,7 +86,7 @@ async function getPost(t: TestApp, org: TestOrg, id: string): Promise<PostView> 
   return res.json<PostView>();
 }
 
-async function createPost(t: TestApp, org: TestOrg, integrationId: string, content: string, opts: { date?: Date } = {}): Promise<string> {
+async function createPost(t: TestApp, org: TestOrg, integrationId: string, content: string, opts: { date?: Date; settings?: Record<string, unknown> } = {}): Promise<string> {
   const res = await call(t.app, org.apiKey, {
     method: 'POST',
     url: '/public/v1/posts',
@@ -90,7 +95,7 @@ async function createPost(t: TestApp, org: TestOrg, integrationId: string, conte
       ...(opts.date ? { date: opts.date.toISOString() } : {}),
       shortLink: false,
       tags: [],
-      posts: [{ integration: { id: integrationId }, value: [{ content, image: [] }] }],
+      posts: [{ integration: { id: integrationId }, value: [{ content, image: [] }], ...(opts.settings ? { settings: opts.settings } : {}) }],
     },
   });
   expect(res.statusCode, res.body).toBe(201);
@@ -98,15 +103,20 @@ async function createPost(t: TestApp, org: TestOrg, integrationId: string, conte
 }
 
 /** Waits until the post satisfies `check` (as GET /posts/{id} shows it) and returns it. */
-function postWhen(t: TestApp, org: TestOrg, id: string, what: string, check: (p: PostView) => boolean): Promise<PostView> {
-  return waitFor(
-    async () => {
-      const p = await getPost(t, org, id);
-      return check(p) ? p : undefined;
-    },
-    20_000,
-    `post ${what}`,
-  );
+async function postWhen(t: TestApp, org: TestOrg, id: string, what: string, check: (p: PostView) => boolean): Promise<PostView> {
+  let last: PostView | undefined;
+  try {
+    return await waitFor(
+      async () => {
+        last = await getPost(t, org, id);
+        return check(last) ? last : undefined;
+      },
+      20_000,
+      `post ${what}`,
+    );
+  } catch (e) {
+    throw new Error(`${(e as Error).message}; last seen: ${JSON.stringify(last)}`, { cause: e });
+  }
 }
 
 const settled = (t: TestApp, org: TestOrg, id: string) => postWhen(t, org, id, 'PUBLISHED or ERROR', (p) => p.state === 'PUBLISHED' || p.state === 'ERROR');
@@ -335,7 +345,7 @@ describe('publisher failure policy (API.md §6)', () => {
     const mark = x.log.length;
     x.expireAccessTokens();
 
-    const id = await createPost(t, org, ch.id, '<p>Published after a token refresh</p>');
+    const id = await createPost(t, org, ch.id, '<p>Published after a token refresh</p>', { settings: X_SETTINGS });
     const done = await settled(t, org, id);
     expect(done).toMatchObject({ state: 'PUBLISHED', attempts: 1, error: null });
     const tweets = x.tweets.filter((tw) => tw.text === 'Published after a token refresh');
@@ -366,7 +376,7 @@ describe('publisher failure policy (API.md §6)', () => {
     await t.deps.database.db.update(integrations).set({ tokenExpiresAt: new Date(clock.now() + MINUTE) }).where(eq(integrations.id, ch.id));
     const mark = x.log.length;
 
-    const id = await createPost(t, org, ch.id, '<p>Refreshed ahead of expiry</p>');
+    const id = await createPost(t, org, ch.id, '<p>Refreshed ahead of expiry</p>', { settings: X_SETTINGS });
     expect(await settled(t, org, id)).toMatchObject({ state: 'PUBLISHED', attempts: 1 });
     const log = x.log.slice(mark);
     expect(log.filter((r) => isPost(r, TOKEN))).toHaveLength(1);
@@ -390,7 +400,7 @@ describe('publisher failure policy (API.md §6)', () => {
     const mark = x.log.length;
     const tweetsBefore = x.tweets.length;
 
-    const id = await createPost(t, org, ch.id, '<p>Never published: the grant is gone</p>');
+    const id = await createPost(t, org, ch.id, '<p>Never published: the grant is gone</p>', { settings: X_SETTINGS });
     const failed = await settled(t, org, id);
     expect(failed.state).toBe('ERROR');
     expect(failed.error).toMatch(/reconnect/i);
@@ -413,7 +423,7 @@ describe('publisher failure policy (API.md §6)', () => {
     const refused = await call(t.app, org.apiKey, {
       method: 'POST',
       url: '/public/v1/posts',
-      payload: { type: 'now', shortLink: false, tags: [], posts: [{ integration: { id: ch.id }, value: [{ content: '<p>Again</p>', image: [] }] }] },
+      payload: { type: 'now', shortLink: false, tags: [], posts: [{ integration: { id: ch.id }, value: [{ content: '<p>Again</p>', image: [] }], settings: X_SETTINGS }] },
     });
     const err = expectError(refused, 400, 'VALIDATION_FAILED');
     expect(err.fields).toEqual([{ path: 'posts.0.integration.id', message: expect.stringMatching(/must be reconnected/) }]);

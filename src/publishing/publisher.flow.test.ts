@@ -146,8 +146,9 @@ describe('publisher flows through the API', () => {
 
     expect(await setStatus(c, id, 'schedule')).toEqual({ id, state: 'QUEUE' });
     const queued = await getPost(c, id);
-    expect(queued.state).toBe('QUEUE');
-    expect(queued.nextAttemptAt).toBe(new Date(due).toISOString());
+    // (on a very slow machine it may already have gone; then there is no next attempt to show)
+    if (queued.state === 'QUEUE') expect(queued.nextAttemptAt).toBe(new Date(due).toISOString());
+    else expect(queued.state).toBe('PUBLISHED');
 
     const post = await waitForState(c, id, 'PUBLISHED');
     expect(post.releaseId).toBe('1');
@@ -186,6 +187,7 @@ describe('publisher flows through the API', () => {
     });
     const id = created!.postId;
 
+    // One second before the due time (the checks below assume the machine got here before it).
     await sleep(Math.max(0, dueMs - 1000 - Date.now()));
     expect(sends(c.tg)).toHaveLength(0);
     expect((await getPost(c, id)).state).toBe('QUEUE');
@@ -235,8 +237,9 @@ describe('publisher flows through the API', () => {
     );
     expect(afterSecond.thread[0]).toMatchObject({ content: 'second', releaseId: '2', releaseURL: `${CHAT_URL}/2` });
     expect(afterSecond.thread[0]!.publishedAt).toBe(new Date(c.clock.now()).toISOString());
-    // The third (delay 0) is due as soon as the second has published, by the app clock.
-    expect(afterSecond.thread[1]!.state === 'PUBLISHED' || afterSecond.nextAttemptAt === afterSecond.thread[0]!.publishedAt).toBe(true);
+    // The third (delay 0) is queued for the instant the second published, by the app clock.
+    expect(afterSecond.thread[1]!.state).toBe('QUEUE');
+    expect(afterSecond.nextAttemptAt).toBe(afterSecond.thread[0]!.publishedAt);
 
     // The clock is now 5 min ahead of real time: the job of the third item carries that offset.
     await releaseJobsDueByClock(c.t, c.clock);
@@ -361,11 +364,10 @@ describe('publisher flows through the API', () => {
   });
 
   it('several channels of one request publish independently; a platform not available yet ends ERROR plainly', async () => {
-    let sky: BlueskySimulator | undefined;
-    sky = await startBlueskySimulator();
-    closers.push(() => sky!.close());
+    const sky: BlueskySimulator = await startBlueskySimulator();
+    closers.push(() => sky.close());
     sky.addAccount({ handle: 'acme.bsky.social', did: 'did:plc:acme123', password: 'app-pass-1234', displayName: 'Acme on Bluesky' });
-    const c = await setup({ extraOrigins: [BSKY_ENTRYWAY, BSKY_PDS, BSKY_VIDEO].map((o) => `${o}=${sky!.origin}`) });
+    const c = await setup({ extraOrigins: [BSKY_ENTRYWAY, BSKY_PDS, BSKY_VIDEO].map((o) => `${o}=${sky.origin}`) });
     const bsky = ok(
       await call(c.t.app, c.org.apiKey, { method: 'POST', url: '/public/v1/social/bluesky', payload: { identifier: 'acme.bsky.social', password: 'app-pass-1234' } }),
       201,

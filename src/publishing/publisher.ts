@@ -176,7 +176,18 @@ export function createPublisher(deps: PublisherDeps) {
     const name = label(integration);
     if (!(e instanceof PlatformError) || e.details.outcomeUnknown) {
       deps.logger.warn({ err: e, postId: rowId }, 'publish outcome unknown; reconciling');
-      await reconcile(rowId);
+      if (!safeAdapter(integration)?.findRecent) {
+        await reconcile(rowId);
+        return;
+      }
+      // The request may still be under way at the platform (a client-side timeout): asking now
+      // could miss a post that is about to appear and send it twice. Ask once it has had time to land.
+      const when = new Date(clock.now() + options.retryBaseMs);
+      await whileSending(rowId, async (tx, row) => {
+        const why = e instanceof Error ? e.message : String(e);
+        await tx.update(posts).set({ error: `Attempt ${row.attempts} was interrupted (${why}); checking with ${name} at ${when.toISOString()} whether it arrived`, updatedAt: now() }).where(eq(posts.id, row.id));
+        await queue.schedule(tx, row.id, when);
+      });
       return;
     }
     await whileSending(rowId, async (tx, row) => {
@@ -199,16 +210,18 @@ export function createPublisher(deps: PublisherDeps) {
         }
         case 'auth_expired':
         case 'reconnect_required': {
+          // Channel access already words its reasons "The channel must be reconnected: …".
+          const reason = e.message.replace(/^The channel must be reconnected: /, '');
           const [marked] = await tx
             .update(integrations)
             .set({ refreshNeeded: true, updatedAt: at })
             .where(and(eq(integrations.id, integration.id), eq(integrations.refreshNeeded, false)))
             .returning({ id: integrations.id });
           if (marked) {
-            await notifyIn(tx, row.organizationId, `Channel ${integration.name} (${integration.identifier}) must be reconnected: ${e.message}`, null, at);
+            await notifyIn(tx, row.organizationId, `Channel ${integration.name} (${integration.identifier}) must be reconnected: ${reason}`, null, at);
           }
-          await emitEvent(tx, row.organizationId, 'integration.refresh_needed', { integration: { id: integration.id, identifier: integration.identifier, name: integration.name }, reason: e.message }, at);
-          return fail(tx, row, integration, `The channel must be reconnected: ${e.message}`);
+          await emitEvent(tx, row.organizationId, 'integration.refresh_needed', { integration: { id: integration.id, identifier: integration.identifier, name: integration.name }, reason }, at);
+          return fail(tx, row, integration, `The channel must be reconnected: ${reason}`);
         }
         case 'rejected':
           return fail(tx, row, integration, `${name} refused the post: ${e.message}`);

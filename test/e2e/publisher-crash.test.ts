@@ -289,12 +289,15 @@ interface RoundReport {
   outcomeUnknownWithoutRequest: number;
   outcomeUnknownNotCreated: number;
   problems: string[];
+  createdInMs: number;
   recoveredAfterMs: number;
 }
 
 /** One crash round: create, kill at the chosen moment, stay down, restart, wait until settled, judge. */
 async function crashRound(api: Api, deployment: Deployment, sims: Platforms, channels: Channel[], o: RoundOptions): Promise<RoundReport> {
+  const startedAt = Date.now();
   const plan = await createRound(api, channels, o.scheduledFromMs, o.scheduledToMs);
+  const createdInMs = Date.now() - startedAt;
   const contents = new Set(plan.flatMap((p) => p.items));
   const totalItems = contents.size;
   const mine = <T extends { content: string }>(xs: T[]) => xs.filter((x) => contents.has(x.content));
@@ -421,13 +424,14 @@ async function crashRound(api: Api, deployment: Deployment, sims: Platforms, cha
     outcomeUnknownWithoutRequest,
     outcomeUnknownNotCreated,
     problems,
+    createdInMs,
     recoveredAfterMs,
   };
 }
 
 function report(mode: string, name: string, r: RoundReport) {
   console.info(
-    `[publisher-crash] ${mode} / ${name}: ${r.posts} posts (${r.items} items); at the kill ${r.sentAtKill} requests had arrived, ${r.inFlightAtKill} in flight (${r.inFlightAtKillTelegram} telegram); ` +
+    `[publisher-crash] ${mode} / ${name}: ${r.posts} posts (${r.items} items) created in ${r.createdInMs} ms; at the kill ${r.sentAtKill} requests had arrived, ${r.inFlightAtKill} in flight (${r.inFlightAtKillTelegram} telegram); ` +
       `${r.dueWhileDown} came due while down; settled ${r.recoveredAfterMs} ms after the kill: ${r.published} PUBLISHED, ${r.outcomeUnknown} outcome unknown ` +
       `(${r.outcomeUnknownWithoutRequest} without a request, ${r.outcomeUnknownNotCreated} not created by the simulator); ${r.problems.length} problems`,
   );
@@ -493,13 +497,13 @@ describe.runIf(testDbKind() === 'pglite')('publisher crash: embedded mode, SIGKI
   });
 
   it('SIGKILL while publishes are in flight: after the restart nothing is lost or sent twice', async () => {
-    const r = await crashRound(api, deployment, sims, channels, { name: 'in-flight', scheduledFromMs: 1000, scheduledToMs: 3000, minSentBeforeKill: 8, downMs: 3000 });
+    const r = await crashRound(api, deployment, sims, channels, { name: 'in-flight', scheduledFromMs: 2500, scheduledToMs: 5000, minSentBeforeKill: 8, downMs: 3000 });
     report('embedded', 'in-flight', r);
     expectClean(r);
   }, 180_000);
 
   it('SIGKILL just as posts start going out, with scheduled posts coming due while it is down', async () => {
-    const r = await crashRound(api, deployment, sims, channels, { name: 'due', scheduledFromMs: 1500, scheduledToMs: 3500, minSentBeforeKill: 1, downMs: 4500 });
+    const r = await crashRound(api, deployment, sims, channels, { name: 'due', scheduledFromMs: 4000, scheduledToMs: 6000, minSentBeforeKill: 1, downMs: 5000 });
     report('embedded', 'due while down', r);
     expect(r.dueWhileDown).toBeGreaterThan(0);
     expectClean(r);
@@ -553,20 +557,20 @@ describe.runIf(testDbKind() === 'postgres')('publisher crash: PostgreSQL mode, S
   });
 
   it('SIGKILL of both workers while publishes are in flight: after the restart nothing is lost or sent twice', async () => {
-    const r = await crashRound(api, deployment, sims, channels, { name: 'in-flight', scheduledFromMs: 1000, scheduledToMs: 3000, minSentBeforeKill: 8, downMs: 3000 });
+    const r = await crashRound(api, deployment, sims, channels, { name: 'in-flight', scheduledFromMs: 2500, scheduledToMs: 5000, minSentBeforeKill: 8, downMs: 3000 });
     report('postgres', 'in-flight, both workers', r);
     expectClean(r);
   }, 180_000);
 
   it('SIGKILL of both workers as posts start going out, with scheduled posts coming due while they are down', async () => {
-    const r = await crashRound(api, deployment, sims, channels, { name: 'due', scheduledFromMs: 1500, scheduledToMs: 3500, minSentBeforeKill: 1, downMs: 4500 });
+    const r = await crashRound(api, deployment, sims, channels, { name: 'due', scheduledFromMs: 4000, scheduledToMs: 6000, minSentBeforeKill: 1, downMs: 5000 });
     report('postgres', 'due while down, both workers', r);
     expect(r.dueWhileDown).toBeGreaterThan(0);
     expectClean(r);
   }, 180_000);
 
   it('SIGKILL of one of two workers: the other keeps publishing and takes over its leases', async () => {
-    const r = await crashRound(api, deployment, sims, channels, { name: 'one-worker', scheduledFromMs: 1000, scheduledToMs: 3000, minSentBeforeKill: 6, downMs: 1000, kill: 'one' });
+    const r = await crashRound(api, deployment, sims, channels, { name: 'one-worker', scheduledFromMs: 2500, scheduledToMs: 5000, minSentBeforeKill: 6, downMs: 1000, kill: 'one' });
     report('postgres', 'one of two workers', r);
     expect(r.problems).toEqual([]);
     expect(r.outcomeUnknownWithoutRequest).toBe(0);

@@ -1,5 +1,6 @@
 import { and, asc, count, eq, gte, inArray, isNotNull, isNull, lt, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
+import { emitEvent } from '../events/events.js';
 import { customers, integrations, posts } from '../../db/schema/index.js';
 
 export type IntegrationRow = typeof integrations.$inferSelect;
@@ -86,7 +87,18 @@ export function createIntegrationsRepository(db: Db) {
           .update(posts)
           .set({ state: 'ERROR', error: reason, updatedAt: at })
           .where(and(eq(posts.integrationId, id), eq(posts.state, 'QUEUE'), isNull(posts.deletedAt)))
-          .returning({ id: posts.id });
+          .returning({ id: posts.id, parentPostId: posts.parentPostId, group: posts.group, position: posts.position });
+        const channel = { id: row.id, identifier: row.identifier, name: row.name };
+        await emitEvent(tx, organizationId, 'integration.disconnected', { integration: channel, disconnectedAt: at.toISOString() }, at);
+        for (const p of failed) {
+          await emitEvent(
+            tx,
+            organizationId,
+            'post.failed',
+            { postId: p.id, rootPostId: p.parentPostId ?? p.id, group: p.group, position: p.position, integration: channel, error: reason, failedAt: at.toISOString() },
+            at,
+          );
+        }
         return { row, failedPostIds: failed.map((p) => p.id) };
       });
     },

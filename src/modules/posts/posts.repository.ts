@@ -64,6 +64,8 @@ export function createPostsRepository(db: Db) {
 
     /** Live rows of a group (all channels), locked. */
     async lockGroup(tx: Tx, organizationId: string, group: string) {
+      // No stored group holds U+0000 (PostgreSQL text cannot), and comparing with one is an error.
+      if (group.includes('\u0000')) return [];
       return tx
         .select()
         .from(posts)

@@ -4,6 +4,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, call, expectError, expectIsolated, type TestApp, type TestOrg } from '../../../test/helpers.js';
 import { createChannel, createMedia } from '../../../test/factories.js';
+import { parseInstant } from './posts.schemas.js';
 
 type Created = { postId: string; integration: string; group: string }[];
 type ThreadItem = { id: string; content: string; delay: number; state: string; image: { id: string; path: string }[] };
@@ -271,7 +272,7 @@ describe('posts routes', () => {
           }),
         ]),
       );
-      expect(paths(res).sort()).toEqual(['posts.0.value.0.image', 'posts.0.value.1.image', 'posts.0.value.2.image.0']);
+      expect([...new Set(paths(res))].sort()).toEqual(['posts.0.value.0.image', 'posts.0.value.1.image', 'posts.0.value.2.image.0']);
     });
 
     it('Instagram without media is refused at posts.0.value.0.image; with a picture it is accepted', async () => {
@@ -332,6 +333,46 @@ describe('posts routes', () => {
         const d = await createOne(date, entry, { type: 'draft' });
         expect((await detail(d.postId)).state).toBe('DRAFT');
       }
+    });
+
+    it('NUL characters (which PostgreSQL cannot store) are a 400 naming the field, never a 500', async () => {
+      const m = await createMedia(t, acme);
+      const cases: [unknown, string][] = [
+        [body(date, [skyEntry('a\u0000b')]), 'posts.0.value.0.content'],
+        [body(date, [skyEntry('a\u0000b')], { type: 'draft' }), 'posts.0.value.0.content'],
+        [body(date, [skyEntry('ok', { settings: { note: 'x\u0000' } })]), 'posts.0.settings.note'],
+        [body(date, [skyEntry('ok')], { tags: [{ value: '\u0000', label: 'l' }] }), 'tags.0.value'],
+        [body(date, [skyEntry('ok', { value: [{ content: 'ok', image: [{ id: 'x', path: `${m.path}\u0000` }] }] })]), 'posts.0.value.0.image.0.path'],
+        [body(date, [skyEntry('ok', { value: [{ content: 'ok', image: [{ id: m.id, path: m.path, alt: 'a\u0000' }] }] })]), 'posts.0.value.0.image.0.alt'],
+        [body(date, [skyEntry('ok', { group: 'g\u0000' })]), 'posts.0.group'],
+      ];
+      for (const [payload, path] of cases) expect(paths(await create(acme, payload)), path).toEqual([path]);
+    });
+
+    it('dates PostgreSQL or the driver cannot round-trip are a 400, never a 500; the edges work', async () => {
+      for (const d of ['0000-01-01T00:00:00Z', '0000-12-31T23:59:59Z', '9999-12-31T23:59:59-14:00', '0001-01-01T00:00:00+00:01']) {
+        expect(paths(await create(acme, body(d, [skyEntry('edge')]))), d).toEqual(['date']);
+        expect(paths(await create(acme, body(d, [skyEntry('edge')], { type: 'draft' }))), d).toEqual(['date']);
+      }
+      expect(paths(await list(acme, '0000-01-01T00:00:00Z', '2031-01-01T00:00:00Z'))).toEqual(['startDate']);
+      expect(paths(await list(acme, '2031-01-01T00:00:00Z', '9999-12-31T23:00:00-02:00'))).toEqual(['endDate']);
+      // publish dates start in 1970 (years below 100 would be read back as 19xx/20xx)
+      for (const d of ['0001-01-01T00:00:00Z', '0099-06-01T00:00:00Z', '1969-12-31T23:59:59.999Z']) {
+        expect(paths(await create(acme, body(d, [skyEntry('old')], { type: 'draft' }))), d).toEqual(['date']);
+      }
+      const first = await createOne('1970-01-01T00:00:00Z', skyEntry('epoch'), { type: 'draft' });
+      const december = await createOne('9999-12-15T00:00:00Z', skyEntry('december 9999'));
+      const last = await createOne('9999-12-31T23:59:59.999Z', skyEntry('last instant'));
+      expect((await detail(first.postId)).publishDate).toBe('1970-01-01T00:00:00.000Z');
+      expect((await detail(december.postId)).publishDate).toBe('9999-12-15T00:00:00.000Z');
+      const listed = (await list(acme, '0001-01-01T00:00:00Z', '9999-12-31T23:59:59.999Z')).json<{ posts: Post[] }>().posts.map((p) => p.id);
+      expect(listed).toEqual(expect.arrayContaining([first.postId, december.postId, last.postId]));
+      expect(listed[0]).toBe(first.postId);
+    });
+
+    it('a date without an offset is UTC', async () => {
+      const p = await createOne('2031-02-02T10:30', skyEntry('no offset'));
+      expect((await detail(p.postId)).publishDate).toBe('2031-02-02T10:30:00.000Z');
     });
 
     it('nothing is stored when a request fails validation', async () => {
@@ -857,6 +898,62 @@ describe('posts routes', () => {
     });
   });
 
+  describe('editing: rows of one entry must come from one post', () => {
+    it('the same id twice is refused at the second occurrence (it would become its own parent)', async () => {
+      const p = await createOne('2032-01-20T09:00:00Z', skyEntry('dup', { value: [{ content: 'dup', image: [] }, { content: 'item', image: [] }] }));
+      const res = await create(acme, body('2032-01-20T09:00:00Z', [skyEntry('dup', { group: p.group, value: [{ id: p.postId, content: 'a', image: [] }, { id: p.postId, content: 'b', image: [] }] })]));
+      expect(paths(res)).toEqual(['posts.0.value.1.id']);
+      const d = await detail(p.postId);
+      expect(d.content).toBe('dup');
+      expect(d.thread.map((i) => i.content)).toEqual(['item']);
+      const listed = (await list(acme, '2032-01-20T00:00:00Z', '2032-01-21T00:00:00Z')).json<{ posts: Post[] }>().posts.map((x) => x.id);
+      expect(listed).toContain(p.postId);
+    });
+
+    it('another post of the channel cannot be taken in as a thread item (it would keep its own job and items)', async () => {
+      const a = await createOne('2032-01-21T09:00:00Z', skyEntry('A'));
+      const b = await createOne('2032-01-21T10:00:00Z', skyEntry('B', { value: [{ content: 'B', image: [] }, { content: 'B1', image: [] }] }));
+      const res = await create(acme, body('2032-01-21T09:00:00Z', [skyEntry('A', { value: [{ id: a.postId, content: 'A', image: [] }, { id: b.postId, content: 'B as reply', image: [] }] })]));
+      expect(paths(res)).toEqual(['posts.0.value.1.id']);
+      expect(await detail(b.postId)).toMatchObject({ content: 'B', state: 'QUEUE' });
+      expect(await jobOf(b.postId)).toEqual({ state: 'created', startAfter: '2032-01-21T10:00:00.000Z' });
+    });
+
+    it('swapping the first item and a reply leaves exactly one publish job, on the new first item', async () => {
+      const p = await createOne('2032-01-22T09:00:00Z', skyEntry('first', { value: [{ content: 'first', image: [] }, { content: 'second', image: [] }] }));
+      const itemId = (await detail(p.postId)).thread[0]!.id;
+      const oldJob = (await row(p.postId)).publish_job_id!;
+      const out = created(
+        await create(acme, body('2032-01-22T09:00:00Z', [skyEntry('x', { group: p.group, value: [{ id: itemId, content: 'second', image: [] }, { id: p.postId, content: 'first', image: [] }] })])),
+      )[0]!;
+      expect(out.postId).toBe(itemId);
+      const d = await detail(itemId);
+      expect(d.content).toBe('second');
+      expect(d.thread.map((i) => [i.id, i.content])).toEqual([[p.postId, 'first']]);
+      expect((await jobById(oldJob))!.state).toBe('cancelled');
+      expect((await row(p.postId)).publish_job_id).toBeNull();
+      expect(await jobOf(itemId)).toEqual({ state: 'created', startAfter: '2032-01-22T09:00:00.000Z' });
+      const live = await sql<{ n: number }>(`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'publish' AND state = 'created' AND data->>'postId' = ANY($1)`, [[p.postId, itemId]]);
+      expect(live[0]!.n).toBe(1);
+    });
+  });
+
+  describe('a post being published right now (attempt in flight) → 409 on every change', () => {
+    it('edit, delete, delete group, status, settings and release-id answer 409 CONFLICT and change nothing', async () => {
+      const p = await createOne('2032-01-25T09:00:00Z', xEntry('sending'));
+      await sql(`UPDATE posts SET attempt_state = 'sending' WHERE id = $1`, [p.postId]);
+      const url = `/public/v1/posts/${p.postId}`;
+      expectError(await create(acme, body('2032-01-26T09:00:00Z', [xEntry('edit', { group: p.group, value: [{ id: p.postId, content: 'edit', image: [] }] })])), 409, 'CONFLICT');
+      expectError(await call(t.app, acme.apiKey, { method: 'DELETE', url }), 409, 'CONFLICT');
+      expectError(await call(t.app, acme.apiKey, { method: 'DELETE', url: `/public/v1/posts/group/${p.group}` }), 409, 'CONFLICT');
+      expectError(await call(t.app, acme.apiKey, { method: 'PUT', url: `${url}/status`, payload: { status: 'draft' } }), 409, 'CONFLICT');
+      expectError(await call(t.app, acme.apiKey, { method: 'PUT', url: `${url}/settings`, payload: { settings: X_SETTINGS } }), 409, 'CONFLICT');
+      await setState(p.postId, 'ERROR');
+      expectError(await call(t.app, acme.apiKey, { method: 'PUT', url: `${url}/release-id`, payload: { releaseId: 'r' } }), 409, 'CONFLICT');
+      expect(await detail(p.postId)).toMatchObject({ content: 'sending', publishDate: '2032-01-25T09:00:00.000Z', group: p.group, releaseId: null });
+    });
+  });
+
   // ---------------------------------------------------------------- publish job follows the row
 
   describe('the publish job follows the row', () => {
@@ -929,7 +1026,7 @@ describe('posts routes', () => {
     });
 
     it('malformed ids answer 404 on every id route, never 500', async () => {
-      const ids = ['not-a-uuid', '123', NIL, "x' OR '1'='1", '%00', 'ünïcödé', '0'.repeat(300)];
+      const ids = ['not-a-uuid', '123', NIL, "x' OR '1'='1", '%00', '\u0000', 'a\u0000b', 'ünïcödé', '0'.repeat(100)];
       for (const raw of ids) {
         const id = encodeURIComponent(raw);
         const routes: { method: 'GET' | 'PUT' | 'DELETE'; url: string; payload?: Record<string, unknown> }[] = [
@@ -1004,6 +1101,54 @@ describe('posts routes', () => {
         }),
         { numRuns: 150 },
       );
+    });
+
+    it('well-formed bodies with any text, settings and dates → 201 or 400, never 500', async () => {
+      const media = await createMedia(t, acme);
+      const text = fc.string({ unit: 'binary', maxLength: 30 });
+      const instant = fc.oneof(
+        fc.date({ min: new Date('-000100-01-01T00:00:00Z'), max: new Date('+010100-01-01T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString()),
+        fc.integer({ min: 0, max: 9999 }).map((y) => `${String(y).padStart(4, '0')}-01-01T00:00:00+14:00`),
+        fc.integer({ min: 0, max: 9999 }).map((y) => `${String(y).padStart(4, '0')}-12-31T23:59:59-14:00`),
+      );
+      const entry = fc.record({
+        integration: fc.record({ id: fc.constantFrom(skyId, xId) }),
+        value: fc.array(
+          fc.record({
+            content: text,
+            image: fc.array(fc.oneof(fc.constant(media.id), fc.constant({ id: text, path: media.path }), text), { maxLength: 2 }),
+            delay: fc.integer({ min: 0, max: 60 }),
+          }),
+          { minLength: 1, maxLength: 2 },
+        ),
+        settings: fc.oneof(fc.constant(X_SETTINGS), fc.dictionary(text, fc.oneof(text, fc.integer(), fc.boolean()), { maxKeys: 2 })),
+        group: fc.option(text, { nil: undefined }),
+      });
+      const payload = fc.record({
+        type: fc.constantFrom('draft', 'schedule', 'now', 'update'),
+        date: instant,
+        shortLink: fc.boolean(),
+        tags: fc.array(fc.record({ value: text, label: text }), { maxLength: 2 }),
+        posts: fc.uniqueArray(entry, { minLength: 1, maxLength: 2, selector: (e) => e.integration.id }),
+      });
+      let createdCount = 0;
+      await fc.assert(
+        fc.asyncProperty(payload, async (p) => {
+          const res = await create(acme, p);
+          if (res.statusCode === 201) {
+            createdCount++;
+            // what was stored reads back: same instant, in UTC with Z
+            const d = await detail(res.json<Created>()[0]!.postId);
+            if (p.type !== 'now') expect(d.publishDate, p.date).toBe(new Date(parseInstant(p.date)).toISOString());
+            return;
+          }
+          expect(res.statusCode, `${JSON.stringify(p)} → ${res.body}`).toBe(400);
+          expect(expectError(res, 400, 'VALIDATION_FAILED').fields!.length).toBeGreaterThan(0);
+        }),
+        { numRuns: 150 },
+      );
+      // the property reached the database, not only the validators
+      expect(createdCount).toBeGreaterThan(0);
     });
   });
 });

@@ -1,12 +1,42 @@
 import { z } from 'zod';
 
+/** The instants PostgreSQL stores as JavaScript writes them: years 0001–9999 (UTC). */
+export const MIN_INSTANT_MS = Date.parse('0001-01-01T00:00:00.000Z');
+export const MAX_INSTANT_MS = Date.parse('9999-12-31T23:59:59.999Z');
+/** Earliest publish date stored: the driver reads years below 100 back as 19xx/20xx. */
+export const MIN_PUBLISH_DATE_MS = Date.parse('1970-01-01T00:00:00.000Z');
+
 /** An instant with any offset (a string without one is read as UTC, as the reference does). */
 export const InstantSchema = z
   .string()
   .trim()
-  .refine((s) => /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?(Z|[+-]\d{2}:?\d{2})?$/i.test(s) && !Number.isNaN(parseInstant(s)), {
-    message: 'Must be an ISO 8601 date-time, e.g. 2026-09-01T09:00:00Z',
-  });
+  .refine(
+    (s) => {
+      if (!/^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?(Z|[+-]\d{2}:?\d{2})?$/i.test(s)) return false;
+      const ms = parseInstant(s);
+      return !Number.isNaN(ms) && ms >= MIN_INSTANT_MS && ms <= MAX_INSTANT_MS;
+    },
+    { message: 'Must be an ISO 8601 date-time between the years 0001 and 9999, e.g. 2026-09-01T09:00:00Z' },
+  );
+
+/** Paths of every string (or key) holding U+0000, which PostgreSQL text and jsonb cannot store. */
+export function nulPaths(value: unknown, path: (string | number)[] = [], out: (string | number)[][] = []): (string | number)[][] {
+  if (typeof value === 'string') {
+    if (value.includes('\u0000')) out.push(path);
+  } else if (Array.isArray(value)) {
+    value.forEach((v, i) => nulPaths(v, [...path, i], out));
+  } else if (value !== null && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      if (k.includes('\u0000')) out.push([...path, k]);
+      else nulPaths(v, [...path, k], out);
+    }
+  }
+  return out;
+}
+
+function refuseNul(value: unknown, ctx: z.RefinementCtx) {
+  for (const path of nulPaths(value)) ctx.addIssue({ code: 'custom', path, message: 'Must not contain the NUL character (\\u0000)' });
+}
 
 /** Milliseconds of an ISO 8601 string; a string without an offset is UTC. */
 export function parseInstant(s: string): number {
@@ -56,10 +86,12 @@ export const CreatePostsBodySchema = z
     republish: z.boolean().optional(),
   })
   .superRefine((b, ctx) => {
+    refuseNul(b, ctx);
     if (b.inter !== undefined && b.inter !== null) {
       ctx.addIssue({ code: 'custom', path: ['inter'], message: 'Recurring posts are not supported yet' });
     }
     if (b.date === undefined && b.type !== 'now') ctx.addIssue({ code: 'custom', path: ['date'], message: 'Required' });
+    if (b.date !== undefined && parseInstant(b.date) < MIN_PUBLISH_DATE_MS) ctx.addIssue({ code: 'custom', path: ['date'], message: 'Must be 1970-01-01T00:00:00Z or later' });
   });
 
 export type CreatePostsBody = z.infer<typeof CreatePostsBodySchema>;
@@ -131,13 +163,13 @@ export const GroupParamsSchema = z.object({ group: z.string() });
 export const StatusBodySchema = z.object({ status: z.enum(['draft', 'schedule']) });
 export const StatusResponseSchema = z.object({ id: z.string(), state: z.enum(['DRAFT', 'QUEUE', 'PUBLISHED', 'ERROR']) });
 
-export const SettingsBodySchema = z.object({ settings: z.record(z.string(), z.unknown(), { error: 'Must be an object' }) });
+export const SettingsBodySchema = z.object({ settings: z.record(z.string(), z.unknown(), { error: 'Must be an object' }) }).superRefine(refuseNul);
 export const SettingsResponseSchema = z.object({ postId: z.string(), publishDate: z.iso.datetime(), settings: z.record(z.string(), z.unknown()) });
 
 export const ReleaseIdBodySchema = z.object({
   releaseId: z.string({ error: 'Required' }).trim().min(1, 'Required').max(500),
   releaseURL: z.url().max(2000).optional(),
-});
+}).superRefine(refuseNul);
 
 export const MissingResponseSchema = z.object({
   ready: z.boolean(),

@@ -10,7 +10,7 @@ import type { PlansService } from '../plans/plans.service.js';
 import { normaliseSettings, validatePostForPlatform, type ChannelState, type DraftMedia } from './post-validation.js';
 import type { Tx } from '../../db/client.js';
 import type { IntegrationRow, MediaRow, NewPostRow, PostRow, PostsRepository } from './posts.repository.js';
-import { parseInstant, type CreatePostsBody, type PostOut } from './posts.schemas.js';
+import { MAX_INSTANT_MS, parseInstant, type CreatePostsBody, type PostOut } from './posts.schemas.js';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 3600_000;
 
@@ -200,7 +200,8 @@ export function createPostsService(deps: PostsServiceDeps) {
         const newRoots = body.posts.filter((p) => p.value[0]?.id === undefined).length;
         if (newRoots > 0) {
           const month = new Date(Date.UTC(publishDate.getUTCFullYear(), publishDate.getUTCMonth(), 1));
-          const next = new Date(Date.UTC(publishDate.getUTCFullYear(), publishDate.getUTCMonth() + 1, 1));
+          // Capped: after December 9999 comes year 10000, which PostgreSQL does not accept as written.
+          const next = new Date(Math.min(Date.UTC(publishDate.getUTCFullYear(), publishDate.getUTCMonth() + 1, 1), MAX_INSTANT_MS));
           const used = await repo.countScheduledInMonth(organizationId, month, next);
           await deps.plans.assertWithinLimit(organizationId, 'scheduledPostsPerMonth', used, newRoots);
         }
@@ -220,10 +221,20 @@ export function createPostsService(deps: PostsServiceDeps) {
         for (const rows of groupRows.values()) for (const r of rows) locked.set(r.id, r);
 
         const editFields: FieldError[] = [];
+        const usedIds = new Set<string>();
         body.posts.forEach((p, i) => {
+          // The rows an entry edits must come from one post: a row given twice would become its own
+          // parent, and another post's root taken in as a thread item would keep its own items and job.
+          const trees = new Set<string>();
           p.value.forEach((v, j) => {
             if (v.id === undefined) return;
             const row = locked.get(v.id);
+            if (usedIds.has(v.id)) {
+              editFields.push({ path: `posts.${i}.value.${j}.id`, message: 'This id appears more than once in the request' });
+              return;
+            }
+            usedIds.add(v.id);
+            if (row) trees.add(row.parentPostId ?? row.id);
             if (!row || row.integrationId !== p.integration.id) {
               editFields.push({ path: `posts.${i}.value.${j}.id`, message: 'No post of this channel with this id in your organisation' });
             } else if (row.state === 'PUBLISHED' && type !== 'update' && type !== 'draft' && body.republish !== true) {
@@ -231,6 +242,8 @@ export function createPostsService(deps: PostsServiceDeps) {
                 path: `posts.${i}.value.${j}.id`,
                 message: 'This post is already published: use type "update" to change the record only, or pass republish: true to publish it again',
               });
+            } else if (trees.size > 1) {
+              editFields.push({ path: `posts.${i}.value.${j}.id`, message: 'This row belongs to another post: the items of one entry must all come from the post being edited' });
             }
           });
           if (p.group !== undefined && p.group !== '' && (groupRows.get(p.group) ?? []).length === 0) {
@@ -272,8 +285,8 @@ export function createPostsService(deps: PostsServiceDeps) {
             let row: PostRow;
             if (existing) {
               row = await repo.updateRow(tx, existing.id, values);
-              // A row leaving the queue loses its job; a queued root is rescheduled below.
-              if (existing.publishJobId && rowState !== 'QUEUE') await queue.cancel(tx, existing.id);
+              // A row leaving the queue, or becoming a thread item, loses its job; a queued root is rescheduled below.
+              if (existing.publishJobId && (rowState !== 'QUEUE' || j > 0)) await queue.cancel(tx, existing.id);
             } else {
               [row] = (await repo.insertRows(tx, [
                 { ...(values as NewPostRow), organizationId, integrationId: channel.id, creationMethod, createdAt: at },

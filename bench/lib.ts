@@ -3,7 +3,7 @@
  * processes, throwaway PostgreSQL databases, RSS and percentiles.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
@@ -20,12 +20,22 @@ export function rssMb(pid: number): number {
   return Math.round(Number(m![1]) / 1024);
 }
 
+const live = new Set<ChildProcess>();
+// A bench that dies must not leave services behind (a stray worker would reconnect to the next
+// run's database of the same name and take its jobs).
+process.on('exit', () => {
+  for (const c of live) c.kill('SIGKILL');
+});
+
 /** Spawns `node dist/main.js <args>` with `env` added to this process's environment. */
 export function spawnService(args: string[], env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, [MAIN, ...args], {
+  const child = spawn(process.execPath, [MAIN, ...args], {
     env: { ...process.env, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
+  live.add(child);
+  child.on('exit', () => live.delete(child));
+  return child;
 }
 
 /** Resolves when GET /readyz on `port` answers 200; rejects when `child` exits first. */
@@ -48,7 +58,12 @@ export async function waitReady(child: ChildProcess, port: number, timeoutMs = 1
 export async function startService(env: Record<string, string>, port: number, args: string[] = ['serve']): Promise<{ child: ChildProcess; readyMs: number }> {
   const started = performance.now();
   const child = spawnService(args, { ...env, PORT: String(port) });
-  await waitReady(child, port);
+  try {
+    await waitReady(child, port);
+  } catch (e) {
+    await stop(child);
+    throw e;
+  }
   return { child, readyMs: Math.round(performance.now() - started) };
 }
 
@@ -93,4 +108,57 @@ export function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return NaN;
   const k = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
   return sorted[k]!;
+}
+
+/** CPU seconds (user + system) a process used so far, from /proc; 0 once it is gone. */
+export function cpuSeconds(pid: number): number {
+  try {
+    const f = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const rest = f.slice(f.lastIndexOf(')') + 2).split(' ');
+    return (Number(rest[11]) + Number(rest[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+/** Pids of the PostgreSQL server's processes on this machine (to account for its CPU). */
+export function postgresPids(): number[] {
+  const pids: number[] = [];
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      if (readFileSync(`/proc/${d}/comm`, 'utf8').trim() === 'postgres') pids.push(Number(d));
+    } catch {
+      // gone
+    }
+  }
+  return pids;
+}
+
+/** Busy and total jiffies of the whole machine (all cores), from /proc/stat. */
+export function machineJiffies(): { busy: number; total: number } {
+  const line = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const total = line.reduce((a, b) => a + b, 0);
+  const idle = line[3]! + (line[4] ?? 0);
+  return { busy: total - idle, total };
+}
+
+/** CPU use between two points: per named process (% of one core) and the machine (% of all cores). */
+export function cpuMeter(procs: Record<string, () => number[]>) {
+  const read = () => ({
+    at: performance.now(),
+    machine: machineJiffies(),
+    procs: Object.fromEntries(Object.entries(procs).map(([k, pids]) => [k, pids().reduce((s, p) => s + cpuSeconds(p), 0)])),
+    self: process.cpuUsage(),
+  });
+  const start = read();
+  return () => {
+    const end = read();
+    const secs = (end.at - start.at) / 1000;
+    const out: Record<string, number> = {};
+    for (const k of Object.keys(procs)) out[k] = Math.round(((end.procs[k]! - start.procs[k]!) / secs) * 100);
+    out.bench = Math.round(((end.self.user + end.self.system - start.self.user - start.self.system) / 1e6 / secs) * 100);
+    out.machine = Math.round(((end.machine.busy - start.machine.busy) / (end.machine.total - start.machine.total)) * 100);
+    return out;
+  };
 }

@@ -20,7 +20,7 @@
  * (50), BENCH_GET_CONNECTIONS (4), BENCH_ADMIN_URL (see lib.ts), BENCH_SKIP_GET=1.
  */
 import { type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
@@ -28,7 +28,7 @@ import pg from 'pg';
 import { loadConfig } from '../src/config.js';
 import { createDeps } from '../src/deps.js';
 import { startTelegramSimulator, type TelegramSimulator } from '../src/platforms/telegram/telegram.simulator.js';
-import { createDatabase, dropDatabase, percentile, runCli, SECRET, sleep, spawnService, startService, stop, waitReady } from './lib.js';
+import { cpuMeter, createDatabase, dropDatabase, percentile, postgresPids, runCli, SECRET, sleep, spawnService, startService, stop, waitReady } from './lib.js';
 
 type Mode = 'embedded' | 'postgres';
 
@@ -112,19 +112,26 @@ async function startStack(mode: Mode, sim: TelegramSimulator): Promise<Stack> {
   const c = new pg.Client({ connectionString: env.DATABASE_URL });
   await c.connect();
   const workers: ChildProcess[] = [];
-  for (const k of [1, 2]) {
-    workers.push(spawnService(['serve', '--role', 'worker'], { ...env, PORT: '0' }));
-    for (let i = 0; ; i++) {
-      const { rows } = await c.query(`SELECT count(*)::int AS n FROM worker_heartbeats WHERE role = 'worker' AND beat_at > now() - interval '10 seconds'`);
-      if (rows[0].n >= k) break;
-      if (i > 600 || workers.some((w) => w.exitCode !== null)) throw new Error('workers did not start');
-      await sleep(100);
+  let apiChild: ChildProcess | undefined;
+  try {
+    for (const k of [1, 2]) {
+      workers.push(spawnService(['serve', '--role', 'worker'], { ...env, PORT: '0' }));
+      for (let i = 0; ; i++) {
+        const { rows } = await c.query(`SELECT count(*)::int AS n FROM worker_heartbeats WHERE role = 'worker' AND beat_at > now() - interval '10 seconds'`);
+        if (rows[0].n >= k) break;
+        if (i > 600 || workers.some((w) => w.exitCode !== null)) throw new Error('workers did not start');
+        await sleep(100);
+      }
     }
+    apiChild = spawnService(['serve', '--role', 'api'], { ...env, PORT: String(PORT) });
+    await waitReady(apiChild, PORT);
+  } catch (e) {
+    await Promise.all([...workers, ...(apiChild ? [apiChild] : [])].map(stop));
+    throw e;
+  } finally {
+    await c.end();
   }
-  await c.end();
-  const apiChild = spawnService(['serve', '--role', 'api'], { ...env, PORT: String(PORT) });
-  await waitReady(apiChild, PORT);
-  const children = [apiChild, ...workers];
+  const children = [apiChild!, ...workers];
   return {
     env,
     children,
@@ -133,7 +140,7 @@ async function startStack(mode: Mode, sim: TelegramSimulator): Promise<Stack> {
     },
     async cleanup() {
       await Promise.all(children.map(stop));
-      await dropDatabase(dbName);
+      if (process.env.BENCH_KEEP_DB !== '1') await dropDatabase(dbName);
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
@@ -199,30 +206,46 @@ function arrivals(sim: TelegramSimulator, tag: string) {
   return { first, total, duplicates: total - first.size };
 }
 
-async function lagRun(apiKey: string, channels: string[], sim: TelegramSimulator, n: number, ratePerSec: number) {
+type Procs = Record<string, () => number[]>;
+
+function procsOf(mode: Mode, stack: Stack): Procs {
+  const pid = (k: number) => () => [stack.children[k]!.pid!];
+  return mode === 'embedded' ? { service: pid(0) } : { api: pid(0), worker1: pid(1), worker2: pid(2), postgres: postgresPids };
+}
+
+async function lagRun(apiKey: string, channels: string[], sim: TelegramSimulator, n: number, ratePerSec: number, procs: Procs) {
   const tag = `lag${n}x${Date.now().toString(36)}`;
   // T leaves room for the creation at 2/3 of the warm-up rate, plus 10 s.
   const leadMs = Math.ceil(((n / ratePerSec) * 1.5 + 10) * 1000);
   const T = Math.ceil((Date.now() + leadMs) / 1000) * 1000;
   const date = new Date(T).toISOString();
+  const createCpu = cpuMeter(procs);
   const create = await createPosts(apiKey, channels, n, date, tag);
+  const createCpuPct = createCpu();
   const marginMs = T - Date.now();
   if (marginMs < 0) console.error(`warning: creating the posts ended ${-marginMs} ms after T; the lag includes creation`);
+  if (marginMs > 0) await sleep(marginMs);
+  const drainCpu = cpuMeter(procs);
   const timeoutMs = Math.max(180_000, n * 30);
   for (;;) {
     const a = arrivals(sim, tag);
     if (a.first.size >= n || Date.now() > T + timeoutMs) break;
-    await sleep(200);
+    await sleep(100);
   }
+  const drainCpuPct = drainCpu();
   await sleep(3000); // late duplicates
   const a = arrivals(sim, tag);
   const lags = sorted([...a.first.values()].map((at) => at - T));
+  if (process.env.BENCH_DEBUG === '1') {
+    const missing = Array.from({ length: n }, (_, i) => i).filter((i) => !a.first.has(i));
+    writeFileSync(`/tmp/publish-bench-${tag}.json`, JSON.stringify({ T, lags, missing, arrivals: [...a.first.entries()] }));
+  }
   const states: Record<string, number> = {};
   const listed = await api<{ posts: { state: string; content: string }[] }>(apiKey, 'GET', `/posts?startDate=${date}&endDate=${date}`);
   for (const p of listed.json.posts) if (p.content.startsWith(tag)) states[p.state] = (states[p.state] ?? 0) + 1;
   return {
     n,
-    create: { ...create, marginBeforeTMs: marginMs },
+    create: { ...create, marginBeforeTMs: marginMs, cpuPct: createCpuPct },
     received: a.first.size,
     missing: n - a.first.size,
     duplicates: a.duplicates,
@@ -235,6 +258,7 @@ async function lagRun(apiKey: string, channels: string[], sim: TelegramSimulator
     drainMs: lags[lags.length - 1],
     publishRatePerSec: lags.length > 1 ? round(((lags.length - 1) / (lags[lags.length - 1]! - lags[0]!)) * 1000) : undefined,
     finalStates: states,
+    drainCpuPct,
   };
 }
 
@@ -316,7 +340,7 @@ async function run(mode: Mode) {
     const warm = await createPosts(apiKey, channels, 200, '2035-01-01T00:00:00Z', 'warmup');
     const lag = [];
     for (const n of N_LIST) {
-      const r = await lagRun(apiKey, channels, sim, n, lag.length ? lag[lag.length - 1]!.create.postsPerSec : warm.postsPerSec);
+      const r = await lagRun(apiKey, channels, sim, n, lag.length ? lag[lag.length - 1]!.create.postsPerSec : warm.postsPerSec, procsOf(mode, stack));
       console.error(JSON.stringify({ mode, ...r }));
       lag.push(r);
     }

@@ -253,7 +253,8 @@ export function createPublisher(deps: PublisherDeps) {
       await whileSending(rowId, (tx, r) => fail(tx, r, integration, OUTCOME_UNKNOWN));
       return;
     }
-    const since = new Date((row.lastAttemptAt ?? row.updatedAt).getTime() - 10 * 60_000);
+    // From just before the attempt (a little clock skew between us and the platform allowed).
+    const since = new Date((row.lastAttemptAt ?? row.updatedAt).getTime() - 2 * 60_000);
     let recent: Awaited<ReturnType<NonNullable<PlatformAdapter['findRecent']>>>;
     try {
       recent = await access.run(integration, (a, ctx) => a.findRecent!({ since, limit: 50 }, ctx), AbortSignal.timeout(options.attemptTimeoutMs));
@@ -268,7 +269,22 @@ export function createPublisher(deps: PublisherDeps) {
       });
       return;
     }
-    const match = recent.find((p) => sameContent(p.content, row.content));
+    // A platform post already recorded on another row (the same text posted before) is not ours.
+    const ids = recent.map((p) => p.id);
+    const claimed = new Set(
+      ids.length
+        ? (
+            await db
+              .select({ id: posts.releaseId })
+              .from(posts)
+              .where(and(eq(posts.integrationId, row.integrationId), inArray(posts.releaseId, ids)))
+          ).map((r) => r.id)
+        : [],
+    );
+    const match = recent.find((p) => {
+      const created = Date.parse(p.createdAt);
+      return !claimed.has(p.id) && (Number.isNaN(created) || created >= since.getTime()) && sameContent(p.content, row.content);
+    });
     await whileSending(rowId, async (tx, r) => {
       if (match) {
         deps.logger.info({ postId: r.id, releaseId: match.id }, 'reconciled: the interrupted attempt had published');

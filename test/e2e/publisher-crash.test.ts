@@ -30,8 +30,8 @@ const CHATS = [
 ];
 const ACCOUNTS = ['alice', 'bob'];
 const LATENCY_MS = 400;
-const NOW_PER_CHANNEL = 4;
-const SCHEDULED_PER_CHANNEL = 4;
+const NOW_PER_CHANNEL = 3;
+const SCHEDULED_PER_CHANNEL = 6;
 
 type Platform = 'telegram' | 'mastodon';
 type State = 'DRAFT' | 'QUEUE' | 'PUBLISHED' | 'ERROR';
@@ -127,12 +127,12 @@ class Platforms {
     const out: SentRequest[] = [];
     for (const r of this.tg.log) {
       if (r.method !== 'POST' || !/^\/bot[^/]+\/send[A-Za-z]+$/.test(r.path)) continue;
-      const body = (r.body ?? {}) as { text?: unknown; caption?: unknown };
-      out.push({ platform: 'telegram', at: r.at, content: String(body.text ?? body.caption ?? '') });
+      const body = (r.body ?? {}) as { text?: string; caption?: string };
+      out.push({ platform: 'telegram', at: r.at, content: body.text ?? body.caption ?? '' });
     }
     for (const r of this.masto.log) {
       if (r.method !== 'POST' || !/^\/api\/v1\/statuses(\?|$)/.test(r.path)) continue;
-      out.push({ platform: 'mastodon', at: r.at, content: String((r.body as { status?: unknown } | null)?.status ?? '') });
+      out.push({ platform: 'mastodon', at: r.at, content: (r.body as { status?: string } | null)?.status ?? '' });
     }
     return out;
   }
@@ -165,6 +165,21 @@ class Platforms {
     await this.tg.close();
     await this.masto.close();
   }
+}
+
+/** Processes this file killed on purpose; any other death of a service process is reported. */
+const killedOnPurpose = new WeakSet<ServiceProcess>();
+async function start(args: string[], env: Record<string, string>, label: string): Promise<ServiceProcess> {
+  const s = await startService(args, env);
+  s.child.on('exit', (code, signal) => {
+    if (!killedOnPurpose.has(s)) console.warn(`[publisher-crash] ${label} (pid ${s.child.pid}) died unexpectedly: code ${code}, signal ${signal}\n${s.output().slice(-3000)}`);
+  });
+  return s;
+}
+async function kill(s: ServiceProcess | undefined) {
+  if (!s) return;
+  killedOnPurpose.add(s);
+  await s.stop('SIGKILL');
 }
 
 /** The service's processes in one mode: what to kill and restart, and where the API is. */
@@ -229,24 +244,24 @@ let counter = 0;
 const nextContent = () => `crash-test ${++counter}`;
 
 /**
- * Creates the round's posts: per channel NOW_PER_CHANNEL `type: now` posts and SCHEDULED_PER_CHANNEL
- * posts due between `scheduledFromMs` and `scheduledToMs` from now, and one 2-item thread (now) per
- * mastodon channel. Requests go concurrently, so publishing starts while the rest are created.
+ * Creates the round's posts, dealt round-robin over the channels (post n → channel n mod 4): first
+ * NOW_PER_CHANNEL `type: now` posts per channel, then SCHEDULED_PER_CHANNEL posts per channel due
+ * between `scheduledFromMs` and `scheduledToMs` from now, then one 2-item thread (now) per mastodon
+ * channel. So one channel holds texts that start like others ("crash-test 3" and "crash-test 31",
+ * a thread's "crash-test 37" and "crash-test 37 reply"), as real posts do. Requests go
+ * concurrently, so publishing starts while the rest are still being created.
  */
 async function createRound(api: Api, channels: Channel[], scheduledFromMs: number, scheduledToMs: number): Promise<Planned[]> {
   const specs: { channel: Channel; items: string[]; offsetMs: number | null }[] = [];
-  for (let i = 0; i < Math.max(NOW_PER_CHANNEL, SCHEDULED_PER_CHANNEL); i++) {
-    for (const channel of channels) {
-      if (i < NOW_PER_CHANNEL) specs.push({ channel, items: [nextContent()], offsetMs: null });
-      if (i < SCHEDULED_PER_CHANNEL) {
-        const offsetMs = scheduledFromMs + Math.round(((scheduledToMs - scheduledFromMs) * i) / Math.max(1, SCHEDULED_PER_CHANNEL - 1));
-        specs.push({ channel, items: [nextContent()], offsetMs });
-      }
-      if (i === 1 && channel.platform === 'mastodon') {
-        const root = nextContent();
-        specs.push({ channel, items: [root, `${root} reply`], offsetMs: null });
-      }
-    }
+  for (let i = 0; i < NOW_PER_CHANNEL * channels.length; i++) specs.push({ channel: channels[i % channels.length]!, items: [nextContent()], offsetMs: null });
+  const scheduled = SCHEDULED_PER_CHANNEL * channels.length;
+  for (let i = 0; i < scheduled; i++) {
+    const offsetMs = scheduledFromMs + Math.round(((scheduledToMs - scheduledFromMs) * i) / Math.max(1, scheduled - 1));
+    specs.push({ channel: channels[i % channels.length]!, items: [nextContent()], offsetMs });
+  }
+  for (const channel of channels.filter((c) => c.platform === 'mastodon')) {
+    const root = nextContent();
+    specs.push({ channel, items: [root, `${root} reply`], offsetMs: null });
   }
   const base = Date.now();
   return Promise.all(
@@ -472,13 +487,13 @@ describe.runIf(testDbKind() === 'pglite')('publisher crash: embedded mode, SIGKI
     mode: 'embedded',
     apiUrl: () => service!.url,
     async kill() {
-      await service!.stop('SIGKILL');
+      await kill(service);
     },
     async restart() {
-      service = await startService([], env);
+      service = await start([], env, 'tidings serve');
     },
     async close() {
-      await service?.stop('SIGKILL');
+      await kill(service);
     },
   };
 
@@ -486,7 +501,7 @@ describe.runIf(testDbKind() === 'pglite')('publisher crash: embedded mode, SIGKI
     sims = await Platforms.start();
     env = { ...baseEnv(sims), DATA_DIR: mkdtempSync(join(tmpdir(), 'tidings-crash-')) };
     const key = await createOrg(env);
-    service = await startService([], env);
+    service = await start([], env, 'tidings serve');
     api = new Api(deployment, key);
     channels = await connectChannels(api, deployment, sims);
     sims.setLatency(LATENCY_MS);
@@ -518,21 +533,21 @@ describe.runIf(testDbKind() === 'postgres')('publisher crash: PostgreSQL mode, S
   let workers: (ServiceProcess | undefined)[] = [];
   let api: Api;
   let channels: Channel[];
-  const startWorker = () => startService(['--role', 'worker'], env);
+  const startWorker = () => start(['--role', 'worker'], env, 'worker');
   const deployment: Deployment = {
     mode: 'postgres',
     apiUrl: () => apiProcess!.url,
     async kill(which = 'all') {
       const victims = which === 'one' ? [0] : workers.map((_, i) => i);
-      await Promise.all(victims.map((i) => workers[i]!.stop('SIGKILL')));
+      await Promise.all(victims.map((i) => kill(workers[i])));
       for (const i of victims) workers[i] = undefined;
     },
     async restart() {
-      workers = await Promise.all(workers.map((w) => w ?? startWorker()));
+      workers = await Promise.all(workers.map((w) => (w ? Promise.resolve(w) : startWorker())));
     },
     async close() {
-      await Promise.all(workers.map((w) => w?.stop('SIGKILL')));
-      await apiProcess?.stop('SIGKILL');
+      await Promise.all(workers.map((w) => kill(w)));
+      await kill(apiProcess);
     },
   };
 
@@ -542,7 +557,7 @@ describe.runIf(testDbKind() === 'postgres')('publisher crash: PostgreSQL mode, S
     sims = await Platforms.start();
     env = { ...baseEnv(sims), DATABASE_URL: db.url!, CREDENTIALS_SECRET: TEST_SECRET, DATA_DIR: mkdtempSync(join(tmpdir(), 'tidings-crash-pg-')) };
     const key = await createOrg(env);
-    [apiProcess, ...workers] = await Promise.all([startService(['--role', 'api'], env), startWorker(), startWorker()]);
+    [apiProcess, ...workers] = await Promise.all([start(['--role', 'api'], env, 'api'), startWorker(), startWorker()]);
     api = new Api(deployment, key);
     channels = await connectChannels(api, deployment, sims);
     sims.setLatency(LATENCY_MS);

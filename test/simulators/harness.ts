@@ -77,13 +77,16 @@ export async function startSimulator(register: (app: FastifyInstance) => void | 
   let latencyMs = 0;
   app.addHook('preHandler', async (req: FastifyRequest, reply: FastifyReply) => {
     log.push({ at: Date.now(), method: req.method, path: req.url, headers: req.headers, body: req.isMultipart() ? '(multipart)' : req.body });
+    // An injection is used up on arrival (a second request during the latency does not get it too).
     const i = injections.findIndex((x) => !x.path || x.path.test(req.url));
+    const inj = i === -1 ? undefined : injections[i]!;
+    if (inj) {
+      inj.times = (inj.times ?? 1) - 1;
+      if (inj.times <= 0) injections.splice(i, 1);
+    }
     // Logged on arrival, handled after the latency: a client that dies meanwhile has sent its request.
     if (latencyMs > 0) await new Promise((r) => setTimeout(r, latencyMs));
-    if (i === -1) return;
-    const inj = injections[i]!;
-    inj.times = (inj.times ?? 1) - 1;
-    if (inj.times <= 0) injections.splice(i, 1);
+    if (!inj) return;
     if (req.isMultipart()) for await (const _ of req.parts()) void _;
     return reply.status(inj.status).headers(inj.headers ?? {}).send(inj.body);
   });

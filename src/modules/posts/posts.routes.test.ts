@@ -300,9 +300,12 @@ describe('posts routes', () => {
       for (const type of ['schedule', 'draft', 'update']) {
         expect(paths(await create(acme, { type, shortLink: false, tags: [], posts: [xEntry()] })), type).toEqual(['date']);
       }
-      for (const bad of ['tomorrow', '2031-13-01T00:00:00Z', '2031-01-01T25:00:00Z', '']) {
+      for (const bad of ['tomorrow', '2031-13-01T00:00:00Z', '2031-01-01T25:00:00Z', '', '2031-02-30T09:00:00Z', '2031-02-29', '2031-04-31T00:00:00Z', '2031-00-10T00:00:00Z']) {
         expect(paths(await create(acme, body(bad, [xEntry()]))), bad).toEqual(['date']);
+        expect(paths(await list(acme, bad || 'x', '2031-12-31T00:00:00Z')), bad).toEqual(['startDate']);
       }
+      // a real leap day is fine
+      expect((await detail((await createOne('2032-02-29T09:00:00Z', xEntry('leap'))).postId)).publishDate).toBe('2032-02-29T09:00:00.000Z');
     });
 
     it('body shape errors name their paths: type, posts, value, image', async () => {
@@ -984,7 +987,7 @@ describe('posts routes', () => {
       expect((await jobById(j3))!.state).toBe('cancelled');
     });
 
-    it('drafts and updates of drafts never get a job', async () => {
+    it('a draft never gets a job', async () => {
       const p = await createOne('2032-02-05T09:00:00Z', skyEntry('nojob'), { type: 'draft' });
       const n = await sql<{ n: number }>(`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'publish' AND data->>'postId' = $1`, [p.postId]);
       expect(n[0]!.n).toBe(0);

@@ -13,6 +13,9 @@ export const InstantSchema = z
   .refine(
     (s) => {
       if (!/^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?(Z|[+-]\d{2}:?\d{2})?$/i.test(s)) return false;
+      // A day the month does not have (2031-02-30) is refused, not rolled over into the next month.
+      const [y, m, d] = s.slice(0, 10).split('-').map(Number) as [number, number, number];
+      if (d > new Date(Date.UTC(2000 + (y % 400), m, 0)).getUTCDate()) return false;
       const ms = parseInstant(s);
       return !Number.isNaN(ms) && ms >= MIN_INSTANT_MS && ms <= MAX_INSTANT_MS;
     },
@@ -91,7 +94,11 @@ export const CreatePostsBodySchema = z
       ctx.addIssue({ code: 'custom', path: ['inter'], message: 'Recurring posts are not supported yet' });
     }
     if (b.date === undefined && b.type !== 'now') ctx.addIssue({ code: 'custom', path: ['date'], message: 'Required' });
-    if (b.date !== undefined && parseInstant(b.date) < MIN_PUBLISH_DATE_MS) ctx.addIssue({ code: 'custom', path: ['date'], message: 'Must be 1970-01-01T00:00:00Z or later' });
+    if (b.date !== undefined) {
+      const ms = parseInstant(b.date);
+      // (out-of-range instants are already named by InstantSchema)
+      if (ms >= MIN_INSTANT_MS && ms < MIN_PUBLISH_DATE_MS) ctx.addIssue({ code: 'custom', path: ['date'], message: 'Must be 1970-01-01T00:00:00Z or later' });
+    }
   });
 
 export type CreatePostsBody = z.infer<typeof CreatePostsBodySchema>;

@@ -36,6 +36,8 @@ export interface BuildAppOptions {
 export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promise<FastifyInstance> {
   const { config, services, clock } = deps;
   const app = Fastify({
+    // Long ids in paths reach the handlers (and answer 404) instead of the router's 414.
+    routerOptions: { maxParamLength: 1000 },
     ...(opts.logger ? { loggerInstance: opts.logger } : { logger: false }),
     bodyLimit: config.jsonBodyLimitBytes,
     trustProxy: config.trustProxy,

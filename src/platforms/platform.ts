@@ -69,7 +69,9 @@ export type TextCounting =
   /** twitter-text weighted length (URLs count 23, CJK and emoji 2): x */
   | 'twitter-weighted'
   /** UTF-8 bytes: farcaster */
-  | 'bytes';
+  | 'bytes'
+  /** Mastodon's own count: graphemes, every URL as 23, `@user@domain` as `@user` */
+  | 'mastodon';
 
 /** How stored content is converted before it is sent. */
 export type Editor = 'normal' | 'markdown' | 'html';

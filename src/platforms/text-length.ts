@@ -17,5 +17,10 @@ export function countText(text: string, counting: TextCounting): number {
       return twitterText.parseTweet(text).weightedLength;
     case 'bytes':
       return Buffer.byteLength(text, 'utf8');
+    case 'mastodon':
+      return countText(
+        text.replace(/https?:\/\/[^\s<>"]+/g, 'x'.repeat(23)).replace(/(^|[^\w@])(@[\w.]+)@[\w.-]+\.\w+/g, '$1$2'),
+        'graphemes',
+      );
   }
 }

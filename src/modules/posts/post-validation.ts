@@ -139,6 +139,8 @@ function countingUnit(counting: string): string {
       return 'weighted characters (URLs count 23, emoji and CJK 2)';
     case 'bytes':
       return 'bytes (UTF-8)';
+    case 'mastodon':
+      return 'characters (a link counts 23)';
     default:
       return 'characters';
   }

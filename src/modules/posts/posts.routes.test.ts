@@ -844,6 +844,16 @@ describe('posts routes', () => {
       expect(listed.some((x) => x.content === 'v1')).toBe(false);
     });
 
+    it('editing one channel of a multi-channel group leaves the other channels’ posts alone (as Postiz clients expect)', async () => {
+      const both = created(await create(acme, body('2032-01-12T09:00:00Z', [xEntry('x v1'), skyEntry('sky v1')])));
+      const [x, sky] = both;
+      const out = created(await create(acme, body('2032-01-12T10:00:00Z', [xEntry('x v2', { group: x!.group, value: [{ id: x!.postId, content: 'x v2', image: [] }] })])))[0]!;
+      expect(out.postId).toBe(x!.postId);
+      expect(await detail(x!.postId)).toMatchObject({ content: 'x v2', group: out.group });
+      expect(await detail(sky!.postId)).toMatchObject({ content: 'sky v1', group: x!.group, state: 'QUEUE' });
+      expect((await row(sky!.postId)).deleted_at).toBeNull();
+    });
+
     it('the old group of an edit is gone: deleting it is 404, re-using it in an edit is 400', async () => {
       const p = await createOne('2032-01-10T09:00:00Z', skyEntry('g1'));
       const out = created(await create(acme, body('2032-01-10T09:00:00Z', [skyEntry('g2', { group: p.group, value: [{ id: p.postId, content: 'g2', image: [] }] })])))[0]!;

@@ -216,8 +216,13 @@ export function createPostsService(deps: PostsServiceDeps) {
         const editedIds = body.posts.flatMap((p) => p.value.map((v) => v.id).filter((x): x is string => typeof x === 'string'));
         const oldGroups = [...new Set(body.posts.map((p) => p.group).filter((g): g is string => typeof g === 'string' && g.length > 0))];
         const locked = new Map((await repo.lockRows(tx, organizationId, editedIds)).map((r) => [r.id, r]));
+        // A group spans the channels of one request; an edit replaces only the rows of the channels it
+        // names (as Postiz clients expect: editing one channel leaves the others alone).
         const groupRows = new Map<string, PostRow[]>();
-        for (const g of oldGroups) groupRows.set(g, await repo.lockGroup(tx, organizationId, g));
+        for (const g of oldGroups) {
+          const channelsOfGroup = new Set(body.posts.filter((p) => p.group === g).map((p) => p.integration.id));
+          groupRows.set(g, (await repo.lockGroup(tx, organizationId, g)).filter((r) => channelsOfGroup.has(r.integrationId)));
+        }
         for (const rows of groupRows.values()) for (const r of rows) locked.set(r.id, r);
 
         const editFields: FieldError[] = [];
@@ -247,7 +252,7 @@ export function createPostsService(deps: PostsServiceDeps) {
             }
           });
           if (p.group !== undefined && p.group !== '' && (groupRows.get(p.group) ?? []).length === 0) {
-            editFields.push({ path: `posts.${i}.group`, message: 'No posts with this group in your organisation' });
+            editFields.push({ path: `posts.${i}.group`, message: 'No posts of this channel with this group in your organisation' });
           }
         });
         if (editFields.length > 0) throw validationError(editFields);

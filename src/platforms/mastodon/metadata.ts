@@ -20,7 +20,7 @@ export const mastodonMetadata: PlatformMetadata = {
   instanceBased: true,
   editor: 'normal',
   // The default; instances may configure more (GET /api/v2/instance).
-  text: { maxLength: 500, counting: 'characters' },
+  text: { maxLength: 500, counting: 'mastodon' },
   media: {
     minItems: 0,
     maxItems: 4,

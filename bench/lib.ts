@@ -27,9 +27,13 @@ process.on('exit', () => {
   for (const c of live) c.kill('SIGKILL');
 });
 
-/** Spawns `node dist/main.js <args>` with `env` added to this process's environment. */
+/**
+ * Spawns `node dist/main.js <args>` with `env` added to this process's environment.
+ * BENCH_NODE_ARGS adds node options to the service processes (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
+ */
 export function spawnService(args: string[], env: Record<string, string>): ChildProcess {
-  const child = spawn(process.execPath, [MAIN, ...args], {
+  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, MAIN, ...args], {
     env: { ...process.env, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
@@ -78,7 +82,7 @@ export async function stop(child: ChildProcess) {
 export async function runCli(args: string[], env: Record<string, string>): Promise<string> {
   const child = spawn(process.execPath, [MAIN, ...args], { env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   const code = await new Promise<number | null>((r) => child.on('exit', r));
   if (code !== 0) throw new Error(`tidings ${args.join(' ')} exited ${code}`);
   return out;

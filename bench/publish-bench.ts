@@ -16,12 +16,18 @@
  *      over 4 weeks and the 100 channels): autocannon over a one-week and a one-day window, plus
  *      EXPLAIN ANALYZE of the list query.
  *
+ * CPU use of each process (and of the whole machine) is sampled from /proc during creation and
+ * during the drain; PostgreSQL mode also reports committed transactions per published post.
+ *
  * Environment: BENCH_N (default "1000,10000"), BENCH_POST_CONCURRENCY (16), BENCH_SIM_LATENCY_MS
- * (50), BENCH_GET_CONNECTIONS (4), BENCH_ADMIN_URL (see lib.ts), BENCH_SKIP_GET=1.
+ * (50), BENCH_GET_CONNECTIONS (4), BENCH_ADMIN_URL (see lib.ts), BENCH_SKIP_GET=1,
+ * BENCH_DEBUG=1 (every lag to /tmp/publish-bench-<tag>.json), BENCH_KEEP_DB=1 (keep `tidings_bench`
+ * for inspection), BENCH_NODE_ARGS (node options of the service processes, e.g. `--cpu-prof`).
+ * Other variables (DATABASE_POOL_SIZE, PUBLISH_CONCURRENCY…) pass through to the service.
  */
 import { type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
@@ -117,8 +123,8 @@ async function startStack(mode: Mode, sim: TelegramSimulator): Promise<Stack> {
     for (const k of [1, 2]) {
       workers.push(spawnService(['serve', '--role', 'worker'], { ...env, PORT: '0' }));
       for (let i = 0; ; i++) {
-        const { rows } = await c.query(`SELECT count(*)::int AS n FROM worker_heartbeats WHERE role = 'worker' AND beat_at > now() - interval '10 seconds'`);
-        if (rows[0].n >= k) break;
+        const { rows } = await c.query<{ n: number }>(`SELECT count(*)::int AS n FROM worker_heartbeats WHERE role = 'worker' AND beat_at > now() - interval '10 seconds'`);
+        if (rows[0]!.n >= k) break;
         if (i > 600 || workers.some((w) => w.exitCode !== null)) throw new Error('workers did not start');
         await sleep(100);
       }
@@ -131,7 +137,7 @@ async function startStack(mode: Mode, sim: TelegramSimulator): Promise<Stack> {
   } finally {
     await c.end();
   }
-  const children = [apiChild!, ...workers];
+  const children: ChildProcess[] = [apiChild, ...workers];
   return {
     env,
     children,
@@ -147,7 +153,7 @@ async function startStack(mode: Mode, sim: TelegramSimulator): Promise<Stack> {
 }
 
 async function connectChannels(apiKey: string): Promise<string[]> {
-  const ids: string[] = new Array(CHANNELS);
+  const ids: string[] = [];
   await pool(CHANNELS, 10, async (k) => {
     const r = await api<{ id: string }>(apiKey, 'POST', '/social/telegram', { botToken: TOKEN, chatId: String(-1001000000000 - k) });
     if (r.status !== 201) throw new Error(`connecting channel ${k}: ${r.status} ${JSON.stringify(r.json)}`);
@@ -197,7 +203,8 @@ function arrivals(sim: TelegramSimulator, tag: string) {
   let total = 0;
   for (const e of sim.log) {
     if (!e.path.endsWith('/sendMessage')) continue;
-    const m = re.exec(String((e.body as { text?: unknown } | undefined)?.text ?? ''));
+    const text = (e.body as { text?: unknown } | undefined)?.text;
+    const m = typeof text === 'string' ? re.exec(text) : null;
     if (!m) continue;
     total++;
     const i = Number(m[1]);
@@ -213,7 +220,16 @@ function procsOf(mode: Mode, stack: Stack): Procs {
   return mode === 'embedded' ? { service: pid(0) } : { api: pid(0), worker1: pid(1), worker2: pid(2), postgres: postgresPids };
 }
 
-async function lagRun(apiKey: string, channels: string[], sim: TelegramSimulator, n: number, ratePerSec: number, procs: Procs) {
+async function lagRun(apiKey: string, channels: string[], sim: TelegramSimulator, n: number, ratePerSec: number, procs: Procs, databaseUrl?: string) {
+  /** committed transactions of the bench database so far (PostgreSQL mode) */
+  const xacts = async () => {
+    if (!databaseUrl) return undefined;
+    const c = new pg.Client({ connectionString: databaseUrl });
+    await c.connect();
+    const { rows } = await c.query<{ n: string }>(`SELECT xact_commit::bigint AS n FROM pg_stat_database WHERE datname = current_database()`);
+    await c.end();
+    return Number(rows[0]!.n);
+  };
   const tag = `lag${n}x${Date.now().toString(36)}`;
   // T leaves room for the creation at 2/3 of the warm-up rate, plus 10 s.
   const leadMs = Math.ceil(((n / ratePerSec) * 1.5 + 10) * 1000);
@@ -226,6 +242,7 @@ async function lagRun(apiKey: string, channels: string[], sim: TelegramSimulator
   if (marginMs < 0) console.error(`warning: creating the posts ended ${-marginMs} ms after T; the lag includes creation`);
   if (marginMs > 0) await sleep(marginMs);
   const drainCpu = cpuMeter(procs);
+  const xact0 = await xacts();
   const timeoutMs = Math.max(180_000, n * 30);
   for (;;) {
     const a = arrivals(sim, tag);
@@ -233,6 +250,9 @@ async function lagRun(apiKey: string, channels: string[], sim: TelegramSimulator
     await sleep(100);
   }
   const drainCpuPct = drainCpu();
+  const load = loadavg();
+  await sleep(1000); // statistics reach pg_stat_database within a second
+  const xact1 = await xacts();
   await sleep(3000); // late duplicates
   const a = arrivals(sim, tag);
   const lags = sorted([...a.first.values()].map((at) => at - T));
@@ -259,6 +279,8 @@ async function lagRun(apiKey: string, channels: string[], sim: TelegramSimulator
     publishRatePerSec: lags.length > 1 ? round(((lags.length - 1) / (lags[lags.length - 1]! - lags[0]!)) * 1000) : undefined,
     finalStates: states,
     drainCpuPct,
+    loadavg: load,
+    dbCommitsPerPost: xact0 === undefined || xact1 === undefined ? undefined : round((xact1 - xact0) / n, 1),
   };
 }
 
@@ -296,14 +318,8 @@ async function explainList(q: Query, orgId: string, w: { startDate: string; endD
   return { roots: plan1, items: plan2, rootCount: ids.length };
 }
 
-async function getBench(apiKey: string, w: { startDate: string; endDate: string }) {
-  const path = `/posts?startDate=${encodeURIComponent(w.startDate)}&endDate=${encodeURIComponent(w.endDate)}`;
-  const t0 = performance.now();
-  const res = await fetch(`${BASE}${path}`, { headers: { authorization: apiKey } });
-  const body = await res.text();
-  const singleMs = round(performance.now() - t0, 1);
-  const count = (JSON.parse(body) as { posts: unknown[] }).posts.length;
-  const r = await autocannon({ url: `${BASE}${path}`, connections: GET_CONNECTIONS, duration: 10, timeout: 120, headers: { authorization: apiKey } });
+async function autocannonGet(apiKey: string, path: string, connections: number) {
+  const r = await autocannon({ url: `${BASE}${path}`, connections, duration: 10, timeout: 120, headers: { authorization: apiKey } });
   // Requests still in flight when autocannon stops keep the service busy: wait until it is idle.
   for (;;) {
     const s0 = performance.now();
@@ -312,15 +328,30 @@ async function getBench(apiKey: string, w: { startDate: string; endDate: string 
     await sleep(500);
   }
   return {
-    window: `${w.startDate} .. ${w.endDate}`,
-    postsReturned: count,
-    responseBytes: body.length,
-    firstRequestMs: singleMs,
+    connections,
     reqPerSec: round(r.requests.average, 1),
     latencyMs: { p50: r.latency.p50, p99: r.latency.p99, max: r.latency.max },
     requests: r.requests.total,
     non2xx: r.non2xx,
     errors: r.errors,
+  };
+}
+
+async function getBench(apiKey: string, w: { startDate: string; endDate: string }) {
+  const path = `/posts?startDate=${encodeURIComponent(w.startDate)}&endDate=${encodeURIComponent(w.endDate)}`;
+  const t0 = performance.now();
+  const res = await fetch(`${BASE}${path}`, { headers: { authorization: apiKey } });
+  const body = await res.text();
+  const singleMs = round(performance.now() - t0, 1);
+  const count = (JSON.parse(body) as { posts: unknown[] }).posts.length;
+  return {
+    window: `${w.startDate} .. ${w.endDate}`,
+    postsReturned: count,
+    responseBytes: body.length,
+    firstRequestMs: singleMs,
+    sequential: await autocannonGet(apiKey, path, 1),
+    ...(await autocannonGet(apiKey, path, GET_CONNECTIONS)),
+    loadavg: loadavg(),
   };
 }
 
@@ -340,7 +371,7 @@ async function run(mode: Mode) {
     const warm = await createPosts(apiKey, channels, 200, '2035-01-01T00:00:00Z', 'warmup');
     const lag = [];
     for (const n of N_LIST) {
-      const r = await lagRun(apiKey, channels, sim, n, lag.length ? lag[lag.length - 1]!.create.postsPerSec : warm.postsPerSec, procsOf(mode, stack));
+      const r = await lagRun(apiKey, channels, sim, n, lag.length ? lag[lag.length - 1]!.create.postsPerSec : warm.postsPerSec, procsOf(mode, stack), stack.env.DATABASE_URL);
       console.error(JSON.stringify({ mode, ...r }));
       lag.push(r);
     }
@@ -383,23 +414,26 @@ async function run(mode: Mode) {
 
 function table(results: Awaited<ReturnType<typeof run>>[]) {
   const out: string[] = [];
-  out.push('| mode | N | POST req/s (= posts/s) | POST p50 / p99 ms | lag p50 ms | lag p99 ms | lag max ms | drain ms | publish rate /s | received | duplicates | final states |');
-  out.push('|---|---|---|---|---|---|---|---|---|---|---|---|');
+  out.push('| mode | N | POST req/s (= posts/s) | POST p50 / p99 ms | lag first ms | lag p50 ms | lag p99 ms | lag max ms | drain ms | publish rate /s | received | duplicates | final states | CPU % during drain |');
+  out.push('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
   for (const r of results) {
     for (const l of r.lag) {
       out.push(
-        `| ${r.mode} | ${l.n} | ${l.create.reqPerSec} | ${l.create.latencyMs.p50} / ${l.create.latencyMs.p99} | ${l.lagMs.p50} | ${l.lagMs.p99} | ${l.lagMs.max} | ${l.drainMs} | ${l.publishRatePerSec} | ${l.received}/${l.n} | ${l.duplicates} | ${JSON.stringify(l.finalStates)} |`,
+        `| ${r.mode} | ${l.n} | ${l.create.reqPerSec} | ${l.create.latencyMs.p50} / ${l.create.latencyMs.p99} | ${l.lagMs.first} | ${l.lagMs.p50} | ${l.lagMs.p99} | ${l.lagMs.max} | ${l.drainMs} | ${l.publishRatePerSec} | ${l.received}/${l.n} | ${l.duplicates} | ${JSON.stringify(l.finalStates)} | ${JSON.stringify(l.drainCpuPct)} |`,
       );
     }
   }
   out.push('');
-  out.push('| mode | window | posts returned | response bytes | req/s | p50 ms | p99 ms | max ms |');
-  out.push('|---|---|---|---|---|---|---|---|');
+  out.push(`| mode | window | posts returned | response bytes | 1 conn: req/s | p50 ms | p99 ms | ${GET_CONNECTIONS} conns: req/s | p50 ms | p99 ms | max ms |`);
+  out.push('|---|---|---|---|---|---|---|---|---|---|---|');
   for (const r of results) {
     const g = r.get as { week: Awaited<ReturnType<typeof getBench>>; day: Awaited<ReturnType<typeof getBench>> } | undefined;
     if (!g) continue;
     for (const [name, w] of [['week', g.week], ['day', g.day]] as const) {
-      out.push(`| ${r.mode} | ${name} | ${w.postsReturned} | ${w.responseBytes} | ${w.reqPerSec} | ${w.latencyMs.p50} | ${w.latencyMs.p99} | ${w.latencyMs.max} |`);
+      const q = w.sequential;
+      out.push(
+        `| ${r.mode} | ${name} | ${w.postsReturned} | ${w.responseBytes} | ${q.reqPerSec} | ${q.latencyMs.p50} | ${q.latencyMs.p99} | ${w.reqPerSec} | ${w.latencyMs.p50} | ${w.latencyMs.p99} | ${w.latencyMs.max} |`,
+      );
     }
   }
   return out.join('\n');

@@ -13,7 +13,7 @@
  *      and the drain time (last arrival − T). Duplicates (a content received twice) are counted,
  *      and the final states are read back with GET /posts.
  *   3. GET /public/v1/posts with 100,000 posts in the database (inserted with one SQL INSERT, spread
- *      over 4 weeks and the 100 channels): autocannon over a one-week and a one-day window, plus
+ *      over 52 weeks and the 100 channels): autocannon over a one-week and a one-day window, plus
  *      EXPLAIN ANALYZE of the list query.
  *
  * CPU use of each process (and of the whole machine) is sampled from /proc during creation and
@@ -286,14 +286,14 @@ async function lagRun(apiKey: string, channels: string[], sim: TelegramSimulator
 
 type Query = (text: string, values?: unknown[]) => Promise<{ rows: Record<string, unknown>[] }>;
 
-/** Inserts SEEDED root posts over 4 weeks from SEED_START, round-robin over the org's channels. */
+/** Inserts SEEDED root posts over 52 weeks from SEED_START (about 1,900 a week, 275 a day), round-robin over the org's channels. */
 async function seedPosts(q: Query, orgId: string) {
   const started = performance.now();
   await q(
     `INSERT INTO posts (organization_id, integration_id, "group", state, publish_date, content, release_id, release_url, published_at, creation_method)
-     SELECT $1::uuid, c.id, 'seed-' || g, 'PUBLISHED', $2::timestamptz + g * (interval '28 days' / ${SEEDED}),
+     SELECT $1::uuid, c.id, 'seed-' || g, 'PUBLISHED', $2::timestamptz + g * (interval '364 days' / ${SEEDED}),
             'Seeded post ' || g || ': a calendar entry of typical length, with a sentence or two of text and a link https://example.com/p/' || g,
-            'r' || g, 'https://t.me/bench/' || g, $2::timestamptz + g * (interval '28 days' / ${SEEDED}), 'API'
+            'r' || g, 'https://t.me/bench/' || g, $2::timestamptz + g * (interval '364 days' / ${SEEDED}), 'API'
        FROM generate_series(0, ${SEEDED - 1}) g
        JOIN (SELECT id, (row_number() OVER (ORDER BY id)) - 1 AS k FROM integrations WHERE organization_id = $1::uuid) c ON c.k = g % ${CHANNELS}`,
     [orgId, new Date(SEED_START).toISOString()],

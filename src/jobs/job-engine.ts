@@ -49,7 +49,14 @@ export function createJobEngine(database: Database, opts: { role: JobRole; logge
     async ensureQueue(name, options) {
       if (known.has(name)) return;
       const existing = await boss.getQueue(name);
-      if (!existing) await boss.createQueue(name, options);
+      if (!existing) {
+        try {
+          await boss.createQueue(name, options);
+        } catch (e) {
+          // Another process created it at the same moment (workers starting together): fine if it exists now.
+          if (!(await boss.getQueue(name))) throw e;
+        }
+      }
       known.add(name);
     },
     send(name, data, options = {}, tx) {

@@ -8,6 +8,9 @@ export type NewPostRow = typeof posts.$inferInsert;
 export type MediaRow = typeof media.$inferSelect;
 export type IntegrationRow = typeof integrations.$inferSelect;
 
+/** Most root posts one `GET /posts` answers; a wider window is refused, never cut silently. */
+export const LIST_LIMIT = 5000;
+
 export function createPostsRepository(db: Db) {
   return {
     transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
@@ -138,7 +141,8 @@ export function createPostsRepository(db: Db) {
           ),
         )
         .orderBy(asc(posts.publishDate), asc(posts.createdAt), asc(posts.id))
-        .limit(10_000);
+        .limit(LIST_LIMIT + 1);
+      if (roots.length > LIST_LIMIT) return { roots, items: [], tooMany: true };
       const rootIds = roots.map((r) => r.post.id);
       const items = rootIds.length
         ? await db
@@ -147,7 +151,7 @@ export function createPostsRepository(db: Db) {
             .where(and(inArray(posts.parentPostId, rootIds), isNull(posts.deletedAt)))
             .orderBy(asc(posts.position))
         : [];
-      return { roots, items };
+      return { roots, items, tooMany: false };
     },
 
     /** Root posts of the organisation counted against "scheduled posts per month". */

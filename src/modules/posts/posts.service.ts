@@ -9,7 +9,7 @@ import type { PublishQueue } from '../../publishing/publish-queue.js';
 import type { PlansService } from '../plans/plans.service.js';
 import { normaliseSettings, validatePostForPlatform, type ChannelState, type DraftMedia } from './post-validation.js';
 import type { Tx } from '../../db/client.js';
-import type { IntegrationRow, MediaRow, NewPostRow, PostRow, PostsRepository } from './posts.repository.js';
+import { LIST_LIMIT, type IntegrationRow, type MediaRow, type NewPostRow, type PostRow, type PostsRepository } from './posts.repository.js';
 import { MAX_INSTANT_MS, parseInstant, type CreatePostsBody, type PostOut } from './posts.schemas.js';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 3600_000;
@@ -328,7 +328,12 @@ export function createPostsService(deps: PostsServiceDeps) {
       const end = new Date(parseInstant(q.endDate));
       if (end < start) throw validationError([{ path: 'endDate', message: 'Must not be before startDate' }]);
       if (q.customer !== undefined && !isUuid(q.customer)) return { posts: [] };
-      const { roots, items } = await repo.listRoots(organizationId, start, end, q.customer);
+      const { roots, items, tooMany } = await repo.listRoots(organizationId, start, end, q.customer);
+      if (tooMany) {
+        throw validationError([
+          { path: 'endDate', message: `This window holds more than ${LIST_LIMIT} posts; ask for a shorter one (a day or a week)` },
+        ]);
+      }
       const byRoot = new Map<string, PostRow[]>();
       for (const it of items) {
         const list = byRoot.get(it.parentPostId!) ?? [];

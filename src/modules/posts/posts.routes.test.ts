@@ -492,6 +492,20 @@ describe('posts routes', () => {
       expect(paths(await list(acme, '2031-01-02T00:00:00Z', '2031-01-01T00:00:00Z'))).toEqual(['endDate']);
     });
 
+    it('a window holding more than 5,000 posts is refused naming endDate, never cut silently', async () => {
+      await sql(
+        `INSERT INTO posts (organization_id, integration_id, "group", state, publish_date, content)
+         SELECT $1::uuid, $2::uuid, 'bulk-' || g, 'DRAFT', '2040-06-01T00:00:00Z'::timestamptz + g * interval '1 second', 'bulk ' || g
+           FROM generate_series(1, 5001) g`,
+        [acme.id, skyId],
+      );
+      const res = await list(acme, '2040-06-01T00:00:00Z', '2040-06-02T00:00:00Z');
+      expect(paths(res)).toEqual(['endDate']);
+      const narrower = await list(acme, '2040-06-01T00:00:00Z', '2040-06-01T00:30:00Z');
+      expect(narrower.statusCode).toBe(200);
+      expect(narrower.json<{ posts: unknown[] }>().posts).toHaveLength(1800);
+    });
+
     it('lists root posts in the window ordered by publishDate, with thread items, in the reference shape', async () => {
       const media = await createMedia(t, acme);
       const late = await createOne('2031-05-03T09:00:00Z', skyEntry('late'));

@@ -135,7 +135,17 @@ export function createDispatcher(deps: {
       .select({ id: posts.id, dueAt: posts.dueAt, owner: posts.leaseOwner })
       .from(posts)
       .where(and(eq(posts.state, 'QUEUE'), eq(posts.leaseOwner, deps.workerId)));
-    const stray = [...orphans, ...mine.filter((r) => !held.has(r.id))];
+    // A job fetched by a process that died (or whose lease failed) before the row was leased is
+    // `active` in pg-boss with no lease on the row: nobody runs it, and on expiry it only fails.
+    // Another live worker leases what it fetched within moments, so only older ones are taken.
+    const { rows: unleasedRows } = await database.sql.executeSql(
+      `SELECT p.id FROM posts p JOIN pgboss.job j ON j.name = $1 AND j.id = p.publish_job_id
+        WHERE p.state = 'QUEUE' AND p.lease_owner IS NULL AND j.state IN ('active', 'failed')
+          AND j.started_on < now() - make_interval(secs => $2)`,
+      [PUBLISH_QUEUE, options.soleWorker ? 0 : options.deadAfterMs / 1000],
+    );
+    const unleased = unleasedRows.map((r) => ({ id: String(r.id), dueAt: null, owner: null }));
+    const stray = [...orphans, ...mine.filter((r) => !held.has(r.id)), ...unleased.filter((r) => !held.has(r.id))];
     for (const r of stray) {
       await db.transaction(async (tx) => {
         const [row] = await tx.select().from(posts).where(eq(posts.id, r.id)).for('update');

@@ -68,9 +68,9 @@ export function createPublisher(deps: PublisherDeps) {
   const random = deps.random ?? Math.random;
   const now = () => new Date(clock.now());
 
-  async function loadMedia(row: PostRow) {
+  async function loadMedia(row: PostRow, q: Tx | Db = db) {
     const ids = row.image.map((i) => i.id);
-    const rows = ids.length ? await db.select().from(media).where(inArray(media.id, ids)) : [];
+    const rows = ids.length ? await q.select().from(media).where(inArray(media.id, ids)) : [];
     const byId = new Map(rows.map((m) => [m.id, m]));
     return row.image.flatMap((img): PublishItem['media'] => {
       const m = byId.get(img.id);
@@ -299,18 +299,37 @@ export function createPublisher(deps: PublisherDeps) {
     });
   }
 
-  async function send(rowId: string) {
-    const [row] = await db.select().from(posts).where(eq(posts.id, rowId));
-    if (!row) return;
-    const { integration, root, previous } = await context(db, row);
-    if (!integration) return;
-    const item: PublishItem = { content: row.content, media: await loadMedia(row) };
+  /** What a send needs, read under the row's lock before the attempt is recorded (see `begin`). */
+  interface SendInput {
+    integration: IntegrationRow;
+    item: PublishItem;
+    settings: Record<string, unknown>;
+    replyTo: { id: string; rootId: string } | undefined;
+    idempotencyKey: string;
+  }
+
+  async function sendInput(q: Tx | Db, row: PostRow, attempts: number): Promise<SendInput | undefined> {
+    const { integration, root, previous } = await context(q, row);
+    if (!integration) return undefined;
+    const item: PublishItem = { content: row.content, media: await loadMedia(row, q) };
     const replyTo = previous?.releaseId && root.releaseId ? { id: previous.releaseId, rootId: root.releaseId } : undefined;
+    return { integration, item, settings: root.settings, replyTo, idempotencyKey: `${row.id}:${attempts}` };
+  }
+
+  async function send(rowId: string, prepared?: SendInput) {
+    let input = prepared;
+    if (!input) {
+      const [row] = await db.select().from(posts).where(eq(posts.id, rowId));
+      if (!row) return;
+      input = await sendInput(db, row, row.attempts);
+    }
+    if (!input) return;
+    const { integration, item, settings, replyTo, idempotencyKey } = input;
     let result: PublishResult;
     try {
       result = await access.run(
         integration,
-        (adapter, ctx) => adapter.publish({ item, settings: root.settings, replyTo, idempotencyKey: `${row.id}:${row.attempts}` }, ctx),
+        (adapter, ctx) => adapter.publish({ item, settings, replyTo, idempotencyKey }, ctx),
         AbortSignal.timeout(options.attemptTimeoutMs),
       );
     } catch (e) {
@@ -358,7 +377,7 @@ export function createPublisher(deps: PublisherDeps) {
   type Step = 'send' | 'reconcile' | 'check' | 'none';
 
   /** The start of a job: checks, then records the attempt (its own commit, before anything is sent). */
-  async function begin(job: PublishJobData): Promise<Step> {
+  async function begin(job: PublishJobData, ready: { send?: SendInput } = {}): Promise<Step> {
     return db.transaction(async (tx): Promise<Step> => {
       const [row] = await tx.select().from(posts).where(eq(posts.id, job.postId)).for('update');
       if (!row || row.version !== job.version || row.deletedAt !== null || row.state !== 'QUEUE') return 'none';
@@ -395,6 +414,9 @@ export function createPublisher(deps: PublisherDeps) {
         await queue.schedule(tx, row.id, integration.publishBlockedUntil);
         return 'none';
       }
+      // Everything the request needs is read now: once the attempt commits, the request leaves
+      // at once (a crash in between ends "outcome unknown" where it cannot be reconciled).
+      ready.send = await sendInput(tx, row, row.attempts + 1);
       await tx
         .update(posts)
         .set({ attemptState: 'sending', leaseOwner: deps.workerId, attempts: sql`${posts.attempts} + 1`, lastAttemptAt: at, updatedAt: at })
@@ -406,8 +428,9 @@ export function createPublisher(deps: PublisherDeps) {
   return {
     /** Handles one publish job (the dispatcher looks for the next due job when it returns). */
     async handle(job: PublishJobData): Promise<void> {
-      const step = await begin(job);
-      if (step === 'send') await send(job.postId);
+      const ready: { send?: SendInput } = {};
+      const step = await begin(job, ready);
+      if (step === 'send') await send(job.postId, ready.send);
       else if (step === 'reconcile') await reconcile(job.postId);
       else if (step === 'check') await check(job.postId);
     },
@@ -426,7 +449,8 @@ export function sameContent(theirs: string, ours: string): boolean {
       .toLowerCase();
   const a = norm(theirs);
   const b = norm(ours);
-  if (a === '' || b === '') return a === b;
-  const n = Math.min(a.length, b.length, 80);
-  return a.slice(0, n) === b.slice(0, n);
+  // Short texts must match exactly ("Launch day" is not "Launch day is postponed"); long ones on
+  // their first 80 characters (platforms append or rewrite the tail: links, hashtags, ellipses).
+  if (a.length < 80 || b.length < 80) return a === b;
+  return a.slice(0, 80) === b.slice(0, 80);
 }

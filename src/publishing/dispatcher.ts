@@ -70,6 +70,7 @@ export function createDispatcher(deps: {
   const stops: (() => Promise<void> | void)[] = [];
   const inflight = new Set<Promise<void>>();
   let lastBeat = 0;
+  const refillBatch = Math.max(1, Math.floor(options.capacity / 5));
   let lastRecovery = 0;
 
   function poke() {
@@ -186,7 +187,10 @@ export function createDispatcher(deps: {
       lastRecovery = now;
       await recover();
     }
+    // Refill in batches: while many jobs are held, one finishing job does not cost a fetch, a lease
+    // and a look at the queue each (they would be one-row queries); an idle worker fetches at once.
     let free = options.capacity - held.size;
+    if (held.size > 0 && free < refillBatch) return;
     while (free > 0 && running) {
       const fetched = (await jobs.boss.fetch<PublishJobData>(PUBLISH_QUEUE, { batchSize: free })) ?? [];
       if (fetched.length === 0) break;
@@ -209,7 +213,7 @@ export function createDispatcher(deps: {
       let sleepMs = options.maxIdleMs;
       try {
         await tick();
-        if (held.size < options.capacity) {
+        if (held.size === 0 || options.capacity - held.size >= refillBatch) {
           const due = await nextDue();
           // pg-boss takes jobs whose start is strictly before its now(): wake just after.
           if (due !== undefined) sleepMs = Math.max(0, Math.min(sleepMs, due - Date.now() + 2));

@@ -56,7 +56,7 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
       done(null, undefined);
       return;
     }
-    parseJson(req, body.toString(), done);
+    void parseJson(req, body.toString(), done);
   });
   const inflight = trackInflight(app);
   app.decorate('inflight', inflight);

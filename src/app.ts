@@ -7,6 +7,7 @@ import { installErrorHandling } from './http/error-handler.js';
 import { trackInflight } from './http/inflight.js';
 import { API_PREFIX, installOpenApi } from './http/openapi.js';
 import { installRateLimit } from './http/rate-limit.js';
+import { mediaFilesRoutes, mediaRoutes } from './modules/media/media.routes.js';
 import { groupsRoutes } from './modules/groups/groups.routes.js';
 import { callbackRoutes } from './modules/integrations/callback.routes.js';
 import { connectRoutes } from './modules/integrations/connect.routes.js';
@@ -67,6 +68,7 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
   await installOpenApi(app, { publicUrl: config.publicUrl, version: VERSION });
   await app.register(healthRoutes(services.health));
   await app.register(callbackRoutes(services.connect));
+  await app.register(mediaFilesRoutes(services.media));
 
   await app.register(
     async (api) => {
@@ -79,6 +81,7 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
       await api.register(groupsRoutes(services.groups));
       await api.register(notificationsRoutes(services.notifications));
       await api.register(postsRoutes(services.posts));
+      await api.register(mediaRoutes(services.media, config.media));
       if (opts.extraRoutes) await api.register(opts.extraRoutes);
     },
     { prefix: API_PREFIX },

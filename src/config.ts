@@ -64,6 +64,8 @@ const EnvSchema = z.object({
   PUBLISH_MAX_ATTEMPTS: positiveInt.default(6),
   PUBLISH_RETRY_BASE_SECONDS: positiveInt.default(30),
   PUBLISH_ATTEMPT_TIMEOUT_SECONDS: positiveInt.default(300),
+  MEDIA_MAX_IMAGE_BYTES: positiveInt.default(10 * 1024 * 1024),
+  MEDIA_MAX_VIDEO_BYTES: positiveInt.default(1024 * 1024 * 1024),
 });
 
 export type Role = 'api' | 'worker' | 'all';
@@ -102,6 +104,8 @@ export interface Config {
   readyMaxHeartbeatAgeSeconds: number;
   /** the publisher (API.md §6) */
   publish: { maxLatenessMs: number; concurrency: number; maxAttempts: number; retryBaseMs: number; attemptTimeoutMs: number };
+  /** upload size caps per media type (413 above); files live in `dataDir/media` */
+  media: { maxImageBytes: number; maxVideoBytes: number };
 }
 
 export class ConfigError extends Error {
@@ -194,6 +198,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     discordBotToken: e.DISCORD_BOT_TOKEN,
     workerHeartbeatSeconds: e.WORKER_HEARTBEAT_SECONDS,
     readyMaxHeartbeatAgeSeconds: e.READY_MAX_HEARTBEAT_AGE_SECONDS,
+    media: { maxImageBytes: e.MEDIA_MAX_IMAGE_BYTES, maxVideoBytes: e.MEDIA_MAX_VIDEO_BYTES },
     publish: {
       maxLatenessMs: e.PUBLISH_MAX_LATENESS,
       concurrency: e.PUBLISH_CONCURRENCY,

@@ -1,4 +1,4 @@
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Config, Role } from './config.js';
 import { openPglite, openPostgres, type Database } from './db/client.js';
 import { createJobEngine, type JobEngine, type Logger } from './jobs/job-engine.js';
@@ -31,6 +31,9 @@ import { createHeartbeat } from './publishing/heartbeat.js';
 import { createDispatcher, type Dispatcher } from './publishing/dispatcher.js';
 import { createPublishQueue, PUBLISH_QUEUE } from './publishing/publish-queue.js';
 import { createPublisher, DEFAULT_PUBLISHER_OPTIONS } from './publishing/publisher.js';
+import { createLocalStorage } from './media/local-storage.js';
+import { createMediaRepository } from './modules/media/media.repository.js';
+import { createMediaService } from './modules/media/media.service.js';
 import { createPostsRepository } from './modules/posts/posts.repository.js';
 import { createPostsService } from './modules/posts/posts.service.js';
 import { createMemoryStore } from './rate-limit/memory-store.js';
@@ -105,7 +108,10 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
       groups: createGroupsRepository(db),
       notifications: createNotificationsRepository(db),
       posts: createPostsRepository(db),
+      media: createMediaRepository(db),
     };
+    const storage = createLocalStorage(join(config.dataDir, 'media'));
+    const media = createMediaService({ media: repositories.media, storage, clock, publicUrl: config.publicUrl, limits: config.media });
     const queue = createPublishQueue({ database, jobs });
     const auth = createAuthService({
       auth: repositories.auth,
@@ -124,8 +130,8 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
       clock,
       logger: platformLogger,
       notify: (organizationId, content) => notifications.notify(organizationId, content),
-      // Media storage arrives with the media issue; until then no operation reads media.
-      openMedia: () => Promise.reject(new PlatformError('unsupported', 'Media storage is not available in this version yet')),
+      // File-backed Blobs of the stored media (adapters stream them, never read them whole).
+      openMedia: (m) => media.blob(m).catch((err: unknown) => Promise.reject(new PlatformError('rejected', `Media ${m.id} is not available: ${err instanceof Error ? err.message : String(err)}`))),
       timeoutMs: config.platformTimeoutSeconds * 1000,
     });
     const services = {
@@ -165,6 +171,7 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
         access,
         clock,
       }),
+      media,
       posts: createPostsService({ posts: repositories.posts, queue, adapters, plans, access, clock }),
       health: createHealthService({ database, clock, maxHeartbeatAgeSeconds: config.readyMaxHeartbeatAgeSeconds }),
     };
@@ -215,6 +222,7 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
       rateStore,
       secretBox,
       adapters,
+      storage,
       platformHttp,
       access,
       repositories,

@@ -25,6 +25,8 @@ describe('OpenAPI', () => {
       '/integrations/{id}',
       '/integrations/{id}/account',
       '/is-connected',
+      '/media',
+      '/media/{id}',
       '/notifications',
       '/posts',
       '/posts/group/{group}',
@@ -34,6 +36,7 @@ describe('OpenAPI', () => {
       '/posts/{id}/settings',
       '/posts/{id}/status',
       '/social/{identifier}',
+      '/upload',
     ]);
     expect(doc.paths['/posts']!.post!.parameters!.map((p) => p.name)).toContain('idempotency-key');
     expect(doc.paths['/integrations']!.get!.parameters!.map((p) => p.name).sort()).toEqual(['customer', 'group']);

@@ -1,0 +1,37 @@
+import type { Readable } from 'node:stream';
+
+/** A byte range, both ends inclusive (as in HTTP `Range: bytes=start-end`). */
+export interface ByteRange {
+  start: number;
+  end: number;
+}
+
+export interface StoredObject {
+  size: number;
+}
+
+/**
+ * Where media files live. Keys are opaque to callers (`<yyyy>/<mm>/<32 hex>.<ext>` for local
+ * storage). `put` streams: it never holds the whole file in memory, and leaves nothing behind when
+ * the stream fails or the caller aborts.
+ */
+export interface MediaStorage {
+  /** Stores `stream` under `key`; on any error nothing is left behind. */
+  put(key: string, stream: Readable, opts?: { signal?: AbortSignal }): Promise<StoredObject>;
+  /** The object's bytes (or one range of them); undefined when there is no such object. */
+  open(key: string, range?: ByteRange): Promise<{ stream: Readable; size: number } | undefined>;
+  stat(key: string): Promise<StoredObject | undefined>;
+  /** Removes the object; a missing object is not an error. */
+  delete(key: string): Promise<void>;
+  /** A file-backed Blob of the object (adapters upload it without reading it whole). */
+  blob(key: string, type: string): Promise<Blob>;
+  /** A fresh, unguessable key for a new object with extension `ext` at time `now`. */
+  newKey(ext: string, now: Date): string;
+}
+
+/** Only keys of this exact shape are ever accepted (no traversal, no other files). */
+export const MEDIA_KEY_RE = /^\d{4}\/\d{2}\/[0-9a-f]{32}\.(jpg|png|gif|webp|mp4|mov)$/;
+
+export function isMediaKey(key: string): boolean {
+  return MEDIA_KEY_RE.test(key);
+}

@@ -1,0 +1,255 @@
+import { createHash } from 'node:crypto';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createChannel } from '../../../test/factories.js';
+import { buildTestApp, call, expectError, expectIsolated, type TestApp, type TestOrg } from '../../../test/helpers.js';
+
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
+const GIF = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
+const JPEG = Buffer.from(
+  '/9j/4AAQSkZJRgABAQEASABIAAD/2wBDAP//////////////////////////////////////////////////////////////////////////////////////wgALCAABAAEBAREA/8QAFBABAAAAAAAAAAAAAAAAAAAAAP/aAAgBAQABPxA=',
+  'base64',
+);
+const WEBP = Buffer.from('UklGRiIAAABXRUJQVlA4IBYAAAAwAQCdASoBAAEADsD+JaQAA3AAAAAA', 'base64');
+
+function box(type: string, payload: Buffer): Buffer {
+  const header = Buffer.alloc(8);
+  header.writeUInt32BE(8 + payload.length, 0);
+  header.write(type, 4, 'latin1');
+  return Buffer.concat([header, payload]);
+}
+function ftyp(major: string, compatible: string[]): Buffer {
+  const version = Buffer.alloc(4);
+  version.writeUInt32BE(0x200, 0);
+  return box('ftyp', Buffer.concat([Buffer.from(major, 'latin1'), version, ...compatible.map((c) => Buffer.from(c, 'latin1'))]));
+}
+const MP4 = Buffer.concat([ftyp('isom', ['isom', 'iso2', 'mp41']), box('moov', box('mvhd', Buffer.alloc(100)))]);
+const MOV = Buffer.concat([ftyp('qt  ', ['qt  ']), box('moov', box('mvhd', Buffer.alloc(100)))]);
+const ELF = Buffer.concat([Buffer.from([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1, 0]), Buffer.alloc(200)]);
+
+const BOUNDARY = '----tidings-test-boundary';
+function multipart(parts: { field: string; filename?: string; type?: string; data: Buffer | string }[], opts: { truncate?: boolean } = {}) {
+  const chunks: Buffer[] = [];
+  for (const p of parts) {
+    const disposition = `form-data; name="${p.field}"${p.filename === undefined ? '' : `; filename="${p.filename}"`}`;
+    chunks.push(Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: ${disposition}\r\n${p.type ? `Content-Type: ${p.type}\r\n` : ''}\r\n`));
+    chunks.push(Buffer.isBuffer(p.data) ? p.data : Buffer.from(p.data));
+    chunks.push(Buffer.from('\r\n'));
+  }
+  if (!opts.truncate) chunks.push(Buffer.from(`--${BOUNDARY}--\r\n`));
+  return { payload: Buffer.concat(chunks), headers: { 'content-type': `multipart/form-data; boundary=${BOUNDARY}` } };
+}
+
+interface Item {
+  id: string;
+  name: string;
+  originalName: string | null;
+  path: string;
+  thumbnail: string | null;
+  alt: string | null;
+  type: string;
+  mimeType: string;
+  size: number;
+  width: number | null;
+  height: number | null;
+  duration: number | null;
+}
+
+const sha = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
+
+async function filesUnder(dir: string): Promise<string[]> {
+  try {
+    return (await readdir(dir, { recursive: true, withFileTypes: true })).filter((d) => d.isFile()).map((d) => join(d.parentPath, d.name));
+  } catch {
+    return [];
+  }
+}
+
+describe('media library', () => {
+  let t: TestApp;
+  let acme: TestOrg;
+  let beta: TestOrg;
+  let dataDir: string;
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'tidings-media-'));
+    t = await buildTestApp({ env: { DATA_DIR: dataDir, MEDIA_MAX_IMAGE_BYTES: '1000', MEDIA_MAX_VIDEO_BYTES: '5000' } });
+    acme = await t.createOrg('Acme');
+    beta = await t.createOrg('Beta');
+  });
+  afterAll(async () => {
+    await t.close();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  const upload = (org: TestOrg, data: Buffer, filename = 'file.bin', opts: { field?: string; truncate?: boolean } = {}) => {
+    const body = multipart([{ field: opts.field ?? 'file', filename, type: 'application/octet-stream', data }], { truncate: opts.truncate });
+    return call(t.app, org.apiKey, { method: 'POST', url: '/public/v1/upload', ...body });
+  };
+  const uploaded = async (org: TestOrg, data: Buffer, filename?: string) => {
+    const res = await upload(org, data, filename);
+    expect(res.statusCode, res.body).toBe(201);
+    return res.json<Item>();
+  };
+  const mediaUrl = (item: Item) => new URL(item.path).pathname;
+  const rowCount = async (orgId: string) =>
+    Number((await t.deps.database.sql.executeSql('SELECT count(*)::int AS n FROM media WHERE organization_id = $1', [orgId])).rows[0]!.n);
+
+  describe('upload', () => {
+    it.each([
+      ['photo.png', PNG, 'image', 'image/png', 1, 1],
+      ['anim.gif', GIF, 'image', 'image/gif', 1, 1],
+      ['photo.jpg', JPEG, 'image', 'image/jpeg', 1, 1],
+      ['photo.webp', WEBP, 'image', 'image/webp', 1, 1],
+      ['clip.mp4', MP4, 'video', 'video/mp4', null, null],
+      ['clip.mov', MOV, 'video', 'video/quicktime', null, null],
+    ] as const)('accepts %s as %s (%s)', async (filename, data, type, mimeType, width, height) => {
+      const item = await uploaded(acme, data, filename);
+      expect(item).toEqual({
+        id: expect.any(String),
+        name: expect.stringMatching(/^[0-9a-f]{32}\.\w+$/),
+        originalName: filename,
+        path: expect.stringMatching(new RegExp(`^${t.deps.config.publicUrl}/media/\\d{4}/\\d{2}/[0-9a-f]{32}\\.\\w+$`)),
+        thumbnail: null,
+        alt: null,
+        type,
+        mimeType,
+        size: data.length,
+        width,
+        height,
+        duration: null,
+      });
+      const served = await t.app.inject({ method: 'GET', url: mediaUrl(item) });
+      expect(served.statusCode).toBe(200);
+      expect(served.headers['content-type']).toBe(mimeType);
+      expect(sha(served.rawPayload)).toBe(sha(data));
+    });
+
+    it('refuses a renamed executable, a missing file and the wrong field, naming `file`', async () => {
+      const before = (await filesUnder(join(dataDir, 'media'))).length;
+      const elf = expectError(await upload(acme, ELF, 'photo.png'), 400, 'VALIDATION_FAILED');
+      expect(elf.fields!.map((f) => f.path)).toEqual(['file']);
+      const noFile = multipart([{ field: 'alt', data: 'hello' }]);
+      const none = expectError(await call(t.app, acme.apiKey, { method: 'POST', url: '/public/v1/upload', ...noFile }), 400, 'VALIDATION_FAILED');
+      expect(none.fields!.map((f) => f.path)).toEqual(['file']);
+      const wrong = expectError(await upload(acme, PNG, 'photo.png', { field: 'image' }), 400, 'VALIDATION_FAILED');
+      expect(wrong.fields!.map((f) => f.path)).toEqual(['file']);
+      const json = expectError(await call(t.app, acme.apiKey, { method: 'POST', url: '/public/v1/upload', payload: {} }), 400, 'VALIDATION_FAILED');
+      expect(json.fields!.map((f) => f.path)).toEqual(['file']);
+      expect((await filesUnder(join(dataDir, 'media'))).length).toBe(before);
+    });
+
+    it('413 over the per-type cap, with no file and no row left behind', async () => {
+      const before = await filesUnder(join(dataDir, 'media'));
+      const rows = await rowCount(acme.id);
+      const bigPng = Buffer.concat([PNG, Buffer.alloc(5000)]);
+      expectError(await upload(acme, bigPng, 'big.png'), 413, 'PAYLOAD_TOO_LARGE');
+      // a 3000-byte PNG is over the image cap though under the video cap
+      expectError(await upload(acme, Buffer.concat([PNG, Buffer.alloc(3000)]), 'mid.png'), 413, 'PAYLOAD_TOO_LARGE');
+      expectError(await upload(acme, Buffer.concat([MP4, Buffer.alloc(6000)]), 'big.mp4'), 413, 'PAYLOAD_TOO_LARGE');
+      expect(await filesUnder(join(dataDir, 'media'))).toEqual(before);
+      expect(await rowCount(acme.id)).toBe(rows);
+    });
+
+    it('a truncated multipart body is an error, not 201, and leaves nothing', async () => {
+      const before = await filesUnder(join(dataDir, 'media'));
+      const rows = await rowCount(acme.id);
+      const res = await upload(acme, Buffer.concat([MP4, Buffer.alloc(2000)]), 'cut.mp4', { truncate: true });
+      expectError(res, 400, 'BAD_REQUEST');
+      expect(await filesUnder(join(dataDir, 'media'))).toEqual(before);
+      expect(await rowCount(acme.id)).toBe(rows);
+    });
+  });
+
+  describe('list and delete', () => {
+    it('lists newest first in pages of 100', async () => {
+      const org = await t.createOrg('Lister');
+      const ids: string[] = [];
+      for (let i = 0; i < 3; i++) ids.push((await uploaded(org, PNG, `p${i}.png`)).id);
+      const res = await call(t.app, org.apiKey, { method: 'GET', url: '/public/v1/media' });
+      expect(res.statusCode).toBe(200);
+      const page = res.json<{ media: Item[]; total: number; page: number; limit: number; hasMore: boolean }>();
+      expect({ total: page.total, page: page.page, limit: page.limit, hasMore: page.hasMore }).toEqual({ total: 3, page: 0, limit: 100, hasMore: false });
+      expect(page.media.map((m) => m.id)).toEqual([...ids].reverse());
+      const p1 = (await call(t.app, org.apiKey, { method: 'GET', url: '/public/v1/media?page=1' })).json<{ media: Item[]; page: number }>();
+      expect({ page: p1.page, n: p1.media.length }).toEqual({ page: 1, n: 0 });
+      const bad = expectError(await call(t.app, org.apiKey, { method: 'GET', url: '/public/v1/media?page=-1' }), 400, 'VALIDATION_FAILED');
+      expect(bad.fields![0]!.path).toBe('page');
+      expect((await call(t.app, beta.apiKey, { method: 'GET', url: '/public/v1/media' })).json<{ total: number }>().total).toBe(0);
+    });
+
+    it('409 while a queued post uses the media, naming the post; 200 otherwise, and the file goes', async () => {
+      const item = await uploaded(acme, PNG, 'used.png');
+      const channel = await createChannel(t, acme, 'telegram');
+      const date = new Date(Date.now() + 86_400_000).toISOString();
+      const post = await call(t.app, acme.apiKey, {
+        method: 'POST',
+        url: '/public/v1/posts',
+        payload: { type: 'schedule', date, shortLink: false, tags: [], posts: [{ integration: { id: channel.id }, value: [{ content: 'Hi', image: [{ id: item.id, path: item.path }] }] }] },
+      });
+      expect(post.statusCode, post.body).toBe(201);
+      const postId = post.json<{ postId: string }[]>()[0]!.postId;
+      const conflict = expectError(await call(t.app, acme.apiKey, { method: 'DELETE', url: `/public/v1/media/${item.id}` }), 409, 'CONFLICT');
+      expect(conflict.message).toContain(postId);
+
+      const free = await uploaded(acme, GIF, 'free.gif');
+      const del = await call(t.app, acme.apiKey, { method: 'DELETE', url: `/public/v1/media/${free.id}` });
+      expect(del.statusCode, del.body).toBe(200);
+      expect(del.json<Item>().id).toBe(free.id);
+      expect((await t.app.inject({ method: 'GET', url: mediaUrl(free) })).statusCode).toBe(404);
+      expectError(await call(t.app, acme.apiKey, { method: 'DELETE', url: `/public/v1/media/${free.id}` }), 404, 'NOT_FOUND');
+      expectError(await call(t.app, acme.apiKey, { method: 'DELETE', url: '/public/v1/media/not-an-id' }), 404, 'NOT_FOUND');
+    });
+
+    it("another organisation's media answers 404", async () => {
+      const item = await uploaded(acme, PNG, 'mine.png');
+      await expectIsolated(t.app, { method: 'DELETE', url: `/public/v1/media/${item.id}` }, acme, beta);
+    });
+  });
+
+  describe('serving /media/*', () => {
+    it('serves the bytes with long cache headers, ranges as 206, unknown or odd paths as 404', async () => {
+      const data = Buffer.concat([MP4, Buffer.from('0123456789abcdef')]);
+      const item = await uploaded(acme, data, 'ranged.mp4');
+      const full = await t.app.inject({ method: 'GET', url: mediaUrl(item) });
+      expect(full.statusCode).toBe(200);
+      expect(full.headers['accept-ranges']).toBe('bytes');
+      expect(full.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+      expect(full.headers['content-type']).toBe('video/mp4');
+      expect(sha(full.rawPayload)).toBe(sha(data));
+
+      const part = await t.app.inject({ method: 'GET', url: mediaUrl(item), headers: { range: 'bytes=10-19' } });
+      expect(part.statusCode).toBe(206);
+      expect(part.headers['content-range']).toBe(`bytes 10-19/${data.length}`);
+      expect(part.rawPayload.equals(data.subarray(10, 20))).toBe(true);
+      const tail = await t.app.inject({ method: 'GET', url: mediaUrl(item), headers: { range: 'bytes=-5' } });
+      expect(tail.statusCode).toBe(206);
+      expect(tail.rawPayload.equals(data.subarray(data.length - 5))).toBe(true);
+      const beyond = await t.app.inject({ method: 'GET', url: mediaUrl(item), headers: { range: `bytes=${data.length + 10}-` } });
+      expect(beyond.statusCode).toBe(416);
+
+      const [yyyy, mm] = item.path.split('/media/')[1]!.split('/');
+      for (const url of [
+        `/media/${yyyy}/${mm}/${'0'.repeat(32)}.mp4`,
+        '/media/../../etc/passwd',
+        `/media/${yyyy}/${mm}/..%2F..%2F..%2Fetc%2Fpasswd`,
+        `/media/${yyyy}/${mm}/${item.name}.tmp`,
+        '/media/',
+      ]) {
+        const res = await t.app.inject({ method: 'GET', url });
+        expect(res.statusCode, url).toBe(404);
+      }
+    });
+  });
+
+  describe('adapters', () => {
+    it('openMedia gives a file-backed Blob of the stored bytes', async () => {
+      const item = await uploaded(acme, JPEG, 'blob.jpg');
+      const blob = await t.deps.services.media.blob({ id: item.id, mimeType: item.mimeType });
+      expect(blob.type).toBe('image/jpeg');
+      expect(sha(Buffer.from(await blob.arrayBuffer()))).toBe(sha(JPEG));
+    });
+  });
+});

@@ -1,0 +1,124 @@
+import multipart from '@fastify/multipart';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { AppError } from '../../errors.js';
+import { ErrorResponses } from '../../http/error-schema.js';
+import type { ByteRange } from '../../media/storage.js';
+import { MediaItemSchema, MediaPageSchema, MediaParamsSchema, MediaQuerySchema } from './media.schemas.js';
+import type { MediaService } from './media.service.js';
+
+const fileMissing = (message: string) => new AppError('VALIDATION_FAILED', `file: ${message}`, { fields: [{ path: 'file', message }] });
+
+/** The media library under /public/v1: upload, list, delete. */
+export function mediaRoutes(service: MediaService, limits: { maxImageBytes: number; maxVideoBytes: number }): FastifyPluginAsyncZod {
+  return async (app) => {
+    // The service enforces the per-type caps; the parser only stops a file past the largest one.
+    await app.register(multipart, { limits: { fileSize: Math.max(limits.maxImageBytes, limits.maxVideoBytes) + 1, files: 1, fields: 20 } });
+
+    app.post(
+      '/upload',
+      {
+        schema: {
+          tags: ['Media'],
+          summary: 'Upload a media file (multipart, field `file`); the type is sniffed from the bytes',
+          response: { 201: MediaItemSchema, ...ErrorResponses },
+        },
+      },
+      async (req, reply) => {
+        if (!req.isMultipart()) throw fileMissing('send multipart/form-data with the file in the field `file`');
+        const part = await req.file();
+        if (!part) throw fileMissing('Required');
+        if (part.fieldname !== 'file') {
+          part.file.resume();
+          throw fileMissing(`Required (the file came in the field \`${part.fieldname}\`)`);
+        }
+        const controller = new AbortController();
+        const onClose = () => {
+          if (!req.raw.complete) controller.abort();
+        };
+        req.raw.once('close', onClose);
+        try {
+          const item = await service.upload(req.auth.organizationId, {
+            stream: part.file,
+            filename: part.filename,
+            truncated: () => part.file.truncated,
+            signal: controller.signal,
+          });
+          return await reply.status(201).send(item);
+        } finally {
+          req.raw.off('close', onClose);
+        }
+      },
+    );
+
+    app.get(
+      '/media',
+      {
+        schema: {
+          tags: ['Media'],
+          summary: "List the organisation's media, newest first, 100 per page",
+          querystring: MediaQuerySchema,
+          response: { 200: MediaPageSchema, ...ErrorResponses },
+        },
+      },
+      async (req) => service.list(req.auth.organizationId, req.query.page),
+    );
+
+    app.delete(
+      '/media/:id',
+      {
+        schema: {
+          tags: ['Media'],
+          summary: 'Delete a media item (refused while a draft or queued post uses it)',
+          params: MediaParamsSchema,
+          response: { 200: MediaItemSchema, ...ErrorResponses },
+        },
+      },
+      async (req) => service.remove(req.auth.organizationId, req.params.id),
+    );
+  };
+}
+
+/** `Range: bytes=a-b | a- | -n` (one range) → inclusive byte range. */
+export function parseRange(header: string | undefined, size: number): ByteRange | 'unsatisfiable' | undefined {
+  if (!header) return undefined;
+  const m = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  if (!m || (m[1] === '' && m[2] === '')) return undefined; // not a single byte range: ignore it, send the whole file
+  let start: number;
+  let end: number;
+  if (m[1] === '') {
+    const suffix = Number(m[2]);
+    if (suffix === 0) return 'unsatisfiable';
+    start = Math.max(0, size - suffix);
+    end = size - 1;
+  } else {
+    start = Number(m[1]);
+    end = m[2] === '' ? size - 1 : Math.min(Number(m[2]), size - 1);
+  }
+  if (start >= size || start > end) return 'unsatisfiable';
+  return { start, end };
+}
+
+/** `GET /media/<yyyy>/<mm>/<file>`: the stored files, public and without credentials. */
+export function mediaFilesRoutes(service: MediaService): FastifyPluginAsyncZod {
+  return async (app) => {
+    app.get('/media/*', { schema: { hide: true } }, async (req, reply) => {
+      const key = (req.params as { '*': string })['*'];
+      const file = await service.openFile(key, (size) => parseRange(req.headers.range, size));
+      if (!file) throw new AppError('NOT_FOUND', 'Media file not found');
+      void reply.header('accept-ranges', 'bytes').header('cache-control', 'public, max-age=31536000, immutable').header('x-content-type-options', 'nosniff');
+      if ('unsatisfiable' in file) {
+        return reply.status(416).header('content-range', `bytes */${file.size}`).send();
+      }
+      void reply.type(file.contentType);
+      if (file.range) {
+        void reply
+          .status(206)
+          .header('content-range', `bytes ${file.range.start}-${file.range.end}/${file.size}`)
+          .header('content-length', String(file.range.end - file.range.start + 1));
+      } else {
+        void reply.header('content-length', String(file.size));
+      }
+      return reply.send(file.stream);
+    });
+  };
+}

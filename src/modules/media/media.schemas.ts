@@ -1,0 +1,48 @@
+import { z } from 'zod';
+
+export const MEDIA_PAGE_SIZE = 100;
+
+export const MediaItemSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    originalName: z.string().nullable(),
+    path: z.string(),
+    thumbnail: z.string().nullable(),
+    alt: z.string().nullable(),
+    type: z.enum(['image', 'video']),
+    mimeType: z.string(),
+    size: z.number().int(),
+    width: z.number().int().nullable(),
+    height: z.number().int().nullable(),
+    duration: z.number().nullable(),
+  })
+  .meta({ id: 'MediaItem' });
+
+export type MediaItem = z.infer<typeof MediaItemSchema>;
+
+export const MediaQuerySchema = z.object({
+  page: z.coerce.number().int().min(0).max(1_000_000).default(0).describe('page number, from 0'),
+});
+
+export const MediaPageSchema = z.object({
+  media: z.array(MediaItemSchema),
+  total: z.number().int(),
+  page: z.number().int(),
+  limit: z.number().int(),
+  hasMore: z.boolean(),
+});
+
+export const MediaParamsSchema = z.object({ id: z.string() });
+
+/** Sniffed type → media type and stored extension. Anything else is refused. */
+export const ALLOWED_MEDIA: Record<string, { type: 'image' | 'video'; ext: string }> = {
+  'image/jpeg': { type: 'image', ext: 'jpg' },
+  'image/png': { type: 'image', ext: 'png' },
+  'image/gif': { type: 'image', ext: 'gif' },
+  'image/webp': { type: 'image', ext: 'webp' },
+  'video/mp4': { type: 'video', ext: 'mp4' },
+  'video/quicktime': { type: 'video', ext: 'mov' },
+};
+
+export const MIME_BY_EXT: Record<string, string> = Object.fromEntries(Object.entries(ALLOWED_MEDIA).map(([mime, { ext }]) => [ext, mime]));

@@ -82,13 +82,28 @@ export async function createMedia(t: TestApp, org: TestOrg, opts: MediaOptions =
 /**
  * Moves time forward for the publisher: the app's manual clock advances by `ms`, and every publish
  * job waiting in pg-boss (whose start times the database's own clock compares) is brought `ms`
- * closer, so a job due in `ms` becomes due now. Then the dispatcher looks at the queue.
+ * closer, so a job due in `ms` becomes due now. Then the dispatcher looks at the queue. Jobs the
+ * publisher schedules afterwards need `releaseDueJobs`.
  */
 export async function advanceTime(t: TestApp, clock: ManualClock, ms: number) {
   clock.advance(ms);
   await t.deps.database.sql.executeSql(
     `UPDATE pgboss.job SET start_after = start_after - ($2::text || ' milliseconds')::interval WHERE name = $1 AND state < 'active'`,
     [PUBLISH_QUEUE, String(ms)],
+  );
+  t.deps.dispatcher?.poke();
+}
+
+/**
+ * Makes every waiting publish job that is due by the app's clock due in the database too. Jobs the
+ * publisher schedules after `advanceTime` (a thread's next item, a retry) carry the clock's offset
+ * into pg-boss, which compares with the database's real clock; call this once they exist. (Not for
+ * jobs `advanceTime` already shifted: their start times are no longer in app time.)
+ */
+export async function releaseDueJobs(t: TestApp, clock: ManualClock) {
+  await t.deps.database.sql.executeSql(
+    `UPDATE pgboss.job SET start_after = now() - interval '1 millisecond' WHERE name = $1 AND state < 'active' AND start_after <= $2::timestamptz`,
+    [PUBLISH_QUEUE, new Date(clock.now()).toISOString()],
   );
   t.deps.dispatcher?.poke();
 }

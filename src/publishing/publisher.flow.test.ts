@@ -3,9 +3,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ManualClock } from '../lib/clock.js';
 import { BSKY_ENTRYWAY, BSKY_PDS, BSKY_VIDEO, startBlueskySimulator, type BlueskySimulator } from '../platforms/bluesky/bluesky.simulator.js';
 import { startTelegramSimulator, type TelegramSimulator } from '../platforms/telegram/telegram.simulator.js';
-import { advanceTime, createChannel, eventsOf, realtimeManualClock, waitFor } from '../../test/factories.js';
+import { advanceTime, createChannel, eventsOf, realtimeManualClock, releaseDueJobs, waitFor } from '../../test/factories.js';
 import { buildTestApp, call, type TestApp, type TestOrg } from '../../test/helpers.js';
-import { PUBLISH_QUEUE } from './publish-queue.js';
 
 /**
  * End-to-end flows of the publisher (API.md §5 Posts, §6 Post states): posts created and moved
@@ -115,20 +114,6 @@ const sends = (tg: TelegramSimulator) => tg.log.filter((r) => /\/send[A-Za-z]+$/
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const inMs = (ms: number) => new Date(Date.now() + ms).toISOString();
-
-/**
- * Jobs scheduled while the manual clock is ahead of real time (a thread item scheduled by the
- * publisher after `advanceTime`) carry the clock's offset into pg-boss, which compares with the
- * database's real clock. This makes every waiting publish job that is due by the app clock due in
- * the database too (what `advanceTime` does for jobs that existed when it was called).
- */
-async function releaseJobsDueByClock(t: TestApp, clock: ManualClock) {
-  await t.deps.database.sql.executeSql(
-    `UPDATE pgboss.job SET start_after = now() - interval '1 millisecond' WHERE name = $1 AND state < 'active' AND start_after <= $2::timestamptz`,
-    [PUBLISH_QUEUE, new Date(clock.now()).toISOString()],
-  );
-  t.deps.dispatcher?.poke();
-}
 
 describe('publisher flows through the API', () => {
   it('draft → schedule → published with the platform URL, notification and event, sent exactly once', async () => {
@@ -242,7 +227,7 @@ describe('publisher flows through the API', () => {
     expect(afterSecond.nextAttemptAt).toBe(afterSecond.thread[0]!.publishedAt);
 
     // The clock is now 5 min ahead of real time: the job of the third item carries that offset.
-    await releaseJobsDueByClock(c.t, c.clock);
+    await releaseDueJobs(c.t, c.clock);
     const done = await waitFor(
       async () => {
         const p = await getPost(c, id);
@@ -316,7 +301,7 @@ describe('publisher flows through the API', () => {
     // app clock, which is 20 min ahead of real time here).
     expect(await setStatus(c, pulled!.postId, 'schedule')).toEqual({ id: pulled!.postId, state: 'QUEUE' });
     expect((await getPost(c, pulled!.postId)).nextAttemptAt).toBe(new Date(c.clock.now()).toISOString());
-    await releaseJobsDueByClock(c.t, c.clock);
+    await releaseDueJobs(c.t, c.clock);
     expect((await waitForState(c, pulled!.postId, 'PUBLISHED')).releaseURL).toBe(`${CHAT_URL}/3`);
     expect(c.tg.messages.map((m) => m.text)).toEqual(['control', 'edited', 'pulled back']);
   });
@@ -337,7 +322,7 @@ describe('publisher flows through the API', () => {
 
     // With the worker running, a post dated in the past goes at once.
     const [now] = await createPosts(c, post(new Date(c.clock.now() - 10 * 60_000).toISOString(), 'dated in the past, worker up'));
-    await releaseJobsDueByClock(c.t, c.clock);
+    await releaseDueJobs(c.t, c.clock);
     expect((await waitForState(c, now!.postId, 'PUBLISHED')).releaseURL).toBe(`${CHAT_URL}/3`);
     expect(sends(c.tg)).toHaveLength(3);
   });

@@ -2,7 +2,7 @@ import { and, asc, eq, gt, inArray, isNull, sql } from 'drizzle-orm';
 import type { Db, Tx } from '../db/client.js';
 import { integrations, media, posts } from '../db/schema/index.js';
 import type { Clock } from '../lib/clock.js';
-import { emitEvent, notifyIn } from '../modules/events/events.js';
+import { emitEvent, notifyIn, postEventPayload } from '../modules/events/events.js';
 import { htmlToText } from '../platforms/common/html.js';
 import { PlatformError, type PlatformAdapter, type PublishItem, type PublishResult } from '../platforms/platform.js';
 import type { ChannelAccess } from './channel-access.js';
@@ -107,16 +107,6 @@ export function createPublisher(deps: PublisherDeps) {
     }
   }
 
-  function eventPayload(row: PostRow, integration: IntegrationRow | undefined) {
-    return {
-      postId: row.id,
-      rootPostId: row.parentPostId ?? row.id,
-      group: row.group,
-      position: row.position,
-      integration: integration ? { id: integration.id, identifier: integration.identifier, name: integration.name } : { id: row.integrationId },
-    };
-  }
-
   /** Ends `row` (and the thread items after it) ERROR with `reason`, notifying and emitting. */
   async function fail(tx: Tx, row: PostRow, integration: IntegrationRow | undefined, reason: string) {
     const at = now();
@@ -131,7 +121,7 @@ export function createPublisher(deps: PublisherDeps) {
       .where(and(eq(posts.parentPostId, rootId), gt(posts.position, row.position), eq(posts.state, 'QUEUE'), isNull(posts.deletedAt)));
     const what = row.position === 0 ? 'Your post' : `Item ${row.position + 1} of your thread`;
     await notifyIn(tx, row.organizationId, `${what} on ${label(integration)} failed: ${reason}`, null, at);
-    await emitEvent(tx, row.organizationId, 'post.failed', { ...eventPayload(row, integration), error: reason, failedAt: at.toISOString() }, at);
+    await emitEvent(tx, row.organizationId, 'post.failed', { ...postEventPayload(row, integration), error: reason, failedAt: at.toISOString() }, at);
   }
 
   async function published(tx: Tx, row: PostRow, integration: IntegrationRow | undefined, id: string, url: string) {
@@ -141,7 +131,7 @@ export function createPublisher(deps: PublisherDeps) {
       .set({ state: 'PUBLISHED', releaseId: id, releaseUrl: url, publishedAt: at, error: null, attemptState: null, pendingToken: null, leaseOwner: null, dueAt: null, publishJobId: null, updatedAt: at })
       .where(eq(posts.id, row.id));
     if (row.position === 0) await notifyIn(tx, row.organizationId, `Your post has been published on ${label(integration)} at ${url}`, url, at);
-    await emitEvent(tx, row.organizationId, 'post.published', { ...eventPayload(row, integration), releaseId: id, releaseURL: url, publishedAt: at.toISOString() }, at);
+    await emitEvent(tx, row.organizationId, 'post.published', { ...postEventPayload(row, integration), releaseId: id, releaseURL: url, publishedAt: at.toISOString() }, at);
     // The next thread item follows `delay` minutes after this one.
     const rootId = row.parentPostId ?? row.id;
     const [next] = await tx
@@ -316,14 +306,7 @@ export function createPublisher(deps: PublisherDeps) {
     return { integration, item, settings: root.settings, replyTo, idempotencyKey: `${row.id}:${attempts}` };
   }
 
-  async function send(rowId: string, prepared?: SendInput) {
-    let input = prepared;
-    if (!input) {
-      const [row] = await db.select().from(posts).where(eq(posts.id, rowId));
-      if (!row) return;
-      input = await sendInput(db, row, row.attempts);
-    }
-    if (!input) return;
+  async function send(rowId: string, input: SendInput) {
     const { integration, item, settings, replyTo, idempotencyKey } = input;
     let result: PublishResult;
     try {
@@ -430,7 +413,7 @@ export function createPublisher(deps: PublisherDeps) {
     async handle(job: PublishJobData): Promise<void> {
       const ready: { send?: SendInput } = {};
       const step = await begin(job, ready);
-      if (step === 'send') await send(job.postId, ready.send);
+      if (step === 'send' && ready.send) await send(job.postId, ready.send);
       else if (step === 'reconcile') await reconcile(job.postId);
       else if (step === 'check') await check(job.postId);
     },

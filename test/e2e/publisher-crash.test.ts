@@ -512,6 +512,11 @@ function expectClean(r: RoundReport) {
   expect(r.published + r.outcomeUnknown).toBe(r.items);
 }
 
+/** Kill once 8 requests have arrived, with scheduled posts 2.5–5 s ahead: publishes are in flight. */
+const IN_FLIGHT_ROUND = { name: 'in-flight', scheduledFromMs: 2500, scheduledToMs: 5000, minSentBeforeKill: 8, downMs: 3000 };
+/** Kill at the first request, with scheduled posts 4–6 s ahead and 5 s down: posts come due while down. */
+const DUE_WHILE_DOWN_ROUND = { name: 'due', scheduledFromMs: 4000, scheduledToMs: 6000, minSentBeforeKill: 1, downMs: 5000 };
+
 describe.runIf(testDbKind() === 'pglite')('publisher crash: embedded mode, SIGKILL of `tidings serve` (real processes)', () => {
   let sims: Platforms;
   let env: Record<string, string>;
@@ -560,13 +565,13 @@ describe.runIf(testDbKind() === 'pglite')('publisher crash: embedded mode, SIGKI
   });
 
   it('SIGKILL while publishes are in flight: after the restart nothing is lost or sent twice', async () => {
-    const r = await crashRound(api, deployment, sims, channels, { name: 'in-flight', scheduledFromMs: 2500, scheduledToMs: 5000, minSentBeforeKill: 8, downMs: 3000 });
+    const r = await crashRound(api, deployment, sims, channels, IN_FLIGHT_ROUND);
     report('embedded', 'in-flight', r);
     expectClean(r);
   }, 180_000);
 
   it('SIGKILL just as posts start going out, with scheduled posts coming due while it is down', async () => {
-    const r = await crashRound(api, deployment, sims, channels, { name: 'due', scheduledFromMs: 4000, scheduledToMs: 6000, minSentBeforeKill: 1, downMs: 5000 });
+    const r = await crashRound(api, deployment, sims, channels, DUE_WHILE_DOWN_ROUND);
     report('embedded', 'due while down', r);
     expect(r.dueWhileDown).toBeGreaterThan(0);
     expectClean(r);
@@ -643,13 +648,13 @@ describe.runIf(testDbKind() === 'postgres')('publisher crash: PostgreSQL mode, S
   });
 
   it('SIGKILL of both workers while publishes are in flight: after the restart nothing is lost or sent twice', async () => {
-    const r = await crashRound(api, deployment, sims, channels, { name: 'in-flight', scheduledFromMs: 2500, scheduledToMs: 5000, minSentBeforeKill: 8, downMs: 3000 });
+    const r = await crashRound(api, deployment, sims, channels, IN_FLIGHT_ROUND);
     report('postgres', 'in-flight, both workers', r);
     expectClean(r);
   }, 180_000);
 
   it('SIGKILL of both workers as posts start going out, with scheduled posts coming due while they are down', async () => {
-    const r = await crashRound(api, deployment, sims, channels, { name: 'due', scheduledFromMs: 4000, scheduledToMs: 6000, minSentBeforeKill: 1, downMs: 5000 });
+    const r = await crashRound(api, deployment, sims, channels, DUE_WHILE_DOWN_ROUND);
     report('postgres', 'due while down, both workers', r);
     expect(r.dueWhileDown).toBeGreaterThan(0);
     expectClean(r);

@@ -16,3 +16,17 @@ export async function emitEvent(tx: Tx, organizationId: string, type: EventType,
 export async function notifyIn(tx: Tx, organizationId: string, content: string, link: string | null, at: Date) {
   await tx.insert(notifications).values({ organizationId, content, link, createdAt: at });
 }
+
+/** The post part of `post.*` event payloads (one shape for every emitter). */
+export function postEventPayload(
+  row: { id: string; parentPostId: string | null; group: string; position: number; integrationId: string },
+  integration: { id: string; identifier: string; name: string } | undefined,
+) {
+  return {
+    postId: row.id,
+    rootPostId: row.parentPostId ?? row.id,
+    group: row.group,
+    position: row.position,
+    integration: integration ? { id: integration.id, identifier: integration.identifier, name: integration.name } : { id: row.integrationId },
+  };
+}

@@ -1,6 +1,6 @@
 import { and, asc, count, eq, gte, inArray, isNotNull, isNull, lt, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
-import { emitEvent } from '../events/events.js';
+import { emitEvent, postEventPayload } from '../events/events.js';
 import { customers, integrations, posts } from '../../db/schema/index.js';
 
 export type IntegrationRow = typeof integrations.$inferSelect;
@@ -87,7 +87,7 @@ export function createIntegrationsRepository(db: Db) {
           .update(posts)
           .set({ state: 'ERROR', error: reason, updatedAt: at })
           .where(and(eq(posts.integrationId, id), eq(posts.state, 'QUEUE'), isNull(posts.deletedAt)))
-          .returning({ id: posts.id, parentPostId: posts.parentPostId, group: posts.group, position: posts.position });
+          .returning({ id: posts.id, parentPostId: posts.parentPostId, group: posts.group, position: posts.position, integrationId: posts.integrationId });
         const channel = { id: row.id, identifier: row.identifier, name: row.name };
         await emitEvent(tx, organizationId, 'integration.disconnected', { integration: channel, disconnectedAt: at.toISOString() }, at);
         for (const p of failed) {
@@ -95,7 +95,7 @@ export function createIntegrationsRepository(db: Db) {
             tx,
             organizationId,
             'post.failed',
-            { postId: p.id, rootPostId: p.parentPostId ?? p.id, group: p.group, position: p.position, integration: channel, error: reason, failedAt: at.toISOString() },
+            { ...postEventPayload(p, channel), error: reason, failedAt: at.toISOString() },
             at,
           );
         }

@@ -45,4 +45,3 @@ export const ALLOWED_MEDIA: Record<string, { type: 'image' | 'video'; ext: strin
   'video/quicktime': { type: 'video', ext: 'mov' },
 };
 
-export const MIME_BY_EXT: Record<string, string> = Object.fromEntries(Object.entries(ALLOWED_MEDIA).map(([mime, { ext }]) => [ext, mime]));

@@ -6,7 +6,7 @@ import type { Clock } from '../../lib/clock.js';
 import { isUuid } from '../../lib/ids.js';
 import { isMediaKey, type ByteRange, type MediaStorage } from '../../media/storage.js';
 import type { MediaRepository, MediaRow } from './media.repository.js';
-import { ALLOWED_MEDIA, MEDIA_PAGE_SIZE, MIME_BY_EXT, type MediaItem } from './media.schemas.js';
+import { ALLOWED_MEDIA, MEDIA_PAGE_SIZE, type MediaItem } from './media.schemas.js';
 
 /** Bytes kept in memory to sniff the type and read image dimensions; the rest streams through. */
 const HEAD_BYTES = 4100;
@@ -160,7 +160,7 @@ export function createMediaService(deps: {
       if (!stat) return undefined;
       const row = await media.findByStorageKey(key);
       if (!row) return undefined;
-      const contentType = row.mimeType || MIME_BY_EXT[key.split('.').pop()!] || 'application/octet-stream';
+      const contentType = row.mimeType;
       const r = range?.(stat.size);
       if (r === 'unsatisfiable') return { contentType, size: stat.size, unsatisfiable: true as const };
       const opened = await storage.open(key, r);
@@ -169,10 +169,10 @@ export function createMediaService(deps: {
     },
 
     /** The bytes of a media item for the platform adapters (file-backed, never read whole). */
-    async blob(m: { id: string; mimeType: string }): Promise<Blob> {
+    async blob(m: { id: string }): Promise<Blob> {
       const row = isUuid(m.id) ? await media.findById(m.id) : undefined;
       if (!row) throw notFound('Media');
-      return storage.blob(row.storageKey, row.mimeType || m.mimeType);
+      return storage.blob(row.storageKey, row.mimeType);
     },
   };
 }

@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import { htmlToText } from '../../platforms/common/html.js';
 import type { PlatformAdapter, PostDraft, ValidationIssue } from '../../platforms/platform.js';
 import { countText } from '../../platforms/text-length.js';
@@ -14,10 +13,9 @@ export interface ChannelState {
   connected: boolean;
 }
 
-/** Settings as stored: the client's object without `__type` (the service sets it). */
+/** Settings as stored: the client's object with `__type` set to the channel's platform (the client's is ignored). */
 export function normaliseSettings(settings: Record<string, unknown> | undefined, identifier: string): Record<string, unknown> {
-  const { __type: _ignored, ...rest } = settings ?? {};
-  return { __type: identifier, ...rest };
+  return { __type: identifier, ...withoutType(settings ?? {}) };
 }
 
 /**
@@ -161,6 +159,3 @@ function dedupe(issues: ValidationIssue[]): ValidationIssue[] {
     return true;
   });
 }
-
-/** Settings objects are free-form JSON objects at the HTTP layer; the platform schema checks them. */
-export const SettingsObjectSchema = z.record(z.string(), z.unknown());

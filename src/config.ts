@@ -66,6 +66,19 @@ const EnvSchema = z.object({
   PUBLISH_ATTEMPT_TIMEOUT_SECONDS: positiveInt.default(300),
   MEDIA_MAX_IMAGE_BYTES: positiveInt.default(10 * 1024 * 1024),
   MEDIA_MAX_VIDEO_BYTES: positiveInt.default(1024 * 1024 * 1024),
+  MEDIA_FETCH_TIMEOUT_SECONDS: positiveInt.default(60),
+  S3_BUCKET: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be a bucket name (3-63 characters: lower-case letters, digits, dots, hyphens)')
+    .optional(),
+  S3_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
+  S3_REGION: z.string().min(1).default('us-east-1'),
+  S3_ACCESS_KEY_ID: z.string().optional(),
+  S3_SECRET_ACCESS_KEY: z.string().optional(),
+  S3_FORCE_PATH_STYLE: bool.default(false),
+  S3_PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
+  // SigV4 presigned URLs live at most 7 days
+  S3_PRESIGN_SECONDS: positiveInt.max(604_800).default(3600),
 });
 
 export type Role = 'api' | 'worker' | 'all';
@@ -106,6 +119,23 @@ export interface Config {
   publish: { maxLatenessMs: number; concurrency: number; maxAttempts: number; retryBaseMs: number; attemptTimeoutMs: number };
   /** upload size caps per media type (413 above); files live in `dataDir/media` */
   media: { maxImageBytes: number; maxVideoBytes: number };
+  /** the whole of one `upload-from-url` download, body included */
+  mediaFetchTimeoutSeconds: number;
+  /** media in an S3-compatible bucket instead of `dataDir/media` (set when S3_BUCKET is) */
+  s3: S3Config | undefined;
+}
+
+export interface S3Config {
+  bucket: string;
+  region: string;
+  /** undefined → AWS */
+  endpoint: string | undefined;
+  forcePathStyle: boolean;
+  /** undefined → the AWS SDK's default credential chain */
+  credentials: { accessKeyId: string; secretAccessKey: string } | undefined;
+  /** public bucket or CDN base, no trailing slash; undefined → private bucket, presigned redirects */
+  publicUrl: string | undefined;
+  presignSeconds: number;
 }
 
 export class ConfigError extends Error {
@@ -157,6 +187,29 @@ function parseOrigins(value: string | undefined): Map<string, string> {
   return map;
 }
 
+/** The S3 variables together: both keys or neither, and nothing S3-specific without a bucket. */
+function readS3(e: z.infer<typeof EnvSchema>): S3Config | undefined {
+  const problems: string[] = [];
+  if (e.S3_ACCESS_KEY_ID && !e.S3_SECRET_ACCESS_KEY) problems.push('S3_SECRET_ACCESS_KEY: required when S3_ACCESS_KEY_ID is set');
+  if (e.S3_SECRET_ACCESS_KEY && !e.S3_ACCESS_KEY_ID) problems.push('S3_ACCESS_KEY_ID: required when S3_SECRET_ACCESS_KEY is set');
+  if (!e.S3_BUCKET) {
+    const stray = (['S3_ENDPOINT', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'S3_PUBLIC_URL'] as const).filter((k) => e[k] !== undefined);
+    // Media silently landing on one process's disk would break a scale-out deployment.
+    if (stray.length > 0) problems.push(`S3_BUCKET: required when ${stray.join(', ')} ${stray.length > 1 ? 'are' : 'is'} set (media go to S3 only with a bucket)`);
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  if (!e.S3_BUCKET) return undefined;
+  return {
+    bucket: e.S3_BUCKET,
+    region: e.S3_REGION,
+    endpoint: e.S3_ENDPOINT?.replace(/\/+$/, ''),
+    forcePathStyle: e.S3_FORCE_PATH_STYLE,
+    credentials: e.S3_ACCESS_KEY_ID && e.S3_SECRET_ACCESS_KEY ? { accessKeyId: e.S3_ACCESS_KEY_ID, secretAccessKey: e.S3_SECRET_ACCESS_KEY } : undefined,
+    publicUrl: e.S3_PUBLIC_URL?.replace(/\/+$/, ''),
+    presignSeconds: e.S3_PRESIGN_SECONDS,
+  };
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = EnvSchema.safeParse(withoutEmpty(env));
   if (!parsed.success) {
@@ -171,6 +224,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       'CREDENTIALS_SECRET: required when DATABASE_URL is set (every process must share the key that encrypts stored platform credentials; generate one with `openssl rand -base64 48`)',
     ]);
   }
+  const s3 = readS3(e);
   return {
     port: e.PORT,
     host: e.HOST,
@@ -199,6 +253,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     workerHeartbeatSeconds: e.WORKER_HEARTBEAT_SECONDS,
     readyMaxHeartbeatAgeSeconds: e.READY_MAX_HEARTBEAT_AGE_SECONDS,
     media: { maxImageBytes: e.MEDIA_MAX_IMAGE_BYTES, maxVideoBytes: e.MEDIA_MAX_VIDEO_BYTES },
+    mediaFetchTimeoutSeconds: e.MEDIA_FETCH_TIMEOUT_SECONDS,
+    s3,
     publish: {
       maxLatenessMs: e.PUBLISH_MAX_LATENESS,
       concurrency: e.PUBLISH_CONCURRENCY,

@@ -46,4 +46,57 @@ describe('loadConfig', () => {
       publicUrl: 'https://tidings.example.com',
     });
   });
+
+  describe('S3 media storage', () => {
+    it('is off without S3_BUCKET and gives the documented defaults with it', () => {
+      expect(loadConfig({}).s3).toBeUndefined();
+      expect(loadConfig({ S3_BUCKET: 'media' }).s3).toEqual({
+        bucket: 'media',
+        region: 'us-east-1',
+        endpoint: undefined,
+        forcePathStyle: false,
+        credentials: undefined,
+        publicUrl: undefined,
+        presignSeconds: 3600,
+      });
+    });
+
+    it('maps every variable and trims the URLs', () => {
+      const s3 = loadConfig({
+        S3_BUCKET: 'tidings-media',
+        S3_ENDPOINT: 'http://127.0.0.1:9000/',
+        S3_REGION: 'eu-central-1',
+        S3_ACCESS_KEY_ID: 'AKID',
+        S3_SECRET_ACCESS_KEY: 'secret',
+        S3_FORCE_PATH_STYLE: 'true',
+        S3_PUBLIC_URL: 'https://cdn.example.com/media/',
+        S3_PRESIGN_SECONDS: '600',
+      }).s3;
+      expect(s3).toEqual({
+        bucket: 'tidings-media',
+        region: 'eu-central-1',
+        endpoint: 'http://127.0.0.1:9000',
+        forcePathStyle: true,
+        credentials: { accessKeyId: 'AKID', secretAccessKey: 'secret' },
+        publicUrl: 'https://cdn.example.com/media',
+        presignSeconds: 600,
+      });
+    });
+
+    it('names the variable of a wrong value or combination', () => {
+      expect(() => loadConfig({ S3_BUCKET: 'media', S3_ACCESS_KEY_ID: 'AKID' })).toThrow(/S3_SECRET_ACCESS_KEY: required when S3_ACCESS_KEY_ID/);
+      expect(() => loadConfig({ S3_BUCKET: 'media', S3_SECRET_ACCESS_KEY: 'x' })).toThrow(/S3_ACCESS_KEY_ID: required when S3_SECRET_ACCESS_KEY/);
+      expect(() => loadConfig({ S3_BUCKET: 'media', S3_ENDPOINT: 'not a url' })).toThrow(/S3_ENDPOINT/);
+      expect(() => loadConfig({ S3_BUCKET: 'media', S3_PUBLIC_URL: 'ftp://cdn.example.com' })).toThrow(/S3_PUBLIC_URL/);
+      expect(() => loadConfig({ S3_BUCKET: 'Media_Bucket' })).toThrow(/S3_BUCKET: must be a bucket name/);
+      expect(() => loadConfig({ S3_BUCKET: 'media', S3_FORCE_PATH_STYLE: 'maybe' })).toThrow(/S3_FORCE_PATH_STYLE/);
+      expect(() => loadConfig({ S3_BUCKET: 'media', S3_PRESIGN_SECONDS: '0' })).toThrow(/S3_PRESIGN_SECONDS/);
+      expect(() => loadConfig({ S3_BUCKET: 'media', S3_PRESIGN_SECONDS: '604801' })).toThrow(/S3_PRESIGN_SECONDS/);
+    });
+
+    it('refuses S3 settings without a bucket rather than storing media on local disk', () => {
+      expect(() => loadConfig({ S3_ENDPOINT: 'http://127.0.0.1:9000' })).toThrow(/S3_BUCKET: required when S3_ENDPOINT is set/);
+      expect(() => loadConfig({ S3_ACCESS_KEY_ID: 'a', S3_SECRET_ACCESS_KEY: 'b' })).toThrow(/S3_BUCKET: required when S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY are set/);
+    });
+  });
 });

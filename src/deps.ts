@@ -31,7 +31,11 @@ import { createHeartbeat } from './publishing/heartbeat.js';
 import { createDispatcher, type Dispatcher } from './publishing/dispatcher.js';
 import { createPublishQueue, PUBLISH_QUEUE } from './publishing/publish-queue.js';
 import { createPublisher, DEFAULT_PUBLISHER_OPTIONS } from './publishing/publisher.js';
+import { createImageFitter } from './media/image-fitter.js';
 import { createLocalStorage } from './media/local-storage.js';
+import { createS3Storage } from './media/s3-storage.js';
+import type { MediaStorage } from './media/storage.js';
+import { createRemoteFetcher, type RemoteFetchOptions } from './media/remote-fetch.js';
 import { createMediaRepository } from './modules/media/media.repository.js';
 import { createMediaService } from './modules/media/media.service.js';
 import { createPostsRepository } from './modules/posts/posts.repository.js';
@@ -49,6 +53,8 @@ export interface CreateDepsOptions {
   logger?: Logger;
   /** Skip pg-boss (admin CLI commands need only the database). */
   withoutJobs?: boolean;
+  /** `upload-from-url` resolver and address policy (tests: a name resolving to a chosen address). */
+  remoteFetch?: Pick<RemoteFetchOptions, 'lookup' | 'isAllowedAddress'>;
 }
 
 export async function openDatabase(config: Config): Promise<Database> {
@@ -110,8 +116,18 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
       posts: createPostsRepository(db),
       media: createMediaRepository(db),
     };
-    const storage = createLocalStorage(join(config.dataDir, 'media'));
-    const media = createMediaService({ media: repositories.media, storage, clock, publicUrl: config.publicUrl, limits: config.media });
+    // S3 when a bucket is configured (processes that share no disk), else DATA_DIR/media.
+    const storage: MediaStorage = config.s3
+      ? createS3Storage({ ...config.s3, cacheDir: join(config.dataDir, 'cache', 's3') })
+      : createLocalStorage(join(config.dataDir, 'media'));
+    closers.push(async () => storage.close?.());
+    const remoteFetcher = createRemoteFetcher({
+      allowPrivateTargets: config.allowPrivateTargets,
+      timeoutMs: config.mediaFetchTimeoutSeconds * 1000,
+      ...opts.remoteFetch,
+    });
+    closers.push(() => remoteFetcher.close());
+    const media = createMediaService({ media: repositories.media, storage, clock, publicUrl: config.publicUrl, limits: config.media, remote: remoteFetcher });
     const queue = createPublishQueue({ database, jobs });
     const auth = createAuthService({
       auth: repositories.auth,
@@ -122,6 +138,9 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
     const notifications = createNotificationsService({ notifications: repositories.notifications, clock });
     const plans = createPlansService({ plans: repositories.plans });
     const platformLogger = { debug: () => undefined, info: () => undefined, warn: (obj: unknown, msg?: string) => logger.warn(obj, msg) };
+    // File-backed Blobs of the stored media (adapters stream them, never read them whole).
+    const openMedia = (m: { id: string }) =>
+      media.blob(m).catch((err: unknown) => Promise.reject(new PlatformError('rejected', `Media ${m.id} is not available: ${err instanceof Error ? err.message : String(err)}`)));
     const access = createChannelAccess({
       integrations: repositories.integrations,
       adapters,
@@ -130,8 +149,7 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
       clock,
       logger: platformLogger,
       notify: (organizationId, content) => notifications.notify(organizationId, content),
-      // File-backed Blobs of the stored media (adapters stream them, never read them whole).
-      openMedia: (m) => media.blob(m).catch((err: unknown) => Promise.reject(new PlatformError('rejected', `Media ${m.id} is not available: ${err instanceof Error ? err.message : String(err)}`))),
+      openMedia,
       timeoutMs: config.platformTimeoutSeconds * 1000,
     });
     const services = {
@@ -201,6 +219,7 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
       access,
       clock,
       workerId: heartbeat.workerId,
+      fitter: createImageFitter({ open: openMedia }),
       options: {
         ...DEFAULT_PUBLISHER_OPTIONS,
         maxLatenessMs: config.publish.maxLatenessMs,

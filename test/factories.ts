@@ -52,13 +52,17 @@ export interface MediaOptions {
   name?: string;
 }
 
-/** A media library row of `org` (no file behind it until the media issue's storage exists). */
+/**
+ * A media library row of `org` with no file behind it (for validation and listing tests; upload
+ * through `POST /upload` when the bytes matter). Its key has the stored shape `yyyy/mm/<hex>.<ext>`.
+ */
 export async function createMedia(t: TestApp, org: TestOrg, opts: MediaOptions = {}) {
   const id = randomUUID();
   const type = opts.type ?? 'image';
   const mimeType = opts.mimeType ?? (type === 'image' ? 'image/png' : 'video/mp4');
-  const ext = mimeType.split('/')[1] === 'quicktime' ? 'mov' : mimeType.split('/')[1];
-  const name = opts.name ?? `${id}.${ext}`;
+  const ext = { 'image/jpeg': 'jpg', 'video/quicktime': 'mov' }[mimeType] ?? mimeType.split('/')[1];
+  const name = opts.name ?? `${id.replaceAll('-', '')}.${ext}`;
+  const key = `2026/01/${name}`;
   const [row] = await t.deps.database.db
     .insert(media)
     .values({
@@ -66,8 +70,8 @@ export async function createMedia(t: TestApp, org: TestOrg, opts: MediaOptions =
       organizationId: org.id,
       name,
       originalName: name,
-      path: `${t.deps.config.publicUrl}/media/${name}`,
-      storageKey: name,
+      path: `${t.deps.config.publicUrl}/media/${key}`,
+      storageKey: key,
       type,
       mimeType,
       size: opts.size ?? 1000,

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { expect, inject } from 'vitest';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
-import { createDeps, type AppDeps } from '../src/deps.js';
+import { createDeps, type AppDeps, type CreateDepsOptions } from '../src/deps.js';
 import { createManualClock, systemClock, type Clock, type ManualClock } from '../src/lib/clock.js';
 import { openTestDatabase, type TestDatabase } from './test-db.js';
 
@@ -32,6 +32,8 @@ export interface BuildTestAppOptions {
   extraRoutes?: FastifyPluginAsyncZod;
   /** Start the worker side (heartbeat) like `serve --role all` does. */
   startWorker?: boolean;
+  /** `upload-from-url` resolver and address policy overrides. */
+  remoteFetch?: CreateDepsOptions['remoteFetch'];
 }
 
 /** A fresh app on its own fresh database (PGlite or PostgreSQL per TEST_DB), driven with `inject`. */
@@ -44,7 +46,7 @@ export async function buildTestApp(opts: BuildTestAppOptions = {}): Promise<Test
     DATA_DIR: '/nonexistent-test-data-dir',
     ...opts.env,
   });
-  const deps = await createDeps(config, { database: testDb.database, clock });
+  const deps = await createDeps(config, { database: testDb.database, clock, remoteFetch: opts.remoteFetch });
   const app = await buildApp(deps, { extraRoutes: opts.extraRoutes });
   if (opts.startWorker) await deps.startWorker();
   await app.ready();

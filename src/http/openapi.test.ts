@@ -37,6 +37,7 @@ describe('OpenAPI', () => {
       '/posts/{id}/status',
       '/social/{identifier}',
       '/upload',
+      '/upload-from-url',
     ]);
     expect(doc.paths['/posts']!.post!.parameters!.map((p) => p.name)).toContain('idempotency-key');
     expect(doc.paths['/integrations']!.get!.parameters!.map((p) => p.name).sort()).toEqual(['customer', 'group']);

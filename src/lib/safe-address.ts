@@ -1,20 +1,33 @@
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { promises as dns, type LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
 /**
  * The SSRF guard: which addresses a user-supplied URL may reach. Only globally routable unicast
- * addresses pass; loopback, private, link-local (cloud metadata), CGNAT, multicast, unique-local
- * and the other special ranges are refused. IPv4-mapped IPv6 addresses are judged as IPv4.
+ * addresses pass; loopback, private (RFC 1918), link-local (169.254/16, cloud metadata), CGNAT
+ * (100.64/10), benchmarking (198.18/15) and the other reserved ranges, broadcast, multicast,
+ * unspecified, IPv6 unique-local/link-local/site-local, NAT64, 6to4 and Teredo are refused.
+ * IPv4-mapped IPv6 addresses (`::ffff:a.b.c.d`) are judged as the IPv4 address they carry.
  */
 export function isPublicAddress(address: string): boolean {
-  if (!ipaddr.isValid(address)) return false;
+  // Strict textual addresses only: ipaddr.js also reads legacy forms (`1.2.3`, `0x7f.1`) that a
+  // resolver or socket might read differently, so those are never judged "public".
+  if (isIP(address) === 0 || !ipaddr.isValid(address)) return false;
   let parsed = ipaddr.parse(address);
   if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
     parsed = (parsed as ipaddr.IPv6).toIPv4Address();
   }
+  // ipaddr.js names every special-purpose range; whatever is not plain 'unicast' is refused.
   return parsed.range() === 'unicast';
 }
+
+/** Which resolved or literal addresses may be connected to (normally `isPublicAddress`). */
+export type AddressPolicy = (address: string) => boolean;
+
+/** hostname → every address it resolves to (`dns.lookup` with `all: true`). */
+export type Resolver = (hostname: string, family?: number) => Promise<LookupAddress[]>;
+
+export const systemResolver: Resolver = (hostname, family = 0) => dns.lookup(hostname, { all: true, family });
 
 export class BlockedAddressError extends Error {
   readonly code = 'EBLOCKEDADDRESS';
@@ -22,31 +35,52 @@ export class BlockedAddressError extends Error {
     readonly hostname: string,
     readonly address: string,
   ) {
-    super(`${hostname} resolves to ${address}, a private or reserved address, which is not allowed`);
+    super(
+      hostname === address
+        ? `${address} is a private or reserved address, which is not allowed`
+        : `${hostname} resolves to ${address}, a private or reserved address, which is not allowed`,
+    );
     this.name = 'BlockedAddressError';
   }
 }
 
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+export type LookupFunction = (hostname: string, options: { all?: boolean; family?: number | string }, callback: LookupCallback) => void;
 
 /**
- * A `dns.lookup` replacement for socket connections: resolves, refuses the connection when any
- * resolved address is not public, and hands the checked address to the connect call itself, so
- * there is no window for DNS rebinding between the check and the connection.
+ * A `dns.lookup` replacement for socket connections (`net.connect({ lookup })`, undici's
+ * `connect.lookup`): resolves, refuses the connection when ANY resolved address fails the policy,
+ * and hands the checked address to the connect call itself, so there is no window for DNS
+ * rebinding between the check and the connection.
  */
-export function guardedLookup(hostname: string, options: { all?: boolean; family?: number | string }, callback: LookupCallback) {
-  dnsLookup(hostname, { all: true, family: typeof options.family === 'number' ? options.family : 0 }, (err, addresses) => {
-    if (err) return callback(err, []);
-    const blocked = addresses.find((a) => !isPublicAddress(a.address));
-    if (blocked) return callback(new BlockedAddressError(hostname, blocked.address), []);
-    if (options.all) return callback(null, addresses);
-    const first = addresses[0]!;
-    callback(null, first.address, first.family);
-  });
+export function createGuardedLookup(opts: { resolve?: Resolver; isAllowed?: AddressPolicy } = {}): LookupFunction {
+  const resolve = opts.resolve ?? systemResolver;
+  const isAllowed = opts.isAllowed ?? isPublicAddress;
+  return (hostname, options, callback) => {
+    const family = typeof options.family === 'number' ? options.family : options.family === 'IPv6' ? 6 : options.family === 'IPv4' ? 4 : 0;
+    resolve(hostname, family).then(
+      (addresses) => {
+        if (addresses.length === 0) {
+          const err: NodeJS.ErrnoException = new Error(`getaddrinfo ENOTFOUND ${hostname}`);
+          err.code = 'ENOTFOUND';
+          return callback(err, []);
+        }
+        const blocked = addresses.find((a) => !isAllowed(a.address));
+        if (blocked) return callback(new BlockedAddressError(hostname, blocked.address), []);
+        if (options.all) return callback(null, addresses);
+        const first = addresses[0]!;
+        callback(null, first.address, first.family);
+      },
+      (err: NodeJS.ErrnoException) => callback(err, []),
+    );
+  };
 }
 
-/** For literal IP hosts, which never go through DNS. */
-export function assertPublicLiteral(hostname: string) {
+/** The guarded lookup with the system resolver and the public-address policy. */
+export const guardedLookup: LookupFunction = createGuardedLookup();
+
+/** For literal IP hosts (`10.0.0.1`, `[::1]`), which never go through DNS. */
+export function assertPublicLiteral(hostname: string, isAllowed: AddressPolicy = isPublicAddress) {
   const bare = hostname.replace(/^\[|\]$/g, '');
-  if (isIP(bare) && !isPublicAddress(bare)) throw new BlockedAddressError(hostname, bare);
+  if (isIP(bare) && !isAllowed(bare)) throw new BlockedAddressError(bare, bare);
 }

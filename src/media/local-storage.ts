@@ -4,7 +4,7 @@ import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { isMediaKey, type ByteRange, type MediaStorage } from './storage.js';
+import { isMediaKey, newMediaKey, type ByteRange, type MediaStorage } from './storage.js';
 
 /** Media files under `<root>` (normally `DATA_DIR/media`): `<yyyy>/<mm>/<random 32 hex>.<ext>`. */
 export function createLocalStorage(root: string): MediaStorage {
@@ -23,11 +23,10 @@ export function createLocalStorage(root: string): MediaStorage {
     }
   };
   return {
-    newKey(ext, now) {
-      const yyyy = String(now.getUTCFullYear()).padStart(4, '0');
-      const mm = String(now.getUTCMonth() + 1).padStart(2, '0');
-      return `${yyyy}/${mm}/${randomBytes(16).toString('hex')}.${ext}`;
-    },
+    newKey: newMediaKey,
+
+    // Served by Tidings itself at `${PUBLIC_URL}/media/<key>`.
+    publicUrl: () => undefined,
 
     async put(key, stream, opts = {}) {
       const target = pathOf(key);

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
 
 /** A byte range, both ends inclusive (as in HTTP `Range: bytes=start-end`). */
@@ -11,9 +12,9 @@ export interface StoredObject {
 }
 
 /**
- * Where media files live. Keys are opaque to callers (`<yyyy>/<mm>/<32 hex>.<ext>` for local
- * storage). `put` streams: it never holds the whole file in memory, and leaves nothing behind when
- * the stream fails or the caller aborts.
+ * Where media files live. Keys are opaque to callers; both drivers use `<yyyy>/<mm>/<32 hex>.<ext>`
+ * (`newMediaKey`). `put` streams: it never holds the whole file in memory, and leaves nothing behind
+ * when the stream fails or the caller aborts.
  */
 export interface MediaStorage {
   /** Stores `stream` under `key`; on any error nothing is left behind. */
@@ -27,6 +28,18 @@ export interface MediaStorage {
   blob(key: string, type: string): Promise<Blob>;
   /** A fresh, unguessable key for a new object with extension `ext` at time `now`. */
   newKey(ext: string, now: Date): string;
+  /**
+   * The URL where clients fetch the object directly (a public bucket or CDN), stored as the media
+   * item's `path` at upload. Undefined: Tidings serves it itself at `${PUBLIC_URL}/media/<key>`.
+   */
+  publicUrl(key: string): string | undefined;
+  /**
+   * A short-lived URL that reads the object without credentials (private buckets): `GET /media/<key>`
+   * then redirects there instead of streaming the bytes through this process. Absent: streamed.
+   */
+  signedUrl?(key: string): Promise<{ url: string; expiresInSeconds: number }>;
+  /** Releases clients and timers (shutdown). */
+  close?(): Promise<void>;
 }
 
 /** Only keys of this exact shape are ever accepted (no traversal, no other files). */
@@ -34,4 +47,11 @@ export const MEDIA_KEY_RE = /^\d{4}\/\d{2}\/[0-9a-f]{32}\.(jpg|png|gif|webp|mp4|
 
 export function isMediaKey(key: string): boolean {
   return MEDIA_KEY_RE.test(key);
+}
+
+/** `<yyyy>/<mm>/<random 32 hex>.<ext>` (UTC month of `now`): the key shape of every driver. */
+export function newMediaKey(ext: string, now: Date): string {
+  const yyyy = String(now.getUTCFullYear()).padStart(4, '0');
+  const mm = String(now.getUTCMonth() + 1).padStart(2, '0');
+  return `${yyyy}/${mm}/${randomBytes(16).toString('hex')}.${ext}`;
 }

@@ -79,12 +79,21 @@ export type Editor = 'normal' | 'markdown' | 'html';
 export interface MediaKindRule {
   /** most items of this kind in one post item */
   maxCount: number;
-  /** accepted MIME types */
+  /** MIME types a post may attach (for images, may be wider than what the platform takes: see `platformTypes`) */
   mimeTypes: readonly string[];
-  /** largest accepted file, bytes (larger images may be re-encoded at publish time) */
+  /** the image types the platform itself takes, where narrower than `mimeTypes`; the others are re-encoded at publish time */
+  platformTypes?: readonly string[];
+  /** largest file the platform takes, bytes (larger still images are re-encoded at publish time) */
   maxBytes?: number;
   /** longest accepted video, seconds */
   maxDurationSeconds?: number;
+  /** image dimension limits of the platform; still images beyond them are scaled at publish time */
+  maxWidth?: number;
+  maxHeight?: number;
+  minWidth?: number;
+  maxPixels?: number;
+  /** accepted width ÷ height range (not fixable without cropping, so checked when the post is made) */
+  aspectRatio?: { min: number; max: number };
 }
 
 /** Media rules of the first item of a post (thread items: `onThreadItems`). */

@@ -2,6 +2,8 @@ import { and, asc, eq, gt, inArray, isNull, sql } from 'drizzle-orm';
 import type { Db, Tx } from '../db/client.js';
 import { integrations, media, posts } from '../db/schema/index.js';
 import type { Clock } from '../lib/clock.js';
+import { canFit, imageTargetOf, needsFitting } from '../media/image-fit.js';
+import type { ImageFitter } from '../media/image-fitter.js';
 import { emitEvent, notifyIn, postEventPayload } from '../modules/events/events.js';
 import { htmlToText } from '../platforms/common/html.js';
 import { PlatformError, type PlatformAdapter, type PublishItem, type PublishResult } from '../platforms/platform.js';
@@ -44,6 +46,8 @@ export interface PublisherDeps {
   workerId: string;
   options: PublisherOptions;
   logger: { warn(obj: unknown, msg?: string): void; info(obj: unknown, msg?: string): void };
+  /** re-encodes pictures that break the platform's limits */
+  fitter: ImageFitter;
   /** random in [0, 1); tests pin it */
   random?: () => number;
 }
@@ -306,13 +310,52 @@ export function createPublisher(deps: PublisherDeps) {
     return { integration, item, settings: root.settings, replyTo, idempotencyKey: `${row.id}:${attempts}` };
   }
 
+  /**
+   * The item with its pictures fitted to the platform: those beyond its size, dimension or type
+   * limits are re-encoded (the adapter gets the new type, size and bytes). Unfittable pictures
+   * were refused when the post was made; one that still fails here fails the post, readably.
+   */
+  async function fitted(integration: IntegrationRow, item: PublishItem): Promise<{ item: PublishItem; blobs: Map<string, Blob> }> {
+    const blobs = new Map<string, Blob>();
+    const rule = safeAdapter(integration)?.metadata.media.image;
+    if (!rule) return { item, blobs };
+    const target = imageTargetOf(rule);
+    const media = await Promise.all(
+      item.media.map(async (m) => {
+        if (m.type !== 'image' || !needsFitting(m, target) || !canFit(m, target)) return m;
+        try {
+          const f = await deps.fitter.fit(m, target);
+          blobs.set(m.id, f.blob);
+          return f.media;
+        } catch (e) {
+          if (e instanceof PlatformError) throw e;
+          throw new PlatformError('rejected', `The picture ${m.id} could not be re-encoded for ${label(integration)}: ${e instanceof Error ? e.message : String(e)}`);
+        }
+      }),
+    );
+    return { item: { ...item, media }, blobs };
+  }
+
+  /** Fits a due post's pictures before its attempt is recorded, so the send itself starts at once. */
+  async function warm(postId: string) {
+    const [row] = await db
+      .select({ post: posts, integration: integrations })
+      .from(posts)
+      .innerJoin(integrations, eq(integrations.id, posts.integrationId))
+      .where(eq(posts.id, postId));
+    if (!row || row.post.image.length === 0) return;
+    await fitted(row.integration, { content: row.post.content, media: await loadMedia(row.post) }).catch(() => undefined);
+  }
+
   async function send(rowId: string, input: SendInput) {
-    const { integration, item, settings, replyTo, idempotencyKey } = input;
+    const { integration, settings, replyTo, idempotencyKey } = input;
     let result: PublishResult;
     try {
+      const { item, blobs } = await fitted(integration, input.item);
       result = await access.run(
         integration,
-        (adapter, ctx) => adapter.publish({ item, settings, replyTo, idempotencyKey }, ctx),
+        (adapter, ctx) =>
+          adapter.publish({ item, settings, replyTo, idempotencyKey }, blobs.size === 0 ? ctx : { ...ctx, openMedia: (m) => { const b = blobs.get(m.id); return b ? Promise.resolve(b) : ctx.openMedia(m); } }),
         AbortSignal.timeout(options.attemptTimeoutMs),
       );
     } catch (e) {
@@ -412,6 +455,7 @@ export function createPublisher(deps: PublisherDeps) {
     /** Handles one publish job (the dispatcher looks for the next due job when it returns). */
     async handle(job: PublishJobData): Promise<void> {
       const ready: { send?: SendInput } = {};
+      await warm(job.postId);
       const step = await begin(job, ready);
       if (step === 'send' && ready.send) await send(job.postId, ready.send);
       else if (step === 'reconcile') await reconcile(job.postId);

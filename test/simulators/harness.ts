@@ -28,12 +28,16 @@ export interface SimulatorRequest {
   body: unknown;
 }
 
-export interface UploadedFile {
+/** What a simulator received for one media upload: the sha256 and length of the exact bytes, and their declared type. */
+export interface ReceivedMedia {
+  sha256: string;
+  size: number;
+  mimeType: string;
+}
+
+export interface UploadedFile extends ReceivedMedia {
   field: string;
   filename: string;
-  mimeType: string;
-  size: number;
-  sha256: string;
 }
 
 export interface Simulator {

@@ -3,6 +3,7 @@ import {
   type AnyPgColumn,
   bigint,
   boolean,
+  doublePrecision,
   index,
   integer,
   jsonb,
@@ -110,8 +111,10 @@ export const media = pgTable(
     size: bigint('size', { mode: 'number' }).notNull(),
     width: integer('width'),
     height: integer('height'),
-    /** seconds */
-    duration: integer('duration'),
+    /** seconds (from the video's container; fractional) */
+    duration: doublePrecision('duration'),
+    /** RFC 6381 codec strings of a video's tracks, comma-separated (`avc1.64001f,mp4a.40.2`) */
+    codecs: text('codecs'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     deletedAt: timestamp('deleted_at', { withTimezone: true }),
   },

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { AppError } from '../../errors.js';
 import { ErrorResponses } from '../../http/error-schema.js';
 import type { ByteRange } from '../../media/storage.js';
-import { MediaItemSchema, MediaPageSchema, MediaParamsSchema, MediaQuerySchema } from './media.schemas.js';
+import { MediaItemSchema, MediaPageSchema, MediaParamsSchema, MediaQuerySchema, UploadFromUrlBodySchema } from './media.schemas.js';
 import type { MediaService } from './media.service.js';
 
 const fileMissing = (message: string) => new AppError('VALIDATION_FAILED', `file: ${message}`, { fields: [{ path: 'file', message }] });
@@ -46,6 +46,34 @@ export function mediaRoutes(service: MediaService, limits: { maxImageBytes: numb
           return await reply.status(201).send(item);
         } finally {
           req.raw.off('close', onClose);
+        }
+      },
+    );
+
+    app.post(
+      '/upload-from-url',
+      {
+        schema: {
+          tags: ['Media'],
+          summary: 'Import a media file from a public http(s) URL; the type is sniffed from the bytes',
+          description:
+            'The service downloads the file itself. Only public addresses are reached (checked after DNS resolution and again at every redirect, at most 5); size caps and a time limit apply.',
+          body: UploadFromUrlBodySchema,
+          response: { 201: MediaItemSchema, ...ErrorResponses },
+        },
+      },
+      async (req, reply) => {
+        // The caller going away before the answer stops the download (the response closes unfinished).
+        const controller = new AbortController();
+        const onClose = () => {
+          if (!reply.raw.writableFinished) controller.abort();
+        };
+        reply.raw.once('close', onClose);
+        try {
+          const item = await service.uploadFromUrl(req.auth.organizationId, req.body.url, controller.signal);
+          return await reply.status(201).send(item);
+        } finally {
+          reply.raw.off('close', onClose);
         }
       },
     );
@@ -105,6 +133,11 @@ export function mediaFilesRoutes(service: MediaService): FastifyPluginAsyncZod {
       const key = (req.params as { '*': string })['*'];
       const file = await service.openFile(key, (size) => parseRange(req.headers.range, size));
       if (!file) throw new AppError('NOT_FOUND', 'Media file not found');
+      if (file.redirect) {
+        // Cached for half the URL's lifetime, so a cached redirect still leads to a valid URL.
+        const maxAge = Math.floor(file.redirect.expiresInSeconds / 2);
+        return reply.header('cache-control', `private, max-age=${maxAge}`).redirect(file.redirect.url, 302);
+      }
       void reply.header('accept-ranges', 'bytes').header('cache-control', 'public, max-age=31536000, immutable').header('x-content-type-options', 'nosniff');
       if ('unsatisfiable' in file) {
         return reply.status(416).header('content-range', `bytes */${file.size}`).send();

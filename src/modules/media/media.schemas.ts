@@ -15,7 +15,10 @@ export const MediaItemSchema = z
     size: z.number().int(),
     width: z.number().int().nullable(),
     height: z.number().int().nullable(),
-    duration: z.number().nullable(),
+    duration: z.number().nullable().describe('seconds (videos)'),
+    // Not in API.md §4 (an extension, like the webhook routes): what a client needs to know
+    // whether a platform will play the video without downloading it.
+    codecs: z.string().nullable().describe('videos: RFC 6381 codecs of the tracks, comma-separated, e.g. `avc1.64001f,mp4a.40.2`'),
   })
   .meta({ id: 'MediaItem' });
 
@@ -34,6 +37,12 @@ export const MediaPageSchema = z.object({
 });
 
 export const MediaParamsSchema = z.object({ id: z.string() });
+
+export const UploadFromUrlBodySchema = z.object({
+  url: z.string().min(1).max(8192).describe('a public http(s) URL of an image or video; the type is sniffed from the bytes, no extension needed'),
+});
+
+export type UploadFromUrlBody = z.infer<typeof UploadFromUrlBodySchema>;
 
 /** Sniffed type → media type and stored extension. Anything else is refused. */
 export const ALLOWED_MEDIA: Record<string, { type: 'image' | 'video'; ext: string }> = {

@@ -4,7 +4,9 @@ import { imageSize } from 'image-size';
 import { AppError, notFound } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { isUuid } from '../../lib/ids.js';
+import { fileNameOf, RemoteFetchError, type RemoteFetcher } from '../../media/remote-fetch.js';
 import { isMediaKey, type ByteRange, type MediaStorage } from '../../media/storage.js';
+import { ContainerError, readVideoMetadata, type VideoMetadata } from '../../media/video-metadata.js';
 import type { MediaRepository, MediaRow } from './media.repository.js';
 import { ALLOWED_MEDIA, MEDIA_PAGE_SIZE, type MediaItem } from './media.schemas.js';
 
@@ -19,7 +21,42 @@ export interface UploadInput {
   signal?: AbortSignal;
 }
 
-const fileField = (message: string) => new AppError('VALIDATION_FAILED', `file: ${message}`, { fields: [{ path: 'file', message }] });
+/** What `store` reads: the bytes and how to name the request field they came from in errors. */
+interface StoreInput {
+  stream: AsyncIterable<Buffer>;
+  filename: string | null;
+  /** the request field errors name: `file` (multipart) or `url` (fetched) */
+  field: 'file' | 'url';
+  /** the size the source announced, if any: refused as soon as the type's cap is known */
+  declaredSize?: number;
+  /** true when the source cut the file short at the largest cap (multipart parser) */
+  truncated?: () => boolean;
+  /** turns a failure of reading the source into the client-facing error */
+  readError: (err: unknown) => AppError;
+  signal?: AbortSignal;
+}
+
+const fieldError = (field: string, message: string) => new AppError('VALIDATION_FAILED', `${field}: ${message}`, { fields: [{ path: field, message }] });
+
+/** A failed remote fetch as the error of the `url` field (413 for sizes, 400 otherwise). */
+function urlError(err: unknown): AppError {
+  if (err instanceof AppError) return err;
+  if (err instanceof RemoteFetchError) {
+    if (err.kind === 'too_large') return new AppError('PAYLOAD_TOO_LARGE', `url: ${err.message}`);
+    return fieldError('url', err.message);
+  }
+  return fieldError('url', `the download failed (${err instanceof Error ? err.message : String(err)})`);
+}
+
+/** The container's metadata of a stored video; `ContainerError` becomes a 400 on the source field. */
+async function readStoredVideo(storage: MediaStorage, key: string, fileField: (message: string) => AppError): Promise<VideoMetadata> {
+  try {
+    return await readVideoMetadata(storage, key);
+  } catch (e) {
+    if (e instanceof ContainerError) throw fileField(`not a playable MP4/MOV: ${e.message}`);
+    throw e;
+  }
+}
 
 export function toMediaItem(row: MediaRow): MediaItem {
   return {
@@ -35,6 +72,7 @@ export function toMediaItem(row: MediaRow): MediaItem {
     width: row.width,
     height: row.height,
     duration: row.duration,
+    codecs: row.codecs,
   };
 }
 
@@ -45,90 +83,140 @@ export function createMediaService(deps: {
   clock: Clock;
   publicUrl: string;
   limits: { maxImageBytes: number; maxVideoBytes: number };
+  /** opens `upload-from-url` sources (SSRF-guarded, bounded in size and time) */
+  remote: RemoteFetcher;
 }) {
-  const { media, storage, clock, publicUrl, limits } = deps;
+  const { media, storage, clock, publicUrl, limits, remote } = deps;
+
+  /**
+   * The one upload pipeline, whatever the source: sniff the type from the first bytes, apply the
+   * type's cap while streaming to storage, read image dimensions, insert the row. On any failure
+   * nothing is left behind (storage removes its temp file; the stored file goes if the insert fails).
+   */
+  async function store(organizationId: string, input: StoreInput): Promise<MediaItem> {
+    const fileField = (message: string) => fieldError(input.field, message);
+    const source = input.stream[Symbol.asyncIterator]();
+    // A source that breaks while being read is the client's (or the remote's) fault.
+    const iterator = {
+      next: () =>
+        source.next().catch((err: unknown) => {
+          throw input.readError(err);
+        }),
+    };
+    const chunks: Buffer[] = [];
+    let headLength = 0;
+    let ended = false;
+    while (headLength < HEAD_BYTES) {
+      const next = await iterator.next();
+      if (next.done) {
+        ended = true;
+        break;
+      }
+      chunks.push(next.value);
+      headLength += next.value.length;
+    }
+    const head = Buffer.concat(chunks);
+    if (head.length === 0) throw fileField('the file is empty');
+    const sniffed = await fileTypeFromBuffer(head);
+    const allowed = sniffed ? ALLOWED_MEDIA[sniffed.mime] : undefined;
+    if (!sniffed || !allowed) {
+      throw fileField(`unsupported file type${sniffed ? ` (${sniffed.mime})` : ''}; allowed: ${Object.keys(ALLOWED_MEDIA).join(', ')}`);
+    }
+    const cap = allowed.type === 'image' ? limits.maxImageBytes : limits.maxVideoBytes;
+    const tooLarge = () => new AppError('PAYLOAD_TOO_LARGE', `${input.field}: ${allowed.type}s may be at most ${cap} bytes`);
+    if (head.length > cap || (input.declaredSize !== undefined && input.declaredSize > cap)) throw tooLarge();
+
+    let width: number | null = null;
+    let height: number | null = null;
+    if (allowed.type === 'image') {
+      try {
+        const dims = imageSize(head);
+        width = dims.width;
+        height = dims.height;
+      } catch {
+        // dimensions beyond the first bytes: unknown
+      }
+    }
+
+    async function* body(): AsyncGenerator<Buffer> {
+      let size = head.length;
+      yield head;
+      if (ended) return;
+      for (;;) {
+        const next = await iterator.next();
+        if (next.done) break;
+        size += next.value.length;
+        if (size > cap) throw tooLarge();
+        yield next.value;
+      }
+      if (input.truncated?.()) throw tooLarge();
+    }
+
+    const now = new Date(clock.now());
+    const key = storage.newKey(allowed.ext, now);
+    const { size } = await storage.put(key, Readable.from(body()), { signal: input.signal });
+    try {
+      // Videos: duration, display size and codecs from the stored container (ranged reads of the
+      // box headers, `ftyp` and `moov` only); one that cannot be parsed is refused and removed.
+      const video = allowed.type === 'video' ? await readStoredVideo(storage, key, fileField) : undefined;
+      const name = key.split('/').pop()!;
+      const row = await media.insertMedia({
+        organizationId,
+        name,
+        originalName: input.filename || null,
+        path: storage.publicUrl(key) ?? `${publicUrl}/media/${key}`,
+        storageKey: key,
+        type: allowed.type,
+        mimeType: sniffed.mime,
+        size,
+        width: video ? video.width : width,
+        height: video ? video.height : height,
+        duration: video?.duration ?? null,
+        codecs: video?.codecs ?? null,
+        createdAt: now,
+      });
+      return toMediaItem(row);
+    } catch (e) {
+      await storage.delete(key).catch(() => undefined);
+      throw e;
+    }
+  }
+
   return {
     async upload(organizationId: string, input: UploadInput): Promise<MediaItem> {
-      const source = input.stream[Symbol.asyncIterator]();
-      // A broken or aborted request body (the multipart parser's errors) is the client's fault.
-      const iterator = {
-        next: () =>
-          source.next().catch((err: unknown) => {
-            throw err instanceof AppError ? err : new AppError('BAD_REQUEST', `file: the upload ended before the file was complete (${err instanceof Error ? err.message : String(err)})`);
-          }),
-      };
-      const chunks: Buffer[] = [];
-      let headLength = 0;
-      let ended = false;
-      while (headLength < HEAD_BYTES) {
-        const next = await iterator.next();
-        if (next.done) {
-          ended = true;
-          break;
-        }
-        chunks.push(next.value);
-        headLength += next.value.length;
-      }
-      const head = Buffer.concat(chunks);
-      if (head.length === 0) throw fileField('the file is empty');
-      const sniffed = await fileTypeFromBuffer(head);
-      const allowed = sniffed ? ALLOWED_MEDIA[sniffed.mime] : undefined;
-      if (!sniffed || !allowed) {
-        throw fileField(`unsupported file type${sniffed ? ` (${sniffed.mime})` : ''}; allowed: ${Object.keys(ALLOWED_MEDIA).join(', ')}`);
-      }
-      const cap = allowed.type === 'image' ? limits.maxImageBytes : limits.maxVideoBytes;
-      const tooLarge = () => new AppError('PAYLOAD_TOO_LARGE', `file: ${allowed.type}s may be at most ${cap} bytes`);
-      if (head.length > cap) throw tooLarge();
+      return store(organizationId, {
+        stream: input.stream,
+        filename: input.filename,
+        field: 'file',
+        truncated: input.truncated,
+        signal: input.signal,
+        // A broken or aborted request body (the multipart parser's errors) is the client's fault.
+        readError: (err) =>
+          err instanceof AppError ? err : new AppError('BAD_REQUEST', `file: the upload ended before the file was complete (${err instanceof Error ? err.message : String(err)})`),
+      });
+    },
 
-      let width: number | null = null;
-      let height: number | null = null;
-      if (allowed.type === 'image') {
-        try {
-          const dims = imageSize(head);
-          width = dims.width;
-          height = dims.height;
-        } catch {
-          // dimensions beyond the first bytes: unknown
-        }
-      }
-
-      async function* body(): AsyncGenerator<Buffer> {
-        let size = head.length;
-        yield head;
-        if (ended) return;
-        for (;;) {
-          const next = await iterator.next();
-          if (next.done) break;
-          size += next.value.length;
-          if (size > cap) throw tooLarge();
-          yield next.value;
-        }
-        if (input.truncated?.()) throw tooLarge();
-      }
-
-      const now = new Date(clock.now());
-      const key = storage.newKey(allowed.ext, now);
-      const { size } = await storage.put(key, Readable.from(body()), { signal: input.signal });
+    /**
+     * `POST /upload-from-url`: fetches `url` (public http(s) only, redirects re-checked, bounded
+     * size and time) into the same pipeline as `upload`. `signal` (the caller went away) stops the
+     * download and leaves nothing behind.
+     */
+    async uploadFromUrl(organizationId: string, url: string, signal?: AbortSignal): Promise<MediaItem> {
+      const file = await remote.open(url, { maxBytes: Math.max(limits.maxImageBytes, limits.maxVideoBytes), signal }).catch((err: unknown) => {
+        throw urlError(err);
+      });
       try {
-        const name = key.split('/').pop()!;
-        const row = await media.insertMedia({
-          organizationId,
-          name,
-          originalName: input.filename || null,
-          path: `${publicUrl}/media/${key}`,
-          storageKey: key,
-          type: allowed.type,
-          mimeType: sniffed.mime,
-          size,
-          width,
-          height,
-          duration: null,
-          createdAt: now,
+        return await store(organizationId, {
+          stream: file.body,
+          filename: fileNameOf(file.url),
+          field: 'url',
+          declaredSize: file.contentLength,
+          readError: urlError,
+          signal,
         });
-        return toMediaItem(row);
-      } catch (e) {
-        await storage.delete(key).catch(() => undefined);
-        throw e;
+      } finally {
+        // Whatever was not read (a refused type, a cap crossed) is dropped with its connection.
+        file.cancel();
       }
     },
 
@@ -153,9 +241,16 @@ export function createMediaService(deps: {
       return toMediaItem(deleted);
     },
 
-    /** A stored file for `GET /media/*`: undefined when the key is not one of ours. */
+    /**
+     * A stored file for `GET /media/*`: undefined when the key is not one of ours; a redirect to a
+     * short-lived URL when the storage offers them (private S3 bucket: the bytes skip this process).
+     */
     async openFile(key: string, range?: (size: number) => ByteRange | 'unsatisfiable' | undefined) {
       if (!isMediaKey(key)) return undefined;
+      if (storage.signedUrl) {
+        if (!(await media.findByStorageKey(key))) return undefined;
+        return { redirect: await storage.signedUrl(key) };
+      }
       const stat = await storage.stat(key);
       if (!stat) return undefined;
       const row = await media.findByStorageKey(key);

@@ -1,5 +1,6 @@
 import { htmlToText } from '../../platforms/common/html.js';
-import type { PlatformAdapter, PostDraft, ValidationIssue } from '../../platforms/platform.js';
+import { breaksDimensions, canFit, imageTargetOf } from '../../media/image-fit.js';
+import type { MediaKindRule, PlatformAdapter, PostDraft, ValidationIssue } from '../../platforms/platform.js';
 import { countText } from '../../platforms/text-length.js';
 
 /** A stored media item as validation sees it. */
@@ -113,15 +114,42 @@ function mediaIssues(adapter: PlatformAdapter, media: DraftMedia[], index: numbe
     const at = `${path}.${j}`;
     if (!rule.mimeTypes.includes(item.mimeType)) {
       issues.push({ path: at, code: 'media_type', message: `${name} does not take ${item.mimeType}; it takes ${rule.mimeTypes.join(', ')}` });
+      return;
     }
-    if (rule.maxBytes !== undefined && item.size > rule.maxBytes) {
+    // A still picture beyond the platform's size or dimension limits is re-encoded at publish time.
+    const target = imageTargetOf(rule);
+    const fittable = item.type === 'image' && canFit(item, target);
+    if (rule.maxBytes !== undefined && item.size > rule.maxBytes && !fittable) {
       issues.push({ path: at, code: 'media_too_large', message: `${name} takes ${item.type}s up to ${formatBytes(rule.maxBytes)}; this one is ${formatBytes(item.size)}` });
+    }
+    if (item.type === 'image' && !fittable && breaksDimensions(item, target)) {
+      issues.push({ path: at, code: 'media_dimensions', message: `${name} takes pictures ${describeDimensions(rule)}; this one is ${item.width}×${item.height}` });
+    }
+    const ratio = rule.aspectRatio;
+    if (ratio && item.width && item.height) {
+      const r = item.width / item.height;
+      if (r < ratio.min - 0.005 || r > ratio.max + 0.005) {
+        issues.push({
+          path: at,
+          code: 'media_aspect_ratio',
+          message: `${name} takes ${item.type}s with a width ÷ height between ${ratio.min.toFixed(2)} and ${ratio.max.toFixed(2)}; this one is ${r.toFixed(2)} (${item.width}×${item.height}): crop it`,
+        });
+      }
     }
     if (rule.maxDurationSeconds !== undefined && item.duration != null && item.duration > rule.maxDurationSeconds) {
       issues.push({ path: at, code: 'video_too_long', message: `${name} takes videos up to ${rule.maxDurationSeconds} s; this one lasts ${item.duration} s` });
     }
   });
   return issues;
+}
+
+function describeDimensions(rule: MediaKindRule): string {
+  const parts: string[] = [];
+  if (rule.minWidth !== undefined) parts.push(`at least ${rule.minWidth} px wide`);
+  if (rule.maxWidth !== undefined) parts.push(`at most ${rule.maxWidth} px wide`);
+  if (rule.maxHeight !== undefined) parts.push(`at most ${rule.maxHeight} px high`);
+  if (rule.maxPixels !== undefined) parts.push(`of at most ${rule.maxPixels} pixels`);
+  return parts.join(', ');
 }
 
 function withoutType(settings: Record<string, unknown>): Record<string, unknown> {

@@ -119,9 +119,33 @@ describe('validatePostForPlatform', () => {
       expect(codesAt(validate('bluesky', draft([{ content: 'x', media: [img({ mimeType: 'image/gif' })] }])), 'value.0.image.0')).toEqual(['media_type']);
     });
 
-    it('size: X images up to 5 MiB', () => {
+    it('size: X images up to 5 MiB; larger still pictures pass (re-encoded at publish), larger GIFs do not', () => {
       expect(validate('x', draft([{ content: 'x', media: [img({ size: 5 * MiB })] }], X_SETTINGS))).toEqual([]);
-      expect(codesAt(validate('x', draft([{ content: 'x', media: [img({ size: 5 * MiB + 1 })] }], X_SETTINGS)), 'value.0.image.0')).toEqual(['media_too_large']);
+      expect(validate('x', draft([{ content: 'x', media: [img({ size: 9 * MiB })] }], X_SETTINGS))).toEqual([]);
+      const gif = img({ mimeType: 'image/gif', size: 5 * MiB + 1 });
+      expect(codesAt(validate('x', draft([{ content: 'x', media: [gif] }], X_SETTINGS)), 'value.0.image.0')).toEqual(['media_too_large']);
+    });
+
+    it('size: videos over the limit are refused (never re-encoded)', () => {
+      expect(codesAt(validate('bluesky', draft([{ content: 'x', media: [vid({ size: 100 * MiB + 1 })] }])), 'value.0.image.0')).toEqual(['media_too_large']);
+    });
+
+    it('Instagram: PNG and WebP pass (converted to JPEG), any width passes, the aspect ratio must be 4:5 to 1.91:1', () => {
+      const ig = (m: DraftMedia) => codesAt(validate('instagram', draft([{ content: 'x', media: [m] }], { __type: 'instagram', post_type: 'post' })), 'value.0.image.0');
+      expect(ig(img({ mimeType: 'image/png', width: 4000, height: 4000 }))).toEqual([]);
+      expect(ig(img({ mimeType: 'image/webp', width: 200, height: 200 }))).toEqual([]);
+      expect(ig(img({ width: 1080, height: 1350 }))).toEqual([]);
+      expect(ig(img({ width: 1910, height: 1000 }))).toEqual([]);
+      expect(ig(img({ width: 1000, height: 1300 }))).toEqual(['media_aspect_ratio']);
+      expect(ig(img({ width: 2000, height: 1000 }))).toEqual(['media_aspect_ratio']);
+      expect(ig(img({ mimeType: 'image/gif' }))).toEqual(['media_type']);
+    });
+
+    it('dimensions: a GIF beyond a pixel limit is refused (GIFs are not re-encoded); a JPEG passes', () => {
+      const big = { width: 8000, height: 6000 };
+      expect(codesAt(validate('linkedin', draft([{ content: 'x', media: [img({ mimeType: 'image/gif', ...big })] }])), 'value.0.image.0')).toEqual(['media_dimensions']);
+      expect(codesAt(validate('linkedin', draft([{ content: 'x', media: [img(big)] }])), 'value.0.image.0')).toEqual([]);
+      expect(codesAt(validate('linkedin', draft([{ content: 'x', media: [img({ mimeType: 'image/webp' })] }])), 'value.0.image.0')).toEqual([]);
     });
 
     it('duration: X videos up to 140 s; unknown duration passes', () => {

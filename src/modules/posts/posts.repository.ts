@@ -5,8 +5,8 @@ import { isUuid } from '../../lib/ids.js';
 
 export type PostRow = typeof posts.$inferSelect;
 export type NewPostRow = typeof posts.$inferInsert;
-export type MediaRow = typeof media.$inferSelect;
 export type { IntegrationRow } from '../integrations/integrations.repository.js';
+export type { MediaRow } from '../media/media.repository.js';
 
 /** Most root posts one `GET /posts` answers; a wider window is refused, never cut silently. */
 export const LIST_LIMIT = 5000;

@@ -28,14 +28,23 @@ export const InstagramSettingsSchema = z.object({
 
 /**
  * Media rules of both Instagram flavours: at least one item, a carousel of up to 10, reels up to
- * 15 minutes. Instagram itself takes JPEG pictures only; PNG and WebP are accepted here because
- * the publisher re-encodes them to JPEG (the user should not have to). Stories take one item,
+ * 15 minutes. Instagram itself takes JPEG pictures 320–1440 px wide only; PNG and WebP, and
+ * pictures of other widths, are accepted here because the publisher re-encodes them (the user
+ * should not have to). The aspect ratio (4:5 to 1.91:1) cannot be fixed without cropping. Stories take one item,
  * which `validate` checks.
  */
 export const INSTAGRAM_MEDIA: MediaRules = {
   minItems: 1,
   maxItems: 10,
-  image: { maxCount: 10, mimeTypes: STILL_IMAGE_TYPES, maxBytes: 8 * MiB },
+  image: {
+    maxCount: 10,
+    mimeTypes: STILL_IMAGE_TYPES,
+    platformTypes: ['image/jpeg'],
+    maxBytes: 8 * MiB,
+    minWidth: 320,
+    maxWidth: 1440,
+    aspectRatio: { min: 4 / 5, max: 1.91 },
+  },
   video: { maxCount: 10, mimeTypes: VIDEO_TYPES, maxBytes: 300 * MiB, maxDurationSeconds: 15 * 60 },
   mixed: true,
   // Comments are text only.

@@ -66,8 +66,11 @@ export const linkedinCommentUrl = (postUrn: string, commentUrn: string) => `${li
 export interface LinkedinRest {
   get<T>(pathAndQuery: string, extraHeaders?: Record<string, string>): Promise<T>;
   post(pathAndQuery: string, body: unknown): Promise<PlatformResponse>;
-  /** PUTs bytes to an upload URL LinkedIn handed out (with the bearer token when `auth`). */
-  upload(url: string, bytes: Buffer, auth: boolean): Promise<PlatformResponse>;
+  /**
+   * PUTs bytes to an upload URL LinkedIn handed out (with the bearer token when `auth`). A Blob
+   * (the stored file, or a slice of it) is streamed from disk, never read whole.
+   */
+  upload(url: string, bytes: Blob | Buffer, auth: boolean): Promise<PlatformResponse>;
 }
 
 export function linkedinRest(ctx: Pick<Ctx, 'http' | 'clock'>, accessToken: string, canRefresh: boolean): LinkedinRest {
@@ -85,7 +88,7 @@ export function linkedinRest(ctx: Pick<Ctx, 'http' | 'clock'>, accessToken: stri
     async post(pathAndQuery: string, body: unknown) {
       return check(await ctx.http.request({ method: 'POST', url: `${LINKEDIN_API}${pathAndQuery}`, headers: { ...headers, 'content-type': 'application/json' }, body }));
     },
-    async upload(url: string, bytes: Buffer, auth: boolean) {
+    async upload(url: string, bytes: Blob | Buffer, auth: boolean) {
       const h: Record<string, string> = { 'content-type': 'application/octet-stream', ...(auth ? { authorization: headers.authorization } : {}) };
       return check(await ctx.http.request({ method: 'PUT', url, headers: h, body: bytes, timeoutMs: 300_000 }));
     },
@@ -208,11 +211,12 @@ function restliId(res: PlatformResponse, what: string): string {
   return /^urn%3a/i.test(raw) ? decodeURIComponent(raw) : raw;
 }
 
-async function readBytes(blob: Blob, from?: number, to?: number): Promise<Buffer> {
-  return Buffer.from(await (from === undefined ? blob : blob.slice(from, to)).arrayBuffer());
+/** The whole file in memory: only for the carousel, whose pictures are drawn into one PDF. */
+async function readBytes(blob: Blob): Promise<Buffer> {
+  return Buffer.from(await blob.arrayBuffer());
 }
 
-async function uploadImage(api: LinkedinRest, owner: string, bytes: Buffer): Promise<string> {
+async function uploadImage(api: LinkedinRest, owner: string, bytes: Blob): Promise<string> {
   const init = await api.post('/rest/images?action=initializeUpload', { initializeUploadRequest: { owner } });
   const value = (init.body as { value?: { uploadUrl?: string; image?: string } } | null)?.value;
   if (!value?.uploadUrl || !value.image) throw new PlatformError('transient', 'LinkedIn gave no image upload URL');
@@ -228,7 +232,7 @@ async function uploadDocument(api: LinkedinRest, owner: string, bytes: Buffer): 
   return value.document;
 }
 
-/** Uploads a video in the parts LinkedIn asks for (about 4 MB each, read one at a time) and finalises it. */
+/** Uploads a video in the parts LinkedIn asks for (about 4 MB each, each a slice of the file streamed from disk) and finalises it. */
 async function uploadVideo(api: LinkedinRest, owner: string, blob: Blob): Promise<string> {
   const init = await api.post('/rest/videos?action=initializeUpload', {
     initializeUploadRequest: { owner, fileSizeBytes: blob.size, uploadCaptions: false, uploadThumbnail: false },
@@ -237,7 +241,7 @@ async function uploadVideo(api: LinkedinRest, owner: string, blob: Blob): Promis
   if (!value?.video || !value.uploadInstructions?.length) throw new PlatformError('transient', 'LinkedIn gave no video upload instructions');
   const etags: string[] = [];
   for (const part of value.uploadInstructions) {
-    const res = await api.upload(part.uploadUrl, await readBytes(blob, part.firstByte, part.lastByte + 1), false);
+    const res = await api.upload(part.uploadUrl, blob.slice(part.firstByte, part.lastByte + 1), false);
     const etag = res.headers.etag;
     if (!etag) throw new PlatformError('transient', 'LinkedIn acknowledged a video part without an ETag');
     etags.push(etag);
@@ -348,7 +352,7 @@ export function linkedinPublishing() {
       } else if (images.length > 0) {
         const uploaded: { id: string; altText?: string }[] = [];
         for (const m of images) {
-          const id = await uploadImage(api, c.authorUrn, await readBytes(await ctx.openMedia(m)));
+          const id = await uploadImage(api, c.authorUrn, await ctx.openMedia(m));
           uploaded.push(m.alt ? { id, altText: m.alt.slice(0, 4086) } : { id });
         }
         body.content = uploaded.length === 1 ? { media: uploaded[0]! } : { multiImage: { images: uploaded } };

@@ -75,14 +75,17 @@ export interface LinkedinAssetRecord {
   owner: string;
   status: 'WAITING_UPLOAD' | 'PROCESSING' | 'AVAILABLE' | 'PROCESSING_FAILED';
   key: string;
+  /** the bytes received (a video's parts joined in order) */
   sha256?: string;
   size?: number;
+  /** the Content-Type they were PUT with (a video: its first part's) */
+  mimeType?: string;
   /** documents: pages found in the PDF */
   pages?: number;
   /** videos */
   fileSizeBytes?: number;
   uploadToken?: string;
-  parts?: { firstByte: number; lastByte: number; data?: Buffer; etag?: string }[];
+  parts?: { firstByte: number; lastByte: number; data?: Buffer; etag?: string; mimeType?: string }[];
   pollsLeft?: number;
   processingFailureReason?: string;
 }
@@ -446,6 +449,7 @@ export async function startLinkedinSimulator(opts: LinkedinSimulatorOptions = {}
         const whole = Buffer.concat(parts.map((p) => p.data!));
         asset.sha256 = sha256(whole);
         asset.size = whole.length;
+        asset.mimeType = parts[0]?.mimeType;
         asset.status = 'PROCESSING';
         asset.pollsLeft = opts.videoPollsUntilAvailable ?? 1;
         for (const p of parts) delete p.data;
@@ -482,6 +486,7 @@ export async function startLinkedinSimulator(opts: LinkedinSimulatorOptions = {}
         if (!part) return reply.status(404).send();
         if (body.length !== part.lastByte - part.firstByte + 1) return reply.status(400).send({ message: `Expected ${part.lastByte - part.firstByte + 1} bytes, got ${body.length}` });
         part.data = body;
+        part.mimeType = req.headers['content-type'] ?? 'application/octet-stream';
         part.etag = `/ambry-video/signedId/${asset.key}/${req.params.part}/${sha256(body).slice(0, 16)}`;
         return reply.status(200).header('etag', part.etag).send();
       }
@@ -490,6 +495,7 @@ export async function startLinkedinSimulator(opts: LinkedinSimulatorOptions = {}
       if (body.length === 0) return reply.status(400).send({ message: 'Empty upload' });
       asset.sha256 = sha256(body);
       asset.size = body.length;
+      asset.mimeType = req.headers['content-type'] ?? 'application/octet-stream';
       if (asset.kind === 'document') {
         if (body.subarray(0, 5).toString('latin1') !== '%PDF-') {
           asset.status = 'PROCESSING_FAILED';

@@ -184,6 +184,34 @@ describe('linkedin specifics', () => {
     });
   });
 
+  it('streams pictures and video parts from the stored Blob, never reading the file whole', async () => {
+    /** A stored file that fails any attempt to read it whole; its slices are guarded the same way. */
+    class StreamOnlyBlob extends Blob {
+      override arrayBuffer(): Promise<ArrayBuffer> {
+        return Promise.reject(new Error('the stored file was read whole'));
+      }
+      override text(): Promise<string> {
+        return Promise.reject(new Error('the stored file was read whole'));
+      }
+      override slice(start?: number, end?: number, type?: string): Blob {
+        return new StreamOnlyBlob([super.slice(start, end)], { type: type ?? this.type });
+      }
+    }
+    await withLinkedin({ videoPartSize: 4, videoPollsUntilAvailable: 0 }, async (sim, ctx) => {
+      const account = await connect(sim, ctx);
+      const pictures = [PNG(21), PNG(22)];
+      pictures.forEach((b, i) => ctx.media.set(`s${i}`, new StreamOnlyBlob([b], { type: 'image/png' })));
+      const shown = published(await post(adapter, ctx, account, '<p>streamed pictures</p>', { media: [image('s0'), image('s1')] }));
+      expect(sim.posts.find((p) => p.urn === shown.id)!.mediaSha256).toEqual(pictures.map(sha));
+
+      const bytes = Buffer.from('abcdefghijk'); // three parts: 4 + 4 + 3 bytes, each a slice of the file
+      ctx.media.set('sv', new StreamOnlyBlob([bytes], { type: 'video/mp4' }));
+      const first = await post(adapter, ctx, account, '<p>streamed video</p>', { media: [video('sv', bytes.length)] });
+      const done = first.status === 'pending' ? await adapter.checkPublish!(first.token, { ...ctx, credentials: account.credentials }) : first;
+      expect(sim.lookup(published(done).id)).toEqual({ text: 'streamed video', mediaSha256: [sha(bytes)] });
+    });
+  });
+
   it('a video LinkedIn cannot process is rejected with its reason', async () => {
     await withLinkedin({ videoPollsUntilAvailable: 5 }, async (sim, ctx) => {
       const account = await connect(sim, ctx);

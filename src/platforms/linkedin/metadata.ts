@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MiB } from '../common/schemas.js';
+import { IMAGE_TYPES, MiB } from '../common/schemas.js';
 import type { MediaRules, PlatformMetadata } from '../platform.js';
 
 /**
@@ -15,7 +15,7 @@ export const LinkedinSettingsSchema = z.object({
 export const LINKEDIN_MEDIA: MediaRules = {
   minItems: 0,
   maxItems: 20,
-  image: { maxCount: 20, mimeTypes: ['image/jpeg', 'image/png', 'image/gif'], maxBytes: 5 * MiB },
+  image: { maxCount: 20, mimeTypes: IMAGE_TYPES, platformTypes: ['image/jpeg', 'image/png', 'image/gif'], maxBytes: 5 * MiB, maxPixels: 36_152_319 },
   video: { maxCount: 1, mimeTypes: ['video/mp4'], maxBytes: 500 * MiB, maxDurationSeconds: 30 * 60 },
   mixed: false,
   // Comments are text only.

@@ -54,10 +54,14 @@ export interface SimMedia {
   assetId: string;
   key: string;
   userId: string;
+  /** the type asked for in the lease */
   mimetype: string;
   filepath: string;
+  /** the bytes the bucket received */
   sha256?: string;
   size?: number;
+  /** the type the bucket stored them as: the form's `content-type` field (S3 ignores the part's own) */
+  mimeType?: string;
 }
 
 export interface SimSubmission {
@@ -388,6 +392,7 @@ export async function startRedditSimulator(): Promise<RedditSimulator> {
       }
       m.sha256 = file.sha256;
       m.size = file.size;
+      m.mimeType = fields['content-type'] ?? 'binary/octet-stream';
       const location = `${S3_ORIGIN}/${encodeURIComponent(m.key)}`;
       return reply
         .status(201)

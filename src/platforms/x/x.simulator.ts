@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import twitterText from 'twitter-text';
-import { startSimulator, type InjectedKind, type Simulator } from '../../../test/simulators/harness.js';
+import { startSimulator, type InjectedKind, type ReceivedMedia, type Simulator } from '../../../test/simulators/harness.js';
 
 /**
  * A simulator of the X API v2 as this adapter uses it, on one origin that stands for both
@@ -54,15 +54,16 @@ export interface XTweetRecord {
   metrics: { impression_count: number; like_count: number; retweet_count: number; reply_count: number; quote_count: number; bookmark_count: number };
 }
 
-interface MediaRecord {
+/** An uploaded media; `sha256`, `size` and `mimeType` describe the bytes received once they are complete. */
+export interface MediaRecord extends Partial<ReceivedMedia> {
   id: string;
   key: string;
   userId: string;
   category: string;
+  /** `media_type` of initialize; the file part's type for a one-shot upload */
   mediaType: string;
   totalBytes: number;
   segments: Map<number, Buffer>;
-  sha256?: string;
   state: 'uploading' | 'pending' | 'in_progress' | 'succeeded' | 'failed';
   pollsLeft: number;
   used: boolean;
@@ -109,15 +110,18 @@ const invalidRequest = (reply: FastifyReply, message: string, parameters: Record
 
 const unauthorized = (reply: FastifyReply) => problem(reply, 401, 'Unauthorized', 'Unauthorized');
 
-/** Multipart fields and files, keeping the bytes (chunks are reassembled at finalize). */
-async function readParts(req: FastifyRequest): Promise<{ fields: Record<string, string>; files: Record<string, Buffer> }> {
+/** Multipart fields and files, keeping the bytes (chunks are reassembled at finalize) and each file's type. */
+async function readParts(req: FastifyRequest): Promise<{ fields: Record<string, string>; files: Record<string, Buffer>; types: Record<string, string> }> {
   const fields: Record<string, string> = {};
   const files: Record<string, Buffer> = {};
+  const types: Record<string, string> = {};
   for await (const part of req.parts()) {
-    if (part.type === 'file') files[part.fieldname] = await part.toBuffer();
-    else fields[part.fieldname] = String(part.value);
+    if (part.type === 'file') {
+      files[part.fieldname] = await part.toBuffer();
+      types[part.fieldname] = part.mimetype;
+    } else fields[part.fieldname] = String(part.value);
   }
-  return { fields, files };
+  return { fields, files, types };
 }
 
 export async function startXSimulator(options: XSimulatorOptions = {}): Promise<XSimulator> {
@@ -381,16 +385,17 @@ export async function startXSimulator(options: XSimulatorOptions = {}): Promise<
       const userId = authenticate(req, reply);
       if (!userId) return reply;
       if (!req.isMultipart()) return invalidRequest(reply, 'The media upload must be multipart/form-data', {});
-      const { fields, files } = await readParts(req);
+      const { fields, files, types } = await readParts(req);
       const bytes = files.media;
       if (!bytes || bytes.length === 0) return invalidRequest(reply, 'The `media` field is required', { media: [] });
       const category = fields.media_category ?? 'tweet_image';
       if (category !== 'tweet_image') return invalidRequest(reply, 'Only images can be uploaded in one request; use the chunked upload', { media_category: [category] });
       if (bytes.length > 5 * 1024 * 1024) return invalidRequest(reply, 'File size exceeds 5242880 bytes.', { media: [] });
-      const m = newMedia(userId, category, 'image', bytes.length);
-      m.sha256 = createHash('sha256').update(bytes).digest('hex');
+      const mimeType = types.media ?? 'application/octet-stream';
+      const m = newMedia(userId, category, mimeType, bytes.length);
+      Object.assign(m, { sha256: createHash('sha256').update(bytes).digest('hex'), size: bytes.length, mimeType });
       m.state = 'succeeded';
-      return { data: { id: m.id, media_key: m.key, size: m.totalBytes, expires_after_secs: 86_400, image: { image_type: 'image/png' } } };
+      return { data: { id: m.id, media_key: m.key, size: m.totalBytes, expires_after_secs: 86_400, image: { image_type: mimeType } } };
     });
 
     app.get('/2/media/upload', async (req: FastifyRequest<{ Querystring: Record<string, string> }>, reply) => {
@@ -440,7 +445,8 @@ export async function startXSimulator(options: XSimulatorOptions = {}): Promise<
       const ordered = [...m.segments.entries()].sort((a, b) => a[0] - b[0]).map(([, buf]) => buf);
       const bytes = Buffer.concat(ordered);
       if (bytes.length !== m.totalBytes) return invalidRequest(reply, `File size mismatch: expected ${m.totalBytes} bytes, got ${bytes.length}`, { total_bytes: [m.totalBytes] });
-      m.sha256 = createHash('sha256').update(bytes).digest('hex');
+      // Chunks carry no type of their own: the bytes are what initialize announced.
+      Object.assign(m, { sha256: createHash('sha256').update(bytes).digest('hex'), size: bytes.length, mimeType: m.mediaType });
       m.segments.clear();
       if (failProcessing) {
         failProcessing = false;

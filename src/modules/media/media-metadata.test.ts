@@ -1,0 +1,120 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp, call, expectError, type TestApp, type TestOrg } from '../../../test/helpers.js';
+
+/** The real files of test/fixtures/media (how they were made and what ffmpeg said: its README). */
+const fixture = (name: string) => readFileSync(new URL(`../../../test/fixtures/media/${name}`, import.meta.url));
+
+interface Item {
+  id: string;
+  path: string;
+  thumbnail: string | null;
+  type: string;
+  mimeType: string;
+  size: number;
+  width: number | null;
+  height: number | null;
+  duration: number | null;
+  codecs: string | null;
+}
+
+const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+const H264_AAC = 'avc1.64001f,mp4a.40.2';
+
+const BOUNDARY = '----tidings-metadata-boundary';
+function multipart(filename: string, data: Buffer) {
+  const payload = Buffer.concat([
+    Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: application/octet-stream\r\n\r\n`),
+    data,
+    Buffer.from(`\r\n--${BOUNDARY}--\r\n`),
+  ]);
+  return { payload, headers: { 'content-type': `multipart/form-data; boundary=${BOUNDARY}` } };
+}
+
+async function filesUnder(dir: string): Promise<string[]> {
+  try {
+    return (await readdir(dir, { recursive: true, withFileTypes: true })).filter((d) => d.isFile()).map((d) => join(d.parentPath, d.name));
+  } catch {
+    return [];
+  }
+}
+
+describe('media metadata from the real files', () => {
+  let t: TestApp;
+  let org: TestOrg;
+  let dataDir: string;
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'tidings-media-meta-'));
+    t = await buildTestApp({ env: { DATA_DIR: dataDir } });
+    org = await t.createOrg('Meta');
+  });
+  afterAll(async () => {
+    await t.close();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  const upload = (filename: string, data: Buffer) => call(t.app, org.apiKey, { method: 'POST', url: '/public/v1/upload', ...multipart(filename, data) });
+  const listAll = async () => {
+    const res = await call(t.app, org.apiKey, { method: 'GET', url: '/public/v1/media' });
+    expect(res.statusCode, res.body).toBe(200);
+    return res.json<{ media: Item[]; total: number }>();
+  };
+
+  it.each([
+    ['photo-64x48.jpg', 'image', 'image/jpeg', { width: 64, height: 48, duration: null, codecs: null }],
+    ['photo-48x64.png', 'image', 'image/png', { width: 48, height: 64, duration: null, codecs: null }],
+    ['still-32x24.gif', 'image', 'image/gif', { width: 32, height: 24, duration: null, codecs: null }],
+    ['photo-80x60.webp', 'image', 'image/webp', { width: 80, height: 60, duration: null, codecs: null }],
+    ['h264-aac-moov-end.mp4', 'video', 'video/mp4', { width: 160, height: 120, duration: 2, codecs: H264_AAC }],
+    ['h264-aac-faststart.mp4', 'video', 'video/mp4', { width: 160, height: 120, duration: 2, codecs: H264_AAC }],
+    ['h264-rotated-90.mp4', 'video', 'video/mp4', { width: 120, height: 160, duration: 2, codecs: H264_AAC }],
+    ['hevc-aac.mov', 'video', 'video/quicktime', { width: 192, height: 108, duration: 1.52, codecs: 'hvc1.1.6.L30.90,mp4a.40.2' }],
+  ] as const)('%s: %s %s with its size, dimensions, duration and codecs', async (name, type, mimeType, meta) => {
+    const data = fixture(name);
+    const res = await upload(name, data);
+    expect(res.statusCode, res.body).toBe(201);
+    const item = res.json<Item>();
+    expect(item).toMatchObject({ type, mimeType, size: data.length, thumbnail: null, ...meta });
+    // stored with the row, not only answered once
+    const listed = (await listAll()).media.find((m) => m.id === item.id);
+    expect(listed).toEqual(item);
+    const served = await t.app.inject({ method: 'GET', url: new URL(item.path).pathname });
+    expect(served.statusCode).toBe(200);
+    expect(sha(served.rawPayload)).toBe(sha(data));
+  });
+
+  describe('a video whose container cannot be parsed is refused, naming `file`, with nothing stored', () => {
+    const faststart = fixture('h264-aac-faststart.mp4');
+    const moovEnd = fixture('h264-aac-moov-end.mp4');
+    const ftyp = faststart.subarray(0, 32); // the fixtures' ftyp is 32 bytes (README)
+    const garbage = Buffer.alloc(4096);
+    for (let i = 0; i < garbage.length; i++) garbage[i] = (i * 131 + 7) % 251;
+    const zeroedMoov = Buffer.from(faststart);
+    zeroedMoov.fill(0, 40, 32 + 2386);
+    const cutTrack = Buffer.from(faststart.subarray(0, 32 + 300));
+    cutTrack.writeUInt32BE(300, 32);
+
+    it.each([
+      ['an ftyp followed by garbage', ftyp, garbage, /no valid box at offset 32/],
+      ['an ftyp and an mdat, no moov', ftyp, Buffer.concat([Buffer.from([0, 0, 0x10, 0x08]), Buffer.from('mdat'), Buffer.alloc(0x1000)]), /no 'moov' box/],
+      ['a moov-at-end file cut short', moovEnd.subarray(0, 32), moovEnd.subarray(32, moovEnd.length - 100), /the file is truncated: the 'moov' box at offset 21207/],
+      ['a faststart file cut inside its moov', faststart.subarray(0, 32), faststart.subarray(32, 2000), /the file is truncated: the 'moov' box at offset 32/],
+      ['a moov whose first track runs past it', cutTrack.subarray(0, 32), cutTrack.subarray(32), /the 'trak' box at offset 148 does not fit/],
+      ['a moov of zeros', zeroedMoov.subarray(0, 32), zeroedMoov.subarray(32), /the 'moov' box could not be parsed/],
+    ])('%s', async (_label, head, rest, reason) => {
+      const filesBefore = await filesUnder(join(dataDir, 'media'));
+      const totalBefore = (await listAll()).total;
+      const body = expectError(await upload('broken.mp4', Buffer.concat([head, rest])), 400, 'VALIDATION_FAILED');
+      expect(body.fields).toEqual([{ path: 'file', message: expect.stringMatching(/^not a playable MP4\/MOV: /) }]);
+      expect(body.message).toMatch(/^file: not a playable MP4\/MOV: /);
+      expect(body.message).toMatch(reason);
+      expect(await filesUnder(join(dataDir, 'media'))).toEqual(filesBefore);
+      expect((await listAll()).total).toBe(totalBefore);
+    });
+  });
+});

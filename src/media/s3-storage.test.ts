@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, call, expectError, expectIsolated, type TestApp, type TestOrg } from '../../test/helpers.js';
+import { postUpload, uploadMedia } from '../../test/media.js';
 import { startS3Simulator, type S3Simulator } from '../../test/simulators/s3.simulator.js';
 
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
@@ -11,24 +12,6 @@ const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
 /** A PNG with random bytes after its end (still sniffed as PNG), so every upload differs. */
 const pngWithTail = (extra: number) => Buffer.concat([PNG, randomBytes(extra)]);
-
-const BOUNDARY = '----tidings-s3-test';
-function multipartFile(data: Buffer, filename = 'photo.png') {
-  const payload = Buffer.concat([
-    Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: image/png\r\n\r\n`),
-    data,
-    Buffer.from(`\r\n--${BOUNDARY}--\r\n`),
-  ]);
-  return { payload, headers: { 'content-type': `multipart/form-data; boundary=${BOUNDARY}` } };
-}
-
-interface Item {
-  id: string;
-  name: string;
-  path: string;
-  mimeType: string;
-  size: number;
-}
 
 const KEY_RE = /\d{4}\/\d{2}\/[0-9a-f]{32}\.png$/;
 
@@ -57,11 +40,8 @@ describe('media library on S3-compatible storage', () => {
     ...extra,
   });
 
-  async function upload(t: TestApp, org: TestOrg, data: Buffer) {
-    const res = await call(t.app, org.apiKey, { method: 'POST', url: '/public/v1/upload', ...multipartFile(data) });
-    expect(res.statusCode, res.body).toBe(201);
-    return res.json<Item>();
-  }
+  /** Uploads as a browser would send a PNG: as `photo.png`, declared `image/png`. */
+  const upload = (t: TestApp, org: TestOrg, data: Buffer) => uploadMedia(t, org, data, 'photo.png', { type: 'image/png' });
 
   describe('private bucket (no S3_PUBLIC_URL): GET /media/<key> redirects to a presigned URL', () => {
     let t: TestApp;
@@ -137,7 +117,7 @@ describe('media library on S3-compatible storage', () => {
 
     it('keeps nothing in the bucket for a refused upload', async () => {
       const before = sim.keys('media');
-      const res = await call(t.app, acme.apiKey, { method: 'POST', url: '/public/v1/upload', ...multipartFile(pngWithTail(2 * 1024 * 1024)) });
+      const res = await postUpload(t, acme, pngWithTail(2 * 1024 * 1024), 'photo.png', { type: 'image/png' });
       expectError(res, 413, 'PAYLOAD_TOO_LARGE');
       expect(sim.keys('media')).toEqual(before);
       expect(sim.openUploads('media')).toBe(0);

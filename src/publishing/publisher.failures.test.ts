@@ -7,6 +7,7 @@ import { startTelegramSimulator, type TelegramSimulator } from '../platforms/tel
 import { startXSimulator, type XSimulator } from '../platforms/x/x.simulator.js';
 import { advanceTime, eventsOf, realtimeManualClock, waitFor } from '../../test/factories.js';
 import { buildTestApp, call, expectError, type TestApp, type TestOrg } from '../../test/helpers.js';
+import { X_APP } from '../../test/oauth-apps.js';
 import type { Simulator, SimulatorRequest } from '../../test/simulators/harness.js';
 import { PUBLISH_QUEUE } from './publish-queue.js';
 
@@ -19,7 +20,6 @@ import { PUBLISH_QUEUE } from './publish-queue.js';
 
 const PUBLIC_URL = 'https://tidings.example';
 const MASTODON = 'https://mastodon.example';
-const X_APP = { clientId: 'x-client-id', clientSecret: 'x-client-secret' };
 const MINUTE = 60_000;
 const X_SETTINGS = { who_can_reply_post: 'everyone' };
 

@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { BSKY_ENTRYWAY, BSKY_PDS, BSKY_VIDEO, startBlueskySimulator } from '../platforms/bluesky/bluesky.simulator.js';
 import { createChannel, realtimeManualClock, waitFor } from '../../test/factories.js';
 import { buildTestApp, call, type TestApp, type TestOrg } from '../../test/helpers.js';
+import { uploadMedia } from '../../test/media.js';
 
 /**
  * Publish-time image fitting (issue 5): a picture beyond the platform's limits is accepted when
@@ -25,18 +26,6 @@ function noisePng(width: number, height: number): Promise<Buffer> {
   return sharp(randomBytes(width * height * 3), { raw: { width, height, channels: 3 } })
     .png()
     .toBuffer();
-}
-
-async function upload(t: TestApp, org: TestOrg, data: Buffer, filename: string) {
-  const boundary = '----fit-boundary';
-  const payload = Buffer.concat([
-    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: image/png\r\n\r\n`),
-    data,
-    Buffer.from(`\r\n--${boundary}--\r\n`),
-  ]);
-  const res = await call(t.app, org.apiKey, { method: 'POST', url: '/public/v1/upload', payload, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } });
-  expect(res.statusCode, res.body).toBe(201);
-  return res.json<{ id: string; path: string; size: number }>();
 }
 
 async function setupBluesky() {
@@ -83,7 +72,7 @@ describe('publish-time image fitting', () => {
     const { sky, t, org, channel } = await setupBluesky();
     const png = await noisePng(1200, 900);
     expect(png.length).toBeGreaterThan(3_000_000);
-    const item = await upload(t, org, png, 'big.png');
+    const item = await uploadMedia(t, org, png, 'big.png', { type: 'image/png' });
 
     const id = await postNow(t, org, channel, [{ id: item.id, path: item.path }]);
     const post = await settled(t, org, id);
@@ -111,7 +100,7 @@ describe('publish-time image fitting', () => {
     const png = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#3366cc' } })
       .png()
       .toBuffer();
-    const item = await upload(t, org, png, 'small.png');
+    const item = await uploadMedia(t, org, png, 'small.png', { type: 'image/png' });
     const id = await postNow(t, org, channel, [{ id: item.id, path: item.path }]);
     const post = await settled(t, org, id);
     expect(post.state, post.error ?? '').toBe('PUBLISHED');
@@ -125,7 +114,7 @@ describe('publish-time image fitting', () => {
     const { sky, t, org, channel } = await setupBluesky();
     const real = await noisePng(1000, 800);
     const broken = Buffer.concat([real.subarray(0, 4096), randomBytes(1_200_000)]);
-    const item = await upload(t, org, broken, 'broken.png');
+    const item = await uploadMedia(t, org, broken, 'broken.png', { type: 'image/png' });
     const id = await postNow(t, org, channel, [{ id: item.id, path: item.path }]);
     const post = await settled(t, org, id);
     expect(post.state).toBe('ERROR');
@@ -143,7 +132,7 @@ describe('publish-time image fitting', () => {
     const wide = await sharp({ create: { width: 1000, height: 400, channels: 3, background: '#000' } })
       .png()
       .toBuffer();
-    const item = await upload(t, org, wide, 'wide.png');
+    const item = await uploadMedia(t, org, wide, 'wide.png', { type: 'image/png' });
     const res = await call(t.app, org.apiKey, {
       method: 'POST',
       url: '/public/v1/posts',

@@ -8,7 +8,7 @@ import type { ManualClock } from '../lib/clock.js';
 import { BSKY_ENTRYWAY, BSKY_PDS, BSKY_VIDEO, startBlueskySimulator, type BlueskySimulator } from '../platforms/bluesky/bluesky.simulator.js';
 import { startDiscordSimulator, type DiscordSimulator } from '../platforms/discord/discord.simulator.js';
 import { LINKEDIN_API_ORIGIN, LINKEDIN_WWW_ORIGIN, type LinkedinSimulator } from '../platforms/linkedin/linkedin.simulator.js';
-import { APP as LINKEDIN_APP, linkedinSimulator } from '../platforms/linkedin/linkedin.testkit.js';
+import { linkedinSimulator } from '../platforms/linkedin/linkedin.testkit.js';
 import { startMastodonSimulator, type MastodonSimulator } from '../platforms/mastodon/mastodon.simulator.js';
 import type { PlatformIdentifier } from '../platforms/platform.js';
 import { S3_ORIGIN, startRedditSimulator, type RedditSimulator } from '../platforms/reddit/reddit.simulator.js';
@@ -17,6 +17,8 @@ import { startTelegramSimulator, type TelegramSimulator } from '../platforms/tel
 import { startXSimulator, type XSimulator } from '../platforms/x/x.simulator.js';
 import { realtimeManualClock, releaseDueJobs, waitFor } from '../../test/factories.js';
 import { buildTestApp, call, type TestApp, type TestOrg } from '../../test/helpers.js';
+import { uploadMedia } from '../../test/media.js';
+import { DISCORD, LINKEDIN_PAGE_APP, oauthAppEnv, REDDIT_APP, SLACK_APP, X_APP } from '../../test/oauth-apps.js';
 import type { ReceivedMedia } from '../../test/simulators/harness.js';
 
 /**
@@ -38,15 +40,10 @@ const VIDEO_FIXTURE = join(import.meta.dirname, '../../test/fixtures/media/h264-
 
 const TELEGRAM = { token: '123456:AAbbCCddEEffGGhhIIjjKKllMMnnOOppQQ', bot: { id: 123456, username: 'tidings_bot' }, chat: { id: -1001234567890, title: 'Acme News', username: 'acmenews' } };
 const BLUESKY = { handle: 'acme.bsky.social', did: 'did:plc:acme123', password: 'app-pass-1234', displayName: 'Acme on Bluesky' };
-const X_APP = { clientId: 'x-client-id', clientSecret: 'x-client-secret' };
 const X_USER = { id: '1460000000000000001', name: 'Acme Inc.', username: 'acme' };
-const REDDIT_APP = { clientId: 'reddit-client-id', clientSecret: 'reddit-client-secret' };
-const DISCORD = { clientId: '1100000000000000001', clientSecret: 'discord-client-secret', botToken: 'MTEwMDAwMDAwMDAwMDAwMDAwMQ.GabcDE.bot-token-secret' };
 const DISCORD_GUILD = '2100000000000000001';
 const DISCORD_CHANNEL = '2200000000000000001';
-const SLACK_APP = { clientId: '1111111111.2222222222', clientSecret: 'slack-client-secret' };
 const SLACK_CHANNEL = 'C0RANDOM';
-const LINKEDIN_PAGE_APP = { clientId: '86pagesapp5678', clientSecret: 'WPL_AP1.page-secret==' };
 /** Small video parts, so that the fixture goes to LinkedIn in several slices of the file. */
 const LINKEDIN_VIDEO_PART = 8 * 1024;
 
@@ -147,19 +144,7 @@ beforeAll(async () => {
       DATA_DIR: dataDir,
       PUBLIC_URL,
       PLATFORM_ORIGINS: origins.map(([real, sim]) => `${real}=${sim.origin}`).join(','),
-      X_CLIENT_ID: X_APP.clientId,
-      X_CLIENT_SECRET: X_APP.clientSecret,
-      REDDIT_CLIENT_ID: REDDIT_APP.clientId,
-      REDDIT_CLIENT_SECRET: REDDIT_APP.clientSecret,
-      DISCORD_CLIENT_ID: DISCORD.clientId,
-      DISCORD_CLIENT_SECRET: DISCORD.clientSecret,
-      DISCORD_BOT_TOKEN: DISCORD.botToken,
-      SLACK_CLIENT_ID: SLACK_APP.clientId,
-      SLACK_CLIENT_SECRET: SLACK_APP.clientSecret,
-      LINKEDIN_CLIENT_ID: LINKEDIN_APP.clientId,
-      LINKEDIN_CLIENT_SECRET: LINKEDIN_APP.clientSecret,
-      LINKEDIN_PAGE_CLIENT_ID: LINKEDIN_PAGE_APP.clientId,
-      LINKEDIN_PAGE_CLIENT_SECRET: LINKEDIN_PAGE_APP.clientSecret,
+      ...oauthAppEnv(),
     },
   });
   org = await t.createOrg('Acme');
@@ -224,22 +209,8 @@ async function picture(format: 'png' | 'jpeg'): Promise<Buffer> {
   return format === 'png' ? image.png().toBuffer() : image.jpeg({ quality: 85 }).toBuffer();
 }
 
-const BOUNDARY = '----tidings-media-test';
-
 async function upload(data: Buffer, filename: string): Promise<Uploaded> {
-  const payload = Buffer.concat([
-    Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: application/octet-stream\r\n\r\n`),
-    data,
-    Buffer.from(`\r\n--${BOUNDARY}--\r\n`),
-  ]);
-  const res = await call(t.app, org.apiKey, {
-    method: 'POST',
-    url: '/public/v1/upload',
-    payload,
-    headers: { 'content-type': `multipart/form-data; boundary=${BOUNDARY}` },
-  });
-  expect(res.statusCode, res.body).toBe(201);
-  const item = res.json<Omit<Uploaded, 'sha256'>>();
+  const item = await uploadMedia(t, org, data, filename);
   expect(item.size).toBe(data.length);
   return { id: item.id, path: item.path, type: item.type, mimeType: item.mimeType, size: item.size, sha256: sha(data) };
 }

@@ -5,7 +5,7 @@ import { integrations } from '../../db/schema/index.js';
 import { startDiscordSimulator, type DiscordSimulator } from '../../platforms/discord/discord.simulator.js';
 import { discordMetadata } from '../../platforms/discord/metadata.js';
 import { LINKEDIN_API_ORIGIN, LINKEDIN_WWW_ORIGIN, type LinkedinSimulator } from '../../platforms/linkedin/linkedin.simulator.js';
-import { ADA, APP as LINKEDIN_APP, linkedinSimulator } from '../../platforms/linkedin/linkedin.testkit.js';
+import { ADA, linkedinSimulator } from '../../platforms/linkedin/linkedin.testkit.js';
 import { linkedinMetadata } from '../../platforms/linkedin/metadata.js';
 import { linkedinPageMetadata } from '../../platforms/linkedin-page/metadata.js';
 import type { PlatformMetadata } from '../../platforms/platform.js';
@@ -16,6 +16,7 @@ import { startSlackSimulator, type SlackSimulator } from '../../platforms/slack/
 import { xMetadata } from '../../platforms/x/metadata.js';
 import { startXSimulator, type XSimulator } from '../../platforms/x/x.simulator.js';
 import { buildTestApp, call, expectError, expectIsolated, type TestApp, type TestOrg } from '../../../test/helpers.js';
+import { DISCORD, LINKEDIN_APP, LINKEDIN_PAGE_APP, oauthAppEnv, REDDIT_APP, SLACK_APP, X_APP } from '../../../test/oauth-apps.js';
 import type { Simulator } from '../../../test/simulators/harness.js';
 
 /**
@@ -25,13 +26,8 @@ import type { Simulator } from '../../../test/simulators/harness.js';
  */
 
 const PUBLIC_URL = 'https://tidings.example';
-const X_APP = { clientId: 'x-client-id', clientSecret: 'x-client-secret' };
 const X_USER = { id: '1460000000000000001', name: 'Acme Inc.', username: 'acme', profile_image_url: 'https://pbs.twimg.com/a.jpg', followers: 1200, following: 80 };
-const REDDIT_APP = { clientId: 'reddit-client-id', clientSecret: 'reddit-client-secret' };
-const DISCORD = { clientId: '1100000000000000001', clientSecret: 'discord-client-secret', botToken: 'MTEwMDAwMDAwMDAwMDAwMDAwMQ.GabcDE.bot-token-secret' };
 const GUILD = '2100000000000000001';
-const SLACK_APP = { clientId: '1111111111.2222222222', clientSecret: 'slack-client-secret' };
-const LINKEDIN_PAGE_APP = { clientId: '86pagesapp5678', clientSecret: 'WPL_AP1.page-secret==' };
 const DAY = 86_400_000;
 
 let t: TestApp;
@@ -92,19 +88,7 @@ beforeAll(async () => {
     env: {
       PUBLIC_URL,
       PLATFORM_ORIGINS: origins.map(([real, sim]) => `${real}=${sim.origin}`).join(','),
-      X_CLIENT_ID: X_APP.clientId,
-      X_CLIENT_SECRET: X_APP.clientSecret,
-      REDDIT_CLIENT_ID: REDDIT_APP.clientId,
-      REDDIT_CLIENT_SECRET: REDDIT_APP.clientSecret,
-      DISCORD_CLIENT_ID: DISCORD.clientId,
-      DISCORD_CLIENT_SECRET: DISCORD.clientSecret,
-      DISCORD_BOT_TOKEN: DISCORD.botToken,
-      SLACK_CLIENT_ID: SLACK_APP.clientId,
-      SLACK_CLIENT_SECRET: SLACK_APP.clientSecret,
-      LINKEDIN_CLIENT_ID: LINKEDIN_APP.clientId,
-      LINKEDIN_CLIENT_SECRET: LINKEDIN_APP.clientSecret,
-      LINKEDIN_PAGE_CLIENT_ID: LINKEDIN_PAGE_APP.clientId,
-      LINKEDIN_PAGE_CLIENT_SECRET: LINKEDIN_PAGE_APP.clientSecret,
+      ...oauthAppEnv(),
     },
   });
   acme = await t.createOrg('Acme');

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildTestApp, call, expectError, type TestApp, type TestOrg } from '../../../test/helpers.js';
+import { filesUnder, type MediaItem } from '../../../test/media.js';
 import { isPublicAddress, systemResolver, type Resolver } from '../../lib/safe-address.js';
 
 /**
@@ -14,17 +15,6 @@ import { isPublicAddress, systemResolver, type Resolver } from '../../lib/safe-a
  * a "private" one on 127.0.0.1 and a "public" one on 127.0.0.2, which the injected address policy
  * (and only it) treats as public. Everything else keeps the real policy.
  */
-
-interface Item {
-  id: string;
-  originalName: string | null;
-  path: string;
-  type: string;
-  mimeType: string;
-  size: number;
-  width: number | null;
-  height: number | null;
-}
 
 interface TestServer {
   server: Server;
@@ -71,14 +61,6 @@ async function startServer(host: string, handler: (req: IncomingMessage, res: Se
 }
 
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
-
-async function filesUnder(dir: string): Promise<string[]> {
-  try {
-    return (await readdir(dir, { recursive: true, withFileTypes: true })).filter((d) => d.isFile()).map((d) => join(d.parentPath, d.name));
-  } catch {
-    return [];
-  }
-}
 
 // The image cap is above the 4100 bytes the service reads to sniff the type, so a declared size
 // over it can be refused before the bytes over it arrive.
@@ -378,14 +360,14 @@ describe('POST /upload-from-url', () => {
     it('a PNG from a loopback server with ALLOW_PRIVATE_TARGETS=true → 201; the stored bytes are the same', async () => {
       const res = await fromUrl(open, openOrg, `${priv.origin}/images/a.png?size=large`);
       expect(res.statusCode, res.body).toBe(201);
-      const item = res.json<Item>();
+      const item = res.json<MediaItem>();
       expect(item).toMatchObject({ originalName: 'a.png', type: 'image', mimeType: 'image/png', size: png.length, width: 3, height: 2 });
       expect(item.path).toMatch(/\/media\/\d{4}\/\d{2}\/[0-9a-f]{32}\.png$/);
       const served = await open.app.inject({ method: 'GET', url: new URL(item.path).pathname });
       expect(served.statusCode).toBe(200);
       expect(sha(served.rawPayload)).toBe(sha(png));
       const list = await call(open.app, openOrg.apiKey, { method: 'GET', url: '/public/v1/media' });
-      expect(list.json<{ media: Item[] }>().media.map((m) => m.id)).toEqual([item.id]);
+      expect(list.json<{ media: MediaItem[] }>().media.map((m) => m.id)).toEqual([item.id]);
       await recordStored();
     });
 
@@ -393,7 +375,7 @@ describe('POST /upload-from-url', () => {
       pub.seen.length = 0;
       const res = await fromUrl(guarded, beta, `http://public.test:${pub.port}/hop/5`);
       expect(res.statusCode, res.body).toBe(201);
-      expect(res.json<Item>()).toMatchObject({ originalName: 'photo.png', mimeType: 'image/png', width: 3, height: 2 });
+      expect(res.json<MediaItem>()).toMatchObject({ originalName: 'photo.png', mimeType: 'image/png', width: 3, height: 2 });
       expect(pub.seen).toEqual(['/hop/5', '/hop/4', '/hop/3', '/hop/2', '/hop/1', '/files/photo.png']);
       await recordStored();
     });
@@ -401,10 +383,10 @@ describe('POST /upload-from-url', () => {
     it('no extension needed; the name is the decoded last path segment', async () => {
       const plain = await fromUrl(guarded, beta, `http://public.test:${pub.port}/no-extension`);
       expect(plain.statusCode, plain.body).toBe(201);
-      expect(plain.json<Item>()).toMatchObject({ originalName: 'no-extension', mimeType: 'image/png' });
+      expect(plain.json<MediaItem>()).toMatchObject({ originalName: 'no-extension', mimeType: 'image/png' });
       const encoded = await fromUrl(guarded, beta, `http://127.0.0.2:${pub.port}/my%20photo%C3%A9.png`);
       expect(encoded.statusCode, encoded.body).toBe(201);
-      expect(encoded.json<Item>().originalName).toBe('my photoé.png');
+      expect(encoded.json<MediaItem>().originalName).toBe('my photoé.png');
       await recordStored();
     });
   });

@@ -1,47 +1,17 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, call, expectError, type TestApp, type TestOrg } from '../../../test/helpers.js';
+import { filesUnder, postUpload, uploadMedia, type MediaItem } from '../../../test/media.js';
 
 /** The real files of test/fixtures/media (how they were made and what ffmpeg said: its README). */
 const fixture = (name: string) => readFileSync(new URL(`../../../test/fixtures/media/${name}`, import.meta.url));
 
-interface Item {
-  id: string;
-  path: string;
-  thumbnail: string | null;
-  type: string;
-  mimeType: string;
-  size: number;
-  width: number | null;
-  height: number | null;
-  duration: number | null;
-  codecs: string | null;
-}
-
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 const H264_AAC = 'avc1.64001f,mp4a.40.2';
-
-const BOUNDARY = '----tidings-metadata-boundary';
-function multipart(filename: string, data: Buffer) {
-  const payload = Buffer.concat([
-    Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: application/octet-stream\r\n\r\n`),
-    data,
-    Buffer.from(`\r\n--${BOUNDARY}--\r\n`),
-  ]);
-  return { payload, headers: { 'content-type': `multipart/form-data; boundary=${BOUNDARY}` } };
-}
-
-async function filesUnder(dir: string): Promise<string[]> {
-  try {
-    return (await readdir(dir, { recursive: true, withFileTypes: true })).filter((d) => d.isFile()).map((d) => join(d.parentPath, d.name));
-  } catch {
-    return [];
-  }
-}
 
 describe('media metadata from the real files', () => {
   let t: TestApp;
@@ -58,11 +28,10 @@ describe('media metadata from the real files', () => {
     await rm(dataDir, { recursive: true, force: true });
   });
 
-  const upload = (filename: string, data: Buffer) => call(t.app, org.apiKey, { method: 'POST', url: '/public/v1/upload', ...multipart(filename, data) });
   const listAll = async () => {
     const res = await call(t.app, org.apiKey, { method: 'GET', url: '/public/v1/media' });
     expect(res.statusCode, res.body).toBe(200);
-    return res.json<{ media: Item[]; total: number }>();
+    return res.json<{ media: MediaItem[]; total: number }>();
   };
 
   it.each([
@@ -76,9 +45,7 @@ describe('media metadata from the real files', () => {
     ['hevc-aac.mov', 'video', 'video/quicktime', { width: 192, height: 108, duration: 1.52, codecs: 'hvc1.1.6.L30.90,mp4a.40.2' }],
   ] as const)('%s: %s %s with its size, dimensions, duration and codecs', async (name, type, mimeType, meta) => {
     const data = fixture(name);
-    const res = await upload(name, data);
-    expect(res.statusCode, res.body).toBe(201);
-    const item = res.json<Item>();
+    const item = await uploadMedia(t, org, data, name);
     expect(item).toMatchObject({ type, mimeType, size: data.length, thumbnail: null, ...meta });
     // stored with the row, not only answered once
     const listed = (await listAll()).media.find((m) => m.id === item.id);
@@ -109,7 +76,7 @@ describe('media metadata from the real files', () => {
     ])('%s', async (_label, head, rest, reason) => {
       const filesBefore = await filesUnder(join(dataDir, 'media'));
       const totalBefore = (await listAll()).total;
-      const body = expectError(await upload('broken.mp4', Buffer.concat([head, rest])), 400, 'VALIDATION_FAILED');
+      const body = expectError(await postUpload(t, org, Buffer.concat([head, rest]), 'broken.mp4'), 400, 'VALIDATION_FAILED');
       expect(body.fields).toEqual([{ path: 'file', message: expect.stringMatching(/^not a playable MP4\/MOV: /) }]);
       expect(body.message).toMatch(/^file: not a playable MP4\/MOV: /);
       expect(body.message).toMatch(reason);

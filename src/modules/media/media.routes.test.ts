@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createChannel } from '../../../test/factories.js';
 import { buildTestApp, call, expectError, expectIsolated, type TestApp, type TestOrg } from '../../../test/helpers.js';
+import { filesUnder, multipart, postUpload, uploadMedia, type MediaItem } from '../../../test/media.js';
 
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
 const GIF = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
@@ -29,44 +30,7 @@ const MP4 = Buffer.concat([ftyp('isom', ['isom', 'iso2', 'mp41']), box('moov', b
 const MOV = Buffer.concat([ftyp('qt  ', ['qt  ']), box('moov', box('mvhd', Buffer.alloc(100)))]);
 const ELF = Buffer.concat([Buffer.from([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1, 0]), Buffer.alloc(200)]);
 
-const BOUNDARY = '----tidings-test-boundary';
-function multipart(parts: { field: string; filename?: string; type?: string; data: Buffer | string }[], opts: { truncate?: boolean } = {}) {
-  const chunks: Buffer[] = [];
-  for (const p of parts) {
-    const disposition = `form-data; name="${p.field}"${p.filename === undefined ? '' : `; filename="${p.filename}"`}`;
-    chunks.push(Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: ${disposition}\r\n${p.type ? `Content-Type: ${p.type}\r\n` : ''}\r\n`));
-    chunks.push(Buffer.isBuffer(p.data) ? p.data : Buffer.from(p.data));
-    chunks.push(Buffer.from('\r\n'));
-  }
-  if (!opts.truncate) chunks.push(Buffer.from(`--${BOUNDARY}--\r\n`));
-  return { payload: Buffer.concat(chunks), headers: { 'content-type': `multipart/form-data; boundary=${BOUNDARY}` } };
-}
-
-interface Item {
-  id: string;
-  name: string;
-  originalName: string | null;
-  path: string;
-  thumbnail: string | null;
-  alt: string | null;
-  type: string;
-  mimeType: string;
-  size: number;
-  width: number | null;
-  height: number | null;
-  duration: number | null;
-  codecs: string | null;
-}
-
 const sha = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
-
-async function filesUnder(dir: string): Promise<string[]> {
-  try {
-    return (await readdir(dir, { recursive: true, withFileTypes: true })).filter((d) => d.isFile()).map((d) => join(d.parentPath, d.name));
-  } catch {
-    return [];
-  }
-}
 
 describe('media library', () => {
   let t: TestApp;
@@ -85,16 +49,7 @@ describe('media library', () => {
     await rm(dataDir, { recursive: true, force: true });
   });
 
-  const upload = (org: TestOrg, data: Buffer, filename = 'file.bin', opts: { field?: string; truncate?: boolean } = {}) => {
-    const body = multipart([{ field: opts.field ?? 'file', filename, type: 'application/octet-stream', data }], { truncate: opts.truncate });
-    return call(t.app, org.apiKey, { method: 'POST', url: '/public/v1/upload', ...body });
-  };
-  const uploaded = async (org: TestOrg, data: Buffer, filename?: string) => {
-    const res = await upload(org, data, filename);
-    expect(res.statusCode, res.body).toBe(201);
-    return res.json<Item>();
-  };
-  const mediaUrl = (item: Item) => new URL(item.path).pathname;
+  const mediaUrl = (item: MediaItem) => new URL(item.path).pathname;
   const rowCount = async (orgId: string) =>
     Number((await t.deps.database.sql.executeSql('SELECT count(*)::int AS n FROM media WHERE organization_id = $1', [orgId])).rows[0]!.n);
 
@@ -107,7 +62,7 @@ describe('media library', () => {
       ['clip.mp4', MP4, 'video', 'video/mp4', null, null],
       ['clip.mov', MOV, 'video', 'video/quicktime', null, null],
     ] as const)('accepts %s as %s (%s)', async (filename, data, type, mimeType, width, height) => {
-      const item = await uploaded(acme, data, filename);
+      const item = await uploadMedia(t, acme, data, filename);
       expect(item).toEqual({
         id: expect.any(String),
         name: expect.stringMatching(/^[0-9a-f]{32}\.\w+$/),
@@ -132,12 +87,12 @@ describe('media library', () => {
 
     it('refuses a renamed executable, a missing file and the wrong field, naming `file`', async () => {
       const before = (await filesUnder(join(dataDir, 'media'))).length;
-      const elf = expectError(await upload(acme, ELF, 'photo.png'), 400, 'VALIDATION_FAILED');
+      const elf = expectError(await postUpload(t, acme, ELF, 'photo.png'), 400, 'VALIDATION_FAILED');
       expect(elf.fields!.map((f) => f.path)).toEqual(['file']);
       const noFile = multipart([{ field: 'alt', data: 'hello' }]);
       const none = expectError(await call(t.app, acme.apiKey, { method: 'POST', url: '/public/v1/upload', ...noFile }), 400, 'VALIDATION_FAILED');
       expect(none.fields!.map((f) => f.path)).toEqual(['file']);
-      const wrong = expectError(await upload(acme, PNG, 'photo.png', { field: 'image' }), 400, 'VALIDATION_FAILED');
+      const wrong = expectError(await postUpload(t, acme, PNG, 'photo.png', { field: 'image' }), 400, 'VALIDATION_FAILED');
       expect(wrong.fields!.map((f) => f.path)).toEqual(['file']);
       const json = expectError(await call(t.app, acme.apiKey, { method: 'POST', url: '/public/v1/upload', payload: {} }), 400, 'VALIDATION_FAILED');
       expect(json.fields!.map((f) => f.path)).toEqual(['file']);
@@ -148,10 +103,10 @@ describe('media library', () => {
       const before = await filesUnder(join(dataDir, 'media'));
       const rows = await rowCount(acme.id);
       const bigPng = Buffer.concat([PNG, Buffer.alloc(5000)]);
-      expectError(await upload(acme, bigPng, 'big.png'), 413, 'PAYLOAD_TOO_LARGE');
+      expectError(await postUpload(t, acme, bigPng, 'big.png'), 413, 'PAYLOAD_TOO_LARGE');
       // a 3000-byte PNG is over the image cap though under the video cap
-      expectError(await upload(acme, Buffer.concat([PNG, Buffer.alloc(3000)]), 'mid.png'), 413, 'PAYLOAD_TOO_LARGE');
-      expectError(await upload(acme, Buffer.concat([MP4, Buffer.alloc(6000)]), 'big.mp4'), 413, 'PAYLOAD_TOO_LARGE');
+      expectError(await postUpload(t, acme, Buffer.concat([PNG, Buffer.alloc(3000)]), 'mid.png'), 413, 'PAYLOAD_TOO_LARGE');
+      expectError(await postUpload(t, acme, Buffer.concat([MP4, Buffer.alloc(6000)]), 'big.mp4'), 413, 'PAYLOAD_TOO_LARGE');
       expect(await filesUnder(join(dataDir, 'media'))).toEqual(before);
       expect(await rowCount(acme.id)).toBe(rows);
     });
@@ -159,7 +114,7 @@ describe('media library', () => {
     it('a truncated multipart body is an error, not 201, and leaves nothing', async () => {
       const before = await filesUnder(join(dataDir, 'media'));
       const rows = await rowCount(acme.id);
-      const res = await upload(acme, Buffer.concat([MP4, Buffer.alloc(2000)]), 'cut.mp4', { truncate: true });
+      const res = await postUpload(t, acme, Buffer.concat([MP4, Buffer.alloc(2000)]), 'cut.mp4', { truncate: true });
       expectError(res, 400, 'BAD_REQUEST');
       expect(await filesUnder(join(dataDir, 'media'))).toEqual(before);
       expect(await rowCount(acme.id)).toBe(rows);
@@ -170,13 +125,13 @@ describe('media library', () => {
     it('lists newest first in pages of 100', async () => {
       const org = await t.createOrg('Lister');
       const ids: string[] = [];
-      for (let i = 0; i < 3; i++) ids.push((await uploaded(org, PNG, `p${i}.png`)).id);
+      for (let i = 0; i < 3; i++) ids.push((await uploadMedia(t, org, PNG, `p${i}.png`)).id);
       const res = await call(t.app, org.apiKey, { method: 'GET', url: '/public/v1/media' });
       expect(res.statusCode).toBe(200);
-      const page = res.json<{ media: Item[]; total: number; page: number; limit: number; hasMore: boolean }>();
+      const page = res.json<{ media: MediaItem[]; total: number; page: number; limit: number; hasMore: boolean }>();
       expect({ total: page.total, page: page.page, limit: page.limit, hasMore: page.hasMore }).toEqual({ total: 3, page: 0, limit: 100, hasMore: false });
       expect(page.media.map((m) => m.id)).toEqual([...ids].reverse());
-      const p1 = (await call(t.app, org.apiKey, { method: 'GET', url: '/public/v1/media?page=1' })).json<{ media: Item[]; page: number }>();
+      const p1 = (await call(t.app, org.apiKey, { method: 'GET', url: '/public/v1/media?page=1' })).json<{ media: MediaItem[]; page: number }>();
       expect({ page: p1.page, n: p1.media.length }).toEqual({ page: 1, n: 0 });
       const bad = expectError(await call(t.app, org.apiKey, { method: 'GET', url: '/public/v1/media?page=-1' }), 400, 'VALIDATION_FAILED');
       expect(bad.fields![0]!.path).toBe('page');
@@ -184,7 +139,7 @@ describe('media library', () => {
     });
 
     it('409 while a queued post uses the media, naming the post; 200 otherwise, and the file goes', async () => {
-      const item = await uploaded(acme, PNG, 'used.png');
+      const item = await uploadMedia(t, acme, PNG, 'used.png');
       const channel = await createChannel(t, acme, 'telegram');
       const date = new Date(Date.now() + 86_400_000).toISOString();
       const post = await call(t.app, acme.apiKey, {
@@ -197,17 +152,17 @@ describe('media library', () => {
       const conflict = expectError(await call(t.app, acme.apiKey, { method: 'DELETE', url: `/public/v1/media/${item.id}` }), 409, 'CONFLICT');
       expect(conflict.message).toContain(postId);
 
-      const free = await uploaded(acme, GIF, 'free.gif');
+      const free = await uploadMedia(t, acme, GIF, 'free.gif');
       const del = await call(t.app, acme.apiKey, { method: 'DELETE', url: `/public/v1/media/${free.id}` });
       expect(del.statusCode, del.body).toBe(200);
-      expect(del.json<Item>().id).toBe(free.id);
+      expect(del.json<MediaItem>().id).toBe(free.id);
       expect((await t.app.inject({ method: 'GET', url: mediaUrl(free) })).statusCode).toBe(404);
       expectError(await call(t.app, acme.apiKey, { method: 'DELETE', url: `/public/v1/media/${free.id}` }), 404, 'NOT_FOUND');
       expectError(await call(t.app, acme.apiKey, { method: 'DELETE', url: '/public/v1/media/not-an-id' }), 404, 'NOT_FOUND');
     });
 
     it("another organisation's media answers 404", async () => {
-      const item = await uploaded(acme, PNG, 'mine.png');
+      const item = await uploadMedia(t, acme, PNG, 'mine.png');
       await expectIsolated(t.app, { method: 'DELETE', url: `/public/v1/media/${item.id}` }, acme, beta);
     });
   });
@@ -215,7 +170,7 @@ describe('media library', () => {
   describe('serving /media/*', () => {
     it('serves the bytes with long cache headers, ranges as 206, unknown or odd paths as 404', async () => {
       const data = Buffer.concat([MP4, Buffer.from('0123456789abcdef')]);
-      const item = await uploaded(acme, data, 'ranged.mp4');
+      const item = await uploadMedia(t, acme, data, 'ranged.mp4');
       const full = await t.app.inject({ method: 'GET', url: mediaUrl(item) });
       expect(full.statusCode).toBe(200);
       expect(full.headers['accept-ranges']).toBe('bytes');
@@ -249,7 +204,7 @@ describe('media library', () => {
 
   describe('adapters', () => {
     it('openMedia gives a file-backed Blob of the stored bytes', async () => {
-      const item = await uploaded(acme, JPEG, 'blob.jpg');
+      const item = await uploadMedia(t, acme, JPEG, 'blob.jpg');
       const blob = await t.deps.services.media.blob({ id: item.id });
       expect(blob.type).toBe('image/jpeg');
       expect(sha(Buffer.from(await blob.arrayBuffer()))).toBe(sha(JPEG));

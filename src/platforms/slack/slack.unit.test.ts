@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { SLACK_APP as APP } from '../../../test/oauth-apps.js';
 import { connectViaOAuth, runPlatformContract, testContext } from '../../../test/platform-contract.js';
 import { createPlatformHttp } from '../http.js';
 import { PlatformError, type OperationContext, type PublishItem } from '../platform.js';
@@ -8,7 +9,6 @@ import { createSlackAdapter, slackArchiveUrl } from './index.js';
 import { htmlToMrkdwn } from './mrkdwn.js';
 import { startSlackSimulator, type SlackSimulator } from './slack.simulator.js';
 
-const APP = { clientId: '1111111111.2222222222', clientSecret: 'slack-client-secret' };
 const TEAM = 'T0ACME';
 const GENERAL = 'C0GENERAL';
 const RANDOM = 'C0RANDOM';

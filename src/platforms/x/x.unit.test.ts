@@ -3,6 +3,7 @@ import { mkdtempSync, openAsBlob, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { X_APP as APP } from '../../../test/oauth-apps.js';
 import { connectViaOAuth, runPlatformContract, testContext } from '../../../test/platform-contract.js';
 import { createPlatformHttp, type PlatformHttpClient } from '../http.js';
 import { PlatformError, type ConnectedAccount, type OperationContext, type PlatformHttp, type PublishItem } from '../platform.js';
@@ -11,7 +12,6 @@ import { CHUNK_BYTES } from './media.js';
 import { createXAdapter, tweetBody } from './index.js';
 import { startXSimulator, type XSimulator } from './x.simulator.js';
 
-const APP = { clientId: 'x-client-id', clientSecret: 'x-client-secret' };
 const adapter = createXAdapter({ app: APP });
 const USER = { id: '1460000000000000001', name: 'Acme Inc.', username: 'acme', profile_image_url: 'https://pbs.twimg.com/profile_images/1/acme.jpg', followers: 1200, following: 80 };
 

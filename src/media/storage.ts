@@ -55,3 +55,37 @@ export function newMediaKey(ext: string, now: Date): string {
   const mm = String(now.getUTCMonth() + 1).padStart(2, '0');
   return `${yyyy}/${mm}/${randomBytes(16).toString('hex')}.${ext}`;
 }
+
+/** Random access to a file's bytes; `read` answers exactly `end - start + 1` bytes or throws. */
+export interface RangeReader {
+  size: number;
+  /** bytes [start, end], both ends inclusive */
+  read(start: number, end: number): Promise<Buffer>;
+}
+
+/** A stored object ended before the bytes a ranged read asked for. */
+export class ShortReadError extends Error {
+  override name = 'ShortReadError';
+}
+
+async function readAll(stream: AsyncIterable<Buffer>): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk);
+  return Buffer.concat(chunks);
+}
+
+/** A `RangeReader` over a stored object (each read is one ranged `open`); undefined when missing. */
+export async function storageReader(storage: MediaStorage, key: string): Promise<RangeReader | undefined> {
+  const stat = await storage.stat(key);
+  if (!stat) return undefined;
+  return {
+    size: stat.size,
+    async read(start, end) {
+      const opened = await storage.open(key, { start, end });
+      if (!opened) throw new Error(`media object ${key} disappeared while it was read`);
+      const bytes = await readAll(opened.stream as AsyncIterable<Buffer>);
+      if (bytes.length !== end - start + 1) throw new ShortReadError(`short read at offset ${start}: ${bytes.length} of ${end - start + 1} bytes`);
+      return bytes;
+    },
+  };
+}

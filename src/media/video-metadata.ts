@@ -1,5 +1,5 @@
 import { createFile, MP4BoxBuffer, type Movie, type Track } from 'mp4box';
-import type { MediaStorage } from './storage.js';
+import { ShortReadError, storageReader, type MediaStorage, type RangeReader } from './storage.js';
 
 /** What the container of an MP4/MOV says about the video; null where it says nothing. */
 export interface VideoMetadata {
@@ -17,12 +17,6 @@ export class ContainerError extends Error {
   override name = 'ContainerError';
 }
 
-/** Random access to a file's bytes; `read` answers exactly `end - start + 1` bytes or throws. */
-export interface RangeReader {
-  size: number;
-  /** bytes [start, end], both ends inclusive */
-  read(start: number, end: number): Promise<Buffer>;
-}
 
 /** A top-level box: its four-character type, where it starts, its header and total size. */
 export interface TopLevelBox {
@@ -229,27 +223,6 @@ export async function readMovieMetadata(reader: RangeReader, maxMoovBytes = MAX_
   };
 }
 
-async function readAll(stream: AsyncIterable<Buffer>): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(chunk);
-  return Buffer.concat(chunks);
-}
-
-/** A `RangeReader` over a stored object (each read is one ranged `open`); undefined when missing. */
-export async function storageReader(storage: MediaStorage, key: string): Promise<RangeReader | undefined> {
-  const stat = await storage.stat(key);
-  if (!stat) return undefined;
-  return {
-    size: stat.size,
-    async read(start, end) {
-      const opened = await storage.open(key, { start, end });
-      if (!opened) throw new Error(`media object ${key} disappeared while it was read`);
-      const bytes = await readAll(opened.stream as AsyncIterable<Buffer>);
-      if (bytes.length !== end - start + 1) throw new ContainerError(`short read at offset ${start}: ${bytes.length} of ${end - start + 1} bytes`);
-      return bytes;
-    },
-  };
-}
 
 /**
  * Reads the metadata of the MP4/MOV stored under `key` without reading the file whole: a few bytes
@@ -259,5 +232,10 @@ export async function storageReader(storage: MediaStorage, key: string): Promise
 export async function readVideoMetadata(storage: MediaStorage, key: string, opts: { maxMoovBytes?: number } = {}): Promise<VideoMetadata> {
   const reader = await storageReader(storage, key);
   if (!reader) throw new Error(`media object ${key} not found`);
-  return readMovieMetadata(reader, opts.maxMoovBytes);
+  try {
+    return await readMovieMetadata(reader, opts.maxMoovBytes);
+  } catch (e) {
+    if (e instanceof ShortReadError) throw new ContainerError(e.message);
+    throw e;
+  }
 }

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ContainerError, findMovieBoxes, readMovieMetadata, rotationOf, type RangeReader } from './video-metadata.js';
+import type { RangeReader } from './storage.js';
+import { ContainerError, findMovieBoxes, readMovieMetadata, rotationOf } from './video-metadata.js';
 
 const fixture = (name: string) => readFileSync(new URL(`../../test/fixtures/media/${name}`, import.meta.url));
 

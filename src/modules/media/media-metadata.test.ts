@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, call, expectError, type TestApp, type TestOrg } from '../../../test/helpers.js';
 import { filesUnder, postUpload, uploadMedia, type MediaItem } from '../../../test/media.js';
@@ -53,6 +54,16 @@ describe('media metadata from the real files', () => {
     const served = await t.app.inject({ method: 'GET', url: new URL(item.path).pathname });
     expect(served.statusCode).toBe(200);
     expect(sha(served.rawPayload)).toBe(sha(data));
+  });
+
+  it('a phone-style JPEG: the frame header lies past a 30 KB EXIF block, and the EXIF orientation turns it upright', async () => {
+    const data = await sharp({ create: { width: 400, height: 300, channels: 3, background: '#808080' } })
+      .withExif({ IFD0: { ImageDescription: 'x'.repeat(30_000) } })
+      .withMetadata({ orientation: 6 })
+      .jpeg()
+      .toBuffer();
+    const item = await uploadMedia(t, org, data, 'IMG_0001.jpg');
+    expect(item).toMatchObject({ type: 'image', mimeType: 'image/jpeg', width: 300, height: 400 });
   });
 
   describe('a video whose container cannot be parsed is refused, naming `file`, with nothing stored', () => {

@@ -1,11 +1,11 @@
 import { Readable } from 'node:stream';
 import { fileTypeFromBuffer } from 'file-type';
-import { imageSize } from 'image-size';
 import { AppError, notFound } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { isUuid } from '../../lib/ids.js';
 import { fileNameOf, RemoteFetchError, type RemoteFetcher } from '../../media/remote-fetch.js';
-import { isMediaKey, type ByteRange, type MediaStorage } from '../../media/storage.js';
+import { readImageDimensions } from '../../media/image-dimensions.js';
+import { isMediaKey, storageReader, type ByteRange, type MediaStorage } from '../../media/storage.js';
 import { ContainerError, readVideoMetadata, type VideoMetadata } from '../../media/video-metadata.js';
 import type { MediaRepository, MediaRow } from './media.repository.js';
 import { ALLOWED_MEDIA, MEDIA_PAGE_SIZE, type MediaItem } from './media.schemas.js';
@@ -56,6 +56,11 @@ async function readStoredVideo(storage: MediaStorage, key: string, fileField: (m
     if (e instanceof ContainerError) throw fileField(`not a playable MP4/MOV: ${e.message}`);
     throw e;
   }
+}
+
+async function imageDimensionsOf(storage: MediaStorage, key: string, head: Buffer) {
+  const stored = await storageReader(storage, key);
+  return stored ? readImageDimensions(head, stored) : undefined;
 }
 
 export function toMediaItem(row: MediaRow): MediaItem {
@@ -126,18 +131,6 @@ export function createMediaService(deps: {
     const tooLarge = () => new AppError('PAYLOAD_TOO_LARGE', `${input.field}: ${allowed.type}s may be at most ${cap} bytes`);
     if (head.length > cap || (input.declaredSize !== undefined && input.declaredSize > cap)) throw tooLarge();
 
-    let width: number | null = null;
-    let height: number | null = null;
-    if (allowed.type === 'image') {
-      try {
-        const dims = imageSize(head);
-        width = dims.width;
-        height = dims.height;
-      } catch {
-        // dimensions beyond the first bytes: unknown
-      }
-    }
-
     async function* body(): AsyncGenerator<Buffer> {
       let size = head.length;
       yield head;
@@ -159,6 +152,8 @@ export function createMediaService(deps: {
       // Videos: duration, display size and codecs from the stored container (ranged reads of the
       // box headers, `ftyp` and `moov` only); one that cannot be parsed is refused and removed.
       const video = allowed.type === 'video' ? await readStoredVideo(storage, key, fileField) : undefined;
+      // Images: display dimensions from the header, which may sit past the first bytes (EXIF).
+      const image = allowed.type === 'image' ? await imageDimensionsOf(storage, key, head) : undefined;
       const name = key.split('/').pop()!;
       const row = await media.insertMedia({
         organizationId,
@@ -169,8 +164,8 @@ export function createMediaService(deps: {
         type: allowed.type,
         mimeType: sniffed.mime,
         size,
-        width: video ? video.width : width,
-        height: video ? video.height : height,
+        width: (video ?? image)?.width ?? null,
+        height: (video ?? image)?.height ?? null,
         duration: video?.duration ?? null,
         codecs: video?.codecs ?? null,
         createdAt: now,

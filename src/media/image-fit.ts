@@ -4,6 +4,7 @@ import type { MediaKindRule } from '../platforms/platform.js';
 /**
  * Publish-time image fitting: when a platform needs a smaller, narrower or differently encoded
  * picture than the one uploaded, the publisher re-encodes it (sharp) rather than failing the post.
+ * Pictures in a format the platform does not take (AVIF, TIFF, WebP for Instagram…) are converted.
  * Animated GIFs are never re-encoded (they would lose their animation or grow); video never is.
  */
 
@@ -40,8 +41,9 @@ export interface FittedImage {
   height: number;
 }
 
-/** Formats this module can re-encode from and to. */
-const FITTABLE = new Set(['image/jpeg', 'image/png', 'image/webp']);
+/** Formats this module reads (AVIF and TIFF only ever as a source: no platform takes them) and writes. */
+const READABLE = new Set(['image/jpeg', 'image/png', 'image/webp', 'image/avif', 'image/tiff']);
+const WRITABLE = new Set(['image/jpeg', 'image/png', 'image/webp']);
 
 /** Output preference: JPEG (smallest for photos, taken everywhere), then WebP, then PNG. */
 const OUTPUT_ORDER = ['image/jpeg', 'image/webp', 'image/png'] as const;
@@ -64,9 +66,9 @@ export function breaksDimensions(img: Pick<ImageFacts, 'width' | 'height'>, t: O
   return false;
 }
 
-/** true when {@link fitImage} can make the picture fit (a still JPEG/PNG/WebP, a target format it can write). */
+/** true when {@link fitImage} can make the picture fit (a still JPEG/PNG/WebP/AVIF/TIFF, a target format it can write). */
 export function canFit(img: ImageFacts, t: ImageTarget): boolean {
-  return FITTABLE.has(img.mimeType) && t.types.some((x) => FITTABLE.has(x));
+  return READABLE.has(img.mimeType) && t.types.some((x) => WRITABLE.has(x));
 }
 
 /** The largest size (never enlarged except up to `minWidth`) that satisfies the target's dimensions. */

@@ -42,6 +42,8 @@ const CONTENT_TYPES: Record<string, string> = {
   webp: 'image/webp',
   mp4: 'video/mp4',
   mov: 'video/quicktime',
+  avif: 'image/avif',
+  tif: 'image/tiff',
 };
 
 const isNotFound = (err: unknown) => (err as { $metadata?: { httpStatusCode?: number } } | undefined)?.$metadata?.httpStatusCode === 404;

@@ -43,7 +43,7 @@ export interface MediaStorage {
 }
 
 /** Only keys of this exact shape are ever accepted (no traversal, no other files). */
-export const MEDIA_KEY_RE = /^\d{4}\/\d{2}\/[0-9a-f]{32}\.(jpg|png|gif|webp|mp4|mov)$/;
+export const MEDIA_KEY_RE = /^\d{4}\/\d{2}\/[0-9a-f]{32}\.(jpg|png|gif|webp|avif|tif|mp4|mov)$/;
 
 export function isMediaKey(key: string): boolean {
   return MEDIA_KEY_RE.test(key);

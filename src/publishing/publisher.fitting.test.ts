@@ -108,6 +108,21 @@ describe('publish-time image fitting', () => {
     expect([sent.sha256, sent.mimeType]).toEqual([sha(png), 'image/png']);
   });
 
+  it('an AVIF, which no platform takes, arrives as a JPEG of the same size', async () => {
+    const { sky, t, org, channel } = await setupBluesky();
+    const avif = await sharp({ create: { width: 120, height: 80, channels: 3, background: '#2266aa' } })
+      .avif()
+      .toBuffer();
+    const item = await uploadMedia(t, org, avif, 'picture.avif', { type: 'image/avif' });
+    const id = await postNow(t, org, channel, [{ id: item.id, path: item.path }]);
+    const post = await settled(t, org, id);
+    expect(post.state, post.error ?? '').toBe('PUBLISHED');
+    const sent = sky.find(post.releaseId!)!.media[0]!;
+    expect(sent.mimeType).toBe('image/jpeg');
+    const embed = sky.find(post.releaseId!)!.value.embed as { images: { aspectRatio?: { width: number; height: number } }[] };
+    expect(embed.images[0]!.aspectRatio).toEqual({ width: 120, height: 80 });
+  });
+
   it('a picture that cannot be fitted fails the post readably, sending nothing', async () => {
     // A broken PNG: its first bytes are a real PNG header (so the upload is accepted as
     // image/png with dimensions), the rest is noise, so sharp cannot decode it at publish time.

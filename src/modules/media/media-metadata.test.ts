@@ -56,6 +56,19 @@ describe('media metadata from the real files', () => {
     expect(sha(served.rawPayload)).toBe(sha(data));
   });
 
+  it.each([
+    ['avif', 'image/avif'],
+    ['tiff', 'image/tiff'],
+  ] as const)('%s (converted when published: no platform takes it) is accepted with its dimensions', async (format, mimeType) => {
+    const data = await sharp({ create: { width: 90, height: 60, channels: 3, background: '#cc3333' } })
+      .toFormat(format)
+      .toBuffer();
+    const item = await uploadMedia(t, org, data, `picture.${format}`);
+    expect(item).toMatchObject({ type: 'image', mimeType, size: data.length, width: 90, height: 60 });
+    const served = await t.app.inject({ method: 'GET', url: new URL(item.path).pathname });
+    expect([served.statusCode, served.headers['content-type']]).toEqual([200, mimeType]);
+  });
+
   it('a phone-style JPEG: the frame header lies past a 30 KB EXIF block, and the EXIF orientation turns it upright', async () => {
     const data = await sharp({ create: { width: 400, height: 300, channels: 3, background: '#808080' } })
       .withExif({ IFD0: { ImageDescription: 'x'.repeat(30_000) } })

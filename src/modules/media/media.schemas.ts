@@ -50,6 +50,9 @@ export const ALLOWED_MEDIA: Record<string, { type: 'image' | 'video'; ext: strin
   'image/png': { type: 'image', ext: 'png' },
   'image/gif': { type: 'image', ext: 'gif' },
   'image/webp': { type: 'image', ext: 'webp' },
+  // No platform takes these two: they are converted when a post publishes (media/image-fit.ts).
+  'image/avif': { type: 'image', ext: 'avif' },
+  'image/tiff': { type: 'image', ext: 'tif' },
   'video/mp4': { type: 'video', ext: 'mp4' },
   'video/quicktime': { type: 'video', ext: 'mov' },
 };

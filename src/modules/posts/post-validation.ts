@@ -112,13 +112,13 @@ function mediaIssues(adapter: PlatformAdapter, media: DraftMedia[], index: numbe
     const rule = m.media[item.type];
     if (!rule) return;
     const at = `${path}.${j}`;
-    if (!rule.mimeTypes.includes(item.mimeType)) {
+    // A still picture beyond the platform's type, size or dimension limits is re-encoded at publish time.
+    const target = imageTargetOf(rule);
+    const fittable = item.type === 'image' && canFit(item, target);
+    if (!rule.mimeTypes.includes(item.mimeType) && !fittable) {
       issues.push({ path: at, code: 'media_type', message: `${name} does not take ${item.mimeType}; it takes ${rule.mimeTypes.join(', ')}` });
       return;
     }
-    // A still picture beyond the platform's size or dimension limits is re-encoded at publish time.
-    const target = imageTargetOf(rule);
-    const fittable = item.type === 'image' && canFit(item, target);
     if (rule.maxBytes !== undefined && item.size > rule.maxBytes && !fittable) {
       issues.push({ path: at, code: 'media_too_large', message: `${name} takes ${item.type}s up to ${formatBytes(rule.maxBytes)}; this one is ${formatBytes(item.size)}` });
     }

@@ -130,6 +130,14 @@ describe('validatePostForPlatform', () => {
       expect(codesAt(validate('bluesky', draft([{ content: 'x', media: [vid({ size: 100 * MiB + 1 })] }])), 'value.0.image.0')).toEqual(['media_too_large']);
     });
 
+    it('AVIF and TIFF pass wherever the platform takes a still format (converted at publish); not where it takes only GIF or no pictures', () => {
+      for (const mimeType of ['image/avif', 'image/tiff']) {
+        expect(codesAt(validate('bluesky', draft([{ content: 'x', media: [img({ mimeType })] }])), 'value.0.image.0')).toEqual([]);
+        expect(codesAt(validate('x', draft([{ content: 'x', media: [img({ mimeType })] }], X_SETTINGS)), 'value.0.image.0')).toEqual([]);
+      }
+      expect(codesAt(validate('youtube', draft([{ content: 'x', media: [img({ mimeType: 'image/avif' })] }])), 'value.0.image')).toContain('image_unsupported');
+    });
+
     it('Instagram: PNG and WebP pass (converted to JPEG), any width passes, the aspect ratio must be 4:5 to 1.91:1', () => {
       const ig = (m: DraftMedia) => codesAt(validate('instagram', draft([{ content: 'x', media: [m] }], { __type: 'instagram', post_type: 'post' })), 'value.0.image.0');
       expect(ig(img({ mimeType: 'image/png', width: 4000, height: 4000 }))).toEqual([]);

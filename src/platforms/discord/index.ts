@@ -12,6 +12,7 @@ import {
 import { DISCORD_CODES, discordError, discordResult } from './errors.js';
 import { htmlToDiscordMarkdown } from './markdown.js';
 import { discordMetadata } from './metadata.js';
+import { mediaFileName } from '../common/media.js';
 
 const API = 'https://discord.com/api/v10';
 const CDN = 'https://cdn.discordapp.com';
@@ -77,13 +78,6 @@ export function discordMessageUrl(guildId: string, channelId: string, messageId:
 
 export function discordGuildIconUrl(guildId: string, icon: string | null): string | null {
   return icon ? `${CDN}/icons/${guildId}/${icon}.png` : null;
-}
-
-function fileName(m: PublishItem['media'][number]): string {
-  const last = m.path.split(/[?#]/)[0]!.split('/').pop() ?? '';
-  if (/\.[a-z0-9]{2,5}$/i.test(last)) return last;
-  const ext = m.mimeType.split('/')[1]?.replace('jpeg', 'jpg').replace('quicktime', 'mov') ?? 'bin';
-  return `${m.id}.${ext}`;
 }
 
 /** A thread name (1–100 characters) from the first line of the starter message. */
@@ -166,7 +160,7 @@ export function createDiscordAdapter(config: DiscordConfig = {}): PlatformAdapte
     const attachments: { id: number; filename: string; description?: string }[] = [];
     const files: [string, Blob, string][] = [];
     for (const [i, m] of item.media.entries()) {
-      const filename = fileName(m);
+      const filename = mediaFileName(m);
       files.push([`files[${i}]`, await ctx.openMedia(m), filename]);
       attachments.push({ id: i, filename, ...(m.alt ? { description: m.alt.slice(0, 1024) } : {}) });
     }

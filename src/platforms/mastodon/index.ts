@@ -17,6 +17,7 @@ import {
 } from '../platform.js';
 import { mastodonResult } from './errors.js';
 import { mastodonMetadata } from './metadata.js';
+import { mediaFileName } from '../common/media.js';
 
 /**
  * Mastodon: OAuth 2 on the user's own instance. The app is registered on each instance the first
@@ -166,14 +167,6 @@ function call(
   });
 }
 
-/** The name Mastodon sees for an upload; it checks the extension against the content. */
-function fileName(m: PublishItem['media'][number]): string {
-  const last = m.path.split(/[/\\]/).pop()?.split(/[?#]/)[0] ?? '';
-  if (/\.[a-z0-9]{2,5}$/i.test(last)) return last;
-  const ext = m.mimeType.split('/')[1]?.replace('jpeg', 'jpg').replace('quicktime', 'mov') ?? 'bin';
-  return `${m.id}.${ext}`;
-}
-
 function series(label: string, total: number, now: number): AnalyticsSeries {
   // Mastodon keeps no history of these figures: one point, today.
   return { label, percentageChange: 0, data: [{ total, date: new Date(now).toISOString().slice(0, 10) }] };
@@ -218,7 +211,7 @@ export function createMastodonAdapter(options: MastodonAdapterOptions = {}): Pla
 
   async function uploadMedia(ctx: OperationContext, c: MastodonCredentials, m: PublishItem['media'][number]): Promise<{ id: string; ready: boolean }> {
     const form = new FormData();
-    form.set('file', await ctx.openMedia(m), fileName(m));
+    form.set('file', await ctx.openMedia(m), mediaFileName(m));
     if (m.alt) form.set('description', m.alt.slice(0, ALT_LIMIT));
     const res = await call(ctx, c.instanceUrl, c.accessToken, 'POST', '/api/v2/media', form);
     const media = mastodonResult<MediaAttachment>(res, ctx.clock.now());

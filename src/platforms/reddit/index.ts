@@ -16,6 +16,7 @@ import {
 } from '../platform.js';
 import { redditError, redditJsonData, redditOk } from './errors.js';
 import { redditMetadata } from './metadata.js';
+import { mediaFileName } from '../common/media.js';
 
 export const REDDIT_API = 'https://oauth.reddit.com';
 export const REDDIT_WWW = 'https://www.reddit.com';
@@ -220,14 +221,6 @@ function decodeToken(token: string): PendingToken {
 
 const sameTitle = (a: string, b: string) => a.replace(/\s+/g, ' ').trim() === b.replace(/\s+/g, ' ').trim();
 
-/** A file name for the upload lease (Reddit wants one with an extension). */
-function fileName(media: { id: string; path: string; mimeType: string }): string {
-  const base = media.path.split(/[/?#]/).filter(Boolean).pop() ?? '';
-  if (/\.[a-z0-9]{2,5}$/i.test(base)) return base;
-  const ext = media.mimeType.split('/')[1]?.replace('jpeg', 'jpg').replace('quicktime', 'mov') ?? 'bin';
-  return `${media.id}.${ext}`;
-}
-
 let poster: Buffer | undefined;
 /**
  * Reddit wants a poster image with every video post and we have none: like PRAW, send a plain
@@ -345,7 +338,7 @@ export function createRedditAdapter(config: RedditAdapterConfig = {}): PlatformA
       const want = t.kind === 'image' ? 'image' : 'video';
       const media = item.media.find((m) => m.type === want);
       if (!media) throw new PlatformError('rejected', `The Reddit ${t.kind} post to r/${t.sr} needs one ${want}`);
-      const name = fileName(media);
+      const name = mediaFileName(media);
       form.url = await upload(ctx, c, await ctx.openMedia(media), name, media.mimeType);
       if (want === 'video') form.video_poster_url = await upload(ctx, c, new Blob([placeholderPoster()], { type: 'image/png' }), 'poster.png', 'image/png');
     }

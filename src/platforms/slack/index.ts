@@ -12,6 +12,7 @@ import {
 import { explainSlack, slackResult } from './errors.js';
 import { slackMetadata } from './metadata.js';
 import { htmlToMrkdwn } from './mrkdwn.js';
+import { mediaFileName } from '../common/media.js';
 
 const API = 'https://slack.com/api';
 /** Slack truncates `text` past 40,000 characters (and may refuse it with msg_too_long). */
@@ -82,13 +83,6 @@ async function call<T>(ctx: Ctx, token: string, method: string, args: Args, how:
 export function slackArchiveUrl(c: Pick<SlackCredentials, 'teamDomain' | 'teamId'>, channel: string, ts: string): string {
   if (!c.teamDomain) return `https://app.slack.com/client/${c.teamId}/${channel}`;
   return `https://${c.teamDomain}.slack.com/archives/${channel}/p${ts.replace('.', '')}`;
-}
-
-function fileName(m: PublishItem['media'][number]): string {
-  const last = m.path.split(/[?#]/)[0]!.split('/').pop() ?? '';
-  if (/\.[a-z0-9]{2,5}$/i.test(last)) return last;
-  const ext = m.mimeType.split('/')[1]?.replace('jpeg', 'jpg').replace('quicktime', 'mov') ?? 'bin';
-  return `${m.id}.${ext}`;
 }
 
 /** The message `ts` of a file shared in `channel`, from `shares.public|private[channel][0].ts`. */
@@ -177,7 +171,7 @@ export function createSlackAdapter(config: SlackConfig = {}): PlatformAdapter {
     const files: { id: string; title: string }[] = [];
     for (const m of item.media) {
       const blob = await ctx.openMedia(m);
-      const filename = fileName(m);
+      const filename = mediaFileName(m);
       const target = await call<{ upload_url: string; file_id: string }>(
         ctx,
         c.accessToken,

@@ -67,74 +67,66 @@ async function settled(t: TestApp, org: TestOrg, id: string) {
   }, 30_000, `post ${id} to settle`);
 }
 
+type Bluesky = Awaited<ReturnType<typeof setupBluesky>>;
+
+/** Uploads `data`, posts it to the Bluesky channel now, waits: the post and what Bluesky stored. */
+async function publishPicture({ sky, t, org, channel }: Bluesky, data: Buffer, filename: string, type: string) {
+  const item = await uploadMedia(t, org, data, filename, { type });
+  const post = await settled(t, org, await postNow(t, org, channel, [{ id: item.id, path: item.path }]));
+  const record = post.releaseId ? sky.find(post.releaseId) : undefined;
+  const embed = record?.value.embed as { images: { aspectRatio?: { width: number; height: number } }[] } | undefined;
+  return { item, post, sent: record?.media ?? [], aspectRatio: embed?.images[0]?.aspectRatio };
+}
+
 describe('publish-time image fitting', () => {
   it('a 3 MB PNG is accepted for Bluesky (1,000,000 bytes) and arrives re-encoded under the limit, the stored original untouched', async () => {
-    const { sky, t, org, channel } = await setupBluesky();
+    const bsky = await setupBluesky();
     const png = await noisePng(1200, 900);
     expect(png.length).toBeGreaterThan(3_000_000);
-    const item = await uploadMedia(t, org, png, 'big.png', { type: 'image/png' });
-
-    const id = await postNow(t, org, channel, [{ id: item.id, path: item.path }]);
-    const post = await settled(t, org, id);
+    const { item, post, sent, aspectRatio } = await publishPicture(bsky, png, 'big.png', 'image/png');
     expect(post.state, post.error ?? '').toBe('PUBLISHED');
-
-    const record = sky.find(post.releaseId!);
-    expect(record?.media).toHaveLength(1);
-    const sent = record!.media[0]!;
-    expect(sent.size).toBeLessThanOrEqual(1_000_000);
-    expect(sent.mimeType).toBe('image/jpeg');
-    expect(sent.sha256).not.toBe(sha(png));
+    expect(sent).toHaveLength(1);
+    expect(sent[0]!.size).toBeLessThanOrEqual(1_000_000);
+    expect(sent[0]!.mimeType).toBe('image/jpeg');
+    expect(sent[0]!.sha256).not.toBe(sha(png));
     // The embed's aspect ratio is the re-encoded picture's.
-    const embed = record!.value.embed as { images: { aspectRatio?: { width: number; height: number } }[] };
-    const ratio = embed.images[0]!.aspectRatio!;
-    expect(ratio.width / ratio.height).toBeCloseTo(1200 / 900, 1);
+    expect(aspectRatio!.width / aspectRatio!.height).toBeCloseTo(1200 / 900, 1);
 
     // The library keeps the original bytes.
-    const file = await t.app.inject({ method: 'GET', url: new URL(item.path).pathname });
+    const file = await bsky.t.app.inject({ method: 'GET', url: new URL(item.path).pathname });
     expect(file.statusCode).toBe(200);
     expect(sha(file.rawPayload)).toBe(sha(png));
   });
 
   it('a picture within the limits is sent byte for byte', async () => {
-    const { sky, t, org, channel } = await setupBluesky();
     const png = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#3366cc' } })
       .png()
       .toBuffer();
-    const item = await uploadMedia(t, org, png, 'small.png', { type: 'image/png' });
-    const id = await postNow(t, org, channel, [{ id: item.id, path: item.path }]);
-    const post = await settled(t, org, id);
+    const { post, sent } = await publishPicture(await setupBluesky(), png, 'small.png', 'image/png');
     expect(post.state, post.error ?? '').toBe('PUBLISHED');
-    const sent = sky.find(post.releaseId!)!.media[0]!;
-    expect([sent.sha256, sent.mimeType]).toEqual([sha(png), 'image/png']);
+    expect([sent[0]!.sha256, sent[0]!.mimeType]).toEqual([sha(png), 'image/png']);
   });
 
   it('an AVIF, which no platform takes, arrives as a JPEG of the same size', async () => {
-    const { sky, t, org, channel } = await setupBluesky();
     const avif = await sharp({ create: { width: 120, height: 80, channels: 3, background: '#2266aa' } })
       .avif()
       .toBuffer();
-    const item = await uploadMedia(t, org, avif, 'picture.avif', { type: 'image/avif' });
-    const id = await postNow(t, org, channel, [{ id: item.id, path: item.path }]);
-    const post = await settled(t, org, id);
+    const { post, sent, aspectRatio } = await publishPicture(await setupBluesky(), avif, 'picture.avif', 'image/avif');
     expect(post.state, post.error ?? '').toBe('PUBLISHED');
-    const sent = sky.find(post.releaseId!)!.media[0]!;
-    expect(sent.mimeType).toBe('image/jpeg');
-    const embed = sky.find(post.releaseId!)!.value.embed as { images: { aspectRatio?: { width: number; height: number } }[] };
-    expect(embed.images[0]!.aspectRatio).toEqual({ width: 120, height: 80 });
+    expect(sent[0]!.mimeType).toBe('image/jpeg');
+    expect(aspectRatio).toEqual({ width: 120, height: 80 });
   });
 
   it('a picture that cannot be fitted fails the post readably, sending nothing', async () => {
     // A broken PNG: its first bytes are a real PNG header (so the upload is accepted as
     // image/png with dimensions), the rest is noise, so sharp cannot decode it at publish time.
-    const { sky, t, org, channel } = await setupBluesky();
+    const bsky = await setupBluesky();
     const real = await noisePng(1000, 800);
     const broken = Buffer.concat([real.subarray(0, 4096), randomBytes(1_200_000)]);
-    const item = await uploadMedia(t, org, broken, 'broken.png', { type: 'image/png' });
-    const id = await postNow(t, org, channel, [{ id: item.id, path: item.path }]);
-    const post = await settled(t, org, id);
+    const { post } = await publishPicture(bsky, broken, 'broken.png', 'image/png');
     expect(post.state).toBe('ERROR');
     expect(post.error).toMatch(/could not be re-encoded for .*Bluesky/i);
-    expect(sky.records).toHaveLength(0);
+    expect(bsky.sky.records).toHaveLength(0);
   });
 
   it('Instagram-only rules are checked when the post is made: a wrong aspect ratio is a 400 naming the picture', async () => {

@@ -32,6 +32,7 @@ import { createDispatcher, type Dispatcher } from './publishing/dispatcher.js';
 import { createPublishQueue, PUBLISH_QUEUE } from './publishing/publish-queue.js';
 import { createPublisher, DEFAULT_PUBLISHER_OPTIONS } from './publishing/publisher.js';
 import { createImageFitter } from './media/image-fitter.js';
+import { createMediaJanitor } from './media/media-janitor.js';
 import { createLocalStorage } from './media/local-storage.js';
 import { createS3Storage } from './media/s3-storage.js';
 import type { MediaStorage } from './media/storage.js';
@@ -128,6 +129,14 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
     });
     closers.push(() => remoteFetcher.close());
     const media = createMediaService({ media: repositories.media, storage, clock, publicUrl: config.publicUrl, limits: config.media, remote: remoteFetcher });
+    // Partial uploads and objects of interrupted uploads or deletions, left by a crash (scheduled by `startWorker`).
+    const mediaJanitor = createMediaJanitor({
+      storage,
+      unclaimedBefore: (before, limit) => repositories.media.unclaimedBefore(before, limit),
+      forgetUnclaimed: (key) => repositories.media.forgetUnclaimed(key),
+      isLiveKey: (key) => repositories.media.isLiveKey(key),
+      logger,
+    });
     const queue = createPublishQueue({ database, jobs });
     const auth = createAuthService({
       auth: repositories.auth,
@@ -230,6 +239,7 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
       logger: { warn: (obj, msg) => logger.warn(obj, msg), info: () => undefined },
     });
     let dispatcher: Dispatcher | undefined;
+    let janitorRun: { stop(): Promise<void> } | undefined;
 
     let closed = false;
     return {
@@ -242,6 +252,7 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
       secretBox,
       adapters,
       storage,
+      mediaJanitor,
       platformHttp,
       access,
       repositories,
@@ -274,12 +285,18 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
           logger: { warn: (obj, msg) => logger.warn(obj, msg), error: (obj, msg) => logger.error(obj, msg) },
         });
         await dispatcher.start();
+        // The media storage janitor runs here, not with the sweeps above that every process runs:
+        // this is the embedded process (`all`) and each `worker`, never an `api` process, which
+        // may be scaled out for traffic and would each sweep the same keys for nothing.
+        // First a few minutes after start (leftovers of a crash just before), then hourly.
+        janitorRun = mediaJanitor.start({ clock, firstDelayMs: 5 * 60_000, intervalMs: 60 * 60_000 });
       },
       async close() {
         if (closed) return;
         closed = true;
         clearInterval(sweepTimer);
         clearInterval(idempotencyTimer);
+        await janitorRun?.stop();
         await dispatcher?.stop();
         await heartbeat.forget().catch(() => undefined);
         for (const close of closers.reverse()) await close().catch((err: unknown) => logger.warn({ err }, 'close failed'));

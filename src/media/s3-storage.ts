@@ -4,7 +4,16 @@ import { link, mkdir, readdir, rename, rm, stat, utimes } from 'node:fs/promises
 import { join, resolve } from 'node:path';
 import { pipeline, Transform, type Readable } from 'node:stream';
 import { pipeline as pipelineAsync } from 'node:stream/promises';
-import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
+import {
+  AbortMultipartUploadCommand,
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListMultipartUploadsCommand,
+  ListPartsCommand,
+  S3Client,
+  type S3ClientConfig,
+} from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { isMediaKey, newMediaKey, type ByteRange, type MediaStorage } from './storage.js';
@@ -60,7 +69,7 @@ function totalFromContentRange(value: string | undefined): number | undefined {
  * Media in an S3-compatible bucket under the same keys as local storage. Many API and worker
  * processes can share one bucket; nothing is kept on local disk except `blob()`'s short-lived copies.
  */
-export function createS3Storage(opts: S3StorageOptions): MediaStorage & { readonly client: S3Client; sweepCache(): Promise<number> } {
+export function createS3Storage(opts: S3StorageOptions): MediaStorage & { readonly client: S3Client; readonly bucket: string; sweepCache(): Promise<number> } {
   const bucket = opts.bucket;
   const now = opts.now ?? Date.now;
   const ttlMs = opts.cacheTtlMs ?? 3600_000;
@@ -99,6 +108,55 @@ export function createS3Storage(opts: S3StorageOptions): MediaStorage & { readon
       if (!isNotFound(err)) throw err;
     }
   }
+
+  // ---- partial uploads: multipart uploads neither completed nor aborted ----
+
+  /** When the upload last showed activity: its newest part, or its start when it has none. */
+  async function lastActivity(key: string, uploadId: string, initiated: Date): Promise<number> {
+    let latest = initiated.getTime();
+    let marker: string | undefined;
+    do {
+      const page = await client.send(new ListPartsCommand({ Bucket: bucket, Key: key, UploadId: uploadId, PartNumberMarker: marker }));
+      for (const part of page.Parts ?? []) latest = Math.max(latest, part.LastModified?.getTime() ?? 0);
+      marker = page.IsTruncated ? page.NextPartNumberMarker : undefined;
+    } while (marker);
+    return latest;
+  }
+
+  /**
+   * Aborts the media-key uploads with no activity since `olderThan`. `Initiated` alone would abort
+   * a long upload still sending parts (a large video on a slow link), so the parts are asked too.
+   */
+  async function sweepPartial(olderThan: Date): Promise<number> {
+    const cutoff = olderThan.getTime();
+    const candidates: { key: string; uploadId: string; initiated: Date }[] = [];
+    let keyMarker: string | undefined;
+    let uploadIdMarker: string | undefined;
+    for (;;) {
+      const page = await client.send(new ListMultipartUploadsCommand({ Bucket: bucket, KeyMarker: keyMarker, UploadIdMarker: uploadIdMarker }));
+      for (const u of page.Uploads ?? []) {
+        if (u.Key && u.UploadId && u.Initiated && isMediaKey(u.Key) && u.Initiated.getTime() < cutoff) {
+          candidates.push({ key: u.Key, uploadId: u.UploadId, initiated: u.Initiated });
+        }
+      }
+      if (!page.IsTruncated) break;
+      keyMarker = page.NextKeyMarker;
+      uploadIdMarker = page.NextUploadIdMarker;
+    }
+    let aborted = 0;
+    for (const c of candidates) {
+      try {
+        if ((await lastActivity(c.key, c.uploadId, c.initiated)) >= cutoff) continue;
+        await client.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: c.key, UploadId: c.uploadId }));
+        aborted++;
+      } catch (err) {
+        if (!isNotFound(err)) throw err; // completed or aborted meanwhile
+      }
+    }
+    return aborted;
+  }
+
+
 
   // ---- blob(): downloaded copies in cacheDir ----
   //
@@ -204,6 +262,7 @@ export function createS3Storage(opts: S3StorageOptions): MediaStorage & { readon
 
   return {
     client,
+    bucket,
     newKey: newMediaKey,
 
     async put(key, stream, putOpts = {}) {
@@ -305,6 +364,7 @@ export function createS3Storage(opts: S3StorageOptions): MediaStorage & { readon
       return { url, expiresInSeconds: opts.presignSeconds };
     },
 
+    sweepPartial,
     sweepCache,
 
     async close() {

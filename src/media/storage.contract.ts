@@ -1,5 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { mkdir, utimes, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
+import { CreateMultipartUploadCommand, UploadPartCommand, type S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MEDIA_KEY_RE, type MediaStorage } from './storage.js';
 
@@ -36,6 +39,26 @@ function generated(total: number) {
     }
   }
   return { stream: Readable.from(chunks()), sha256: () => hash.digest('hex') };
+}
+
+/**
+ * Leaves in the backend what a process killed in the middle of `put(key)` leaves (written directly,
+ * not through the driver): local storage's temp file next to the target, with its mtime set to
+ * `lastWrite`; S3's multipart upload with one part sent and never completed (the server dates it).
+ */
+async function crashMidPut(storage: MediaStorage, key: string, lastWrite: Date): Promise<void> {
+  const driver = storage as Partial<{ root: string; client: S3Client; bucket: string }>;
+  if (driver.root !== undefined) {
+    const temp = join(driver.root, `${key}.${randomBytes(6).toString('hex')}.tmp`);
+    await mkdir(dirname(temp), { recursive: true });
+    await writeFile(temp, randomBytes(70_000));
+    await utimes(temp, lastWrite, lastWrite);
+  } else if (driver.client && driver.bucket) {
+    const created = await driver.client.send(new CreateMultipartUploadCommand({ Bucket: driver.bucket, Key: key }));
+    await driver.client.send(new UploadPartCommand({ Bucket: driver.bucket, Key: key, UploadId: created.UploadId, PartNumber: 1, Body: randomBytes(70_000) }));
+  } else {
+    throw new Error('crashMidPut knows local storage (root) and S3 (client, bucket) only');
+  }
 }
 
 /**
@@ -162,6 +185,58 @@ export function mediaStorageContract(name: string, setup: () => Promise<StorageC
       expect(sha(Buffer.from(await blob.arrayBuffer()))).toBe(sha(bytes));
       expect(sha(Buffer.from(await again.arrayBuffer()))).toBe(sha(bytes));
       expect(sha(Buffer.from(await blob.slice(1000, 2000).arrayBuffer()))).toBe(sha(bytes.subarray(1000, 2000)));
+      await storage.delete(key);
+    });
+
+    it('removes a partial upload left by a crash only when its last activity is older than the cutoff', async () => {
+      const existing = (await s.leftovers()).sort();
+      const done = newKey('png');
+      await storage.put(done, Readable.from([randomBytes(5000)]));
+      const key = newKey('mp4');
+      const crashedAt = new Date(Date.now() - 2 * 3600_000); // local: the temp file's mtime; S3 dates its own
+      const started = Date.now();
+      await crashMidPut(storage, key, crashedAt);
+      const name = key.split('/').pop()!;
+      const partialLeft = async () => (await s.leftovers()).filter((l) => l.includes(name));
+      expect(await partialLeft()).toHaveLength(1);
+
+      // a cutoff before the partial's last activity spares it
+      const lastActivity = Math.min(crashedAt.getTime(), started);
+      expect(await storage.sweepPartial(new Date(lastActivity - 60_000))).toBe(0);
+      expect(await partialLeft()).toHaveLength(1);
+
+      // a cutoff after it removes it, and nothing else
+      expect(await storage.sweepPartial(new Date(Date.now() + 60_000))).toBe(1);
+      expect(await partialLeft()).toEqual([]);
+      expect(await storage.stat(key)).toBeUndefined();
+      expect(await storage.stat(done)).toEqual({ size: 5000 });
+      expect(await storage.sweepPartial(new Date(Date.now() + 60_000))).toBe(0);
+      await storage.delete(done);
+      expect((await s.leftovers()).sort()).toEqual(existing);
+    });
+
+    it('spares an upload in progress when the cutoff is before its last write', async () => {
+      const key = newKey('mp4');
+      let midway!: () => void;
+      const reachedMidway = new Promise<void>((r) => (midway = r));
+      let resume!: () => void;
+      const resumed = new Promise<void>((r) => (resume = r));
+      async function* paused(): AsyncGenerator<Buffer> {
+        yield randomBytes(9 * MiB); // past one 8 MiB part (S3: the multipart upload is open)
+        midway();
+        await resumed;
+        yield randomBytes(MiB);
+      }
+      const putting = storage.put(key, Readable.from(paused()));
+      await reachedMidway;
+      // let the first part reach the backend (S3) / the temp file (local)
+      const inProgress = async () => (await s.leftovers()).filter((l) => l.includes(key.split('/').pop()!)).length;
+      for (let i = 0; i < 500 && (await inProgress()) === 0; i++) await new Promise((r) => setTimeout(r, 10));
+      expect(await inProgress()).toBe(1);
+      expect(await storage.sweepPartial(new Date(Date.now() - 3600_000))).toBe(0);
+      resume();
+      expect(await putting).toEqual({ size: 10 * MiB });
+      expect(await storage.stat(key)).toEqual({ size: 10 * MiB });
       await storage.delete(key);
     });
 

@@ -38,6 +38,13 @@ export interface MediaStorage {
    * then redirects there instead of streaming the bytes through this process. Absent: streamed.
    */
   signedUrl?(key: string): Promise<{ url: string; expiresInSeconds: number }>;
+  /**
+   * Removes what a process killed in the middle of `put` left behind — local temp files, S3
+   * multipart uploads never completed nor aborted — whose last activity was before `olderThan`;
+   * answers how many were removed. An upload still in progress keeps writing, so it is spared as
+   * long as `olderThan` leaves it time between writes.
+   */
+  sweepPartial(olderThan: Date): Promise<number>;
   /** Releases clients and timers (shutdown). */
   close?(): Promise<void>;
 }

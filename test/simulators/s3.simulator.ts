@@ -6,7 +6,8 @@ import type { AddressInfo } from 'node:net';
  * A small S3-compatible server for the storage tests (path-style addressing only), kept in memory.
  * It speaks the parts of the S3 REST API the media driver uses, with S3's XML error bodies:
  * PutObject, CreateMultipartUpload / UploadPart / CompleteMultipartUpload / AbortMultipartUpload,
- * ListMultipartUploads, ListObjectsV2, GetObject (one `Range`: `a-b`, `a-`, `-n`), HeadObject,
+ * ListParts, ListMultipartUploads, ListObjectsV2 (the three listings paged as S3 pages them, at most
+ * `maxKeys` entries a page), GetObject (one `Range`: `a-b`, `a-`, `-n`), HeadObject,
  * DeleteObject. Every request must carry a valid AWS Signature V4 — the `Authorization` header or a
  * presigned query (whose expiry is checked) — whose signature is recomputed with the secret key;
  * a signed payload hash is checked against the body. Buckets marked `publicRead` also answer
@@ -44,7 +45,7 @@ interface MultipartUpload {
   initiated: Date;
   contentType: string | undefined;
   cacheControl: string | undefined;
-  parts: Map<number, { body: Buffer; etag: string }>;
+  parts: Map<number, { body: Buffer; etag: string; lastModified: Date }>;
 }
 
 interface Bucket {
@@ -92,11 +93,31 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
+/** The page a listing answers: entries after `after` (exclusive; from the start when -1), at most `max`. */
+function page<T>(all: T[], after: number, max: number) {
+  const items = all.slice(after + 1, after + 1 + max);
+  return { items, truncated: after + 1 + max < all.length };
+}
+
+/** A listing's `max-keys`-style parameter: S3 answers at most 1000 (and at most `cap` here). */
+function pageSize(q: URLSearchParams, name: string, cap: number) {
+  const raw = q.get(name);
+  const n = raw === null ? 1000 : Number(raw);
+  if (!Number.isInteger(n) || n < 0) throw new S3Error(400, 'InvalidArgument', `${name} must be a non-negative integer`);
+  return Math.min(n, 1000, cap);
+}
+
 export async function startS3Simulator(opts: {
   buckets: { name: string; publicRead?: boolean }[];
   accessKeyId?: string;
   secretAccessKey?: string;
+  /** the most entries one listing page holds (S3: 1000); lower to exercise a client's paging */
+  maxKeys?: number;
+  /** the server's time: `LastModified` of objects and parts, `Initiated` of multipart uploads */
+  now?: () => Date;
 }): Promise<S3Simulator> {
+  const maxKeys = opts.maxKeys ?? 1000;
+  const now = opts.now ?? (() => new Date());
   const accessKeyId = opts.accessKeyId ?? 'TIDINGSTESTKEY';
   const secretAccessKey = opts.secretAccessKey ?? 'tidings-test-secret-access-key';
   const buckets = new Map<string, Bucket>(opts.buckets.map((b) => [b.name, { publicRead: b.publicRead ?? false, objects: new Map(), uploads: new Map() }]));
@@ -216,21 +237,42 @@ export async function startS3Simulator(opts: {
 
     if (!key) {
       if (req.method === 'GET' && q.has('uploads')) {
-        const items = [...bucket.uploads.entries()]
-          .map(([id, u]) => `<Upload><Key>${xmlEscape(u.key)}</Key><UploadId>${id}</UploadId><Initiated>${u.initiated.toISOString()}</Initiated></Upload>`)
-          .join('');
-        return xml(res, 200, `<ListMultipartUploadsResult><Bucket>${bucketName}</Bucket><IsTruncated>false</IsTruncated>${items}</ListMultipartUploadsResult>`);
+        // ordered by key, then by start; the markers name the last upload of the previous page
+        const all = [...bucket.uploads.entries()]
+          .map(([id, u]) => ({ id, ...u }))
+          .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : a.initiated.getTime() - b.initiated.getTime() || (a.id < b.id ? -1 : 1)));
+        const keyMarker = q.get('key-marker');
+        const idMarker = q.get('upload-id-marker');
+        let after = -1;
+        if (keyMarker !== null) {
+          const exact = idMarker ? all.findIndex((u) => u.key === keyMarker && u.id === idMarker) : -1;
+          after = exact >= 0 ? exact : all.filter((u) => u.key <= keyMarker).length - 1;
+        }
+        const { items, truncated } = page(all, after, pageSize(q, 'max-uploads', maxKeys));
+        const last = items.at(-1);
+        const next = truncated && last ? `<NextKeyMarker>${xmlEscape(last.key)}</NextKeyMarker><NextUploadIdMarker>${last.id}</NextUploadIdMarker>` : '';
+        const body = items.map((u) => `<Upload><Key>${xmlEscape(u.key)}</Key><UploadId>${u.id}</UploadId><Initiated>${u.initiated.toISOString()}</Initiated></Upload>`).join('');
+        return xml(res, 200, `<ListMultipartUploadsResult><Bucket>${bucketName}</Bucket><IsTruncated>${truncated}</IsTruncated>${next}${body}</ListMultipartUploadsResult>`);
       }
       if (req.method === 'GET' && q.get('list-type') === '2') {
         const prefix = q.get('prefix') ?? '';
         const keys = [...bucket.objects.keys()].filter((k) => k.startsWith(prefix)).sort();
-        const items = keys
+        // the continuation token is opaque to clients: here, the last key of the previous page
+        const token = q.get('continuation-token');
+        const from = token !== null ? Buffer.from(token, 'base64url').toString('utf8') : q.get('start-after');
+        const { items, truncated } = page(keys, from === null ? -1 : keys.filter((k) => k <= from).length - 1, pageSize(q, 'max-keys', maxKeys));
+        const next = truncated ? `<NextContinuationToken>${Buffer.from(items.at(-1)!).toString('base64url')}</NextContinuationToken>` : '';
+        const body = items
           .map((k) => {
             const o = bucket.objects.get(k)!;
             return `<Contents><Key>${xmlEscape(k)}</Key><Size>${o.body.length}</Size><ETag>"${o.etag}"</ETag><LastModified>${o.lastModified.toISOString()}</LastModified></Contents>`;
           })
           .join('');
-        return xml(res, 200, `<ListBucketResult><Name>${bucketName}</Name><Prefix>${xmlEscape(prefix)}</Prefix><KeyCount>${keys.length}</KeyCount><IsTruncated>false</IsTruncated>${items}</ListBucketResult>`);
+        return xml(
+          res,
+          200,
+          `<ListBucketResult><Name>${bucketName}</Name><Prefix>${xmlEscape(prefix)}</Prefix><KeyCount>${items.length}</KeyCount><IsTruncated>${truncated}</IsTruncated>${next}${body}</ListBucketResult>`,
+        );
       }
       throw new S3Error(501, 'NotImplemented', `${req.method} on a bucket with ${url.search || 'no query'} is not implemented`);
     }
@@ -249,19 +291,19 @@ export async function startS3Simulator(opts: {
           const partNumber = Number(q.get('partNumber'));
           if (!Number.isInteger(partNumber) || partNumber < 1 || partNumber > 10_000) throw new S3Error(400, 'InvalidArgument', 'Part number must be an integer between 1 and 10000');
           const etag = md5(body);
-          upload.parts.set(partNumber, { body, etag });
+          upload.parts.set(partNumber, { body, etag, lastModified: now() });
           res.writeHead(200, { etag: `"${etag}"`, 'content-length': '0' });
           return res.end();
         }
         const etag = md5(body);
-        bucket.objects.set(key, { body, contentType, cacheControl, etag, lastModified: new Date() });
+        bucket.objects.set(key, { body, contentType, cacheControl, etag, lastModified: now() });
         res.writeHead(200, { etag: `"${etag}"`, 'content-length': '0' });
         return res.end();
       }
       case 'POST': {
         if (q.has('uploads')) {
           const id = randomBytes(16).toString('hex');
-          bucket.uploads.set(id, { key, initiated: new Date(), contentType, cacheControl, parts: new Map() });
+          bucket.uploads.set(id, { key, initiated: now(), contentType, cacheControl, parts: new Map() });
           return xml(res, 200, `<InitiateMultipartUploadResult><Bucket>${bucketName}</Bucket><Key>${xmlEscape(key)}</Key><UploadId>${id}</UploadId></InitiateMultipartUploadResult>`);
         }
         if (upload && uploadId) {
@@ -282,7 +324,8 @@ export async function startS3Simulator(opts: {
           }
           const all = Buffer.concat(chunks);
           const etag = `${md5(Buffer.concat(listed.map((p) => Buffer.from(upload.parts.get(p.number)!.etag, 'hex'))))}-${listed.length}`;
-          bucket.objects.set(key, { body: all, contentType: upload.contentType, cacheControl: upload.cacheControl, etag, lastModified: new Date() });
+          // as S3 does: a multipart object's LastModified is when its upload started
+          bucket.objects.set(key, { body: all, contentType: upload.contentType, cacheControl: upload.cacheControl, etag, lastModified: upload.initiated });
           bucket.uploads.delete(uploadId);
           return xml(res, 200, `<CompleteMultipartUploadResult><Bucket>${bucketName}</Bucket><Key>${xmlEscape(key)}</Key><ETag>"${etag}"</ETag></CompleteMultipartUploadResult>`);
         }
@@ -296,6 +339,19 @@ export async function startS3Simulator(opts: {
       }
       case 'GET':
       case 'HEAD': {
+        if (upload && uploadId && req.method === 'GET') {
+          const numbers = [...upload.parts.keys()].sort((a, b) => a - b);
+          const marker = Number(q.get('part-number-marker') ?? 0);
+          const { items, truncated } = page(numbers, numbers.filter((n) => n <= marker).length - 1, pageSize(q, 'max-parts', maxKeys));
+          const next = truncated ? `<NextPartNumberMarker>${items.at(-1)}</NextPartNumberMarker>` : '';
+          const body = items
+            .map((n) => {
+              const p = upload.parts.get(n)!;
+              return `<Part><PartNumber>${n}</PartNumber><LastModified>${p.lastModified.toISOString()}</LastModified><ETag>"${p.etag}"</ETag><Size>${p.body.length}</Size></Part>`;
+            })
+            .join('');
+          return xml(res, 200, `<ListPartsResult><Bucket>${bucketName}</Bucket><Key>${xmlEscape(key)}</Key><UploadId>${uploadId}</UploadId><IsTruncated>${truncated}</IsTruncated>${next}${body}</ListPartsResult>`);
+        }
         const obj = bucket.objects.get(key);
         if (!obj) {
           if (req.method === 'HEAD') {

@@ -118,8 +118,19 @@ export const media = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     deletedAt: timestamp('deleted_at', { withTimezone: true }),
   },
-  (t) => [index('media_org_created_idx').on(t.organizationId, t.createdAt)],
+  (t) => [index('media_org_created_idx').on(t.organizationId, t.createdAt), index('media_storage_key_idx').on(t.storageKey)],
 );
+
+/**
+ * Storage keys no live media row claims: recorded before an upload starts (removed in the
+ * transaction that inserts its media row) and with a soft delete (removed once the file is gone).
+ * A key still here after a crash tells the storage janitor which object to remove; objects this
+ * database never recorded are never touched.
+ */
+export const mediaUnclaimed = pgTable('media_unclaimed', {
+  storageKey: text('storage_key').primaryKey(),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+});
 
 /**
  * `Idempotency-Key` of `POST /posts`: the first response per organisation and key, replayed for

@@ -1,6 +1,6 @@
-import { and, count, desc, eq, inArray, isNull, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, inArray, isNull, lt, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
-import { media, posts } from '../../db/schema/index.js';
+import { media, mediaUnclaimed, posts } from '../../db/schema/index.js';
 
 export type MediaRow = typeof media.$inferSelect;
 export type NewMediaRow = typeof media.$inferInsert;
@@ -8,9 +8,29 @@ export type NewMediaRow = typeof media.$inferInsert;
 export function createMediaRepository(db: Db) {
   const live = (organizationId: string) => and(eq(media.organizationId, organizationId), isNull(media.deletedAt));
   return {
+    /** Records that `storageKey` is about to be written, or its row deleted (see `mediaUnclaimed`). */
+    async markUnclaimed(storageKey: string, at: Date) {
+      await db.insert(mediaUnclaimed).values({ storageKey, createdAt: at }).onConflictDoNothing();
+    },
+    async forgetUnclaimed(storageKey: string) {
+      await db.delete(mediaUnclaimed).where(eq(mediaUnclaimed.storageKey, storageKey));
+    },
+    /** Unclaimed keys recorded before `before`, oldest first. */
+    async unclaimedBefore(before: Date, limit: number) {
+      return db.select().from(mediaUnclaimed).where(lt(mediaUnclaimed.createdAt, before)).orderBy(asc(mediaUnclaimed.createdAt)).limit(limit);
+    },
+    /** Whether a live media row names `storageKey` (its object must never be removed). */
+    async isLiveKey(storageKey: string) {
+      const [row] = await db.select({ id: media.id }).from(media).where(and(eq(media.storageKey, storageKey), isNull(media.deletedAt))).limit(1);
+      return row !== undefined;
+    },
+    /** Inserts the row of an upload, which claims its key, in one transaction. */
     async insertMedia(values: NewMediaRow) {
-      const [row] = await db.insert(media).values(values).returning();
-      return row!;
+      return db.transaction(async (tx) => {
+        const [row] = await tx.insert(media).values(values).returning();
+        await tx.delete(mediaUnclaimed).where(eq(mediaUnclaimed.storageKey, values.storageKey));
+        return row!;
+      });
     },
     async listPage(organizationId: string, offset: number, limit: number) {
       const [rows, [total]] = await Promise.all([
@@ -47,9 +67,13 @@ export function createMediaRepository(db: Db) {
           ),
         );
     },
+    /** Soft-deletes the row and marks its key unclaimed, together (the caller removes the object, then forgets the key). */
     async softDelete(organizationId: string, id: string, at: Date) {
-      const [row] = await db.update(media).set({ deletedAt: at }).where(and(live(organizationId), eq(media.id, id))).returning();
-      return row;
+      return db.transaction(async (tx) => {
+        const [row] = await tx.update(media).set({ deletedAt: at }).where(and(live(organizationId), eq(media.id, id))).returning();
+        if (row) await tx.insert(mediaUnclaimed).values({ storageKey: row.storageKey, createdAt: at }).onConflictDoNothing();
+        return row;
+      });
     },
   };
 }

@@ -147,8 +147,11 @@ export function createMediaService(deps: {
 
     const now = new Date(clock.now());
     const key = storage.newKey(allowed.ext, now);
-    const { size } = await storage.put(key, Readable.from(body()), { signal: input.signal });
+    // Recorded before a byte is written: if this process dies before the row is inserted (which
+    // claims the key), the storage janitor removes the object.
+    await media.markUnclaimed(key, now);
     try {
+      const { size } = await storage.put(key, Readable.from(body()), { signal: input.signal });
       // Videos: duration, display size and codecs from the stored container (ranged reads of the
       // box headers, `ftyp` and `moov` only); one that cannot be parsed is refused and removed.
       const video = allowed.type === 'video' ? await readStoredVideo(storage, key, fileField) : undefined;
@@ -173,6 +176,7 @@ export function createMediaService(deps: {
       return toMediaItem(row);
     } catch (e) {
       await storage.delete(key).catch(() => undefined);
+      await media.forgetUnclaimed(key).catch(() => undefined);
       throw e;
     }
   }
@@ -230,9 +234,12 @@ export function createMediaService(deps: {
       if (using.length > 0) {
         throw new AppError('CONFLICT', `Media is used by draft or queued posts: ${using.map((p) => p.id).join(', ')}`);
       }
+      // The soft delete marks the key unclaimed in its transaction: a crash before the object is
+      // gone leaves it to the storage janitor.
       const deleted = await media.softDelete(organizationId, id, new Date(clock.now()));
       if (!deleted) throw notFound('Media');
       await storage.delete(deleted.storageKey);
+      await media.forgetUnclaimed(deleted.storageKey);
       return toMediaItem(deleted);
     },
 

@@ -124,6 +124,24 @@ describe('media storage janitor: local files', () => {
     expect((await t.app.inject({ method: 'GET', url: `/media/${keyOf(live)}` })).statusCode).toBe(200);
   });
 
+  it('DELETE /media/{id} while storage fails: the item is gone at once, its object follows with the janitor', async () => {
+    const item = await upload(t, acme, pngWithTail(1000));
+    const storage = t.deps.storage;
+    const realDelete = storage.delete.bind(storage);
+    storage.delete = () => Promise.reject(new Error('storage is down'));
+    try {
+      expect((await call(t.app, acme.apiKey, { method: 'DELETE', url: `/public/v1/media/${item.id}` })).statusCode).toBe(200);
+    } finally {
+      storage.delete = realDelete;
+    }
+    expect(await exists(fileOf(keyOf(item)))).toBe(true);
+    expect(await unclaimedKeys(t)).toEqual([keyOf(item)]);
+    expect((await t.app.inject({ method: 'GET', url: `/media/${keyOf(item)}` })).statusCode).toBe(404);
+    await t.deps.mediaJanitor.sweep(new Date(Date.now() + 25 * HOUR));
+    expect(await exists(fileOf(keyOf(item)))).toBe(false);
+    expect(await unclaimedKeys(t)).toEqual([]);
+  });
+
   it('DELETE /media/{id} removes the object and leaves no unclaimed key', async () => {
     const item = await upload(t, acme, pngWithTail(1000));
     expect((await call(t.app, acme.apiKey, { method: 'DELETE', url: `/public/v1/media/${item.id}` })).statusCode).toBe(200);

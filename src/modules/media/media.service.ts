@@ -234,12 +234,15 @@ export function createMediaService(deps: {
       if (using.length > 0) {
         throw new AppError('CONFLICT', `Media is used by draft or queued posts: ${using.map((p) => p.id).join(', ')}`);
       }
-      // The soft delete marks the key unclaimed in its transaction: a crash before the object is
-      // gone leaves it to the storage janitor.
+      // The soft delete marks the key unclaimed in its transaction: the item is gone from the
+      // library now; if removing the object fails (storage down) or the process dies first, the
+      // storage janitor removes it later.
       const deleted = await media.softDelete(organizationId, id, new Date(clock.now()));
       if (!deleted) throw notFound('Media');
-      await storage.delete(deleted.storageKey);
-      await media.forgetUnclaimed(deleted.storageKey);
+      await storage
+        .delete(deleted.storageKey)
+        .then(() => media.forgetUnclaimed(deleted.storageKey))
+        .catch(() => undefined);
       return toMediaItem(deleted);
     },
 

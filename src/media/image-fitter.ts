@@ -1,7 +1,5 @@
-import type { PublishItem } from '../platforms/platform.js';
+import type { PublishMedia } from '../platforms/platform.js';
 import { fitImage, type ImageTarget } from './image-fit.js';
-
-type PublishMedia = PublishItem['media'][number];
 
 export interface FittedMedia {
   /** the item as the platform will get it: the new type, size and dimensions */

@@ -226,7 +226,7 @@ export interface OperationContext {
   clock: Clock;
   signal: AbortSignal;
   /** The bytes of a stored media item, as a file-backed Blob (streamed, never read whole). */
-  openMedia(media: PublishItem['media'][number]): Promise<Blob>;
+  openMedia(media: PublishMedia): Promise<Blob>;
 }
 
 /** The one outgoing HTTP client (platforms/http.ts) as adapters see it. */
@@ -264,9 +264,22 @@ export interface ConnectedAccount {
   expiresAt?: Date | null;
 }
 
+/** A stored media item as an adapter gets it (bytes through `ctx.openMedia`). */
+export interface PublishMedia {
+  id: string;
+  path: string;
+  type: 'image' | 'video';
+  mimeType: string;
+  size: number;
+  width?: number | null;
+  height?: number | null;
+  duration?: number | null;
+  alt?: string | null;
+}
+
 export interface PublishItem {
   content: string;
-  media: { id: string; path: string; type: 'image' | 'video'; mimeType: string; size: number; width?: number | null; height?: number | null; duration?: number | null; alt?: string | null }[];
+  media: PublishMedia[];
 }
 
 export type PublishResult =

@@ -2,11 +2,11 @@ import { and, asc, eq, gt, inArray, isNull, sql } from 'drizzle-orm';
 import type { Db, Tx } from '../db/client.js';
 import { integrations, media, posts } from '../db/schema/index.js';
 import type { Clock } from '../lib/clock.js';
-import { canFit, imageTargetOf, needsFitting } from '../media/image-fit.js';
-import type { ImageFitter } from '../media/image-fitter.js';
+import { canFit, imageTargetOf, needsFitting, type ImageTarget } from '../media/image-fit.js';
+import type { FittedMedia, ImageFitter } from '../media/image-fitter.js';
 import { emitEvent, notifyIn, postEventPayload } from '../modules/events/events.js';
 import { htmlToText } from '../platforms/common/html.js';
-import { PlatformError, type PlatformAdapter, type PublishItem, type PublishResult } from '../platforms/platform.js';
+import { PlatformError, type PlatformAdapter, type PublishItem, type PublishMedia, type PublishResult } from '../platforms/platform.js';
 import type { ChannelAccess } from './channel-access.js';
 import type { PublishJobData, PublishQueue } from './publish-queue.js';
 
@@ -297,65 +297,56 @@ export function createPublisher(deps: PublisherDeps) {
   interface SendInput {
     integration: IntegrationRow;
     item: PublishItem;
+    /** bytes of the pictures re-encoded for the platform, by media id (the others are opened as stored) */
+    fittedBlobs: Map<string, Blob>;
     settings: Record<string, unknown>;
     replyTo: { id: string; rootId: string } | undefined;
     idempotencyKey: string;
   }
 
-  async function sendInput(q: Tx | Db, row: PostRow, attempts: number): Promise<SendInput | undefined> {
-    const { integration, root, previous } = await context(q, row);
-    if (!integration) return undefined;
-    const item: PublishItem = { content: row.content, media: await loadMedia(row, q) };
-    const replyTo = previous?.releaseId && root.releaseId ? { id: previous.releaseId, rootId: root.releaseId } : undefined;
-    return { integration, item, settings: root.settings, replyTo, idempotencyKey: `${row.id}:${attempts}` };
-  }
+  /** Pictures re-encoded for one job (`handle`), or why one could not be. */
+  type Fitted = Map<string, FittedMedia | Error>;
 
   /**
-   * The item with its pictures fitted to the platform: those beyond its size, dimension or type
-   * limits are re-encoded (the adapter gets the new type, size and bytes). Unfittable pictures
-   * were refused when the post was made; one that still fails here fails the post, readably.
+   * Reads what the send needs. Pictures beyond the platform's type, size or dimension limits go as
+   * re-encoded in `fitted`; when one is not there yet, the answer is the list to fit first, which
+   * `handle` does outside the transaction (an encode can take seconds, and embedded PostgreSQL has
+   * one connection) before it begins again. Throws `PlatformError('rejected')` for a picture that
+   * could not be re-encoded (unfittable ones were refused when the post was made).
    */
-  async function fitted(integration: IntegrationRow, item: PublishItem): Promise<{ item: PublishItem; blobs: Map<string, Blob> }> {
-    const blobs = new Map<string, Blob>();
+  async function sendInput(q: Tx | Db, row: PostRow, attempts: number, fitted: Fitted): Promise<SendInput | { toFit: PublishMedia[]; target: ImageTarget } | undefined> {
+    const { integration, root, previous } = await context(q, row);
+    if (!integration) return undefined;
     const rule = safeAdapter(integration)?.metadata.media.image;
-    if (!rule) return { item, blobs };
-    const target = imageTargetOf(rule);
-    const media = await Promise.all(
-      item.media.map(async (m) => {
-        if (m.type !== 'image' || !needsFitting(m, target) || !canFit(m, target)) return m;
-        try {
-          const f = await deps.fitter.fit(m, target);
-          blobs.set(m.id, f.blob);
-          return f.media;
-        } catch (e) {
-          if (e instanceof PlatformError) throw e;
-          throw new PlatformError('rejected', `The picture ${m.id} could not be re-encoded for ${label(integration)}: ${e instanceof Error ? e.message : String(e)}`);
-        }
-      }),
-    );
-    return { item: { ...item, media }, blobs };
-  }
-
-  /** Fits a due post's pictures before its attempt is recorded, so the send itself starts at once. */
-  async function warm(postId: string) {
-    const [row] = await db
-      .select({ post: posts, integration: integrations })
-      .from(posts)
-      .innerJoin(integrations, eq(integrations.id, posts.integrationId))
-      .where(eq(posts.id, postId));
-    if (!row || row.post.image.length === 0) return;
-    await fitted(row.integration, { content: row.post.content, media: await loadMedia(row.post) }).catch(() => undefined);
+    const target = rule && imageTargetOf(rule);
+    const fittedBlobs = new Map<string, Blob>();
+    const toFit: PublishMedia[] = [];
+    const media = (await loadMedia(row, q)).map((m) => {
+      if (!target || m.type !== 'image' || !needsFitting(m, target) || !canFit(m, target)) return m;
+      const f = fitted.get(m.id);
+      if (f instanceof Error) throw new PlatformError('rejected', `The picture ${m.id} could not be re-encoded for ${label(integration)}: ${f.message}`);
+      if (!f) toFit.push(m);
+      else fittedBlobs.set(m.id, f.blob);
+      return f?.media ?? m;
+    });
+    if (target && toFit.length > 0) return { toFit, target };
+    const replyTo = previous?.releaseId && root.releaseId ? { id: previous.releaseId, rootId: root.releaseId } : undefined;
+    return { integration, item: { content: row.content, media }, fittedBlobs, settings: root.settings, replyTo, idempotencyKey: `${row.id}:${attempts}` };
   }
 
   async function send(rowId: string, input: SendInput) {
-    const { integration, settings, replyTo, idempotencyKey } = input;
+    const { integration, item, fittedBlobs, settings, replyTo, idempotencyKey } = input;
     let result: PublishResult;
     try {
-      const { item, blobs } = await fitted(integration, input.item);
       result = await access.run(
         integration,
-        (adapter, ctx) =>
-          adapter.publish({ item, settings, replyTo, idempotencyKey }, blobs.size === 0 ? ctx : { ...ctx, openMedia: (m) => { const b = blobs.get(m.id); return b ? Promise.resolve(b) : ctx.openMedia(m); } }),
+        (adapter, ctx) => {
+          const openMedia: typeof ctx.openMedia = (m) => {
+            const fitted = fittedBlobs.get(m.id);
+            return fitted ? Promise.resolve(fitted) : ctx.openMedia(m);
+          };
+          return adapter.publish({ item, settings, replyTo, idempotencyKey }, { ...ctx, openMedia });
+        },
         AbortSignal.timeout(options.attemptTimeoutMs),
       );
     } catch (e) {
@@ -400,10 +391,21 @@ export function createPublisher(deps: PublisherDeps) {
     });
   }
 
-  type Step = 'send' | 'reconcile' | 'check' | 'none';
+  type Step = 'send' | 'fit' | 'reconcile' | 'check' | 'none';
 
-  /** The start of a job: checks, then records the attempt (its own commit, before anything is sent). */
-  async function begin(job: PublishJobData, ready: { send?: SendInput } = {}): Promise<Step> {
+  /** What `begin` hands on to `handle`, and the pictures `handle` fitted for it. */
+  interface Ready {
+    send?: SendInput;
+    toFit?: { toFit: PublishMedia[]; target: ImageTarget };
+    fitted: Fitted;
+    fitTried: boolean;
+  }
+
+  /**
+   * The start of a job: checks, then records the attempt (its own commit, before anything is
+   * sent), or answers 'fit' when pictures must be re-encoded first (nothing recorded).
+   */
+  async function begin(job: PublishJobData, ready: Ready): Promise<Step> {
     return db.transaction(async (tx): Promise<Step> => {
       const [row] = await tx.select().from(posts).where(eq(posts.id, job.postId)).for('update');
       if (!row || row.version !== job.version || row.deletedAt !== null || row.state !== 'QUEUE') return 'none';
@@ -442,7 +444,25 @@ export function createPublisher(deps: PublisherDeps) {
       }
       // Everything the request needs is read now: once the attempt commits, the request leaves
       // at once (a crash in between ends "outcome unknown" where it cannot be reconciled).
-      ready.send = await sendInput(tx, row, row.attempts + 1);
+      let input;
+      try {
+        input = await sendInput(tx, row, row.attempts + 1, ready.fitted);
+      } catch (e) {
+        if (!(e instanceof PlatformError)) throw e;
+        await fail(tx, row, integration, e.message);
+        return 'none';
+      }
+      if (input && 'toFit' in input) {
+        // Pictures to re-encode first; if they were fitted already (the post's media changed in
+        // between), a fresh job starts over rather than looping here.
+        if (ready.fitTried) {
+          await queue.schedule(tx, row.id, at);
+          return 'none';
+        }
+        ready.toFit = input;
+        return 'fit';
+      }
+      ready.send = input;
       await tx
         .update(posts)
         .set({ attemptState: 'sending', leaseOwner: deps.workerId, attempts: sql`${posts.attempts} + 1`, lastAttemptAt: at, updatedAt: at })
@@ -454,9 +474,21 @@ export function createPublisher(deps: PublisherDeps) {
   return {
     /** Handles one publish job (the dispatcher looks for the next due job when it returns). */
     async handle(job: PublishJobData): Promise<void> {
-      const ready: { send?: SendInput } = {};
-      await warm(job.postId);
-      const step = await begin(job, ready);
+      const ready: Ready = { fitted: new Map(), fitTried: false };
+      let step = await begin(job, ready);
+      if (step === 'fit' && ready.toFit) {
+        const { toFit, target } = ready.toFit;
+        await Promise.all(
+          toFit.map((m) =>
+            deps.fitter.fit(m, target).then(
+              (f) => ready.fitted.set(m.id, f),
+              (e: unknown) => ready.fitted.set(m.id, e instanceof Error ? e : new Error(String(e))),
+            ),
+          ),
+        );
+        ready.fitTried = true;
+        step = await begin(job, ready);
+      }
       if (step === 'send' && ready.send) await send(job.postId, ready.send);
       else if (step === 'reconcile') await reconcile(job.postId);
       else if (step === 'check') await check(job.postId);

@@ -71,6 +71,18 @@ export class AppError extends Error {
   }
 }
 
+/** A 400 naming the fields; its message is the first field's `path: message` (and how many more). */
+export function validationError(fields: FieldError[]): AppError {
+  const first = fields[0]!;
+  const more = fields.length > 1 ? ` (and ${fields.length - 1} more)` : '';
+  return new AppError('VALIDATION_FAILED', `${first.path}: ${first.message}${more}`, { fields });
+}
+
+/** A 400 naming one field. */
+export function fieldError(path: string, message: string): AppError {
+  return validationError([{ path, message }]);
+}
+
 export function notFound(what: string): AppError {
   return new AppError('NOT_FOUND', `${what} not found`);
 }

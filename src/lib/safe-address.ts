@@ -84,3 +84,19 @@ export function assertPublicLiteral(hostname: string, isAllowed: AddressPolicy =
   const bare = hostname.replace(/^\[|\]$/g, '');
   if (isIP(bare) && !isAllowed(bare)) throw new BlockedAddressError(bare, bare);
 }
+
+/** `err` and its causes, outermost first (network errors wrap the interesting one a few levels down). */
+export function causeChain(err: unknown): unknown[] {
+  const chain: unknown[] = [];
+  let e: unknown = err;
+  for (let i = 0; i < 5 && e; i++) {
+    chain.push(e);
+    e = (e as { cause?: unknown }).cause;
+  }
+  return chain;
+}
+
+/** The `BlockedAddressError` a failed connection carries somewhere in its causes, if any. */
+export function blockedCause(err: unknown): BlockedAddressError | undefined {
+  return causeChain(err).find((e): e is BlockedAddressError => e instanceof BlockedAddressError);
+}

@@ -1,5 +1,5 @@
 import { Agent, fetch } from 'undici';
-import { assertPublicLiteral, BlockedAddressError, createGuardedLookup, isPublicAddress, type AddressPolicy, type Resolver } from '../lib/safe-address.js';
+import { assertPublicLiteral, blockedCause, causeChain, createGuardedLookup, isPublicAddress, type AddressPolicy, type Resolver } from '../lib/safe-address.js';
 
 /**
  * Opens a user-supplied URL for streaming (`POST /upload-from-url`), SSRF-safe:
@@ -68,16 +68,6 @@ export interface RemoteFetcher {
 }
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
-
-function causeChain(err: unknown): unknown[] {
-  const chain: unknown[] = [];
-  let e: unknown = err;
-  for (let i = 0; i < 5 && e; i++) {
-    chain.push(e);
-    e = (e as { cause?: unknown }).cause;
-  }
-  return chain;
-}
 
 /** The network error of a failed connection, in words a caller can act on. */
 function describeNetworkError(err: unknown, host: string): string {
@@ -156,7 +146,7 @@ export function createRemoteFetcher(opts: RemoteFetchOptions): RemoteFetcher {
           headers: { 'user-agent': opts.userAgent ?? 'Tidings', accept: 'image/*, video/*;q=0.9, */*;q=0.5', 'accept-encoding': 'identity' },
         });
       } catch (err) {
-        const blocked = causeChain(err).find((e): e is BlockedAddressError => e instanceof BlockedAddressError);
+        const blocked = blockedCause(err);
         if (blocked) throw new RemoteFetchError('blocked', blocked.message);
         throw stopped() ?? new RemoteFetchError('unreachable', describeNetworkError(err, url.host));
       }

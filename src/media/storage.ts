@@ -81,12 +81,10 @@ async function readAll(stream: AsyncIterable<Buffer>): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-/** A `RangeReader` over a stored object (each read is one ranged `open`); undefined when missing. */
-export async function storageReader(storage: MediaStorage, key: string): Promise<RangeReader | undefined> {
-  const stat = await storage.stat(key);
-  if (!stat) return undefined;
+/** A `RangeReader` over a stored object of `size` bytes (each read is one ranged `open`). */
+export function storageReader(storage: MediaStorage, key: string, size: number): RangeReader {
   return {
-    size: stat.size,
+    size,
     async read(start, end) {
       const opened = await storage.open(key, { start, end });
       if (!opened) throw new Error(`media object ${key} disappeared while it was read`);

@@ -229,9 +229,8 @@ export async function readMovieMetadata(reader: RangeReader, maxMoovBytes = MAX_
  * per top-level box, then `ftyp` and `moov`. Works whether `moov` comes first (faststart) or last.
  * Throws `ContainerError` when the container cannot be parsed.
  */
-export async function readVideoMetadata(storage: MediaStorage, key: string, opts: { maxMoovBytes?: number } = {}): Promise<VideoMetadata> {
-  const reader = await storageReader(storage, key);
-  if (!reader) throw new Error(`media object ${key} not found`);
+export async function readVideoMetadata(storage: MediaStorage, key: string, size: number, opts: { maxMoovBytes?: number } = {}): Promise<VideoMetadata> {
+  const reader = storageReader(storage, key, size);
   try {
     return await readMovieMetadata(reader, opts.maxMoovBytes);
   } catch (e) {

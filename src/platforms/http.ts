@@ -1,5 +1,5 @@
 import { Agent, fetch, FormData as UndiciFormData, type RequestInit } from 'undici';
-import { assertPublicLiteral, BlockedAddressError, guardedLookup } from '../lib/safe-address.js';
+import { assertPublicLiteral, blockedCause, causeChain, guardedLookup } from '../lib/safe-address.js';
 import { PlatformError, type PlatformHttp, type PlatformRequest, type PlatformResponse } from './platform.js';
 
 /**
@@ -30,20 +30,9 @@ const MAX_REDIRECTS = 5;
 const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
 
 function errorCode(err: unknown): string | undefined {
-  let e: unknown = err;
-  for (let i = 0; i < 4 && e; i++) {
+  for (const e of causeChain(err)) {
     const code = (e as { code?: unknown }).code;
     if (typeof code === 'string') return code;
-    e = (e as { cause?: unknown }).cause;
-  }
-  return undefined;
-}
-
-function findBlocked(err: unknown): BlockedAddressError | undefined {
-  let e: unknown = err;
-  for (let i = 0; i < 4 && e; i++) {
-    if (e instanceof BlockedAddressError) return e;
-    e = (e as { cause?: unknown }).cause;
   }
   return undefined;
 }
@@ -136,7 +125,7 @@ export function createPlatformHttp(opts: PlatformHttpOptions): PlatformHttpClien
           ...(isStream(sendBody) ? { duplex: 'half' as const } : {}),
         });
       } catch (err) {
-        const blocked = findBlocked(err);
+        const blocked = blockedCause(err);
         if (blocked) throw new PlatformError('rejected', blocked.message);
         const code = errorCode(err);
         if (timeout.aborted) {

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { platformEnvPrefix, type Config } from '../../config.js';
-import { AppError, notFound } from '../../errors.js';
+import { AppError, fieldError, notFound } from '../../errors.js';
 import { isUuid } from '../../lib/ids.js';
 import { createPkce } from '../../platforms/common/oauth2.js';
 import type { Clock } from '../../lib/clock.js';
@@ -113,9 +113,7 @@ export function createConnectService(deps: ConnectDeps) {
   function normaliseInstance(value: string | undefined): string {
     const raw = (value ?? '').trim();
     const problem = () =>
-      new AppError('VALIDATION_FAILED', 'instanceUrl: Required: the address of your instance, e.g. https://mastodon.social', {
-        fields: [{ path: 'instanceUrl', message: 'Required: the address of your instance, e.g. https://mastodon.social' }],
-      });
+      fieldError('instanceUrl', 'Required: the address of your instance, e.g. https://mastodon.social');
     if (!raw) throw problem();
     try {
       const url = new URL(/^https?:\/\//i.test(raw) ? raw : `https://${raw}`);
@@ -176,7 +174,7 @@ export function createConnectService(deps: ConnectDeps) {
         if (!(e instanceof PlatformError)) throw e;
         if (e.kind === 'unsupported') throw new AppError('PLATFORM_APP_NOT_CONFIGURED', `${m.displayName}: ${e.message}`);
         if (e.kind === 'rejected' && instanceUrl) {
-          throw new AppError('VALIDATION_FAILED', `instanceUrl: ${e.message}`, { fields: [{ path: 'instanceUrl', message: e.message }] });
+          throw fieldError('instanceUrl', e.message);
         }
         throw new AppError('PLATFORM_UNREACHABLE', `${m.displayName} could not be reached: ${e.message}`);
       }
@@ -203,7 +201,7 @@ export function createConnectService(deps: ConnectDeps) {
      */
     async completeConnect(identifier: string, query: { code?: string; state?: string; error?: string; error_description?: string }) {
       const adapter = adapterFor(identifier);
-      if (!query.state) throw new AppError('VALIDATION_FAILED', 'state: Required', { fields: [{ path: 'state', message: 'Required' }] });
+      if (!query.state) throw fieldError('state', 'Required');
       const pending = await deps.states.consumeState(hashState(query.state), identifier, new Date(deps.clock.now()));
       if (!pending) {
         throw new AppError('VALIDATION_FAILED', 'state: This connection link has expired or was already used; start again', {
@@ -215,7 +213,7 @@ export function createConnectService(deps: ConnectDeps) {
           fields: [{ path: 'error', message: query.error }],
         });
       }
-      if (!query.code) throw new AppError('VALIDATION_FAILED', 'code: Required', { fields: [{ path: 'code', message: 'Required' }] });
+      if (!query.code) throw fieldError('code', 'Required');
       if (!adapter.completeConnect) throw new AppError('PLATFORM_NOT_AVAILABLE', `Connecting ${adapter.metadata.displayName} is not available yet`);
       const known = pending.instanceUrl ? await deps.states.findInstanceApp(identifier, pending.instanceUrl) : undefined;
       let account;
@@ -269,7 +267,7 @@ export function createConnectService(deps: ConnectDeps) {
           throw new AppError('PLATFORM_UNREACHABLE', `${adapter.metadata.displayName} could not be reached to check the credentials: ${e.message}`);
         }
         const path = e.details.field ?? Object.keys(schema.shape)[0] ?? 'body';
-        throw new AppError('VALIDATION_FAILED', `${path}: ${e.message}`, { fields: [{ path, message: e.message }] });
+        throw fieldError(path, e.message);
       }
       return saveAccount(organizationId, identifier, account);
     },

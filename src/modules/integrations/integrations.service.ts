@@ -1,4 +1,4 @@
-import { AppError, notFound } from '../../errors.js';
+import { AppError, fieldError, notFound } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { isUuid } from '../../lib/ids.js';
 import { PLATFORM_METADATA } from '../../platforms/metadata.js';
@@ -77,7 +77,7 @@ export function createIntegrationsService(deps: {
     async updateIntegration(organizationId: string, id: string, body: UpdateIntegrationBody): Promise<Integration> {
       await getRow(organizationId, id);
       if (typeof body.customer === 'string' && !(isUuid(body.customer) && (await deps.groups.groupExists(organizationId, body.customer)))) {
-        throw new AppError('VALIDATION_FAILED', 'customer: No such client group', { fields: [{ path: 'customer', message: 'No such client group' }] });
+        throw fieldError('customer', 'No such client group');
       }
       const patch = {
         ...(body.name !== undefined ? { name: body.name } : {}),

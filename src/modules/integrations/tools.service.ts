@@ -1,4 +1,4 @@
-import { AppError, notFound } from '../../errors.js';
+import { AppError, fieldError, notFound } from '../../errors.js';
 import { isUuid } from '../../lib/ids.js';
 import type { ChannelAccess } from '../../publishing/channel-access.js';
 import { platformErrorToAppError } from '../../publishing/platform-errors.js';
@@ -37,7 +37,7 @@ export function createToolsService(deps: {
         account = await deps.access.run(row, (a, ctx) => a.selectAccount!(accountId, ctx));
       } catch (e) {
         if (e instanceof PlatformError && e.kind === 'rejected') {
-          throw new AppError('VALIDATION_FAILED', `id: ${e.message}`, { fields: [{ path: 'id', message: e.message }] });
+          throw fieldError('id', e.message);
         }
         throw platformErrorToAppError(e, adapter.metadata.displayName);
       }

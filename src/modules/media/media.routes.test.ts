@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { request as httpRequest } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createChannel } from '../../../test/factories.js';
 import { buildTestApp, call, expectError, expectIsolated, type TestApp, type TestOrg } from '../../../test/helpers.js';
 import { filesUnder, multipart, postUpload, uploadMedia, type MediaItem } from '../../../test/media.js';
@@ -209,5 +210,24 @@ describe('media library', () => {
       expect(blob.type).toBe('image/jpeg');
       expect(sha(Buffer.from(await blob.arrayBuffer()))).toBe(sha(JPEG));
     });
+  });
+
+  it('a client that goes away in the middle of an upload leaves no file and no item', async () => {
+    const before = await filesUnder(join(dataDir, 'media'));
+    const listed = async () => (await call(t.app, acme.apiKey, { method: 'GET', url: '/public/v1/media' })).json<{ total: number }>().total;
+    const total = await listed();
+    const address = await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const { payload, headers } = multipart([{ field: 'file', filename: 'clip.mp4', data: Buffer.concat([MP4, Buffer.alloc(4400)]) }], { truncate: true });
+    const req = httpRequest(`${address}/public/v1/upload`, {
+      method: 'POST',
+      headers: { ...headers, authorization: acme.apiKey, 'content-length': String(payload.length + 100_000) },
+    });
+    req.on('error', () => undefined);
+    req.write(payload);
+    // the video is streaming to storage (a temp file) when the client goes away
+    await vi.waitFor(async () => expect((await filesUnder(join(dataDir, 'media'))).some((f) => f.endsWith('.tmp'))).toBe(true));
+    req.destroy();
+    await vi.waitFor(async () => expect(await filesUnder(join(dataDir, 'media'))).toEqual(before));
+    expect(await listed()).toBe(total);
   });
 });

@@ -1,12 +1,13 @@
 import multipart from '@fastify/multipart';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { AppError } from '../../errors.js';
+import { AppError, fieldError } from '../../errors.js';
+import { abortOnDisconnect } from '../../http/abort-on-disconnect.js';
 import { ErrorResponses } from '../../http/error-schema.js';
 import type { ByteRange } from '../../media/storage.js';
 import { MediaItemSchema, MediaPageSchema, MediaParamsSchema, MediaQuerySchema, UploadFromUrlBodySchema } from './media.schemas.js';
 import type { MediaService } from './media.service.js';
 
-const fileMissing = (message: string) => new AppError('VALIDATION_FAILED', `file: ${message}`, { fields: [{ path: 'file', message }] });
+const fileMissing = (message: string) => fieldError('file', message);
 
 /** The media library under /public/v1: upload, list, delete. */
 export function mediaRoutes(service: MediaService, limits: { maxImageBytes: number; maxVideoBytes: number }): FastifyPluginAsyncZod {
@@ -31,21 +32,17 @@ export function mediaRoutes(service: MediaService, limits: { maxImageBytes: numb
           part.file.resume();
           throw fileMissing(`Required (the file came in the field \`${part.fieldname}\`)`);
         }
-        const controller = new AbortController();
-        const onClose = () => {
-          if (!req.raw.complete) controller.abort();
-        };
-        req.raw.once('close', onClose);
+        const disconnect = abortOnDisconnect(reply);
         try {
           const item = await service.upload(req.auth.organizationId, {
             stream: part.file,
             filename: part.filename,
             truncated: () => part.file.truncated,
-            signal: controller.signal,
+            signal: disconnect.signal,
           });
           return await reply.status(201).send(item);
         } finally {
-          req.raw.off('close', onClose);
+          disconnect.done();
         }
       },
     );
@@ -63,17 +60,12 @@ export function mediaRoutes(service: MediaService, limits: { maxImageBytes: numb
         },
       },
       async (req, reply) => {
-        // The caller going away before the answer stops the download (the response closes unfinished).
-        const controller = new AbortController();
-        const onClose = () => {
-          if (!reply.raw.writableFinished) controller.abort();
-        };
-        reply.raw.once('close', onClose);
+        const disconnect = abortOnDisconnect(reply);
         try {
-          const item = await service.uploadFromUrl(req.auth.organizationId, req.body.url, controller.signal);
+          const item = await service.uploadFromUrl(req.auth.organizationId, req.body.url, disconnect.signal);
           return await reply.status(201).send(item);
         } finally {
-          reply.raw.off('close', onClose);
+          disconnect.done();
         }
       },
     );

@@ -42,8 +42,6 @@ export const UploadFromUrlBodySchema = z.object({
   url: z.string().min(1).max(8192).describe('a public http(s) URL of an image or video; the type is sniffed from the bytes, no extension needed'),
 });
 
-export type UploadFromUrlBody = z.infer<typeof UploadFromUrlBodySchema>;
-
 /** Sniffed type → media type and stored extension. Anything else is refused. */
 export const ALLOWED_MEDIA: Record<string, { type: 'image' | 'video'; ext: string }> = {
   'image/jpeg': { type: 'image', ext: 'jpg' },
@@ -56,4 +54,3 @@ export const ALLOWED_MEDIA: Record<string, { type: 'image' | 'video'; ext: strin
   'video/mp4': { type: 'video', ext: 'mp4' },
   'video/quicktime': { type: 'video', ext: 'mov' },
 };
-

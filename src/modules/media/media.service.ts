@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { fileTypeFromBuffer } from 'file-type';
-import { AppError, notFound } from '../../errors.js';
+import { AppError, fieldError, notFound } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { isUuid } from '../../lib/ids.js';
 import { fileNameOf, RemoteFetchError, type RemoteFetcher } from '../../media/remote-fetch.js';
@@ -36,8 +36,6 @@ interface StoreInput {
   signal?: AbortSignal;
 }
 
-const fieldError = (field: string, message: string) => new AppError('VALIDATION_FAILED', `${field}: ${message}`, { fields: [{ path: field, message }] });
-
 /** A failed remote fetch as the error of the `url` field (413 for sizes, 400 otherwise). */
 function urlError(err: unknown): AppError {
   if (err instanceof AppError) return err;
@@ -49,18 +47,13 @@ function urlError(err: unknown): AppError {
 }
 
 /** The container's metadata of a stored video; `ContainerError` becomes a 400 on the source field. */
-async function readStoredVideo(storage: MediaStorage, key: string, fileField: (message: string) => AppError): Promise<VideoMetadata> {
+async function readStoredVideo(storage: MediaStorage, key: string, size: number, fileField: (message: string) => AppError): Promise<VideoMetadata> {
   try {
-    return await readVideoMetadata(storage, key);
+    return await readVideoMetadata(storage, key, size);
   } catch (e) {
     if (e instanceof ContainerError) throw fileField(`not a playable MP4/MOV: ${e.message}`);
     throw e;
   }
-}
-
-async function imageDimensionsOf(storage: MediaStorage, key: string, head: Buffer) {
-  const stored = await storageReader(storage, key);
-  return stored ? readImageDimensions(head, stored) : undefined;
 }
 
 export function toMediaItem(row: MediaRow): MediaItem {
@@ -154,9 +147,9 @@ export function createMediaService(deps: {
       const { size } = await storage.put(key, Readable.from(body()), { signal: input.signal });
       // Videos: duration, display size and codecs from the stored container (ranged reads of the
       // box headers, `ftyp` and `moov` only); one that cannot be parsed is refused and removed.
-      const video = allowed.type === 'video' ? await readStoredVideo(storage, key, fileField) : undefined;
+      const video = allowed.type === 'video' ? await readStoredVideo(storage, key, size, fileField) : undefined;
       // Images: display dimensions from the header, which may sit past the first bytes (EXIF).
-      const image = allowed.type === 'image' ? await imageDimensionsOf(storage, key, head) : undefined;
+      const image = allowed.type === 'image' ? await readImageDimensions(head, storageReader(storage, key, size)) : undefined;
       const name = key.split('/').pop()!;
       const row = await media.insertMedia({
         organizationId,

@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { AppError, notFound, type FieldError } from '../../errors.js';
+import { AppError, notFound, validationError, type FieldError } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { isUuid } from '../../lib/ids.js';
 import { isPlatformIdentifier, type PlatformAdapter, type PlatformIdentifier, type PostDraft } from '../../platforms/platform.js';
@@ -499,12 +499,6 @@ export function createPostsService(deps: PostsServiceDeps) {
       return result;
     },
   };
-}
-
-function validationError(fields: FieldError[]): AppError {
-  const first = fields[0]!;
-  const more = fields.length > 1 ? ` (and ${fields.length - 1} more)` : '';
-  return new AppError('VALIDATION_FAILED', `${first.path}: ${first.message}${more}`, { fields });
 }
 
 export type PostsService = ReturnType<typeof createPostsService>;

@@ -16,6 +16,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { mimeTypeOfExtension } from './media-types.js';
 import { isMediaKey, newMediaKey, type ByteRange, type MediaStorage } from './storage.js';
 
 export interface S3StorageOptions {
@@ -43,17 +44,6 @@ const PART_SIZE = 8 * 1024 * 1024;
 const QUEUE_SIZE = 2;
 const SWEEP_INTERVAL_MS = 10 * 60_000;
 
-/** Stored with the object, so a public bucket or CDN serves it with the right headers. */
-const CONTENT_TYPES: Record<string, string> = {
-  jpg: 'image/jpeg',
-  png: 'image/png',
-  gif: 'image/gif',
-  webp: 'image/webp',
-  mp4: 'video/mp4',
-  mov: 'video/quicktime',
-  avif: 'image/avif',
-  tif: 'image/tiff',
-};
 
 const isNotFound = (err: unknown) => (err as { $metadata?: { httpStatusCode?: number } } | undefined)?.$metadata?.httpStatusCode === 404;
 
@@ -288,7 +278,8 @@ export function createS3Storage(opts: S3StorageOptions): MediaStorage & { readon
           Bucket: bucket,
           Key: key,
           Body: body,
-          ContentType: CONTENT_TYPES[key.slice(key.lastIndexOf('.') + 1)],
+          // stored with the object, so a public bucket or CDN serves it with the right headers
+          ContentType: mimeTypeOfExtension(key.slice(key.lastIndexOf('.') + 1)),
           CacheControl: 'public, max-age=31536000, immutable',
         },
         partSize: PART_SIZE,

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
+import { MEDIA_TYPES } from './media-types.js';
 
 /** A byte range, both ends inclusive (as in HTTP `Range: bytes=start-end`). */
 export interface ByteRange {
@@ -50,7 +51,7 @@ export interface MediaStorage {
 }
 
 /** Only keys of this exact shape are ever accepted (no traversal, no other files). */
-export const MEDIA_KEY_RE = /^\d{4}\/\d{2}\/[0-9a-f]{32}\.(jpg|png|gif|webp|avif|tif|mp4|mov)$/;
+export const MEDIA_KEY_RE = new RegExp(`^\\d{4}/\\d{2}/[0-9a-f]{32}\\.(${Object.values(MEDIA_TYPES).map((t) => t.ext).join('|')})$`);
 
 export function isMediaKey(key: string): boolean {
   return MEDIA_KEY_RE.test(key);

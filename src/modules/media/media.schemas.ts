@@ -41,16 +41,3 @@ export const MediaParamsSchema = z.object({ id: z.string() });
 export const UploadFromUrlBodySchema = z.object({
   url: z.string().min(1).max(8192).describe('a public http(s) URL of an image or video; the type is sniffed from the bytes, no extension needed'),
 });
-
-/** Sniffed type → media type and stored extension. Anything else is refused. */
-export const ALLOWED_MEDIA: Record<string, { type: 'image' | 'video'; ext: string }> = {
-  'image/jpeg': { type: 'image', ext: 'jpg' },
-  'image/png': { type: 'image', ext: 'png' },
-  'image/gif': { type: 'image', ext: 'gif' },
-  'image/webp': { type: 'image', ext: 'webp' },
-  // No platform takes these two: they are converted when a post publishes (media/image-fit.ts).
-  'image/avif': { type: 'image', ext: 'avif' },
-  'image/tiff': { type: 'image', ext: 'tif' },
-  'video/mp4': { type: 'video', ext: 'mp4' },
-  'video/quicktime': { type: 'video', ext: 'mov' },
-};

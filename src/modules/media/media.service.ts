@@ -5,10 +5,11 @@ import type { Clock } from '../../lib/clock.js';
 import { isUuid } from '../../lib/ids.js';
 import { fileNameOf, RemoteFetchError, type RemoteFetcher } from '../../media/remote-fetch.js';
 import { readImageDimensions } from '../../media/image-dimensions.js';
+import { MEDIA_TYPES, mediaTypeOf } from '../../media/media-types.js';
 import { isMediaKey, storageReader, type ByteRange, type MediaStorage } from '../../media/storage.js';
 import { ContainerError, readVideoMetadata, type VideoMetadata } from '../../media/video-metadata.js';
 import type { MediaRepository, MediaRow } from './media.repository.js';
-import { ALLOWED_MEDIA, MEDIA_PAGE_SIZE, type MediaItem } from './media.schemas.js';
+import { MEDIA_PAGE_SIZE, type MediaItem } from './media.schemas.js';
 
 /** Bytes kept in memory to sniff the type and read image dimensions; the rest streams through. */
 const HEAD_BYTES = 4100;
@@ -116,9 +117,9 @@ export function createMediaService(deps: {
     const head = Buffer.concat(chunks);
     if (head.length === 0) throw fileField('the file is empty');
     const sniffed = await fileTypeFromBuffer(head);
-    const allowed = sniffed ? ALLOWED_MEDIA[sniffed.mime] : undefined;
+    const allowed = sniffed ? mediaTypeOf(sniffed.mime) : undefined;
     if (!sniffed || !allowed) {
-      throw fileField(`unsupported file type${sniffed ? ` (${sniffed.mime})` : ''}; allowed: ${Object.keys(ALLOWED_MEDIA).join(', ')}`);
+      throw fileField(`unsupported file type${sniffed ? ` (${sniffed.mime})` : ''}; allowed: ${Object.keys(MEDIA_TYPES).join(', ')}`);
     }
     const cap = allowed.type === 'image' ? limits.maxImageBytes : limits.maxVideoBytes;
     const tooLarge = () => new AppError('PAYLOAD_TOO_LARGE', `${input.field}: ${allowed.type}s may be at most ${cap} bytes`);

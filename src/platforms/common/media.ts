@@ -1,13 +1,6 @@
+import { mediaTypeOf } from '../../media/media-types.js';
 import type { PublishMedia } from '../platform.js';
 
-const EXTENSIONS: Record<string, string> = {
-  'image/jpeg': 'jpg',
-  'image/png': 'png',
-  'image/gif': 'gif',
-  'image/webp': 'webp',
-  'video/mp4': 'mp4',
-  'video/quicktime': 'mov',
-};
 
 /**
  * The file name an upload gives the platform: the stored name's stem with the extension of the
@@ -18,5 +11,5 @@ export function mediaFileName(m: Pick<PublishMedia, 'id' | 'path' | 'mimeType'>)
   const last = m.path.split(/[?#]/)[0]!.split('/').pop() ?? '';
   // A stored name (`<hex>.png`) keeps its stem; a path without an extension gives way to the id.
   const stem = /\.[a-z0-9]{2,5}$/i.test(last) ? last.replace(/\.[a-z0-9]{2,5}$/i, '') : m.id;
-  return `${stem}.${EXTENSIONS[m.mimeType] ?? m.mimeType.split('/')[1] ?? 'bin'}`;
+  return `${stem}.${mediaTypeOf(m.mimeType)?.ext ?? m.mimeType.split('/')[1] ?? 'bin'}`;
 }

@@ -1,0 +1,26 @@
+/**
+ * The media types Tidings stores, with the extension of their stored name: one table for upload
+ * sniffing, storage keys, the content type a bucket serves, and the names uploads get on platforms.
+ */
+export const MEDIA_TYPES = {
+  'image/jpeg': { type: 'image', ext: 'jpg' },
+  'image/png': { type: 'image', ext: 'png' },
+  'image/gif': { type: 'image', ext: 'gif' },
+  'image/webp': { type: 'image', ext: 'webp' },
+  // No platform takes these two: they are converted when a post publishes (media/image-fit.ts).
+  'image/avif': { type: 'image', ext: 'avif' },
+  'image/tiff': { type: 'image', ext: 'tif' },
+  'video/mp4': { type: 'video', ext: 'mp4' },
+  'video/quicktime': { type: 'video', ext: 'mov' },
+} as const satisfies Record<string, { type: 'image' | 'video'; ext: string }>;
+
+export type MediaMimeType = keyof typeof MEDIA_TYPES;
+
+export function mediaTypeOf(mimeType: string): (typeof MEDIA_TYPES)[MediaMimeType] | undefined {
+  return Object.hasOwn(MEDIA_TYPES, mimeType) ? MEDIA_TYPES[mimeType as MediaMimeType] : undefined;
+}
+
+/** The MIME type of a stored extension (`jpg` → `image/jpeg`). */
+export function mimeTypeOfExtension(ext: string): string | undefined {
+  return Object.entries(MEDIA_TYPES).find(([, t]) => t.ext === ext)?.[0];
+}

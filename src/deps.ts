@@ -199,7 +199,7 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
         clock,
       }),
       media,
-      posts: createPostsService({ posts: repositories.posts, queue, adapters, plans, access, clock }),
+      posts: createPostsService({ posts: repositories.posts, media: repositories.media, queue, adapters, plans, access, clock }),
       health: createHealthService({ database, clock, maxHeartbeatAgeSeconds: config.readyMaxHeartbeatAgeSeconds }),
     };
 
@@ -229,6 +229,7 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
       clock,
       workerId: heartbeat.workerId,
       fitter: createImageFitter({ open: openMedia }),
+      media: repositories.media,
       options: {
         ...DEFAULT_PUBLISHER_OPTIONS,
         maxLatenessMs: config.publish.maxLatenessMs,

@@ -1,9 +1,10 @@
 import { and, asc, eq, gt, inArray, isNull, sql } from 'drizzle-orm';
 import type { Db, Tx } from '../db/client.js';
-import { integrations, media, posts } from '../db/schema/index.js';
+import { integrations, posts } from '../db/schema/index.js';
 import type { Clock } from '../lib/clock.js';
 import { canFit, imageTargetOf, needsFitting, type ImageTarget } from '../media/image-fit.js';
 import type { FittedMedia, ImageFitter } from '../media/image-fitter.js';
+import type { MediaRepository } from '../modules/media/media.repository.js';
 import { emitEvent, notifyIn, postEventPayload } from '../modules/events/events.js';
 import { htmlToText } from '../platforms/common/html.js';
 import { PlatformError, type PlatformAdapter, type PublishItem, type PublishMedia, type PublishResult } from '../platforms/platform.js';
@@ -48,6 +49,8 @@ export interface PublisherDeps {
   logger: { warn(obj: unknown, msg?: string): void; info(obj: unknown, msg?: string): void };
   /** re-encodes pictures that break the platform's limits */
   fitter: ImageFitter;
+  /** the media rows posts name */
+  media: Pick<MediaRepository, 'findByIds'>;
   /** random in [0, 1); tests pin it */
   random?: () => number;
 }
@@ -72,9 +75,8 @@ export function createPublisher(deps: PublisherDeps) {
   const random = deps.random ?? Math.random;
   const now = () => new Date(clock.now());
 
-  async function loadMedia(row: PostRow, q: Tx | Db = db) {
-    const ids = row.image.map((i) => i.id);
-    const rows = ids.length ? await q.select().from(media).where(inArray(media.id, ids)) : [];
+  async function loadMedia(row: PostRow, q: Tx | Db) {
+    const rows = await deps.media.findByIds(row.image.map((i) => i.id), q);
     const byId = new Map(rows.map((m) => [m.id, m]));
     return row.image.flatMap((img): PublishItem['media'] => {
       const m = byId.get(img.id);

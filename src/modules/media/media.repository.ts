@@ -1,5 +1,6 @@
-import { and, asc, count, desc, eq, inArray, isNull, lt, sql } from 'drizzle-orm';
-import type { Db } from '../../db/client.js';
+import { and, asc, count, desc, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';
+import type { Db, Tx } from '../../db/client.js';
+import { isUuid } from '../../lib/ids.js';
 import { media, mediaUnclaimed, posts } from '../../db/schema/index.js';
 
 export type MediaRow = typeof media.$inferSelect;
@@ -42,6 +43,22 @@ export function createMediaRepository(db: Db) {
     async findMedia(organizationId: string, id: string) {
       const [row] = await db.select().from(media).where(and(live(organizationId), eq(media.id, id)));
       return row;
+    },
+    /** Live media of the organisation named by id or by the path the service gave it (posts attaching media). */
+    async findLive(organizationId: string, ids: string[], paths: string[]) {
+      const validIds = [...new Set(ids.filter(isUuid))];
+      const validPaths = [...new Set(paths)];
+      if (validIds.length === 0 && validPaths.length === 0) return [];
+      return db
+        .select()
+        .from(media)
+        .where(and(live(organizationId), or(validIds.length ? inArray(media.id, validIds) : undefined, validPaths.length ? inArray(media.path, validPaths) : undefined)));
+    },
+    /** Rows by id, deleted ones included (what stored posts name), in `q`'s transaction if given. */
+    async findByIds(ids: string[], q: Tx | Db = db) {
+      const valid = [...new Set(ids.filter(isUuid))];
+      if (valid.length === 0) return [];
+      return q.select().from(media).where(inArray(media.id, valid));
     },
     /** Any organisation's live row by id (the publisher opening a post's media). */
     async findById(id: string) {

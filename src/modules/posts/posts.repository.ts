@@ -1,6 +1,6 @@
 import { and, asc, eq, gte, inArray, isNull, lt, lte, ne, or, sql } from 'drizzle-orm';
 import type { Db, Tx } from '../../db/client.js';
-import { idempotencyKeys, integrations, media, posts } from '../../db/schema/index.js';
+import { idempotencyKeys, integrations, posts } from '../../db/schema/index.js';
 import { isUuid } from '../../lib/ids.js';
 
 export type PostRow = typeof posts.$inferSelect;
@@ -30,28 +30,6 @@ export function createPostsRepository(db: Db) {
     async findIntegration(id: string, tx: Tx | Db = db) {
       const [row] = await tx.select().from(integrations).where(eq(integrations.id, id));
       return row;
-    },
-
-    /** Live media of the organisation named by id or by the path the service gave it. */
-    async findMedia(organizationId: string, ids: string[], paths: string[]) {
-      const validIds = [...new Set(ids.filter(isUuid))];
-      const validPaths = [...new Set(paths)];
-      if (validIds.length === 0 && validPaths.length === 0) return [];
-      return db
-        .select()
-        .from(media)
-        .where(
-          and(
-            eq(media.organizationId, organizationId),
-            isNull(media.deletedAt),
-            or(validIds.length ? inArray(media.id, validIds) : undefined, validPaths.length ? inArray(media.path, validPaths) : undefined),
-          ),
-        );
-    },
-
-    async findMediaByIds(ids: string[], tx: Tx | Db = db) {
-      if (ids.length === 0) return [];
-      return tx.select().from(media).where(inArray(media.id, ids));
     },
 
     /** Live rows of the organisation with these ids, locked for the transaction. */

@@ -9,6 +9,7 @@ import type { PublishQueue } from '../../publishing/publish-queue.js';
 import type { PlansService } from '../plans/plans.service.js';
 import { normaliseSettings, validatePostForPlatform, type ChannelState, type DraftMedia } from './post-validation.js';
 import type { Tx } from '../../db/client.js';
+import type { MediaRepository } from '../media/media.repository.js';
 import { LIST_LIMIT, type IntegrationRow, type MediaRow, type NewPostRow, type PostRow, type PostsRepository } from './posts.repository.js';
 import { MAX_INSTANT_MS, parseInstant, type CreatePostsBody, type PostOut } from './posts.schemas.js';
 
@@ -18,6 +19,8 @@ type StoredImage = { id: string; path: string; type?: 'image' | 'video'; mimeTyp
 
 export interface PostsServiceDeps {
   posts: PostsRepository;
+  /** the media library's rows that posts attach */
+  media: Pick<MediaRepository, 'findLive' | 'findByIds'>;
   queue: PublishQueue;
   adapters: Record<PlatformIdentifier, PlatformAdapter>;
   plans: PlansService;
@@ -52,7 +55,7 @@ export function createPostsService(deps: PostsServiceDeps) {
     if (!adapter) return [{ path: 'integration.id', code: 'unknown_platform', message: `Unknown platform ${integration.identifier}` }];
     const rows = [root, ...items];
     const mediaIds = rows.flatMap((r) => r.image.map((i) => i.id));
-    const found = new Map((await repo.findMediaByIds(mediaIds.filter(isUuid), tx)).map((m) => [m.id, m]));
+    const found = new Map((await deps.media.findByIds(mediaIds, tx)).map((m) => [m.id, m]));
     const issues = [];
     const draft: PostDraft = { settings: root.settings, items: [] };
     rows.forEach((r, k) => {
@@ -153,7 +156,7 @@ export function createPostsService(deps: PostsServiceDeps) {
 
       // Media: by id, else by the path the service gave it.
       const refs = body.posts.flatMap((p) => p.value.flatMap((v) => v.image.map((img) => (typeof img === 'string' ? { id: img } : img))));
-      const mediaRows = await repo.findMedia(
+      const mediaRows = await deps.media.findLive(
         organizationId,
         refs.map((r) => r.id).filter((x): x is string => typeof x === 'string'),
         refs.map((r) => r.path).filter((x): x is string => typeof x === 'string'),

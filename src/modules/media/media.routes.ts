@@ -3,8 +3,9 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { AppError, fieldError } from '../../errors.js';
 import { abortOnDisconnect } from '../../http/abort-on-disconnect.js';
 import { ErrorResponses } from '../../http/error-schema.js';
+import { PageQuerySchema } from '../../http/pagination.js';
 import type { ByteRange } from '../../media/storage.js';
-import { MediaItemSchema, MediaPageSchema, MediaParamsSchema, MediaQuerySchema, UploadFromUrlBodySchema } from './media.schemas.js';
+import { MediaItemSchema, MediaPageSchema, MediaParamsSchema, UploadFromUrlBodySchema } from './media.schemas.js';
 import type { MediaService } from './media.service.js';
 
 const fileMissing = (message: string) => fieldError('file', message);
@@ -76,7 +77,7 @@ export function mediaRoutes(service: MediaService, limits: { maxImageBytes: numb
         schema: {
           tags: ['Media'],
           summary: "List the organisation's media, newest first, 100 per page",
-          querystring: MediaQuerySchema,
+          querystring: PageQuerySchema,
           response: { 200: MediaPageSchema, ...ErrorResponses },
         },
       },

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-
-export const MEDIA_PAGE_SIZE = 100;
+import { pageSchema } from '../../http/pagination.js';
 
 export const MediaItemSchema = z
   .object({
@@ -24,17 +23,7 @@ export const MediaItemSchema = z
 
 export type MediaItem = z.infer<typeof MediaItemSchema>;
 
-export const MediaQuerySchema = z.object({
-  page: z.coerce.number().int().min(0).max(1_000_000).default(0).describe('page number, from 0'),
-});
-
-export const MediaPageSchema = z.object({
-  media: z.array(MediaItemSchema),
-  total: z.number().int(),
-  page: z.number().int(),
-  limit: z.number().int(),
-  hasMore: z.boolean(),
-});
+export const MediaPageSchema = pageSchema('media', MediaItemSchema);
 
 export const MediaParamsSchema = z.object({ id: z.string() });
 

@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import { fileTypeFromBuffer } from 'file-type';
 import { AppError, fieldError, notFound } from '../../errors.js';
+import { PAGE_SIZE, pageInfo } from '../../http/pagination.js';
 import type { Clock } from '../../lib/clock.js';
 import { isUuid } from '../../lib/ids.js';
 import { fileNameOf, RemoteFetchError, type RemoteFetcher } from '../../media/remote-fetch.js';
@@ -9,7 +10,7 @@ import { MEDIA_TYPES, mediaTypeOf } from '../../media/media-types.js';
 import { isMediaKey, storageReader, type ByteRange, type MediaStorage } from '../../media/storage.js';
 import { ContainerError, readVideoMetadata, type VideoMetadata } from '../../media/video-metadata.js';
 import type { MediaRepository, MediaRow } from './media.repository.js';
-import { MEDIA_PAGE_SIZE, type MediaItem } from './media.schemas.js';
+import type { MediaItem } from './media.schemas.js';
 
 /** Bytes kept in memory to sniff the type and read image dimensions; the rest streams through. */
 const HEAD_BYTES = 4100;
@@ -215,9 +216,8 @@ export function createMediaService(deps: {
 
     /** Newest first, pages of 100. */
     async list(organizationId: string, page: number) {
-      const limit = MEDIA_PAGE_SIZE;
-      const { rows, total } = await media.listPage(organizationId, page * limit, limit);
-      return { media: rows.map(toMediaItem), total, page, limit, hasMore: (page + 1) * limit < total };
+      const { rows, total } = await media.listPage(organizationId, page * PAGE_SIZE, PAGE_SIZE);
+      return { media: rows.map(toMediaItem), ...pageInfo(total, page) };
     },
 
     /** Soft-deletes the row and removes the file; refused while a draft or queued post uses it. */

@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { ErrorResponses } from '../../http/error-schema.js';
 import type { NotificationsService } from './notifications.service.js';
-import { NotificationsPageSchema, NotificationsQuerySchema } from './notifications.schemas.js';
+import { PageQuerySchema } from '../../http/pagination.js';
+import { NotificationsPageSchema } from './notifications.schemas.js';
 
 export function notificationsRoutes(service: NotificationsService): FastifyPluginAsyncZod {
   return async (app) => {
@@ -11,7 +12,7 @@ export function notificationsRoutes(service: NotificationsService): FastifyPlugi
         schema: {
           tags: ['Notifications'],
           summary: "The organisation's notifications, newest first",
-          querystring: NotificationsQuerySchema,
+          querystring: PageQuerySchema,
           response: { 200: NotificationsPageSchema, ...ErrorResponses },
         },
       },

@@ -1,13 +1,12 @@
+import { PAGE_SIZE, pageInfo } from '../../http/pagination.js';
 import type { Clock } from '../../lib/clock.js';
 import type { NotificationsRepository } from './notifications.repository.js';
-import { NOTIFICATIONS_PAGE_SIZE } from './notifications.schemas.js';
 
 export function createNotificationsService(deps: { notifications: NotificationsRepository; clock: Clock }) {
   return {
     /** Newest first, pages of 100 (the reference's page size). */
     async listNotifications(organizationId: string, page: number) {
-      const limit = NOTIFICATIONS_PAGE_SIZE;
-      const { rows, total } = await deps.notifications.listPage(organizationId, page * limit, limit);
+      const { rows, total } = await deps.notifications.listPage(organizationId, page * PAGE_SIZE, PAGE_SIZE);
       return {
         notifications: rows.map((r) => ({
           id: r.id,
@@ -15,10 +14,7 @@ export function createNotificationsService(deps: { notifications: NotificationsR
           link: r.link,
           createdAt: r.createdAt.toISOString(),
         })),
-        total,
-        page,
-        limit,
-        hasMore: (page + 1) * limit < total,
+        ...pageInfo(total, page),
       };
     },
 

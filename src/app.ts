@@ -1,12 +1,13 @@
-import { randomBytes } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler, type FastifyPluginAsyncZod, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { AppDeps } from './deps.js';
 import { installAuth } from './http/auth.js';
-import { installErrorHandling } from './http/error-handler.js';
+import { clientErrorHandler, installErrorHandling, newRequestId, sendError } from './http/error-handler.js';
 import { trackInflight } from './http/inflight.js';
-import { API_PREFIX, installOpenApi } from './http/openapi.js';
+import { installJsonParser } from './http/json-body.js';
+import { API_PREFIX, installOpenApi, servedApiUrl } from './http/openapi.js';
 import { installRateLimit } from './http/rate-limit.js';
+import { installRequestGuards } from './http/request-guards.js';
 import { mediaFilesRoutes, mediaRoutes } from './modules/media/media.routes.js';
 import { groupsRoutes } from './modules/groups/groups.routes.js';
 import { callbackRoutes } from './modules/integrations/callback.routes.js';
@@ -42,23 +43,20 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
     ...(opts.logger ? { loggerInstance: opts.logger } : { logger: false }),
     bodyLimit: config.jsonBodyLimitBytes,
     trustProxy: config.trustProxy,
-    genReqId: () => `req-${randomBytes(6).toString('hex')}`,
+    genReqId: newRequestId,
+    // Clients set up for a self-hosted Postiz call the API under `/api/public/v1`.
+    rewriteUrl: (req) => servedApiUrl(req.url ?? '/'),
+    // The router's own refusals (malformed percent-encoding, over-long parameter) and requests
+    // the HTTP parser could not read answer in the one error shape too.
+    frameworkErrors: (err, req, reply) => sendError(req, reply, err),
+    clientErrorHandler,
   }).withTypeProvider<ZodTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   installErrorHandling(app);
-  // Clients (the Postiz CLI among them) send `Content-Type: application/json` with an empty body on
-  // DELETE and GET: an empty JSON body is no body, not an error.
-  const parseJson = app.getDefaultJsonParser('error', 'error');
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
-    if (body.toString().trim() === '') {
-      done(null, undefined);
-      return;
-    }
-    void parseJson(req, body.toString(), done);
-  });
+  installJsonParser(app);
+  installRequestGuards(app);
   const inflight = trackInflight(app);
   app.decorate('inflight', inflight);
   app.addHook('onRequest', async (req, reply) => {

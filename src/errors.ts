@@ -9,6 +9,16 @@ export const ERROR_CODES = {
   BAD_REQUEST: 400,
   /** The request body is not valid JSON. */
   MALFORMED_JSON: 400,
+  /** The JSON body nests arrays/objects deeper than the limit (64); `fields` names where. */
+  BODY_TOO_DEEP: 400,
+  /** The URL has malformed percent-encoding (`%E0%A4%A`, a lone `%`). */
+  MALFORMED_URL: 400,
+  /** A path parameter is longer than the router accepts (1,000 characters). */
+  URI_TOO_LONG: 414,
+  /** The request's headers are larger than the server accepts. */
+  HEADERS_TOO_LARGE: 431,
+  /** The client took too long to send the request. */
+  REQUEST_TIMEOUT: 408,
   /** A request with a body was sent with no or an unsupported Content-Type. */
   UNSUPPORTED_MEDIA_TYPE: 415,
   /** The request body is larger than the configured limit. */

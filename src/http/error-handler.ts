@@ -1,4 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
 import { AppError, ERROR_CODES, type ErrorCode, type FieldError } from '../errors.js';
@@ -11,6 +13,14 @@ const FASTIFY_CODES: Record<string, ErrorCode> = {
   FST_ERR_CTP_INVALID_JSON_BODY: 'MALFORMED_JSON',
   FST_ERR_CTP_EMPTY_JSON_BODY: 'MALFORMED_JSON',
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'MALFORMED_JSON',
+  FST_ERR_BAD_URL: 'MALFORMED_URL',
+  FST_ERR_MAX_PARAM_LENGTH: 'URI_TOO_LONG',
+};
+
+/** Messages of the framework refusals whose own wording would echo the whole URL back. */
+const FRAMEWORK_MESSAGES: Partial<Record<ErrorCode, string>> = {
+  MALFORMED_URL: 'The URL has malformed percent-encoding',
+  URI_TOO_LONG: 'A path parameter is longer than 1000 characters',
 };
 
 const GENERIC_BY_STATUS: Record<number, ErrorCode> = {
@@ -56,7 +66,7 @@ export function mapError(err: unknown): Mapped {
     };
   }
   const fastifyCode = typeof e.code === 'string' ? FASTIFY_CODES[e.code] : undefined;
-  if (fastifyCode) return { code: fastifyCode, message: e.message };
+  if (fastifyCode) return { code: fastifyCode, message: FRAMEWORK_MESSAGES[fastifyCode] ?? e.message };
   if (typeof e.code === 'string' && UNAVAILABLE.has(e.code)) {
     return { code: 'SERVICE_UNAVAILABLE', message: 'A dependency is unavailable; retry shortly', headers: { 'retry-after': '5' } };
   }
@@ -84,7 +94,35 @@ export function sendError(req: FastifyRequest, reply: FastifyReply, err: unknown
   if (status >= 500) req.log.error({ err }, 'request failed');
   else req.log.info({ code: mapped.code, status }, mapped.message);
   if (mapped.headers) void reply.headers(mapped.headers);
+  // Framework refusals (bad URL, over-long parameter) never ran the hook that sets it.
+  void reply.header('x-request-id', req.id);
   return reply.status(status).send(errorBody(status, mapped, req.id));
+}
+
+export const newRequestId = () => `req-${randomBytes(6).toString('hex')}`;
+
+/**
+ * Refusals of a request Node's HTTP parser could not read (headers too large, a malformed request
+ * line, a client too slow to send), written straight to the socket in the one error shape.
+ */
+export function clientErrorHandler(this: FastifyInstance, err: Error & { code?: string }, socket: Socket) {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, mapped]: [number, Mapped] =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, { code: 'HEADERS_TOO_LARGE', message: 'The request headers are larger than the server accepts' }]
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, { code: 'REQUEST_TIMEOUT', message: 'The request took too long to arrive' }]
+        : [400, { code: 'BAD_REQUEST', message: 'The request could not be read as HTTP' }];
+  const id = newRequestId();
+  const body = JSON.stringify(errorBody(status, mapped, id));
+  this.log.info({ code: mapped.code, status, err: err.code }, mapped.message);
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+        `x-request-id: ${id}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(err);
 }
 
 export function installErrorHandling(app: FastifyInstance) {

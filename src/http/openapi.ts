@@ -5,6 +5,16 @@ import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-pro
 
 export const API_PREFIX = '/public/v1';
 
+/** Where a self-hosted Postiz serves the same API (its backend sits under `/api`). */
+const POSTIZ_SELF_HOSTED_PREFIX = `/api${API_PREFIX}`;
+
+/** The URL as this service routes it: `/api/public/v1/…` is `/public/v1/…`. */
+export function servedApiUrl(url: string): string {
+  if (!url.startsWith(POSTIZ_SELF_HOSTED_PREFIX)) return url;
+  const next = url.charAt(POSTIZ_SELF_HOSTED_PREFIX.length);
+  return next === '' || next === '/' || next === '?' ? url.slice('/api'.length) : url;
+}
+
 /** OpenAPI 3.1 generated from the route schemas; served as JSON and as an interactive page. */
 export async function installOpenApi(app: FastifyInstance, opts: { publicUrl: string; version: string }) {
   await app.register(swagger, {

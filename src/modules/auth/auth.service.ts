@@ -69,9 +69,22 @@ export function createAuthService(deps: {
     write.catch(() => lastTouched.delete(id));
   }
 
-  async function fail(address: string, code: 'AUTH_MISSING' | 'AUTH_INVALID' | 'AUTH_SCHEME_NOT_ALLOWED', message: string) {
-    await store.take(`authfail:${address}`, Number.MAX_SAFE_INTEGER, failWindowMs, clock.now());
-    return new AppError(code, message);
+  /**
+   * A failed attempt meets the throttle: past the limit from this address it answers 429 (and is
+   * not counted, so a steady stream of bad attempts does not extend the wait forever); below it,
+   * it is counted and answers its own 401.
+   */
+  async function refuse(address: string, failure: AppError, now: number): Promise<AppError> {
+    const key = `authfail:${address}`;
+    const failures = await store.peek(key, failWindowMs, now);
+    if (failures.count >= options.failure.max) {
+      const retryAfter = Math.max(1, Math.ceil((failures.oldest + failWindowMs - now) / 1000));
+      return new AppError('AUTH_THROTTLED', `Too many failed authentication attempts from this address; retry in ${retryAfter} s`, {
+        headers: { 'retry-after': String(retryAfter) },
+      });
+    }
+    await store.take(key, Number.MAX_SAFE_INTEGER, failWindowMs, now);
+    return failure;
   }
 
   return {
@@ -82,30 +95,26 @@ export function createAuthService(deps: {
       }
     },
 
+    /**
+     * A valid credential always passes, whatever failed before from its address (behind a reverse
+     * proxy every client shares one address, and a stranger's bad attempts must not lock a user
+     * out); only failures are counted and throttled. Keys are 256-bit random values, so the
+     * throttle is there to slow noise and probing, not to make guessing feasible-but-slow.
+     */
     async authenticate(header: string | undefined, address: string): Promise<AuthContext> {
       const now = clock.now();
-      const failures = await store.peek(`authfail:${address}`, failWindowMs, now);
-      if (failures.count >= options.failure.max) {
-        const retryAfter = Math.max(1, Math.ceil((failures.oldest + failWindowMs - now) / 1000));
-        throw new AppError('AUTH_THROTTLED', `Too many failed authentication attempts from this address; retry in ${retryAfter} s`, {
-          headers: { 'retry-after': String(retryAfter) },
-        });
-      }
       const value = header?.trim() ?? '';
       if (value === '') {
-        throw await fail(address, 'AUTH_MISSING', 'No API key found: send your API key or access token in the Authorization header');
+        throw await refuse(address, new AppError('AUTH_MISSING', 'No API key found: send your API key or access token in the Authorization header'), now);
       }
       if (SCHEME_WORD.test(value)) {
-        throw await fail(
-          address,
-          'AUTH_SCHEME_NOT_ALLOWED',
-          'Send the credential alone in the Authorization header, without a scheme word such as "Bearer"',
-        );
+        const message = 'Send the credential alone in the Authorization header, without a scheme word such as "Bearer"';
+        throw await refuse(address, new AppError('AUTH_SCHEME_NOT_ALLOWED', message), now);
       }
       const isToken = value.startsWith(OAUTH_TOKEN_PREFIX);
       const owner = await lookup(value, isToken, now);
       if (!owner) {
-        throw await fail(address, 'AUTH_INVALID', isToken ? 'Invalid OAuth token' : 'Invalid API key');
+        throw await refuse(address, new AppError('AUTH_INVALID', isToken ? 'Invalid OAuth token' : 'Invalid API key'), now);
       }
       const kind = isToken ? 'oauth_token' : 'api_key';
       touch(kind, owner.credentialId);

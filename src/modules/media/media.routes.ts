@@ -4,6 +4,7 @@ import { AppError, fieldError } from '../../errors.js';
 import { abortOnDisconnect } from '../../http/abort-on-disconnect.js';
 import { ErrorResponses } from '../../http/error-schema.js';
 import { PageQuerySchema } from '../../http/pagination.js';
+import { unstorableReason } from '../../lib/storable-text.js';
 import type { ByteRange } from '../../media/storage.js';
 import { MediaItemSchema, MediaPageSchema, MediaParamsSchema, UploadFromUrlBodySchema } from './media.schemas.js';
 import type { MediaService } from './media.service.js';
@@ -32,6 +33,13 @@ export function mediaRoutes(service: MediaService, limits: { maxImageBytes: numb
         if (part.fieldname !== 'file') {
           part.file.resume();
           throw fileMissing(`Required (the file came in the field \`${part.fieldname}\`)`);
+        }
+        // The multipart parser is this route's own: its file name is checked here as the request
+        // guards check JSON bodies (request-guards.ts).
+        const badName = unstorableReason(part.filename);
+        if (badName) {
+          part.file.resume();
+          throw fieldError('file', `The file name: ${badName.charAt(0).toLowerCase()}${badName.slice(1)}`);
         }
         const disconnect = abortOnDisconnect(reply);
         try {

@@ -22,25 +22,6 @@ export const InstantSchema = z
     { message: 'Must be an ISO 8601 date-time between the years 0001 and 9999, e.g. 2026-09-01T09:00:00Z' },
   );
 
-/** Paths of every string (or key) holding U+0000, which PostgreSQL text and jsonb cannot store. */
-export function nulPaths(value: unknown, path: (string | number)[] = [], out: (string | number)[][] = []): (string | number)[][] {
-  if (typeof value === 'string') {
-    if (value.includes('\u0000')) out.push(path);
-  } else if (Array.isArray(value)) {
-    value.forEach((v, i) => nulPaths(v, [...path, i], out));
-  } else if (value !== null && typeof value === 'object') {
-    for (const [k, v] of Object.entries(value)) {
-      if (k.includes('\u0000')) out.push([...path, k]);
-      else nulPaths(v, [...path, k], out);
-    }
-  }
-  return out;
-}
-
-function refuseNul(value: unknown, ctx: z.RefinementCtx) {
-  for (const path of nulPaths(value)) ctx.addIssue({ code: 'custom', path, message: 'Must not contain the NUL character (\\u0000)' });
-}
-
 /** Milliseconds of an ISO 8601 string; a string without an offset is UTC. */
 export function parseInstant(s: string): number {
   const t = s.trim();
@@ -89,7 +70,6 @@ export const CreatePostsBodySchema = z
     republish: z.boolean().optional(),
   })
   .superRefine((b, ctx) => {
-    refuseNul(b, ctx);
     if (b.inter !== undefined && b.inter !== null) {
       ctx.addIssue({ code: 'custom', path: ['inter'], message: 'Recurring posts are not supported yet' });
     }
@@ -170,13 +150,13 @@ export const GroupParamsSchema = z.object({ group: z.string() });
 export const StatusBodySchema = z.object({ status: z.enum(['draft', 'schedule']) });
 export const StatusResponseSchema = z.object({ id: z.string(), state: z.enum(['DRAFT', 'QUEUE', 'PUBLISHED', 'ERROR']) });
 
-export const SettingsBodySchema = z.object({ settings: z.record(z.string(), z.unknown(), { error: 'Must be an object' }) }).superRefine(refuseNul);
+export const SettingsBodySchema = z.object({ settings: z.record(z.string(), z.unknown(), { error: 'Must be an object' }) });
 export const SettingsResponseSchema = z.object({ postId: z.string(), publishDate: z.iso.datetime(), settings: z.record(z.string(), z.unknown()) });
 
 export const ReleaseIdBodySchema = z.object({
   releaseId: z.string({ error: 'Required' }).trim().min(1, 'Required').max(500),
   releaseURL: z.url().max(2000).optional(),
-}).superRefine(refuseNul);
+});
 
 export const MissingResponseSchema = z.object({
   ready: z.boolean(),

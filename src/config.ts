@@ -62,6 +62,7 @@ const EnvSchema = z.object({
   PUBLISH_MAX_LATENESS: duration.default(24 * 3_600_000),
   PUBLISH_CONCURRENCY: positiveInt.default(50),
   PUBLISH_MAX_ATTEMPTS: positiveInt.default(6),
+  PUBLISH_RETRY_FIRST_SECONDS: positiveInt.default(1),
   PUBLISH_RETRY_BASE_SECONDS: positiveInt.default(30),
   PUBLISH_ATTEMPT_TIMEOUT_SECONDS: positiveInt.default(300),
   MEDIA_MAX_IMAGE_BYTES: positiveInt.default(10 * 1024 * 1024),
@@ -116,7 +117,7 @@ export interface Config {
   workerHeartbeatSeconds: number;
   readyMaxHeartbeatAgeSeconds: number;
   /** the publisher (API.md §6) */
-  publish: { maxLatenessMs: number; concurrency: number; maxAttempts: number; retryBaseMs: number; attemptTimeoutMs: number };
+  publish: { maxLatenessMs: number; concurrency: number; maxAttempts: number; retryFirstMs: number; retryBaseMs: number; attemptTimeoutMs: number };
   /** upload size caps per media type (413 above); files live in `dataDir/media` */
   media: { maxImageBytes: number; maxVideoBytes: number };
   /** the whole of one `upload-from-url` download, body included */
@@ -259,6 +260,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxLatenessMs: e.PUBLISH_MAX_LATENESS,
       concurrency: e.PUBLISH_CONCURRENCY,
       maxAttempts: e.PUBLISH_MAX_ATTEMPTS,
+      retryFirstMs: e.PUBLISH_RETRY_FIRST_SECONDS * 1000,
       retryBaseMs: e.PUBLISH_RETRY_BASE_SECONDS * 1000,
       attemptTimeoutMs: e.PUBLISH_ATTEMPT_TIMEOUT_SECONDS * 1000,
     },

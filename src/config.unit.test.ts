@@ -12,6 +12,8 @@ describe('loadConfig', () => {
       publicUrl: 'http://localhost:3000',
       rateLimit: { max: 90, windowSeconds: 3600 },
       logLevel: 'info',
+      // a blip costs a second or two; later retries back off from 30 s
+      publish: expect.objectContaining({ retryFirstMs: 1000, retryBaseMs: 30_000, maxAttempts: 6 }),
     });
   });
 

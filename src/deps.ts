@@ -234,6 +234,7 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
         ...DEFAULT_PUBLISHER_OPTIONS,
         maxLatenessMs: config.publish.maxLatenessMs,
         maxAttempts: config.publish.maxAttempts,
+        retryFirstMs: config.publish.retryFirstMs,
         retryBaseMs: config.publish.retryBaseMs,
         attemptTimeoutMs: config.publish.attemptTimeoutMs,
       },

@@ -85,6 +85,22 @@ export function assertPublicLiteral(hostname: string, isAllowed: AddressPolicy =
   if (isIP(bare) && !isAllowed(bare)) throw new BlockedAddressError(bare, bare);
 }
 
+const DNS_LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/i;
+
+/**
+ * Whether a URL's hostname (as `new URL` gives it: lower-cased, IDNs in punycode) can name a
+ * server at all: an IP literal, `localhost`, or a DNS name of two or more valid labels. What a
+ * user typed that fails this is their mistake, answered without a DNS lookup.
+ */
+export function isPlausibleHostname(hostname: string): boolean {
+  const bare = hostname.replace(/^\[|\]$/g, '');
+  if (isIP(bare) !== 0) return true;
+  if (hostname === 'localhost') return true;
+  const name = hostname.endsWith('.') ? hostname.slice(0, -1) : hostname;
+  const labels = name.split('.');
+  return name.length <= 253 && labels.length >= 2 && labels.every((l) => DNS_LABEL.test(l)) && !/^\d+$/.test(labels.at(-1)!);
+}
+
 /** `err` and its causes, outermost first (network errors wrap the interesting one a few levels down). */
 export function causeChain(err: unknown): unknown[] {
   const chain: unknown[] = [];

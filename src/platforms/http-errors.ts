@@ -64,7 +64,8 @@ export function errorFromResponse(res: PlatformResponse, now = Date.now()): Plat
   if (res.status === 429) {
     return new PlatformError('rate_limited', message, { status: 429, retryAfterSeconds: retryAfterSeconds(res.headers, now) });
   }
-  if (res.status >= 500) return new PlatformError('transient', message, { status: res.status });
+  // A 503 may say when to come back (Retry-After), and the retry then waits at least that long.
+  if (res.status >= 500) return new PlatformError('transient', message, { status: res.status, retryAfterSeconds: retryAfterSeconds(res.headers, now) });
   return new PlatformError('rejected', message, { status: res.status });
 }
 

@@ -128,6 +128,10 @@ export function createPlatformHttp(opts: PlatformHttpOptions): PlatformHttpClien
         const blocked = blockedCause(err);
         if (blocked) throw new PlatformError('rejected', blocked.message);
         const code = errorCode(err);
+        // A host the user typed that does not exist is their mistake, not a platform outage.
+        if (code === 'ENOTFOUND' && req.untrustedHost === true && !isOperatorOrigin(url)) {
+          throw new PlatformError('rejected', `${url.hostname} could not be found (no such host)`);
+        }
         if (timeout.aborted) {
           throw new PlatformError('transient', `${req.method} ${url.host} timed out`, { outcomeUnknown: method !== 'GET' });
         }

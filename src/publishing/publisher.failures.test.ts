@@ -5,7 +5,7 @@ import type { ManualClock } from '../lib/clock.js';
 import { startMastodonSimulator, type MastodonSimulator } from '../platforms/mastodon/mastodon.simulator.js';
 import { startTelegramSimulator, type TelegramSimulator } from '../platforms/telegram/telegram.simulator.js';
 import { startXSimulator, type XSimulator } from '../platforms/x/x.simulator.js';
-import { advanceTime, eventsOf, realtimeManualClock, waitFor } from '../../test/factories.js';
+import { advanceTime, eventsOf, realtimeManualClock, releaseDueJobs, waitFor } from '../../test/factories.js';
 import { buildTestApp, call, expectError, type TestApp, type TestOrg } from '../../test/helpers.js';
 import { X_APP } from '../../test/oauth-apps.js';
 import type { Simulator, SimulatorRequest } from '../../test/simulators/harness.js';
@@ -224,7 +224,9 @@ const STATUSES = /^\/api\/v1\/statuses$/;
 // ---------------------------------------------------------------------------------------------
 
 describe('publisher failure policy (API.md §6)', () => {
-  const ctx = useApp({ PUBLISH_MAX_ATTEMPTS: '2' });
+  // The first retry normally comes after 1–2 s; these tests look at a post while it waits for its
+  // retry, so they make that wait long (and move the clock) instead of racing it.
+  const ctx = useApp({ PUBLISH_MAX_ATTEMPTS: '2', PUBLISH_RETRY_FIRST_SECONDS: '100' });
 
   it('a 5xx is retried with backoff: QUEUE with the failed attempt described, then PUBLISHED on the second request', async () => {
     const { t, clock } = ctx;
@@ -249,6 +251,32 @@ describe('publisher failure policy (API.md §6)', () => {
     const events = (await eventsOf(t, org.id)).map((e) => e.type);
     expect(events).toEqual(['post.published']);
     expect((await notifications(t, org)).filter((n) => n.startsWith('Your post has been published on Telegram (Retry News)'))).toHaveLength(1);
+  });
+
+  it('one blip costs seconds: the first retry waits PUBLISH_RETRY_FIRST_SECONDS (1 s by default) to twice that, not the 30 s base; a Retry-After is waited out in full', async () => {
+    const { t, clock } = ctx;
+    const org = await t.createOrg('Blip');
+    const ch = await connectTelegram(t, org, 'Blip News');
+    telegram.inject({ path: new RegExp(`^/bot${ch.token}/send`), status: 502, body: { ok: false, error_code: 502, description: 'Bad Gateway' } });
+    const id = await createPost(t, org, ch.id, '<p>A blip only</p>');
+    const queued = await retryScheduled(t, org, id, 1);
+    const wait = Date.parse(queued.nextAttemptAt!) - Date.parse(queued.lastAttemptAt!);
+    // (100 s in this test, so the wait can be observed; the base of 30 s would give 15–30 s)
+    expect(wait).toBeGreaterThanOrEqual(100_000);
+    expect(wait).toBeLessThanOrEqual(200_000);
+    await advanceTime(t, clock, 200_000);
+    expect(await settled(t, org, id)).toMatchObject({ state: 'PUBLISHED', attempts: 2 });
+    expect(ch.messages()).toBe(1);
+
+    // A 503 that says when to come back is not retried sooner.
+    telegram.inject({ path: new RegExp(`^/bot${ch.token}/send`), status: 503, headers: { 'retry-after': '900' }, body: { ok: false, error_code: 503, description: 'Service Unavailable' } });
+    const later = await createPost(t, org, ch.id, '<p>After the outage</p>');
+    await releaseDueJobs(t, clock);
+    const told = await retryScheduled(t, org, later, 1);
+    expect(Date.parse(told.nextAttemptAt!) - Date.parse(told.lastAttemptAt!)).toBe(900_000);
+    clock.advance(900_000);
+    await releaseDueJobs(t, clock);
+    expect(await settled(t, org, later)).toMatchObject({ state: 'PUBLISHED', attempts: 2 });
   });
 
   it('after PUBLISH_MAX_ATTEMPTS transient failures the post ends ERROR with a readable message and a post.failed event', async () => {

@@ -19,7 +19,12 @@ export interface PublisherOptions {
   maxLatenessMs: number;
   /** attempts before a transient failure becomes final */
   maxAttempts: number;
-  /** first retry delay; doubles each attempt, with jitter */
+  /**
+   * First retry of a transient failure, within `retryFirstMs`–2×`retryFirstMs`: a blip (one 502,
+   * a reset connection) should cost the post seconds, not minutes.
+   */
+  retryFirstMs: number;
+  /** the retry after that; doubles each further attempt, with jitter */
   retryBaseMs: number;
   retryMaxMs: number;
   /** one publish call (uploads included) */
@@ -32,6 +37,7 @@ export interface PublisherOptions {
 export const DEFAULT_PUBLISHER_OPTIONS: PublisherOptions = {
   maxLatenessMs: 24 * 3600_000,
   maxAttempts: 6,
+  retryFirstMs: 1_000,
   retryBaseMs: 30_000,
   retryMaxMs: 30 * 60_000,
   attemptTimeoutMs: 5 * 60_000,
@@ -154,9 +160,17 @@ export function createPublisher(deps: PublisherDeps) {
     await queue.schedule(tx, row.id, at);
   }
 
-  function backoff(attempt: number): number {
-    const base = Math.min(options.retryMaxMs, options.retryBaseMs * 2 ** Math.max(0, attempt - 1));
-    return Math.round(base * (0.5 + random() / 2));
+  /**
+   * The wait before retrying after failed attempt number `attempt`: quick once (most failures are
+   * blips), then exponential from `retryBaseMs` with jitter (half to all of it, so posts that failed
+   * together do not retry together), capped at `retryMaxMs`; never sooner than the platform asked.
+   */
+  function backoff(attempt: number, retryAfterSeconds: number | undefined): number {
+    const wait =
+      attempt <= 1
+        ? options.retryFirstMs * (1 + random())
+        : Math.min(options.retryMaxMs, options.retryBaseMs * 2 ** (attempt - 2)) * (0.5 + random() / 2);
+    return Math.round(Math.max(wait, (retryAfterSeconds ?? 0) * 1000));
   }
 
   /** Runs `fn` in a transaction on the row, only while it is still the same attempt. */
@@ -191,7 +205,7 @@ export function createPublisher(deps: PublisherDeps) {
       switch (e.kind) {
         case 'transient':
           if (row.attempts < options.maxAttempts) {
-            const when = new Date(at.getTime() + backoff(row.attempts));
+            const when = new Date(at.getTime() + backoff(row.attempts, e.details.retryAfterSeconds));
             return retryLater(tx, row, when, `Attempt ${row.attempts} failed (${e.message}); retrying at ${when.toISOString()}`);
           }
           return fail(tx, row, integration, `${name} could not be reached after ${row.attempts} attempts: ${e.message}`);

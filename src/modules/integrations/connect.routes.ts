@@ -33,12 +33,15 @@ export function connectRoutes(service: ConnectService): FastifyPluginAsyncZod {
         schema: {
           tags: ['Integrations'],
           summary: 'Connect a credential-based channel (verified with the platform before saving)',
+          description:
+            'With `refresh=<integration id>` the named channel is reconnected with the new credentials (they must be for the same account: 409 otherwise); no second channel is created.',
           params: IdentifierParams,
+          querystring: z.object({ refresh: z.string().optional().describe('id of the channel to reconnect') }),
           body: z.record(z.string(), z.unknown()),
           response: { 201: IntegrationSchema, ...ErrorResponses },
         },
       },
-      async (req, reply) => reply.status(201).send(await service.connectWithCredentials(req.auth.organizationId, req.params.identifier, req.body)),
+      async (req, reply) => reply.status(201).send(await service.connectWithCredentials(req.auth.organizationId, req.params.identifier, req.body, req.query)),
     );
   };
 }

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { platformEnvPrefix, type Config } from '../../config.js';
 import { AppError, fieldError, notFound } from '../../errors.js';
 import { isUuid } from '../../lib/ids.js';
+import { isPlausibleHostname } from '../../lib/safe-address.js';
 import { createPkce } from '../../platforms/common/oauth2.js';
 import type { Clock } from '../../lib/clock.js';
 import type { SecretBox } from '../../lib/secret-box.js';
@@ -87,7 +88,7 @@ export function createConnectService(deps: ConnectDeps) {
       if (target.integration.internalId !== account.internalId) {
         throw new AppError(
           'CONFLICT',
-          `You signed in as ${account.profile ?? account.name}, but the channel being reconnected is ${target.integration.profile ?? target.integration.name}: sign in with that account`,
+          `The account given is ${account.profile ?? account.name}, but the channel being reconnected is ${target.integration.profile ?? target.integration.name}: reconnect it with that account`,
         );
       }
     } else if (!(await deps.integrations.findByAccount(organizationId, identifier, account.internalId))) {
@@ -109,19 +110,31 @@ export function createConnectService(deps: ConnectDeps) {
     return toIntegration(row!.integration, row!.customer);
   }
 
-  /** `https://mastodon.social/@me` → `https://mastodon.social`; refuses what is not an http(s) URL. */
+  /** The channel a reconnect (`refresh=<id>`) names: one of the organisation's on this platform (404 otherwise). */
+  async function refreshTarget(organizationId: string, identifier: string, refresh: string | undefined): Promise<string | null> {
+    if (refresh === undefined) return null;
+    const target = isUuid(refresh) ? await deps.integrations.findIntegration(organizationId, refresh) : undefined;
+    if (!target || target.integration.identifier !== identifier) throw notFound('Integration');
+    return target.integration.id;
+  }
+
+  /**
+   * `https://mastodon.social/@me` → `https://mastodon.social`. What cannot be the address of a
+   * server (no http(s) URL, a host that is not a DNS name or IP address) is refused here, without
+   * a lookup: it is the caller's mistake, not the platform's failure.
+   */
   function normaliseInstance(value: string | undefined): string {
     const raw = (value ?? '').trim();
-    const problem = () =>
-      fieldError('instanceUrl', 'Required: the address of your instance, e.g. https://mastodon.social');
-    if (!raw) throw problem();
+    if (!raw) throw fieldError('instanceUrl', 'Required: the address of your instance, e.g. https://mastodon.social');
+    const problem = () => fieldError('instanceUrl', 'Must be the address of your instance, e.g. https://mastodon.social');
+    let url: URL;
     try {
-      const url = new URL(/^https?:\/\//i.test(raw) ? raw : `https://${raw}`);
-      if (url.protocol !== 'https:' && url.protocol !== 'http:') throw problem();
-      return url.origin;
+      url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(raw) ? raw : `https://${raw}`);
     } catch {
       throw problem();
     }
+    if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.username || url.password || !isPlausibleHostname(url.hostname)) throw problem();
+    return url.origin;
   }
 
   function openInstanceApp(row: { app: string } | undefined): Credentials | undefined {
@@ -152,12 +165,9 @@ export function createConnectService(deps: ConnectDeps) {
           throw new AppError('PLATFORM_APP_NOT_CONFIGURED', `${m.displayName} is not configured on this server: set ${missing.join(' and ')}`);
         }
       }
-      let refreshIntegrationId: string | null = null;
-      if (query.refresh !== undefined) {
-        const target = isUuid(query.refresh) ? await deps.integrations.findIntegration(organizationId, query.refresh) : undefined;
-        if (!target || target.integration.identifier !== identifier) throw notFound('Integration');
-        refreshIntegrationId = target.integration.id;
-      } else {
+      const refreshIntegrationId = await refreshTarget(organizationId, identifier, query.refresh);
+      // The account is known only when the user comes back, so a new channel must fit the plan now.
+      if (!refreshIntegrationId) {
         await deps.plans.assertWithinLimit(organizationId, 'channels', await deps.integrations.countLiveIntegrations(organizationId));
       }
       const instanceUrl = m.instanceBased ? normaliseInstance(query.instanceUrl) : undefined;
@@ -244,8 +254,11 @@ export function createConnectService(deps: ConnectDeps) {
       return { integration, platform: adapter.metadata.displayName };
     },
 
-    /** `POST /social/{identifier}`: verify the credentials with the platform, then save the channel. */
-    async connectWithCredentials(organizationId: string, identifier: string, body: unknown): Promise<Integration> {
+    /**
+     * `POST /social/{identifier}`: verify the credentials with the platform, then save the channel.
+     * With `refresh=<id>` the named channel gets the new credentials (the same account only).
+     */
+    async connectWithCredentials(organizationId: string, identifier: string, body: unknown, query: { refresh?: string } = {}): Promise<Integration> {
       const adapter = adapterFor(identifier);
       const schema = adapter.metadata.credentials;
       if (adapter.metadata.authKind !== 'credentials' || !schema || !adapter.connectWithCredentials) {
@@ -253,6 +266,7 @@ export function createConnectService(deps: ConnectDeps) {
           fields: [{ path: 'identifier', message: 'This platform connects through OAuth' }],
         });
       }
+      const refreshIntegrationId = await refreshTarget(organizationId, identifier, query.refresh);
       const parsed = schema.safeParse(body ?? {});
       if (!parsed.success) {
         const fields = parsed.error.issues.map((i) => ({ path: i.path.map(String).join('.') || 'body', message: i.message }));
@@ -269,7 +283,7 @@ export function createConnectService(deps: ConnectDeps) {
         const path = e.details.field ?? Object.keys(schema.shape)[0] ?? 'body';
         throw fieldError(path, e.message);
       }
-      return saveAccount(organizationId, identifier, account);
+      return saveAccount(organizationId, identifier, account, { refreshIntegrationId });
     },
   };
 }

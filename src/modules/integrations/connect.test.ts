@@ -60,6 +60,34 @@ describe('connecting channels through the API', () => {
     expect(await rows()).toHaveLength(1);
   });
 
+  it('POST /social/telegram?refresh={id} reconnects the channel named with new credentials, never a second channel', async () => {
+    const [before] = await rows();
+    await t.deps.database.db.update(integrations).set({ refreshNeeded: true }).where(eq(integrations.id, before!.id));
+    // The bot token was revoked and a new one issued for the same bot; the client names the channel.
+    const rotated = '123456:ZZyyXXwwVVuuTTssRRqqPPooNNmmLLkkJJ';
+    sim.addBot(rotated, { id: 123456, username: 'tidings_bot' });
+    const res = await call(t.app, acme.apiKey, { method: 'POST', url: `/public/v1/social/telegram?refresh=${before!.id}`, payload: { botToken: rotated, chatId: '@acmenews' } });
+    expect(res.statusCode).toBe(201);
+    expect(res.json()).toMatchObject({ id: before!.id, refreshNeeded: false });
+    const after = await rows();
+    expect(after).toHaveLength(1);
+    expect(JSON.parse(t.deps.secretBox.open(after[0]!.credentials!))).toMatchObject({ botToken: rotated });
+    // Credentials for another chat do not turn this channel into another account, nor make a second one.
+    sim.addChat({ id: -1009999999999, title: 'Other Chat', username: 'otherchat', admins: [123456] });
+    const other = await call(t.app, acme.apiKey, { method: 'POST', url: `/public/v1/social/telegram?refresh=${before!.id}`, payload: { botToken: rotated, chatId: '@otherchat' } });
+    expect(expectError(other, 409, 'CONFLICT').message).toContain('reconnect it with that account');
+    expect(await rows()).toHaveLength(1);
+    // A channel of another platform, of another organisation, or no channel at all: 404, nothing stored.
+    const beta = await t.createOrg('Beta refresh');
+    for (const [org, refresh] of [[acme, '00000000-0000-4000-8000-000000000000'], [acme, 'nope'], [beta, before!.id]] as const) {
+      expectError(await call(t.app, org.apiKey, { method: 'POST', url: `/public/v1/social/telegram?refresh=${refresh}`, payload: { botToken: rotated, chatId: '@acmenews' } }), 404, 'NOT_FOUND');
+    }
+    const sky = (await call(t.app, acme.apiKey, { method: 'POST', url: `/public/v1/social/bluesky?refresh=${before!.id}`, payload: { identifier: 'acme.bsky.social', password: 'app-pass-1234' } }));
+    expectError(sky, 404, 'NOT_FOUND');
+    expect(await rows()).toHaveLength(1);
+    expect(await t.deps.database.db.select().from(integrations).where(eq(integrations.organizationId, beta.id))).toHaveLength(0);
+  });
+
   it('bad credentials → 400 naming the field, nothing stored', async () => {
     const org = await t.createOrg('Fresh');
     const badToken = expectError(

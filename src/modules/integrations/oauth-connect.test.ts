@@ -1,5 +1,6 @@
+import dns from 'node:dns';
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { connectStates, instanceApps, integrations } from '../../db/schema/index.js';
 import { startMastodonSimulator, type MastodonSimulator } from '../../platforms/mastodon/mastodon.simulator.js';
 import { buildTestApp, call, expectError, expectIsolated, type TestApp, type TestOrg } from '../../../test/helpers.js';
@@ -96,5 +97,22 @@ describe('connecting an OAuth channel through the API (mastodon: app registered 
     expect(missing.fields![0]!.path).toBe('instanceUrl');
     const priv = expectError(await begin(beta, `instanceUrl=${encodeURIComponent('http://127.0.0.1:9')}`), 400, 'VALIDATION_FAILED');
     expect(priv.message).toMatch(/private or reserved/);
+  });
+
+  it('an instanceUrl that is not the address of a server is the caller\'s mistake: 400 naming it, with no DNS lookup', async () => {
+    const lookups = vi.spyOn(dns.promises, 'lookup');
+    try {
+      for (const bad of ['not a URL', 'foo', 'localhost:x', 'http://', 'javascript:alert(1)', 'ftp://files.example.org', 'https://user:pw@mastodon.example', '%%%', 'a..b', '-x.example', '1.2.3.4.5', 'https://masto don.social', 'https://mastodon.social:99999']) {
+        const res = expectError(await begin(beta, `instanceUrl=${encodeURIComponent(bad)}`), 400, 'VALIDATION_FAILED');
+        expect(res.fields, bad).toEqual([{ path: 'instanceUrl', message: 'Must be the address of your instance, e.g. https://mastodon.social' }]);
+      }
+      expect(lookups).not.toHaveBeenCalled();
+      // A well-formed name that does not exist is looked up, and answered as the caller's mistake too (not 502).
+      const missing = expectError(await begin(beta, `instanceUrl=${encodeURIComponent('https://no-such-instance.invalid')}`), 400, 'VALIDATION_FAILED');
+      expect(missing.fields).toEqual([{ path: 'instanceUrl', message: 'no-such-instance.invalid could not be found (no such host)' }]);
+      expect(lookups).toHaveBeenCalledWith('no-such-instance.invalid', expect.anything());
+    } finally {
+      lookups.mockRestore();
+    }
   });
 });

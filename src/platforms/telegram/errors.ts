@@ -31,7 +31,7 @@ export function telegramError(res: PlatformResponse, now = Date.now()): Platform
   // A bot token does not expire: 401 means it was revoked or is wrong.
   if (code === 401 || code === 404) return new PlatformError('reconnect_required', message, { status: code, field: 'botToken' });
   if (RECONNECT.some((r) => r.test(message))) return new PlatformError('reconnect_required', message, { status: code, field: 'chatId' });
-  if (code >= 500) return new PlatformError('transient', message, { status: code });
+  if (code >= 500) return new PlatformError('transient', message, { status: code, retryAfterSeconds: body.parameters?.retry_after ?? retryAfterSeconds(res.headers, now) });
   return new PlatformError('rejected', message, { status: code });
 }
 

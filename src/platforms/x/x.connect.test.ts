@@ -55,7 +55,7 @@ describe('connecting an X channel through the API', () => {
     const begun = await call(t.app, acme.apiKey, { method: 'GET', url: `/public/v1/social/x?refresh=${row!.id}` });
     const page = await authorise(begun.json<{ url: string }>().url);
     expect(page.statusCode).toBe(409);
-    expect(page.body).toContain('sign in with that account');
+    expect(page.body).toContain('reconnect it with that account');
     sim.approveAs('1460000000000000001');
   });
 

@@ -48,7 +48,9 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
     rewriteUrl: (req) => servedApiUrl(req.url ?? '/'),
     // The router's own refusals (malformed percent-encoding, over-long parameter) and requests
     // the HTTP parser could not read answer in the one error shape too.
-    frameworkErrors: (err, req, reply) => sendError(req, reply, err),
+    frameworkErrors: (err, req, reply) => {
+      void sendError(req, reply, err);
+    },
     clientErrorHandler,
   }).withTypeProvider<ZodTypeProvider>();
 

@@ -30,6 +30,18 @@ export function parseInstant(s: string): number {
   return Date.parse(hasOffset ? normalised : /T/.test(normalised) ? `${normalised}Z` : `${normalised}T00:00:00Z`);
 }
 
+/**
+ * An optional string where an empty one means absent, as the Postiz API reads it: clients built for
+ * it (the n8n node) send `id: ""` for a new item and `group: ""` for a new group.
+ */
+function optionalNonEmpty(description: string) {
+  return z
+    .string()
+    .optional()
+    .transform((v) => (v === '' ? undefined : v))
+    .describe(description);
+}
+
 const MediaRefInput = z.union([
   z.string().min(1).describe('media id'),
   z
@@ -46,14 +58,20 @@ export const PostValueSchema = z.looseObject({
   content: z.string().max(100_000).default(''),
   image: z.array(MediaRefInput).max(50).default([]),
   delay: z.coerce.number().int().min(0).max(60 * 24 * 30).default(0).describe('minutes after the previous item (thread items)'),
-  id: z.string().optional().describe('existing post row to edit in place'),
+  id: optionalNonEmpty('existing post row to edit in place; absent or empty for a new item'),
 });
 
 export const PostEntrySchema = z.looseObject({
   integration: z.looseObject({ id: z.string({ error: 'Required' }).min(1, 'Required') }),
   value: z.array(PostValueSchema).min(1, 'At least one item').max(100),
-  settings: z.record(z.string(), z.unknown()).optional(),
-  group: z.string().optional().describe('the group of the posts being edited'),
+  settings: z
+    .record(z.string(), z.unknown())
+    .optional()
+    // `{}` (what the n8n node sends when no setting is given) and `{ __type }` alone give no settings,
+    // so the channel's saved defaults apply.
+    .transform((v) => (v && Object.keys(v).some((k) => k !== '__type') ? v : undefined))
+    .describe("platform settings (field names per platform); absent or empty: the channel's saved defaults"),
+  group: optionalNonEmpty('the group of the posts being edited; absent or empty for a new group'),
 });
 
 export const POST_TYPES = ['draft', 'schedule', 'now', 'update'] as const;
@@ -61,7 +79,13 @@ export const POST_TYPES = ['draft', 'schedule', 'now', 'update'] as const;
 export const CreatePostsBodySchema = z
   .looseObject({
     type: z.enum(POST_TYPES).default('schedule'),
-    date: InstantSchema.optional(),
+    date: z
+      .string()
+      .optional()
+      .transform((v) => (v?.trim() === '' ? undefined : v))
+      .pipe(InstantSchema.optional())
+      .meta({ format: 'date-time' })
+      .describe('when to publish (any ISO 8601 offset; without one, UTC). Required; with type `now` it is ignored and may be left out or empty'),
     shortLink: z.boolean().default(false),
     tags: z.array(z.looseObject({ value: z.string(), label: z.string() })).max(50).default([]),
     posts: z.array(PostEntrySchema).min(1, 'At least one post').max(50),

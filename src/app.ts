@@ -2,6 +2,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler, type FastifyPluginAsyncZod, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { AppDeps } from './deps.js';
 import { installAuth } from './http/auth.js';
+import { completeResponses } from './http/error-schema.js';
 import { clientErrorHandler, installErrorHandling, newRequestId, sendError } from './http/error-handler.js';
 import { trackInflight } from './http/inflight.js';
 import { installJsonParser } from './http/json-body.js';
@@ -72,6 +73,8 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
 
   await app.register(
     async (api) => {
+      // Every route here answers the statuses of authentication, rate limit and request checks too.
+      api.addHook('onRoute', completeResponses);
       installAuth(api, services.auth);
       installRateLimit(api, { store: deps.rateStore, clock, windowSeconds: config.rateLimit.windowSeconds });
       await api.register(integrationsRoutes(services.integrations));

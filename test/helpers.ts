@@ -2,6 +2,7 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { expect, inject } from 'vitest';
 import { buildApp } from '../src/app.js';
+import { API_PREFIX } from '../src/http/openapi.js';
 import { loadConfig } from '../src/config.js';
 import { createDeps, type AppDeps, type CreateDepsOptions } from '../src/deps.js';
 import { createManualClock, systemClock, type Clock, type ManualClock } from '../src/lib/clock.js';
@@ -48,6 +49,7 @@ export async function buildTestApp(opts: BuildTestAppOptions = {}): Promise<Test
   });
   const deps = await createDeps(config, { database: testDb.database, clock, remoteFetch: opts.remoteFetch });
   const app = await buildApp(deps, { extraRoutes: opts.extraRoutes });
+  const undocumented = recordUndocumentedStatuses(app);
   if (opts.startWorker) await deps.startWorker();
   await app.ready();
   return {
@@ -59,12 +61,30 @@ export async function buildTestApp(opts: BuildTestAppOptions = {}): Promise<Test
       await app.close();
       await deps.close();
       await testDb.drop();
+      // Generated clients are written from the document: a status it does not list is a bug.
+      expect([...undocumented], 'statuses answered but not listed for the route in the OpenAPI document').toEqual([]);
     },
     async createOrg(name = 'Org') {
       const r = await deps.services.organizations.createOrganization(name);
       return { id: r.organization.id, name: r.organization.name, apiKey: r.apiKey };
     },
   };
+}
+
+/**
+ * Watches every answer of a public API route: a status its response schemas (from which the
+ * OpenAPI document is generated) do not list is recorded, and `close()` fails the test file. So
+ * every status any test provokes must be documented.
+ */
+function recordUndocumentedStatuses(app: FastifyInstance): Set<string> {
+  const seen = new Set<string>();
+  app.addHook('onResponse', async (req, reply) => {
+    const route = req.routeOptions;
+    const documented = route.schema?.response as Record<string, unknown> | undefined;
+    if (!route.url?.startsWith(`${API_PREFIX}/`) || route.schema?.hide || !documented) return;
+    if (!(String(reply.statusCode) in documented)) seen.add(`${req.method} ${route.url} answered ${reply.statusCode}`);
+  });
+  return seen;
 }
 
 export function manualClock(): ManualClock {

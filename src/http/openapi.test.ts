@@ -1,5 +1,20 @@
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PLATFORM_IDENTIFIERS } from '../platforms/platform.js';
 import { buildTestApp, type TestApp } from '../../test/helpers.js';
+
+interface Operation {
+  parameters?: { name: string; in: string; required?: boolean; schema: unknown }[];
+  requestBody?: { required?: boolean; content: Record<string, { schema: Record<string, unknown> }> };
+  responses: Record<string, { description: string; content?: Record<string, { schema: Record<string, unknown> }> }>;
+}
+interface Document {
+  openapi: string;
+  paths: Record<string, Record<string, Operation>>;
+  components: { schemas: Record<string, Record<string, unknown>>; securitySchemes: unknown };
+}
 
 describe('OpenAPI', () => {
   let t: TestApp;
@@ -43,6 +58,67 @@ describe('OpenAPI', () => {
     expect(doc.paths['/integrations']!.get!.parameters!.map((p) => p.name).sort()).toEqual(['customer', 'group']);
     expect(Object.keys(doc.paths['/integrations']!.get!.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '429']));
     expect(doc.components.securitySchemes).toEqual({ apiKey: { type: 'apiKey', in: 'header', name: 'Authorization' } });
+  });
+
+  const document = async () => (await t.app.inject({ method: 'GET', url: '/public/v1/openapi.json' })).json<Document>();
+  const operations = (doc: Document) =>
+    Object.entries(doc.paths).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => ({ id: `${method.toUpperCase()} ${path}`, path, method, op })));
+
+  it('validates as OpenAPI 3.1, and every schema in it compiles as JSON Schema 2020-12', async () => {
+    const doc = await document();
+    const validator = new Validator();
+    const result = await validator.validate(structuredClone(doc) as unknown as Record<string, unknown>);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(validator.version).toBe('3.1');
+
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    addFormats.default(ajv);
+    for (const [name, schema] of Object.entries(doc.components.schemas)) ajv.addSchema(schema, `#/components/schemas/${name}`);
+    const schemas = operations(doc).flatMap(({ id, op }) => [
+      ...(op.parameters ?? []).map((p) => [`${id} ${p.name}`, p.schema] as const),
+      ...Object.entries(op.requestBody?.content ?? {}).map(([type, c]) => [`${id} body ${type}`, c.schema] as const),
+      ...Object.entries(op.responses).flatMap(([status, r]) => Object.values(r.content ?? {}).map((c) => [`${id} ${status}`, c.schema] as const)),
+    ]);
+    for (const [where, schema] of schemas) expect(() => ajv.compile(schema as object), where).not.toThrow();
+  });
+
+  it('lists every status each operation can answer, each error with the one error body', async () => {
+    const doc = await document();
+    for (const { id, path, method, op } of operations(doc)) {
+      const statuses = Object.keys(op.responses);
+      const expected = ['400', '401', '429', '500', '503'];
+      if (path.includes('{')) expected.push('404', '414');
+      if (method !== 'get') expected.push('413', '415');
+      expect(statuses, id).toEqual(expect.arrayContaining(expected));
+      expect(statuses.filter((s) => s.startsWith('2')), id).toHaveLength(1);
+      for (const status of statuses.filter((s) => Number(s) >= 400)) {
+        expect(op.responses[status]!.content!['application/json']!.schema, `${id} ${status}`).toEqual({ $ref: '#/components/schemas/Error' });
+        expect(op.responses[status]!.description, `${id} ${status}`).toMatch(/`code` is /);
+      }
+    }
+    // statuses particular to some routes
+    expect(Object.keys(doc.paths['/posts']!.post!.responses)).toEqual(expect.arrayContaining(['201', '403', '409']));
+    expect(Object.keys(doc.paths['/media/{id}']!.delete!.responses)).toContain('409');
+    expect(Object.keys(doc.paths['/social/{identifier}']!.get!.responses)).toEqual(expect.arrayContaining(['403', '501', '502']));
+    expect(Object.keys(doc.paths['/integration-trigger/{id}']!.post!.responses)).toEqual(expect.arrayContaining(['409', '422', '501', '502']));
+    expect(doc.paths['/upload']!.post!.responses['413']!.description).toMatch(/PAYLOAD_TOO_LARGE/);
+  });
+
+  it('documents request bodies clients need: the multipart upload, and POST /posts with date required', async () => {
+    const doc = await document();
+    const upload = doc.paths['/upload']!.post!.requestBody!;
+    expect(upload.required).toBe(true);
+    expect(upload.content['multipart/form-data']!.schema).toMatchObject({ type: 'object', required: ['file'], properties: { file: { type: 'string', format: 'binary' } } });
+    const createPosts = doc.paths['/posts']!.post!.requestBody!.content['application/json']!.schema;
+    expect(createPosts.required).toEqual(['date', 'posts']);
+    expect((createPosts.properties as Record<string, unknown>).date).toMatchObject({ type: 'string', format: 'date-time' });
+    const list = doc.paths['/posts']!.get!.parameters!;
+    for (const name of ['startDate', 'endDate']) expect(list.find((p) => p.name === name)).toMatchObject({ required: true, schema: { type: 'string', format: 'date-time' } });
+    const identifier = doc.paths['/social/{identifier}']!.get!.parameters!.find((p) => p.name === 'identifier')!.schema as { $ref: string };
+    const ref = identifier.$ref.split('/').at(-1)!;
+    expect([...(doc.components.schemas[ref]!.enum as string[])].sort()).toEqual([...PLATFORM_IDENTIFIERS].sort());
+    expect(doc.components.schemas.Integration!.properties).toMatchObject({ identifier: { $ref: '#/components/schemas/PlatformIdentifier' } });
   });
 
   it('serves the interactive page', async () => {

@@ -2,6 +2,17 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
+import { describeStatus } from './error-schema.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * A request body the route reads itself (a multipart upload streamed by the handler) and so
+     * cannot declare as `schema.body` without Fastify validating it: documented only.
+     */
+    documentedBody?: { contentType: string; schema: Record<string, unknown> };
+  }
+}
 
 export const API_PREFIX = '/public/v1';
 
@@ -39,6 +50,13 @@ export async function installOpenApi(app: FastifyInstance, opts: { publicUrl: st
         return { schema: { ...schema, hide: true }, url };
       }
       const out = jsonSchemaTransform({ schema, url, ...rest });
+      const documented = out.schema as Record<string, unknown> & { response?: Record<string, Record<string, unknown>> };
+      // Every response gets a description naming its status (and, for errors, the codes it may carry).
+      for (const [status, body] of Object.entries(documented.response ?? {})) {
+        documented.response![status] = { ...body, description: describeStatus(Number(status)) };
+      }
+      const body = rest.route.config?.documentedBody;
+      if (body) Object.assign(documented, { body: body.schema, consumes: [body.contentType] });
       return { ...out, url: url.slice(API_PREFIX.length) };
     },
     transformObject: jsonSchemaTransformObject,

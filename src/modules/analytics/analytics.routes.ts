@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { ErrorResponses } from '../../http/error-schema.js';
+import { errorResponses, PLATFORM_CALL_ERRORS } from '../../http/error-schema.js';
 import type { AnalyticsService } from './analytics.service.js';
 
 const SeriesSchema = z
@@ -19,7 +19,7 @@ export function analyticsRoutes(service: AnalyticsService): FastifyPluginAsyncZo
           summary: "A channel's figures over the last N days ([] where the platform reports none)",
           params: z.object({ integrationId: z.string() }),
           querystring: DaysQuery,
-          response: { 200: SeriesSchema, ...ErrorResponses },
+          response: { 200: SeriesSchema, ...errorResponses(...PLATFORM_CALL_ERRORS) },
         },
       },
       async (req) => service.channelAnalytics(req.auth.organizationId, req.params.integrationId, req.query.date),
@@ -33,7 +33,7 @@ export function analyticsRoutes(service: AnalyticsService): FastifyPluginAsyncZo
           summary: "A published post's figures; { missing: true } when its platform id is unknown",
           params: z.object({ postId: z.string() }),
           querystring: DaysQuery,
-          response: { 200: z.union([SeriesSchema, z.object({ missing: z.literal(true) })]), ...ErrorResponses },
+          response: { 200: z.union([SeriesSchema, z.object({ missing: z.literal(true) })]), ...errorResponses(...PLATFORM_CALL_ERRORS) },
         },
       },
       async (req) => service.postAnalytics(req.auth.organizationId, req.params.postId, req.query.date),

@@ -1,6 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { ErrorResponses } from '../../http/error-schema.js';
 import type { GroupsService } from './groups.service.js';
 import { GroupBodySchema, GroupParamsSchema, GroupSchema } from './groups.schemas.js';
 
@@ -12,7 +11,7 @@ export function groupsRoutes(service: GroupsService): FastifyPluginAsyncZod {
         schema: {
           tags: ['Groups'],
           summary: 'List client groups ("customers")',
-          response: { 200: z.array(GroupSchema), ...ErrorResponses },
+          response: { 200: z.array(GroupSchema) },
         },
       },
       async (req) => service.listGroups(req.auth.organizationId),
@@ -25,7 +24,7 @@ export function groupsRoutes(service: GroupsService): FastifyPluginAsyncZod {
           tags: ['Groups'],
           summary: 'Create a client group',
           body: GroupBodySchema,
-          response: { 201: GroupSchema, ...ErrorResponses },
+          response: { 201: GroupSchema },
         },
       },
       async (req, reply) => reply.status(201).send(await service.createGroup(req.auth.organizationId, req.body.name)),
@@ -39,7 +38,7 @@ export function groupsRoutes(service: GroupsService): FastifyPluginAsyncZod {
           summary: 'Rename a client group',
           params: GroupParamsSchema,
           body: GroupBodySchema,
-          response: { 200: GroupSchema, ...ErrorResponses },
+          response: { 200: GroupSchema },
         },
       },
       async (req) => service.renameGroup(req.auth.organizationId, req.params.id, req.body.name),
@@ -52,7 +51,7 @@ export function groupsRoutes(service: GroupsService): FastifyPluginAsyncZod {
           tags: ['Groups'],
           summary: 'Delete a client group (its channels stay, without a group)',
           params: GroupParamsSchema,
-          response: { 200: GroupSchema, ...ErrorResponses },
+          response: { 200: GroupSchema },
         },
       },
       async (req) => service.deleteGroup(req.auth.organizationId, req.params.id),

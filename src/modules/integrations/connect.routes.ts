@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { ErrorResponses } from '../../http/error-schema.js';
+import { errorResponses } from '../../http/error-schema.js';
 import type { ConnectService } from './connect.service.js';
-import { IntegrationSchema } from './integrations.schemas.js';
+import { IntegrationSchema, PlatformIdentifierSchema } from './integrations.schemas.js';
 
-const IdentifierParams = z.object({ identifier: z.string() });
+const IdentifierParams = z.object({ identifier: PlatformIdentifierSchema });
 
 export function connectRoutes(service: ConnectService): FastifyPluginAsyncZod {
   return async (app) => {
@@ -20,7 +20,7 @@ export function connectRoutes(service: ConnectService): FastifyPluginAsyncZod {
           querystring: z.object({ refresh: z.string().optional(), instanceUrl: z.string().optional() }),
           response: {
             200: z.object({ url: z.string().nullable(), credentials: z.record(z.string(), z.unknown()).optional() }),
-            ...ErrorResponses,
+            ...errorResponses('PLAN_LIMIT_REACHED', 'PLATFORM_NOT_AVAILABLE', 'PLATFORM_UNREACHABLE'),
           },
         },
       },
@@ -38,7 +38,7 @@ export function connectRoutes(service: ConnectService): FastifyPluginAsyncZod {
           params: IdentifierParams,
           querystring: z.object({ refresh: z.string().optional().describe('id of the channel to reconnect') }),
           body: z.record(z.string(), z.unknown()),
-          response: { 201: IntegrationSchema, ...ErrorResponses },
+          response: { 201: IntegrationSchema, ...errorResponses('PLAN_LIMIT_REACHED', 'CONFLICT', 'PLATFORM_NOT_AVAILABLE', 'PLATFORM_UNREACHABLE') },
         },
       },
       async (req, reply) => reply.status(201).send(await service.connectWithCredentials(req.auth.organizationId, req.params.identifier, req.body, req.query)),

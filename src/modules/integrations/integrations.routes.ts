@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { ErrorResponses } from '../../http/error-schema.js';
+import { errorResponses } from '../../http/error-schema.js';
 import type { IntegrationsService } from './integrations.service.js';
 import {
   FindSlotSchema,
@@ -23,7 +23,7 @@ export function integrationsRoutes(service: IntegrationsService): FastifyPluginA
           summary: 'List the channels of the organisation',
           description: 'Disabled and refresh-needed channels included. `customer` (alias `group`) filters by client group.',
           querystring: ListIntegrationsQuerySchema,
-          response: { 200: z.array(IntegrationSchema), ...ErrorResponses },
+          response: { 200: z.array(IntegrationSchema) },
         },
       },
       async (req) => service.listIntegrations(req.auth.organizationId, req.query.customer ?? req.query.group),
@@ -37,7 +37,7 @@ export function integrationsRoutes(service: IntegrationsService): FastifyPluginA
           summary: 'Rename a channel, enable or disable it, set its client group or posting times',
           params: IntegrationParamsSchema,
           body: UpdateIntegrationBodySchema,
-          response: { 200: IntegrationSchema, ...ErrorResponses },
+          response: { 200: IntegrationSchema },
         },
       },
       async (req) => service.updateIntegration(req.auth.organizationId, req.params.id, req.body),
@@ -51,7 +51,7 @@ export function integrationsRoutes(service: IntegrationsService): FastifyPluginA
           summary: 'Disconnect a channel',
           description: 'Stored credentials are deleted; queued posts of the channel end ERROR "channel disconnected".',
           params: IntegrationParamsSchema,
-          response: { 200: IntegrationSchema, ...ErrorResponses },
+          response: { 200: IntegrationSchema },
         },
       },
       async (req) => service.disconnectIntegration(req.auth.organizationId, req.params.id),
@@ -64,7 +64,7 @@ export function integrationsRoutes(service: IntegrationsService): FastifyPluginA
           tags: ['Integrations'],
           summary: "The channel's rules, text limit, settings JSON Schema, tools and saved defaults",
           params: IntegrationParamsSchema,
-          response: { 200: IntegrationSettingsSchema, ...ErrorResponses },
+          response: { 200: IntegrationSettingsSchema },
         },
       },
       async (req) => service.getSettings(req.auth.organizationId, req.params.id),
@@ -78,7 +78,7 @@ export function integrationsRoutes(service: IntegrationsService): FastifyPluginA
           summary: "Save the channel's default post settings (validated against the platform)",
           params: IntegrationParamsSchema,
           body: SaveIntegrationSettingsBodySchema,
-          response: { 200: IntegrationSettingsSchema, ...ErrorResponses },
+          response: { 200: IntegrationSettingsSchema },
         },
       },
       async (req) => service.saveSettings(req.auth.organizationId, req.params.id, req.body.settings),
@@ -91,7 +91,7 @@ export function integrationsRoutes(service: IntegrationsService): FastifyPluginA
           tags: ['Integrations'],
           summary: 'The next free posting time of the channel',
           params: IntegrationParamsSchema,
-          response: { 200: FindSlotSchema, ...ErrorResponses },
+          response: { 200: FindSlotSchema, ...errorResponses('CONFLICT') },
         },
       },
       async (req) => service.findSlot(req.auth.organizationId, req.params.id),
@@ -103,7 +103,7 @@ export function integrationsRoutes(service: IntegrationsService): FastifyPluginA
         schema: {
           tags: ['Integrations'],
           summary: 'Whether any channel could publish right now',
-          response: { 200: IsConnectedSchema, ...ErrorResponses },
+          response: { 200: IsConnectedSchema },
         },
       },
       async (req) => service.isConnected(req.auth.organizationId),

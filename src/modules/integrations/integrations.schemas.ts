@@ -1,4 +1,8 @@
 import { z } from 'zod';
+import { PLATFORM_IDENTIFIERS } from '../../platforms/platform.js';
+
+/** The platform kinds of API.md §9. */
+export const PlatformIdentifierSchema = z.enum(PLATFORM_IDENTIFIERS, { error: 'Unknown platform' }).meta({ id: 'PlatformIdentifier' });
 
 export const CustomerRefSchema = z.object({ id: z.string(), name: z.string() });
 
@@ -6,7 +10,7 @@ export const IntegrationSchema = z
   .object({
     id: z.string(),
     name: z.string(),
-    identifier: z.string().describe('platform identifier, e.g. `x`, `linkedin-page`'),
+    identifier: PlatformIdentifierSchema,
     picture: z.string().nullable(),
     disabled: z.boolean(),
     profile: z.string().nullable().describe('username or handle on the platform'),

@@ -2,7 +2,7 @@ import { AppError, fieldError, notFound } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { isUuid } from '../../lib/ids.js';
 import { PLATFORM_METADATA } from '../../platforms/metadata.js';
-import { isPlatformIdentifier } from '../../platforms/platform.js';
+import { isPlatformIdentifier, type PlatformIdentifier } from '../../platforms/platform.js';
 import type { GroupsRepository } from '../groups/groups.repository.js';
 import { describeSettings } from './integration-settings.js';
 import type { Integration, UpdateIntegrationBody } from './integrations.schemas.js';
@@ -13,7 +13,8 @@ export function toIntegration(row: IntegrationRow, customer: { id: string; name:
   return {
     id: row.id,
     name: row.name,
-    identifier: row.identifier,
+    // (only identifiers of PLATFORM_IDENTIFIERS are ever stored: every connect path checks it)
+    identifier: row.identifier as PlatformIdentifier,
     picture: row.picture,
     disabled: row.disabled,
     profile: row.profile,

@@ -2,7 +2,7 @@ import multipart from '@fastify/multipart';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { AppError, fieldError } from '../../errors.js';
 import { abortOnDisconnect } from '../../http/abort-on-disconnect.js';
-import { ErrorResponses } from '../../http/error-schema.js';
+import { errorResponses } from '../../http/error-schema.js';
 import { PageQuerySchema } from '../../http/pagination.js';
 import { unstorableReason } from '../../lib/storable-text.js';
 import type { ByteRange } from '../../media/storage.js';
@@ -20,10 +20,27 @@ export function mediaRoutes(service: MediaService, limits: { maxImageBytes: numb
     app.post(
       '/upload',
       {
+        config: {
+          documentedBody: {
+            contentType: 'multipart/form-data',
+            schema: {
+              type: 'object',
+              required: ['file'],
+              properties: {
+                file: {
+                  type: 'string',
+                  format: 'binary',
+                  contentMediaType: 'application/octet-stream',
+                  description: 'the file (JPEG, PNG, GIF, WebP, AVIF, TIFF, MP4 or QuickTime; the type is read from its bytes)',
+                },
+              },
+            },
+          },
+        },
         schema: {
           tags: ['Media'],
           summary: 'Upload a media file (multipart, field `file`); the type is sniffed from the bytes',
-          response: { 201: MediaItemSchema, ...ErrorResponses },
+          response: { 201: MediaItemSchema },
         },
       },
       async (req, reply) => {
@@ -65,7 +82,7 @@ export function mediaRoutes(service: MediaService, limits: { maxImageBytes: numb
           description:
             'The service downloads the file itself. Only public addresses are reached (checked after DNS resolution and again at every redirect, at most 5); size caps and a time limit apply.',
           body: UploadFromUrlBodySchema,
-          response: { 201: MediaItemSchema, ...ErrorResponses },
+          response: { 201: MediaItemSchema },
         },
       },
       async (req, reply) => {
@@ -86,7 +103,7 @@ export function mediaRoutes(service: MediaService, limits: { maxImageBytes: numb
           tags: ['Media'],
           summary: "List the organisation's media, newest first, 100 per page",
           querystring: PageQuerySchema,
-          response: { 200: MediaPageSchema, ...ErrorResponses },
+          response: { 200: MediaPageSchema },
         },
       },
       async (req) => service.list(req.auth.organizationId, req.query.page),
@@ -99,7 +116,7 @@ export function mediaRoutes(service: MediaService, limits: { maxImageBytes: numb
           tags: ['Media'],
           summary: 'Delete a media item (refused while a draft or queued post uses it)',
           params: MediaParamsSchema,
-          response: { 200: MediaItemSchema, ...ErrorResponses },
+          response: { 200: MediaItemSchema, ...errorResponses('CONFLICT') },
         },
       },
       async (req) => service.remove(req.auth.organizationId, req.params.id),

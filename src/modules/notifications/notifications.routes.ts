@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { ErrorResponses } from '../../http/error-schema.js';
 import type { NotificationsService } from './notifications.service.js';
 import { PageQuerySchema } from '../../http/pagination.js';
 import { NotificationsPageSchema } from './notifications.schemas.js';
@@ -13,7 +12,7 @@ export function notificationsRoutes(service: NotificationsService): FastifyPlugi
           tags: ['Notifications'],
           summary: "The organisation's notifications, newest first",
           querystring: PageQuerySchema,
-          response: { 200: NotificationsPageSchema, ...ErrorResponses },
+          response: { 200: NotificationsPageSchema },
         },
       },
       async (req) => service.listNotifications(req.auth.organizationId, req.query.page),

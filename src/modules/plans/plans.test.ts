@@ -1,3 +1,5 @@
+import { z } from 'zod';
+import { errorResponses } from '../../http/error-schema.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, call, expectError, type TestApp, type TestOrg } from '../../../test/helpers.js';
 
@@ -9,7 +11,8 @@ describe('plans', () => {
     // A route guarded like the channel-connect route of a later issue will be.
     t = await buildTestApp({
       extraRoutes: async (app) => {
-        app.post('/test/guarded', async (req) => {
+        const schema = { response: { 200: z.object({ ok: z.boolean() }), ...errorResponses('PLAN_LIMIT_REACHED') } };
+        app.post('/test/guarded', { schema }, async (req) => {
           await t.deps.services.plans.assertWithinLimit(req.auth.organizationId, 'channels', 3);
           return { ok: true };
         });

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { ErrorBodySchema, ErrorResponses } from '../../http/error-schema.js';
+import { errorResponses, PLATFORM_CALL_ERRORS } from '../../http/error-schema.js';
 import type { PostsService } from './posts.service.js';
 import {
   CreatePostsBodySchema,
@@ -23,7 +23,6 @@ const IdempotencyHeaders = z.looseObject({
   'idempotency-key': z.string().min(1).max(255).optional().describe('replays the first response to the same body for 24 h'),
 });
 
-const WithConflict = { ...ErrorResponses, 409: ErrorBodySchema };
 
 export function postsRoutes(service: PostsService): FastifyPluginAsyncZod {
   return async (app) => {
@@ -37,14 +36,14 @@ export function postsRoutes(service: PostsService): FastifyPluginAsyncZod {
             'All channels of one request share one `group`. `type: "draft"` skips settings and platform-limit validation. Edit with `posts[].group` and `value[].id`; `type: "update"` changes content and settings without touching the state.',
           headers: IdempotencyHeaders,
           body: CreatePostsBodySchema,
-          response: { 201: CreatePostsResponseSchema, ...WithConflict },
+          response: { 201: CreatePostsResponseSchema, ...errorResponses('PLAN_LIMIT_REACHED', 'CONFLICT') },
         },
       },
       async (req, reply) => {
         const creationMethod = req.body.creationMethod === 'CLI' ? 'CLI' : 'API';
         const r = await service.createPosts(req.auth.organizationId, req.body, { idempotencyKey: req.headers['idempotency-key'], creationMethod });
         if (r.replayed) void reply.header('idempotent-replayed', 'true');
-        return reply.status(r.status).send(r.body as z.infer<typeof CreatePostsResponseSchema>);
+        return reply.status(r.status as 201).send(r.body as z.infer<typeof CreatePostsResponseSchema>);
       },
     );
 
@@ -55,7 +54,7 @@ export function postsRoutes(service: PostsService): FastifyPluginAsyncZod {
           tags: ['Posts'],
           summary: 'Posts whose publish date is in [startDate, endDate], ordered by publish date',
           querystring: ListPostsQuerySchema,
-          response: { 200: z.object({ posts: z.array(PostSchema) }), ...ErrorResponses },
+          response: { 200: z.object({ posts: z.array(PostSchema) }) },
         },
       },
       async (req) => service.listPosts(req.auth.organizationId, req.query),
@@ -68,7 +67,7 @@ export function postsRoutes(service: PostsService): FastifyPluginAsyncZod {
           tags: ['Posts'],
           summary: 'One post with its thread items, media, state, error and attempts',
           params: PostParamsSchema,
-          response: { 200: PostDetailSchema, ...ErrorResponses },
+          response: { 200: PostDetailSchema },
         },
       },
       async (req) => service.getPost(req.auth.organizationId, req.params.id),
@@ -81,7 +80,7 @@ export function postsRoutes(service: PostsService): FastifyPluginAsyncZod {
           tags: ['Posts'],
           summary: 'Delete every post of a group (nothing is deleted on the platforms)',
           params: GroupParamsSchema,
-          response: { 200: DeleteResponseSchema, ...WithConflict },
+          response: { 200: DeleteResponseSchema, ...errorResponses('CONFLICT') },
         },
       },
       async (req) => service.deleteGroup(req.auth.organizationId, req.params.group),
@@ -94,7 +93,7 @@ export function postsRoutes(service: PostsService): FastifyPluginAsyncZod {
           tags: ['Posts'],
           summary: 'Delete one post with its thread items (nothing is deleted on the platform)',
           params: PostParamsSchema,
-          response: { 200: DeleteResponseSchema, ...WithConflict },
+          response: { 200: DeleteResponseSchema, ...errorResponses('CONFLICT') },
         },
       },
       async (req) => service.deletePost(req.auth.organizationId, req.params.id),
@@ -108,7 +107,7 @@ export function postsRoutes(service: PostsService): FastifyPluginAsyncZod {
           summary: '"draft" takes a queued post out of the queue; "schedule" validates and queues a draft or failed post',
           params: PostParamsSchema,
           body: StatusBodySchema,
-          response: { 200: StatusResponseSchema, ...WithConflict },
+          response: { 200: StatusResponseSchema, ...errorResponses('CONFLICT') },
         },
       },
       async (req) => service.changeStatus(req.auth.organizationId, req.params.id, req.body.status),
@@ -122,7 +121,7 @@ export function postsRoutes(service: PostsService): FastifyPluginAsyncZod {
           summary: 'Replace the platform settings of a queued post or draft',
           params: PostParamsSchema,
           body: SettingsBodySchema,
-          response: { 200: SettingsResponseSchema, ...WithConflict },
+          response: { 200: SettingsResponseSchema, ...errorResponses('CONFLICT') },
         },
       },
       async (req) => service.replaceSettings(req.auth.organizationId, req.params.id, req.body.settings),
@@ -136,7 +135,7 @@ export function postsRoutes(service: PostsService): FastifyPluginAsyncZod {
           summary: "Record the platform's own id (and URL) of a published or failed post",
           params: PostParamsSchema,
           body: ReleaseIdBodySchema,
-          response: { 200: PostDetailSchema, ...WithConflict },
+          response: { 200: PostDetailSchema, ...errorResponses('CONFLICT') },
         },
       },
       async (req) => service.recordReleaseId(req.auth.organizationId, req.params.id, req.body.releaseId, req.body.releaseURL),
@@ -149,7 +148,7 @@ export function postsRoutes(service: PostsService): FastifyPluginAsyncZod {
           tags: ['Posts'],
           summary: 'What still keeps the post from publishing; candidates when its platform id is unknown',
           params: PostParamsSchema,
-          response: { 200: MissingResponseSchema, ...ErrorResponses },
+          response: { 200: MissingResponseSchema, ...errorResponses(...PLATFORM_CALL_ERRORS) },
         },
       },
       async (req) => service.missing(req.auth.organizationId, req.params.id),

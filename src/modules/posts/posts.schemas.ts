@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PlatformIdentifierSchema } from '../integrations/integrations.schemas.js';
 
 /** The instants PostgreSQL stores as JavaScript writes them: years 0001–9999 (UTC). */
 export const MIN_INSTANT_MS = Date.parse('0001-01-01T00:00:00.000Z');
@@ -20,7 +21,9 @@ export const InstantSchema = z
       return !Number.isNaN(ms) && ms >= MIN_INSTANT_MS && ms <= MAX_INSTANT_MS;
     },
     { message: 'Must be an ISO 8601 date-time between the years 0001 and 9999, e.g. 2026-09-01T09:00:00Z' },
-  );
+  )
+  // (RFC 3339 date-times always pass; a date alone or no offset is read leniently, as UTC)
+  .meta({ format: 'date-time' });
 
 /** Milliseconds of an ISO 8601 string; a string without an offset is UTC. */
 export function parseInstant(s: string): number {
@@ -103,7 +106,10 @@ export const CreatePostsBodySchema = z
       // (out-of-range instants are already named by InstantSchema)
       if (ms >= MIN_INSTANT_MS && ms < MIN_PUBLISH_DATE_MS) ctx.addIssue({ code: 'custom', path: ['date'], message: 'Must be 1970-01-01T00:00:00Z or later' });
     }
-  });
+  })
+  // The document says `date` is required, as the reference does: only with type `now` may it be
+  // left out, which a conditional above checks and JSON Schema clients could not express usefully.
+  .meta({ required: ['date', 'posts'] } as Record<string, unknown>);
 
 export type CreatePostsBody = z.infer<typeof CreatePostsBodySchema>;
 
@@ -143,7 +149,7 @@ export const PostSchema = z
     creationMethod: z.string(),
     settings: z.record(z.string(), z.unknown()),
     tags: z.array(z.object({ tag: z.object({ id: z.string(), name: z.string() }) })),
-    integration: z.object({ id: z.string(), providerIdentifier: z.string(), name: z.string(), picture: z.string().nullable() }),
+    integration: z.object({ id: z.string(), providerIdentifier: PlatformIdentifierSchema, name: z.string(), picture: z.string().nullable() }),
     image: z.array(MediaItemRefSchema),
     error: z.string().nullable(),
     delay: z.number().int(),

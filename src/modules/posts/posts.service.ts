@@ -84,7 +84,7 @@ export function createPostsService(deps: PostsServiceDeps) {
       creationMethod: root.creationMethod,
       settings: root.settings,
       tags: (root.tags as { value?: string; label?: string }[]).map((t) => ({ tag: { id: String(t.value ?? t.label ?? ''), name: String(t.label ?? t.value ?? '') } })),
-      integration: { id: integration.id, providerIdentifier: integration.identifier, name: integration.name, picture: integration.picture },
+      integration: { id: integration.id, providerIdentifier: integration.identifier as PlatformIdentifier, name: integration.name, picture: integration.picture },
       image: root.image,
       error: root.error,
       delay: root.delay,

@@ -53,6 +53,7 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
       void sendError(req, reply, err);
     },
     clientErrorHandler,
+    http: { requireHostHeader: false },
   }).withTypeProvider<ZodTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);

@@ -139,6 +139,13 @@ describe('edges', () => {
     });
   });
 
+  it('a multipart body the parser cannot read (no boundary, not multipart at all) → 400 naming `file`, never a 500', async () => {
+    for (const payload of ['------x--\r\n', '{}', '']) {
+      const res = await call(t.app, acme.apiKey, { method: 'POST', url: '/public/v1/upload', payload, headers: { 'content-type': 'multipart/form-data' } });
+      expect(expectError(res, 400, 'VALIDATION_FAILED').fields!.map((f) => f.path), payload).toEqual(['file']);
+    }
+  });
+
   describe('JSON nesting is bounded when the body is parsed', () => {
     const deepObject = (levels: number) => '{"a":'.repeat(levels) + '1' + '}'.repeat(levels);
     const postBody = (settings: string) =>
@@ -183,11 +190,12 @@ describe('edges', () => {
       expectError(await call(t.app, acme.apiKey, { method: 'GET', url: '/public/v1/po%ZZsts' }), 400, 'MALFORMED_URL');
     });
 
-    it('headers too large → 431, a request that is not HTTP → 400, written in the error shape before closing', async () => {
+    it('headers too large → 431, a request that is not HTTP or has no Host → 400, in the error shape', async () => {
       for (const [raw, status, code] of [
         [`GET /public/v1/integrations HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(100_000)}\r\n\r\n`, 431, 'HEADERS_TOO_LARGE'],
         [`GET /public/v1/integrations HTTP/1.1\r\nHost: x\r\n${Array.from({ length: 3000 }, (_, i) => `X-H${i}: v`).join('\r\n')}\r\n\r\n`, 431, 'HEADERS_TOO_LARGE'],
         ['GARBAGE\r\n\r\n', 400, 'BAD_REQUEST'],
+        [`GET /public/v1/groups HTTP/1.1\r\nAuthorization: ${acme.apiKey}\r\n\r\n`, 400, 'BAD_REQUEST'],
       ] as const) {
         const conn = await RawConnection.open(port);
         await conn.write(raw);

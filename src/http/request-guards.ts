@@ -8,6 +8,16 @@ import { findUnstorableText } from '../lib/storable-text.js';
  * text PostgreSQL cannot store and keep connections usable after a refusal.
  */
 export function installRequestGuards(app: FastifyInstance) {
+  // Node's own refusal of an HTTP/1.1 request without Host is an empty 400; the server lets such
+  // requests through (`requireHostHeader: false`) so they are refused here, in the error shape.
+  app.addHook('onRequest', async (req, reply) => {
+    if (req.raw.httpVersion === '1.1' && req.headers.host === undefined) {
+      // (and, as Node would, not kept alive: the client is not speaking HTTP/1.1 as it claims)
+      void reply.header('connection', 'close');
+      throw new AppError('BAD_REQUEST', 'An HTTP/1.1 request must carry a Host header');
+    }
+  });
+
   // Before validation, so every route and every later check sees only storable text.
   app.addHook('preValidation', async (req) => {
     refuseUnstorableText(req);

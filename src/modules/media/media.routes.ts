@@ -45,7 +45,16 @@ export function mediaRoutes(service: MediaService, limits: { maxImageBytes: numb
       },
       async (req, reply) => {
         if (!req.isMultipart()) throw fileMissing('send multipart/form-data with the file in the field `file`');
-        const part = await req.file();
+        let part;
+        try {
+          part = await req.file();
+        } catch (e) {
+          // Reading the request's own multipart framing (a missing boundary, a broken part header)
+          // can only fail on what the client sent.
+          const status = (e as { statusCode?: number }).statusCode;
+          if (status !== undefined && status !== 400) throw e;
+          throw fileMissing(`the multipart body could not be read (${(e as Error).message})`);
+        }
         if (!part) throw fileMissing('Required');
         if (part.fieldname !== 'file') {
           part.file.resume();

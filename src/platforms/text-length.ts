@@ -1,18 +1,23 @@
 import twitterText from 'twitter-text';
+import { countGraphemes as countClusters } from 'unicode-segmenter/grapheme';
 import type { TextCounting } from './platform.js';
 
-const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+/**
+ * User-perceived characters (extended grapheme clusters, UAX #29). Not `Intl.Segmenter`: on Node
+ * 20 its cost grows with the square of the text's length (80,000 characters took 2 s and one
+ * 200,000-character post held the process for 12 s), while this is linear (1 ms for 100,000).
+ */
+export function countGraphemes(text: string): number {
+  return countClusters(text);
+}
 
 /** The length of `text` as the platform counts it (compared with `metadata.text.maxLength`). */
 export function countText(text: string, counting: TextCounting): number {
   switch (counting) {
     case 'characters':
       return text.length;
-    case 'graphemes': {
-      let n = 0;
-      for (const _ of segmenter.segment(text)) n++;
-      return n;
-    }
+    case 'graphemes':
+      return countGraphemes(text);
     case 'twitter-weighted':
       return twitterText.parseTweet(text).weightedLength;
     case 'bytes':

@@ -129,6 +129,14 @@ describe('connecting channels through the API', () => {
       'VALIDATION_FAILED',
     );
     expect(bad.fields![0]!.path).toBe('password');
+    // A service host that does not exist is the user's mistake in that field, not a 502.
+    const nowhere = expectError(
+      await call(t.app, org.apiKey, { method: 'POST', url: '/public/v1/social/bluesky', payload: { identifier: 'acme.bsky.social', password: 'app-pass-1234', service: 'https://no-such-host.invalid' } }),
+      400,
+      'VALIDATION_FAILED',
+    );
+    expect(nowhere.fields![0]!.path).toBe('service');
+    expect(nowhere.message).toContain('no-such-host.invalid could not be found');
     const ok = await call(t.app, org.apiKey, { method: 'POST', url: '/public/v1/social/bluesky', payload: { identifier: 'acme.bsky.social', password: 'app-pass-1234' } });
     expect(ok.statusCode).toBe(201);
     expect(ok.json()).toMatchObject({ identifier: 'bluesky', name: 'Acme on Bluesky', profile: 'acme.bsky.social' });

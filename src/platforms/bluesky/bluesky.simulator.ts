@@ -1,3 +1,4 @@
+import { countGraphemes } from '../text-length.js';
 import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { startSimulator, type InjectedKind, type Simulator } from '../../../test/simulators/harness.js';
@@ -116,7 +117,7 @@ function cid(codec: number, digest: Buffer): string {
   return out;
 }
 
-const graphemes = (text: string) => [...new Intl.Segmenter().segment(text)].length;
+const graphemes = countGraphemes;
 const first = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
 
 export async function startBlueskySimulator(): Promise<BlueskySimulator> {

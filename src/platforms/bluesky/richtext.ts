@@ -1,3 +1,4 @@
+import { countGraphemes } from '../text-length.js';
 /**
  * Bluesky shows links, mentions and hashtags as plain text unless the record carries `facets`:
  * annotations over UTF-8 *byte* ranges of `text` (not UTF-16 indexes, not graphemes). This is a
@@ -32,7 +33,7 @@ const MAX_TAG_GRAPHEMES = 64;
 
 const utf8Offset = (text: string, index: number) => Buffer.byteLength(text.slice(0, index), 'utf8');
 
-const graphemes = (text: string) => [...new Intl.Segmenter().segment(text)].length;
+const graphemes = countGraphemes;
 
 /** A URL's end: sentence punctuation after it and an unbalanced `)` are not part of it. */
 function trimUrl(url: string): string {

@@ -1,3 +1,4 @@
+import { countGraphemes } from '../text-length.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import twitterText from 'twitter-text';
 import { htmlToText } from '../common/html.js';
@@ -101,7 +102,6 @@ interface PendingPublish {
   idempotencyKey: string;
 }
 
-const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 // Mastodon's own mention pattern (Account::MENTION_RE): a remote mention counts as `@user` only.
 const REMOTE_MENTION = /(?<![=/\p{L}\p{N}_])@([a-z0-9_]+(?:[.-]+[a-z0-9_]+)*)@[\p{L}\p{N}_]+(?:[.-]+[\p{L}\p{N}_]+)*/giu;
 
@@ -116,9 +116,7 @@ export function countMastodonText(text: string): number {
     countable = countable.slice(0, u.indices[0]) + 'x'.repeat(MASTODON_URL_LENGTH) + countable.slice(u.indices[1]);
   }
   countable = countable.replace(REMOTE_MENTION, '@$1');
-  let n = 0;
-  for (const _ of segmenter.segment(countable)) n++;
-  return n;
+  return countGraphemes(countable);
 }
 
 /** `mastodon.social`, `https://mastodon.social/@me` → `https://mastodon.social`. */

@@ -1,3 +1,4 @@
+import { countGraphemes } from '../text-length.js';
 import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { readMultipart, startSimulator, type InjectedKind, type Simulator } from '../../../test/simulators/harness.js';
@@ -101,7 +102,6 @@ const IDEMPOTENCY_TTL_MS = 3600_000;
 const URL_LENGTH = 23;
 const MAX_ATTACHMENTS = 4;
 const VISIBILITIES = ['public', 'unlisted', 'private', 'direct'] as const;
-const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 
 const fail = (reply: FastifyReply, status: number, error: string) => reply.status(status).send({ error });
 
@@ -119,9 +119,7 @@ function statusLength(text: string, spoiler: string): number {
   const countable = text
     .replace(/https?:\/\/[^\s<>"]+?(?=[.,:;!?)\]'"]*(?:\s|$))/g, 'x'.repeat(URL_LENGTH))
     .replace(/(?<![=/\p{L}\p{N}_])@([a-z0-9_]+(?:[.-]+[a-z0-9_]+)*)@[\p{L}\p{N}_]+(?:[.-]+[\p{L}\p{N}_]+)*/giu, '@$1');
-  let n = 0;
-  for (const _ of segmenter.segment(spoiler + countable)) n++;
-  return n;
+  return countGraphemes(spoiler + countable);
 }
 
 function escapeHtml(s: string): string {

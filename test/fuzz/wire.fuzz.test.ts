@@ -18,9 +18,11 @@ import { describeRaw, RawConnection, requestHead, type RawResult } from './raw-h
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'media');
 const png = await readFile(join(FIXTURES, 'photo-48x64.png'));
 const mp4 = await readFile(join(FIXTURES, 'h264-aac-faststart.mp4'));
-// Small caps, so a refused upload has far more body left unread than it had read.
+// A small image cap, so a refused upload has far more body left unread than it had read. The
+// video cap stays above the bodies sent: it is also the multipart parser's own file size limit,
+// past which the parser itself would read and drop the rest of the file.
 const IMAGE_CAP = 4096;
-const VIDEO_CAP = 16 * 1024;
+const VIDEO_CAP = 8 * 1024 * 1024;
 const env = await startFuzzEnvironment({ png, env: { MEDIA_MAX_IMAGE_BYTES: String(IMAGE_CAP), MEDIA_MAX_VIDEO_BYTES: String(VIDEO_CAP) } });
 const { port } = env.t.app.server.address() as AddressInfo;
 const org = await env.t.createOrg('Wire');
@@ -73,9 +75,9 @@ const host: [string, string] = ['Host', `127.0.0.1:${port}`];
 describe('wire: a refused upload on a kept-alive connection', () => {
   const MiB = 1024 * 1024;
   const cases = [
-    { name: 'an image over the cap (413)', status: 413, file: Buffer.concat([png, Buffer.alloc(MiB)]), filename: 'big.png' },
-    { name: 'a video over the cap (413)', status: 413, file: Buffer.concat([mp4, Buffer.alloc(MiB)]), filename: 'big.mp4' },
-    { name: 'a file of no media type (400)', status: 400, file: Buffer.from('plain text, not a picture\n'.repeat(40_000)), filename: 'notes.txt' },
+    { name: 'an image over the cap (413)', status: 413, file: Buffer.concat([png, Buffer.alloc(2 * MiB)]), filename: 'big.png' },
+    { name: 'a video over the cap (413)', status: 413, file: Buffer.concat([mp4, Buffer.alloc(9 * MiB)]), filename: 'big.mp4' },
+    { name: 'a file of no media type (400)', status: 400, file: Buffer.from('plain text, not a picture\n'.repeat(80_000)), filename: 'notes.txt' },
   ];
   for (const c of cases.flatMap((x) => [{ ...x, order: 'send all, then read' as const }, { ...x, order: 'read the answer, then send the rest' as const }])) {
     it(`${c.name}, ${c.order}: the next request on the connection is answered, or the connection is closed`, async () => {
@@ -89,11 +91,11 @@ describe('wire: a refused upload on a kept-alive connection', () => {
         let early: RawResult | undefined;
         let at = 0;
         if (c.order === 'read the answer, then send the rest') {
-          // 16 KiB at a time until the refusal arrives; a pause; then the rest of the body.
+          // Until the refusal arrives; a pause; then the rest of the body.
           while (at < body.length && early === undefined) {
-            await conn.write(body.subarray(at, at + 16 * 1024));
-            at += 16 * 1024;
-            const r = await conn.next(200);
+            if (!(await conn.write(body.subarray(at, at + 64 * 1024), 3000))) break;
+            at += 64 * 1024;
+            const r = await conn.next(0);
             if (r !== 'timeout') early = r;
           }
           await new Promise((resolve) => setTimeout(resolve, 500));

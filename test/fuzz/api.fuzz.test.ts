@@ -66,12 +66,13 @@ async function exchange(op: (typeof operations)[number], c: RequestCase, known: 
   }
   const { sent, bodyNote } = toSent(op, c, world, prefix);
   const note = `${c.flavour}: ${c.note}; body ${bodyNote}`;
+  const caseKind = c.mutation ? `${c.flavour} ${c.mutation.kind}` : c.flavour;
   const attemptsBefore = guard.platformAttempts();
   let answer: Answer;
   try {
     answer = await client.send(sent);
   } catch (err) {
-    const key = `${op.name} → no answer`;
+    const key = `${op.name} → no answer [${caseKind}]`;
     const message = `${(err as Error).message}\n${describeExchange(sent, undefined, keyNames, note)}`;
     if (!found.has(key)) found.set(key, message);
     if (known.has(key)) return;
@@ -88,6 +89,7 @@ async function exchange(op: (typeof operations)[number], c: RequestCase, known: 
       platformTried: guard.platformAttempts() > attemptsBefore,
       foreignIds: world.idsOf(caller === 'A' ? 'B' : 'A'),
       request: sent,
+      caseKind,
       expectations: { overLimit: c.mutation?.overLimit, removedRequired: c.mutation?.removedRequired, badAuth: isBadAuth(c.auth) },
     },
     answer,

@@ -49,7 +49,7 @@ describe('fuzz: the failed-auth throttle', () => {
         const send = async (authorization: string | undefined) => {
           const sent: SentRequest = { method: 'GET', url: '/public/v1/groups', headers: { 'x-forwarded-for': address, ...(authorization === undefined ? {} : { authorization }) } };
           const answer = await env.client.send(sent);
-          const violations = checkAnswer({ op: listGroups, validators, platformTried: false, foreignIds: [], request: sent, expectations: { badAuth: authorization !== org.apiKey } }, answer);
+          const violations = checkAnswer({ op: listGroups, validators, platformTried: false, foreignIds: [], request: sent, caseKind: 'auth', expectations: { badAuth: authorization !== org.apiKey } }, answer);
           if (violations.length > 0) throw new Error(`${violations.map((v) => v.message).join('\n')}\n${describeExchange(sent, answer, keyNames, 'throttle')}`);
           return { sent, answer };
         };

@@ -21,8 +21,13 @@ export interface CheckContext {
   /** ids of the OTHER organisation's objects that must never come back in a success body */
   foreignIds: readonly string[];
   request: SentRequest;
+  /** what kind of case the request was (`body nul`, `params`…): 5xx of different kinds are told apart */
+  caseKind: string;
   expectations: { overLimit?: boolean; removedRequired?: boolean; badAuth?: boolean };
 }
+
+const SMALL_BODY = 1024 * 1024;
+const SLOW_MS = 10_000;
 
 export interface Violation {
   /** stable across runs: groups the same failure found by different inputs */
@@ -75,7 +80,7 @@ export function checkAnswer(ctx: CheckContext, answer: Answer): Violation[] {
     // (errors.ts PLATFORM_NOT_AVAILABLE), and 502 when the platform did not answer, which this tier
     // causes on purpose (see `platformTried`). Both must still be documented (checked below).
     const byDesign = (status === 501 && code === 'PLATFORM_NOT_AVAILABLE') || (status === 502 && code === 'PLATFORM_UNREACHABLE' && ctx.platformTried);
-    if (!byDesign) out.push({ key: `${op.name} → ${status} ${codeText}`, message: `a ${status} (${codeText}): never a 5xx for a request` });
+    if (!byDesign) out.push({ key: `${op.name} → ${status} ${codeText} [${ctx.caseKind}]`, message: `a ${status} (${codeText}): never a 5xx for a request` });
   }
   if (!isDocumented(op, status)) {
     out.push({ key: `${op.name} → undocumented ${status}`, message: `status ${status} is not in the OpenAPI document for ${op.name} (it lists ${[...op.statuses].join(', ')})` });
@@ -92,6 +97,12 @@ export function checkAnswer(ctx: CheckContext, answer: Answer): Violation[] {
     const requestText = `${ctx.request.url} ${ctx.request.body?.toString('utf8') ?? ''}`;
     const leaked = ctx.foreignIds.filter((id) => answer.text.includes(id) && !requestText.includes(id));
     if (leaked.length > 0) out.push({ key: `${op.name} → leaks another organisation's ids`, message: `the success body holds ids of another organisation's objects: ${leaked.join(', ')}` });
+  }
+  // The event loop is shared: a small request that takes this long holds up every other client.
+  // (Bodies of several MiB take seconds to parse, validate and store; small ones take milliseconds,
+  // a few seconds at worst for 100,000 levels of nesting.)
+  if ((ctx.request.body?.length ?? 0) < SMALL_BODY && answer.ms > SLOW_MS) {
+    out.push({ key: `${op.name} → slow answer [${ctx.caseKind}]`, message: `answered after ${(answer.ms / 1000).toFixed(1)} s (a body under 1 MiB should take well under ${SLOW_MS / 1000} s)` });
   }
   if (ctx.expectations.overLimit && status !== 413) {
     out.push({ key: `${op.name} → over-limit body answered ${status}`, message: `a body over the JSON body limit answered ${status}, not 413` });

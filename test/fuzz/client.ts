@@ -71,7 +71,7 @@ export function createClient(origin: string, tally: Tally) {
         countAnswer(tally, 'no answer');
         const e = err as Error & { code?: string };
         if (e.name === 'TimeoutError' || e.code === 'UND_ERR_HEADERS_TIMEOUT' || e.code === 'UND_ERR_BODY_TIMEOUT') {
-          throw new HangError(`no answer within ${REQUEST_TIMEOUT_MS} ms (${e.code ?? e.name})`);
+          throw new HangError(`no answer within ${REQUEST_TIMEOUT_MS} ms (${e.name === 'TimeoutError' ? 'the client gave up' : String(e.code)})`);
         }
         throw new Error(`the request failed without an answer: ${e.code ?? ''} ${e.message}`, { cause: err });
       }

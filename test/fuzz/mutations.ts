@@ -191,7 +191,13 @@ function outOfRange(s: SchemaObject | undefined): [string, unknown][] {
   const types = typesOf(s);
   if (types.includes('string')) {
     if (s.maxLength !== undefined) out.push([`${s.maxLength + 1} characters (maxLength ${s.maxLength})`, 'a'.repeat(s.maxLength + 1)]);
-    if (s.maxLength !== undefined) out.push([`${s.maxLength + 1} two-unit characters (maxLength ${s.maxLength})`, '😀'.repeat(Math.ceil((s.maxLength + 1) / 2))]);
+    // maxLength counts code points: one over it in characters outside the BMP (twice the UTF-16
+    // units), and the longest text that is still in range when units are not what is counted
+    if (s.maxLength !== undefined) out.push([`${s.maxLength + 1} astral characters (maxLength ${s.maxLength})`, '😀'.repeat(s.maxLength + 1)]);
+    if (s.maxLength !== undefined && s.maxLength > 1) {
+      const n = Math.ceil((s.maxLength + 1) / 2);
+      out.push([`${n} astral characters: ${2 * n} UTF-16 units, still in range (maxLength ${s.maxLength} counts code points)`, '😀'.repeat(n)]);
+    }
     if ((s.minLength ?? 0) > 0) out.push([`an empty string (minLength ${s.minLength})`, '']);
     if (s.format) out.push([`not a ${s.format}`, `not-a-${s.format}`]);
     if (s.pattern) out.push(['not matching the pattern', '\u0001!']);

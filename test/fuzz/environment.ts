@@ -141,6 +141,9 @@ export async function startFuzzEnvironment(opts: { env?: Record<string, string>;
     ],
     async close() {
       await client.close();
+      // A connection the server stopped reading (a refused upload's unread body) never notices its
+      // client left, and would hold app.close() forever; wire.fuzz reports that, teardown must not wait.
+      t.app.server.closeAllConnections();
       await t.close();
       await new Promise<void>((resolve) => files.server.close(() => resolve()));
       guard.restore();

@@ -28,6 +28,8 @@ const { port } = env.t.app.server.address() as AddressInfo;
 const org = await env.t.createOrg('Wire');
 /** How long an answer may take before the test calls it a hang. */
 const WAIT_MS = 5000;
+/** How long the server may keep a connection its client has closed. */
+const RELEASE_MS = 3000;
 
 afterAll(async () => {
   console.log(summaryLine('wire', env.tally));
@@ -61,6 +63,9 @@ async function once(bytes: string | Buffer, opts: { halfClose?: boolean } = {}):
   }
 }
 
+/** Connections the server holds open right now. */
+const serverConnections = () => new Promise<number>((resolve, reject) => env.t.app.server.getConnections((err, n) => (err ? reject(err) : resolve(n))));
+
 const BOUNDARY = 'wire-fuzz-boundary';
 function multipartBody(filename: string, content: Buffer) {
   return Buffer.concat([
@@ -82,6 +87,7 @@ describe('wire: a refused upload on a kept-alive connection', () => {
   for (const c of cases.flatMap((x) => [{ ...x, order: 'send all, then read' as const }, { ...x, order: 'read the answer, then send the rest' as const }])) {
     it(`${c.name}, ${c.order}: the next request on the connection is answered, or the connection is closed`, async () => {
       const body = multipartBody(c.filename, c.file);
+      const connectionsBefore = await serverConnections();
       const conn = await RawConnection.open(port);
       try {
         const head = requestHead('POST /public/v1/upload HTTP/1.1', [host, auth(), ['Content-Type', `multipart/form-data; boundary=${BOUNDARY}`], ['Content-Length', String(body.length)], ['Connection', 'keep-alive']]);
@@ -123,15 +129,19 @@ describe('wire: a refused upload on a kept-alive connection', () => {
           `  second answer: ${describeRaw(second)}`,
           `  server closed the connection: ${closed}`,
         ].join('\n');
-        expect(typeof first === 'string' ? first : first.status, report).toBe(c.status);
-        expect(answerProblems(first), report).toEqual([]);
+        expect.soft(typeof first === 'string' ? first : first.status, report).toBe(c.status);
+        expect.soft(answerProblems(first), report).toEqual([]);
         // Either way is fine for a client; hanging until the keep-alive timeout is not.
         const answeredNext = typeof second !== 'string' && second.status === 200;
         const closedCleanly = closesAfterFirst && closed;
-        expect(answeredNext || closedCleanly, `neither answered the next request nor said Connection: close and closed\n${report}`).toBe(true);
+        expect.soft(answeredNext || closedCleanly, `neither answered the next request nor said Connection: close and closed\n${report}`).toBe(true);
       } finally {
         conn.destroy();
       }
+      // And once the client has gone, the server lets go of the connection too.
+      const deadline = Date.now() + RELEASE_MS;
+      while ((await serverConnections()) > connectionsBefore && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect.soft(await serverConnections(), `the server still holds the connection ${RELEASE_MS} ms after the client closed it`).toBe(connectionsBefore);
     });
   }
 });

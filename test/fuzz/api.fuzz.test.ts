@@ -109,6 +109,8 @@ const MAX_ROUNDS = Number.parseInt(process.env.FUZZ_ROUNDS ?? '', 10) || 6;
  * the smallest failure found so far is the one reported.
  */
 const SHRINK_BUDGET = 60;
+/** …and at most this long (a failing case may be a hang, 20 s a try). */
+const SHRINK_MS = 15_000;
 
 describe('fuzz: the public API, from its own OpenAPI document', () => {
   it('reads the document: every path × method becomes an operation', () => {
@@ -117,18 +119,23 @@ describe('fuzz: the public API, from its own OpenAPI document', () => {
   });
 
   for (const op of operations) {
-    it(op.name, { timeout: 300_000 }, async () => {
+    // Generous: a round is FUZZ_RUNS requests of a few ms, and a hang costs 20 s.
+    it(op.name, { timeout: Math.max(300_000, FUZZ_RUNS * MAX_ROUNDS * 100) }, async () => {
       const arb = requestCaseArb(op, { doc, world, bodyLimit, uploadUrls: env.uploadUrls });
       const known = new Set<string>();
       const reports: string[] = [];
       for (let round = 0; round < MAX_ROUNDS; round++) {
         let runsAfterFailure = -1;
+        let failedAt = 0;
         const property = fc.asyncProperty(arb, async (c) => {
-          if (runsAfterFailure >= 0 && ++runsAfterFailure > SHRINK_BUDGET) return;
+          if (runsAfterFailure >= 0 && (++runsAfterFailure > SHRINK_BUDGET || Date.now() - failedAt > SHRINK_MS)) return;
           try {
             await exchange(op, c, known);
           } catch (err) {
-            if (runsAfterFailure < 0) runsAfterFailure = 0;
+            if (runsAfterFailure < 0) {
+              runsAfterFailure = 0;
+              failedAt = Date.now();
+            }
             throw err;
           }
         });

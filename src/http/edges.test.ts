@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createChannel } from '../../test/factories.js';
 import { buildTestApp, call, expectError, type TestApp, type TestOrg } from '../../test/helpers.js';
 import { multipart } from '../../test/media.js';
-import { listen, RawConnection } from '../../test/wire.js';
+import { RawConnection, type RawResponse, type RawResult } from '../../test/raw-http.js';
+import { listen } from '../../test/wire.js';
 
 /**
  * What no request may do, whatever the route (HOUSE-STYLE "Edges"): wedge a kept-alive
@@ -28,6 +29,14 @@ function uploadRequest(apiKey: string, start: Buffer, size: number, filename = '
     `Content-Type: multipart/form-data; boundary=${BOUNDARY}\r\nContent-Length: ${body.length}\r\n\r\n`;
   return { head, body };
 }
+
+/** The next response on the connection; a close or a timeout fails the test at once. */
+async function answer(conn: RawConnection): Promise<RawResponse> {
+  const r: RawResult = await conn.next(5000);
+  if (typeof r === 'string') throw new Error(`no answer: ${r}`);
+  return r;
+}
+const json = (r: RawResponse) => JSON.parse(r.body.toString('utf8')) as Record<string, unknown>;
 
 const listRequest = (apiKey: string) => `GET /public/v1/integrations HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: ${apiKey}\r\n\r\n`;
 
@@ -56,11 +65,11 @@ describe('edges', () => {
       const conn = await RawConnection.open(port);
       await conn.write(head);
       await conn.write(body.subarray(0, 64 * 1024));
-      const [res] = await conn.responses(1);
-      expect({ status: res!.status, code: (JSON.parse(res!.body) as { code: string }).code, connection: res!.headers.connection }).toEqual({ status, code, connection: 'close' });
+      const res = await answer(conn);
+      expect({ status: res.status, code: json(res).code, connection: res.headers.connection }).toEqual({ status, code, connection: 'close' });
       // The client may go on sending what it had started; the server reads it and closes.
       await conn.write(body.subarray(64 * 1024));
-      expect(await conn.waitClosed()).toBe(true);
+      expect(await conn.serverCloses(5000)).toBe(true);
       conn.destroy();
     });
 
@@ -96,10 +105,11 @@ describe('edges', () => {
         `POST /public/v1/groups HTTP/1.1\r\nHost: x\r\nAuthorization: ${acme.apiKey}\r\nContent-Type: application/json\r\nContent-Length: ${payload.length}\r\n\r\n${payload}`,
       );
       await conn.write(listRequest(acme.apiKey));
-      const [created, listed] = await conn.responses(2);
-      expect([created!.status, listed!.status]).toEqual([201, 200]);
-      expect(created!.headers.connection).toBe('keep-alive');
-      expect(conn.closed).toBe(false);
+      const created = await answer(conn);
+      const listed = await answer(conn);
+      expect([created.status, listed.status]).toEqual([201, 200]);
+      expect(created.headers.connection).toBe('keep-alive');
+      expect(conn.closedByServer).toBe(false);
       conn.destroy();
     });
   });
@@ -199,11 +209,11 @@ describe('edges', () => {
       ] as const) {
         const conn = await RawConnection.open(port);
         await conn.write(raw);
-        const [res] = await conn.responses(1);
-        const body = JSON.parse(res!.body) as Record<string, unknown>;
-        expect({ status: res!.status, code: body.code, statusCode: body.statusCode }).toEqual({ status, code, statusCode: status });
-        expect(body.requestId).toBe(res!.headers['x-request-id']);
-        expect(await conn.waitClosed()).toBe(true);
+        const res = await answer(conn);
+        const body = json(res);
+        expect({ status: res.status, code: body.code, statusCode: body.statusCode }).toEqual({ status, code, statusCode: status });
+        expect(body.requestId).toBe(res.headers['x-request-id']);
+        expect(await conn.serverCloses(5000)).toBe(true);
       }
     });
   });

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { errorShapeProblems } from './checks.js';
 import { countAnswer } from './client.js';
 import { FUZZ_RUNS, FUZZ_SEED, startFuzzEnvironment, summaryLine } from './environment.js';
-import { describeRaw, RawConnection, requestHead, type RawResult } from './raw-http.js';
+import { describeRaw, RawConnection, requestHead, type RawResult } from '../raw-http.js';
 
 /**
  * The wire-level cases, on bare sockets against the real server: a refused upload whose client

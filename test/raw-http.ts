@@ -1,7 +1,7 @@
 import { connect, type Socket } from 'node:net';
 
 /**
- * HTTP/1.1 over a bare `node:net` socket, for what no well-behaved client sends: bodies shorter
+ * HTTP/1.1 over a bare `node:net` socket (the fuzz tier's wire cases and the edge tests), for what no well-behaved client sends: bodies shorter
  * than their Content-Length, header floods, malformed request lines, more bytes after a refused
  * upload. Every wait has a time limit, so a server that hangs fails the test quickly instead of
  * stalling it; `timeout` is a result, not an exception, and the caller decides what it means.

@@ -19,6 +19,19 @@ export interface UnstorableText {
   message: string;
 }
 
+interface Visit {
+  value: unknown;
+  /** the visit of the containing array or object, and the key or index in it (paths are built only for findings) */
+  parent?: Visit;
+  key?: string | number;
+}
+
+function pathOf(visit: Visit, last?: string): (string | number)[] {
+  const reversed: (string | number)[] = last === undefined ? [] : [last];
+  for (let v: Visit | undefined = visit; v?.parent; v = v.parent) reversed.push(v.key!);
+  return reversed.reverse();
+}
+
 /**
  * Every string and object key in `value` that cannot be stored, up to `limit` of them. Walks with
  * an explicit stack, so no input can overflow the call stack (bodies are also depth-bounded when
@@ -26,20 +39,21 @@ export interface UnstorableText {
  */
 export function findUnstorableText(value: unknown, limit = 20): UnstorableText[] {
   const out: UnstorableText[] = [];
-  const stack: { value: unknown; path: (string | number)[] }[] = [{ value, path: [] }];
+  const stack: Visit[] = [{ value }];
   while (stack.length > 0 && out.length < limit) {
-    const { value: v, path } = stack.pop()!;
+    const visit = stack.pop()!;
+    const v = visit.value;
     if (typeof v === 'string') {
       const message = unstorableReason(v);
-      if (message) out.push({ path, message });
+      if (message) out.push({ path: pathOf(visit), message });
     } else if (Array.isArray(v)) {
-      for (let i = v.length - 1; i >= 0; i--) stack.push({ value: v[i], path: [...path, i] });
+      for (let i = v.length - 1; i >= 0; i--) stack.push({ value: v[i], parent: visit, key: i });
     } else if (v !== null && typeof v === 'object') {
-      const children: typeof stack = [];
+      const children: Visit[] = [];
       for (const [k, child] of Object.entries(v)) {
         const message = unstorableReason(k);
-        if (message) out.push({ path: [...path, k], message: `Key: ${message.charAt(0).toLowerCase()}${message.slice(1)}` });
-        else children.push({ value: child, path: [...path, k] });
+        if (message) out.push({ path: pathOf(visit, k), message: `Key: ${message.charAt(0).toLowerCase()}${message.slice(1)}` });
+        else children.push({ value: child, parent: visit, key: k });
       }
       for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]!);
     }

@@ -284,8 +284,14 @@ export interface PublishItem {
 
 export type PublishResult =
   | { status: 'published'; id: string; url: string }
-  /** the platform is still processing: call `checkPublish` with the token later */
-  | { status: 'pending'; token: string };
+  /**
+   * The platform is still processing: call `checkPublish` with the token later. The token holds
+   * everything needed to go on (ids of containers or uploads already made, the offset reached),
+   * so a restart resumes instead of starting again. `pollAfterMs`: when to check, if the adapter
+   * knows (0 = at once, e.g. the next upload chunk; the platform's own estimate); otherwise the
+   * publisher backs off.
+   */
+  | { status: 'pending'; token: string; pollAfterMs?: number };
 
 export interface AnalyticsSeries {
   label: string;

@@ -29,8 +29,13 @@ export interface PublisherOptions {
   retryMaxMs: number;
   /** one publish call (uploads included) */
   attemptTimeoutMs: number;
-  /** how often an asynchronous publish (`pending`) is checked, and for how long */
+  /**
+   * An asynchronous publish (`pending`) is first checked this long after it answered, then at
+   * half the time it has been processing (backoff), at most every `pendingPollMaxMs`, and given
+   * up after `pendingMaxMs`. An adapter that knows better says so (`pollAfterMs`).
+   */
   pendingPollMs: number;
+  pendingPollMaxMs: number;
   pendingMaxMs: number;
 }
 
@@ -41,7 +46,8 @@ export const DEFAULT_PUBLISHER_OPTIONS: PublisherOptions = {
   retryBaseMs: 30_000,
   retryMaxMs: 30 * 60_000,
   attemptTimeoutMs: 5 * 60_000,
-  pendingPollMs: 20_000,
+  pendingPollMs: 5_000,
+  pendingPollMaxMs: 60_000,
   pendingMaxMs: 30 * 60_000,
 };
 
@@ -182,6 +188,23 @@ export function createPublisher(deps: PublisherDeps) {
     });
   }
 
+  /** The channel's access is gone: mark it, notify, emit, and fail the post asking to reconnect. */
+  async function failForReconnect(tx: Tx, row: PostRow, integration: IntegrationRow, e: PlatformError) {
+    const at = now();
+    // Channel access already words its reasons "The channel must be reconnected: …".
+    const reason = e.message.replace(/^The channel must be reconnected: /, '');
+    const [marked] = await tx
+      .update(integrations)
+      .set({ refreshNeeded: true, updatedAt: at })
+      .where(and(eq(integrations.id, integration.id), eq(integrations.refreshNeeded, false)))
+      .returning({ id: integrations.id });
+    if (marked) {
+      await notifyIn(tx, row.organizationId, `Channel ${integration.name} (${integration.identifier}) must be reconnected: ${reason}`, null, at);
+    }
+    await emitEvent(tx, row.organizationId, 'integration.refresh_needed', { integration: { id: integration.id, identifier: integration.identifier, name: integration.name }, reason }, at);
+    return fail(tx, row, integration, `The channel must be reconnected: ${reason}`);
+  }
+
   async function onPlatformError(rowId: string, integration: IntegrationRow, e: unknown) {
     const name = label(integration);
     if (!(e instanceof PlatformError) || e.details.outcomeUnknown) {
@@ -219,20 +242,8 @@ export function createPublisher(deps: PublisherDeps) {
           return fail(tx, row, integration, `${name} kept refusing with "slow down": ${e.message}`);
         }
         case 'auth_expired':
-        case 'reconnect_required': {
-          // Channel access already words its reasons "The channel must be reconnected: …".
-          const reason = e.message.replace(/^The channel must be reconnected: /, '');
-          const [marked] = await tx
-            .update(integrations)
-            .set({ refreshNeeded: true, updatedAt: at })
-            .where(and(eq(integrations.id, integration.id), eq(integrations.refreshNeeded, false)))
-            .returning({ id: integrations.id });
-          if (marked) {
-            await notifyIn(tx, row.organizationId, `Channel ${integration.name} (${integration.identifier}) must be reconnected: ${reason}`, null, at);
-          }
-          await emitEvent(tx, row.organizationId, 'integration.refresh_needed', { integration: { id: integration.id, identifier: integration.identifier, name: integration.name }, reason }, at);
-          return fail(tx, row, integration, `The channel must be reconnected: ${reason}`);
-        }
+        case 'reconnect_required':
+          return failForReconnect(tx, row, integration, e);
         case 'rejected':
           return fail(tx, row, integration, `${name} refused the post: ${e.message}`);
         case 'unsupported':
@@ -241,15 +252,21 @@ export function createPublisher(deps: PublisherDeps) {
     });
   }
 
+  /** When to check a pending publish next: as the adapter asks, else backing off with its age. */
+  function nextPoll(row: PostRow, result: { pollAfterMs?: number }): Date {
+    const processingMs = clock.now() - (row.lastAttemptAt?.getTime() ?? clock.now());
+    const wait = result.pollAfterMs ?? Math.min(options.pendingPollMaxMs, Math.max(options.pendingPollMs, processingMs / 2));
+    return new Date(clock.now() + Math.max(0, wait));
+  }
+
   async function onResult(rowId: string, integration: IntegrationRow, result: PublishResult) {
     await whileSending(rowId, async (tx, row) => {
       if (result.status === 'published') {
         await published(tx, row, integration, result.id, result.url);
         return;
       }
-      const when = new Date(clock.now() + options.pendingPollMs);
       await tx.update(posts).set({ attemptState: 'pending', pendingToken: result.token, updatedAt: now() }).where(eq(posts.id, row.id));
-      await queue.schedule(tx, row.id, when);
+      await queue.schedule(tx, row.id, nextPoll(row, result));
     });
   }
 
@@ -386,11 +403,19 @@ export function createPublisher(deps: PublisherDeps) {
     try {
       result = await access.run(integration, (a, ctx) => a.checkPublish!(token, ctx), AbortSignal.timeout(options.attemptTimeoutMs));
     } catch (e) {
+      // `checkPublish` is idempotent by contract (it looks before any step that must not happen
+      // twice), so whatever else went wrong, the same token is simply checked again later.
       if (e instanceof PlatformError && (e.kind === 'rejected' || e.kind === 'unsupported')) {
         await whileSending(rowId, (tx, r) => fail(tx, r, integration, `${label(integration)} refused the post: ${e.message}`));
         return;
       }
-      result = { status: 'pending', token };
+      if (e instanceof PlatformError && (e.kind === 'reconnect_required' || e.kind === 'auth_expired')) {
+        await whileSending(rowId, (tx, r) => failForReconnect(tx, r, integration, e));
+        return;
+      }
+      deps.logger.warn({ err: e, postId: rowId }, 'checking an asynchronous publish failed; checking again later');
+      const retryAfterMs = e instanceof PlatformError && e.details.retryAfterSeconds !== undefined ? e.details.retryAfterSeconds * 1000 : undefined;
+      result = { status: 'pending', token, ...(retryAfterMs !== undefined ? { pollAfterMs: retryAfterMs } : {}) };
     }
     if (result.status === 'pending' && clock.now() - (row.lastAttemptAt?.getTime() ?? 0) > options.pendingMaxMs) {
       await whileSending(rowId, (tx, r) => fail(tx, r, integration, `${label(integration)} was still processing the post after ${Math.round(options.pendingMaxMs / 60_000)} minutes`));
@@ -401,9 +426,8 @@ export function createPublisher(deps: PublisherDeps) {
         await published(tx, r, integration, result.id, result.url);
         return;
       }
-      const when = new Date(clock.now() + options.pendingPollMs);
       await tx.update(posts).set({ pendingToken: result.token, updatedAt: now() }).where(eq(posts.id, r.id));
-      await queue.schedule(tx, r.id, when);
+      await queue.schedule(tx, r.id, nextPoll(r, result));
     });
   }
 

@@ -4,6 +4,7 @@ import { PlatformError, PLATFORM_IDENTIFIERS, type PlatformAdapter, type Platfor
 import { createBlueskyAdapter } from './bluesky/index.js';
 import type { OAuthApp } from './common/oauth2.js';
 import { createDiscordAdapter } from './discord/index.js';
+import { createFacebookAdapter } from './facebook/index.js';
 import { createLinkedinPageAdapter } from './linkedin-page/index.js';
 import { createLinkedinAdapter } from './linkedin/index.js';
 import { createMastodonAdapter } from './mastodon/index.js';
@@ -48,6 +49,7 @@ const FACTORIES: Factories = {
   'linkedin-page': (c) => createLinkedinPageAdapter({ app: appOf(c, 'linkedin-page') }),
   telegram: () => createTelegramAdapter(),
   x: (c) => createXAdapter({ app: appOf(c, 'x') }),
+  facebook: (c) => createFacebookAdapter({ app: appOf(c, 'facebook') }),
 };
 
 /** Every identifier maps to an adapter (a missing one would not type-check as a Record). */

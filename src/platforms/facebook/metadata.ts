@@ -1,11 +1,16 @@
 import { z } from 'zod';
 import { MiB, VIDEO_TYPES } from '../common/schemas.js';
+import { NoToolData } from '../common/schemas-a.js';
 import type { PlatformMetadata } from '../platform.js';
 
-/** Facebook Page post settings (reference FacebookDto); every field is optional. */
+/**
+ * Facebook Page post settings (reference FacebookDto); every field is optional. `post_type`
+ * also takes `reel` (the reference's providers list post / reel / story): a single video posted
+ * through the Reels API instead of as a Page video.
+ */
 export const FacebookSettingsSchema = z.object({
-  url: z.url().optional().describe('link attached to the post'),
-  post_type: z.enum(['post', 'story']).optional(),
+  url: z.url().optional().describe('link attached to the post (a text post shows its preview; with pictures it is added to the text)'),
+  post_type: z.enum(['post', 'reel', 'story']).optional(),
   // Background presets only apply to short text-only posts; the ids are not checked here.
   text_format_preset_id: z.string().optional().describe('background preset id for a short text-only post'),
 });
@@ -15,8 +20,8 @@ export const facebookMetadata: PlatformMetadata = {
   displayName: 'Facebook Page',
   authKind: 'oauth2',
   oauth: {
-    authorizeUrl: 'https://www.facebook.com/v20.0/dialog/oauth',
-    tokenUrl: 'https://graph.facebook.com/v20.0/oauth/access_token',
+    authorizeUrl: 'https://www.facebook.com/v23.0/dialog/oauth',
+    tokenUrl: 'https://graph.facebook.com/v23.0/oauth/access_token',
     scopes: [
       'pages_show_list',
       'business_management',
@@ -27,7 +32,7 @@ export const facebookMetadata: PlatformMetadata = {
     ],
     scopeSeparator: ',',
     pkce: false,
-    // A 60-day user token with no refresh token; the derived Page token lasts until revoked.
+    // A 60-day user token with no refresh token; the Page token got with it lasts until revoked.
     refresh: false,
   },
   instanceBased: false,
@@ -43,12 +48,12 @@ export const facebookMetadata: PlatformMetadata = {
     onThreadItems: false,
   },
   thread: { supported: true, kind: 'comment' },
-  // Stories and reels are processed after the upload call returns.
+  // Videos, reels and stories are uploaded and processed over several checks.
   asyncProcessing: true,
   concurrency: { perPlatform: 5, perChannel: 1 },
   settings: FacebookSettingsSchema,
-  tools: [],
+  tools: [{ methodName: 'pages', description: 'The Facebook Pages the connected user can publish on (choose one with PUT /integrations/{id}/account)', dataSchema: NoToolData }],
   rules:
-    'A Facebook Page post may be text only or carry up to 10 pictures or a single video, not both; a story needs at least one picture or video.',
+    'A Facebook Page post may be text only or carry up to 10 pictures or a single video, not both; a reel is one video; a story is one picture or one video.',
   analytics: { channel: true, post: true },
 };

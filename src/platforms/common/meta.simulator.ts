@@ -107,6 +107,7 @@ export interface PhotoRecord {
   sha256: string;
   size: number;
   mimeType: string;
+  alt?: string;
   /** the feed post or story that shows it */
   usedBy?: string;
 }
@@ -853,7 +854,8 @@ export async function startMetaSimulator(opts: MetaSimulatorOptions = {}): Promi
             refuse({ status: 400, code: 100, subcode: 1366046, message: "Your photos couldn't be uploaded. Photos should be less than 4 MB and saved as JPG, PNG, GIF, TIFF, HEIF or WebP files.", userTitle: "Can't Read Files" });
           }
           const published = p.published === undefined ? true : truthy(p.published);
-          const photo: PhotoRecord = { id: nextId(1_200_000_000_000_000n), pageId: page.id, published, ...facts };
+          const alt = str(p.alt_text_custom);
+          const photo: PhotoRecord = { id: nextId(1_200_000_000_000_000n), pageId: page.id, published, ...facts, ...(alt ? { alt } : {}) };
           photos.set(photo.id, photo);
           if (published) {
             const postId = `${page.id}_${nextId(1_000_000_000_000_000n)}`;

@@ -1,8 +1,30 @@
 import { describe, expect, it } from 'vitest';
 import { connectViaOAuth, runPlatformContract } from '../../../test/platform-contract.js';
 import type { MetaSimulator } from '../common/meta.simulator.js';
-import { ADA, BAKERY, BLOG, FACEBOOK_SCOPES, FB_APP, LABS, metaSimulator, originsFor, post, published, rewriteFor, withMeta, type TestCtx } from '../common/meta.testkit.js';
+import {
+  ADA,
+  BAKERY,
+  BLOG,
+  drive,
+  FACEBOOK_SCOPES,
+  FB_APP,
+  image,
+  LABS,
+  metaSimulator,
+  MP4,
+  originsFor,
+  pending,
+  PNG,
+  post,
+  published,
+  rewriteFor,
+  sha,
+  video,
+  withMeta,
+  type TestCtx,
+} from '../common/meta.testkit.js';
 import type { PlatformError } from '../platform.js';
+import { facebookError } from './errors.js';
 import { createFacebookAdapter } from './index.js';
 
 const adapter = createFacebookAdapter({ app: FB_APP });
@@ -185,5 +207,214 @@ describe('facebook text and link posts', () => {
         [a.id, 'one', a.url],
       ]);
     });
+  });
+});
+
+/** A stored file that fails any attempt to read it whole; its slices are guarded the same way. */
+class StreamOnlyBlob extends Blob {
+  override arrayBuffer(): Promise<ArrayBuffer> {
+    return Promise.reject(new Error('the stored file was read whole'));
+  }
+  override text(): Promise<string> {
+    return Promise.reject(new Error('the stored file was read whole'));
+  }
+  override slice(start?: number, end?: number, type?: string): Blob {
+    return new StreamOnlyBlob([super.slice(start, end)], { type: type ?? this.type });
+  }
+}
+
+describe('facebook pictures, videos, reels and stories', () => {
+  const chunked = createFacebookAdapter({ app: FB_APP, uploadChunkBytes: 40 });
+
+  it('uploads several pictures unpublished and attaches them to one post, in order, with alt text', async () => {
+    await withMeta({}, async (sim, ctx) => {
+      const account = await connect(sim, ctx);
+      const bytes = [PNG(1), PNG(2), PNG(3)];
+      bytes.forEach((b, i) => ctx.media.set(`m${i}`, new StreamOnlyBlob([b], { type: 'image/png' })));
+      const r = published(await post(adapter, ctx, account, '<p>three loaves</p>', { media: [image('m0', { alt: 'sourdough' }), image('m1'), image('m2')], settings: { url: 'https://acme.example/menu' } }));
+      const stored = sim.feed.find((f) => f.id === r.id)!;
+      expect(stored).toMatchObject({ kind: 'photo', mediaSha256: bytes.map(sha), message: 'three loaves\n\nhttps://acme.example/menu' });
+      expect(stored.link).toBeUndefined();
+      expect(stored.photoIds.map((id) => sim.photos.get(id)!.published)).toEqual([false, false, false]);
+      expect(stored.photoIds.map((id) => sim.photos.get(id)!.alt ?? null)).toEqual(['sourdough', null, null]);
+    });
+  });
+
+  it('a reel: start, the bytes in slices from what Facebook has, finish once, processing over several checks', async () => {
+    await withMeta({ facebookVideoPolls: 2 }, async (sim, ctx) => {
+      const account = await connect(sim, ctx);
+      const bytes = MP4(7, 100); // three slices of 40 + 40 + 20 bytes
+      ctx.media.set('v', new StreamOnlyBlob([bytes], { type: 'video/mp4' }));
+      const first = pending(await post(chunked, ctx, account, '<p>Behind the <em>oven</em></p>', { media: [video('v', bytes.length)], settings: { post_type: 'reel' } }));
+      expect(first.pollAfterMs).toBe(0);
+      const answers = await drive(chunked, ctx, account, first);
+      const done = published(answers.at(-1)!);
+      const v = sim.videos.get(done.id)!;
+      expect({ flavor: v.flavor, sha: v.sha256, description: v.description, published: v.published }).toEqual({ flavor: 'reel', sha: sha(bytes), description: 'Behind the oven', published: true });
+      expect(done.url).toBe(`https://www.facebook.com/reel/${done.id}`);
+      const uploads = sim.log.filter((l) => l.path === `/video-upload/v23.0/${done.id}`);
+      expect(uploads.map((u) => [u.headers.offset, u.headers.file_size, u.headers.authorization])).toEqual([
+        ['0', '100', `OAuth ${account.credentials.pageToken as string}`],
+        ['40', '100', `OAuth ${account.credentials.pageToken as string}`],
+        ['80', '100', `OAuth ${account.credentials.pageToken as string}`],
+      ]);
+      expect(sim.finishCalls).toEqual([done.id]);
+      // started, three slices (each going on at once), finish, one processing check, live
+      expect(answers.map((a) => (a.status === 'pending' ? (a.pollAfterMs ?? 'backoff') : a.status))).toEqual([0, 0, 0, 0, 'backoff', 'backoff', 'published']);
+      // Checking a published reel again answers the same, without another finish.
+      expect(await chunked.checkPublish!(first.token, { ...ctx, credentials: account.credentials })).toEqual(done);
+      expect(sim.finishCalls).toEqual([done.id]);
+    });
+  });
+
+  it('a check that fails transiently is checked again with the same token; a token older than what Facebook has resumes from its bytes', async () => {
+    await withMeta({ facebookVideoPolls: 1 }, async (sim, ctx) => {
+      const account = await connect(sim, ctx);
+      const c = { ...ctx, credentials: account.credentials };
+      const bytes = MP4(9, 100);
+      ctx.media.set('v', new Blob([bytes], { type: 'video/mp4' }));
+      const first = pending(await post(chunked, ctx, account, '<p>again</p>', { media: [video('v', bytes.length)], settings: { post_type: 'reel' } }));
+      const afterOne = pending(await chunked.checkPublish!(first.token, c));
+      sim.inject({ path: /^\/v23\.0\/\d+\?fields=status/, status: 500, body: { error: { message: 'An unknown error has occurred.', type: 'OAuthException', code: 1, is_transient: true, fbtrace_id: 'x' } } });
+      const transient = await fail(chunked.checkPublish!(afterOne.token, c));
+      expect(transient.kind).toBe('transient');
+      // A crash lost the newer token: the first one goes on from the 40 bytes Facebook has, never re-sending them.
+      const answers = await drive(chunked, ctx, account, first);
+      const done = published(answers.at(-1)!);
+      expect(sim.videos.get(done.id)!.sha256).toBe(sha(bytes));
+      expect(sim.log.filter((l) => l.path.startsWith('/video-upload/')).map((u) => u.headers.offset)).toEqual(['0', '40', '80']);
+      expect(sim.finishCalls).toEqual([done.id]);
+    });
+  });
+
+  it('a reel Facebook cannot process fails with its reason', async () => {
+    await withMeta({ facebookVideoPolls: 3 }, async (sim, ctx) => {
+      const account = await connect(sim, ctx);
+      ctx.media.set('v', new Blob([Buffer.from('not a video at all')], { type: 'video/mp4' }));
+      const first = pending(await post(adapter, ctx, account, '<p>broken</p>', { media: [video('v', 18)], settings: { post_type: 'reel' } }));
+      const err = await fail(drive(adapter, ctx, account, first));
+      expect({ kind: err.kind, message: err.message }).toEqual({ kind: 'rejected', message: "Facebook could not process the video: The video file you selected is in a format that we don't support." });
+    });
+  });
+
+  it('a video in a post goes through graph-video’s resumable upload and becomes a Page video post', async () => {
+    await withMeta({ facebookVideoPolls: 1, videoChunkSize: 48 }, async (sim, ctx) => {
+      const account = await connect(sim, ctx);
+      const bytes = MP4(3, 90);
+      ctx.media.set('v', new StreamOnlyBlob([bytes], { type: 'video/mp4' }));
+      const first = pending(await post(chunked, ctx, account, '<p>The full tour</p>', { media: [video('v', bytes.length)] }));
+      const done = published((await drive(chunked, ctx, account, first)).at(-1)!);
+      expect(done.url).toBe(`https://www.facebook.com/${BAKERY.id}/videos/${done.id}/`);
+      expect(sim.videos.get(done.id)).toMatchObject({ flavor: 'video', sha256: sha(bytes), description: 'The full tour', published: true });
+      expect(sim.feed.find((f) => f.videoId === done.id)).toMatchObject({ kind: 'video', message: 'The full tour' });
+      const transfers = sim.log.filter((l) => l.method === 'POST' && l.path === `/v23.0/${BAKERY.id}/videos`);
+      // start, three transfers (the adapter's slices of 40 + 40 + 10 bytes), finish
+      expect(transfers).toHaveLength(1 + 3 + 1);
+      expect(sim.finishCalls).toEqual([done.id]);
+    });
+  });
+
+  it('a photo story: the picture uploaded unpublished, then the story; checking again finds it instead of making another', async () => {
+    await withMeta({}, async (sim, ctx) => {
+      const account = await connect(sim, ctx);
+      ctx.media.set('s', new Blob([PNG(5)], { type: 'image/png' }));
+      sim.inject({ path: /\/photo_stories$/, status: 503, body: { error: { message: 'Service temporarily unavailable', type: 'OAuthException', code: 2, is_transient: true, fbtrace_id: 'y' } } });
+      const first = pending(await post(adapter, ctx, account, '<p>today</p>', { media: [image('s')], settings: { post_type: 'story' } }));
+      const done = published(await adapter.checkPublish!(first.token, { ...ctx, credentials: account.credentials }));
+      expect(sim.stories).toEqual([expect.objectContaining({ postId: done.id, pageId: BAKERY.id, mediaType: 'photo', sha256: sha(PNG(5)) })]);
+      expect(done.url).toBe(`https://www.facebook.com/stories/${BAKERY.id}/${done.id}/`);
+      expect(await adapter.checkPublish!(first.token, { ...ctx, credentials: account.credentials })).toEqual(done);
+      expect(sim.stories).toHaveLength(1);
+      expect(sim.photos.size).toBe(1);
+    });
+  });
+
+  it('a video story: uploaded, processed, finished once; its post id from the finish', async () => {
+    await withMeta({ facebookVideoPolls: 2 }, async (sim, ctx) => {
+      const account = await connect(sim, ctx);
+      const bytes = MP4(4, 60);
+      ctx.media.set('v', new Blob([bytes], { type: 'video/mp4' }));
+      const first = pending(await post(chunked, ctx, account, '', { media: [video('v', bytes.length)], settings: { post_type: 'story' } }));
+      const done = published((await drive(chunked, ctx, account, first)).at(-1)!);
+      expect(sim.stories).toEqual([expect.objectContaining({ postId: done.id, mediaType: 'video', sha256: sha(bytes) })]);
+      expect(await chunked.checkPublish!(first.token, { ...ctx, credentials: account.credentials })).toEqual(done);
+      expect(sim.finishCalls).toHaveLength(1);
+    });
+  });
+
+  it('validates stories and reels, naming the field', () => {
+    const img = { type: 'image' as const, mimeType: 'image/png', size: 10 };
+    const vid = { type: 'video' as const, mimeType: 'video/mp4', size: 10 };
+    const check = (settings: Record<string, unknown>, media: (typeof img | typeof vid)[], items = 1) =>
+      adapter.validate({ settings, items: [{ content: 'x', media }, ...Array.from({ length: items - 1 }, () => ({ content: 'c', media: [] }))] }).map((i) => `${i.path} ${i.code}`);
+    expect(check({ post_type: 'story' }, [img])).toEqual([]);
+    expect(check({ post_type: 'story' }, [])).toEqual(['value.0.image story_media']);
+    expect(check({ post_type: 'story' }, [img, img])).toEqual(['value.0.image story_media']);
+    expect(check({ post_type: 'story' }, [vid], 2)).toEqual(['value.1.content story_comments']);
+    expect(check({ post_type: 'reel' }, [vid])).toEqual([]);
+    expect(check({ post_type: 'reel' }, [img])).toEqual(['value.0.image reel_media']);
+    expect(check({}, [img, img])).toEqual([]);
+  });
+});
+
+describe('facebook insights and errors', () => {
+  const DAY = 86_400_000;
+
+  it('reports the Page’s daily figures over complete days', async () => {
+    const now = Date.UTC(2026, 10, 21, 15, 30);
+    await withMeta({}, async (sim, ctx) => {
+      const account = await connect(sim, ctx);
+      sim.setPageInsights(BAKERY.id, [
+        { date: '2026-11-18', page_total_media_view_unique: 100, page_media_view: 150, page_post_engagements: 7, page_daily_follows: 1 },
+        { date: '2026-11-19', page_total_media_view_unique: 120, page_media_view: 190, page_post_engagements: 9, page_daily_follows: 0 },
+        { date: '2026-11-20', page_total_media_view_unique: 200, page_media_view: 260, page_post_engagements: 12, page_daily_follows: 3 },
+        // today is not complete and not asked for
+        { date: '2026-11-21', page_total_media_view_unique: 999 },
+      ]);
+      const series = await adapter.analytics!(3, { ...ctx, clock: { now: () => now }, credentials: account.credentials });
+      const by = Object.fromEntries(series.map((s) => [s.label, s]));
+      expect(Object.keys(by)).toEqual(['Reach', 'Views', 'Engagements', 'New follows']);
+      expect(by.Reach!.data).toEqual([
+        { date: '2026-11-18', total: 100 },
+        { date: '2026-11-19', total: 120 },
+        { date: '2026-11-20', total: 200 },
+      ]);
+      expect(by['New follows']!.data.map((d) => d.total)).toEqual([1, 0, 3]);
+      const call = new URL(sim.log.find((l) => l.path.includes('/insights'))!.path, 'http://x').searchParams;
+      const end = Date.UTC(2026, 10, 21);
+      expect([call.get('period'), call.get('since'), call.get('until')]).toEqual(['day', String((end - 3 * DAY) / 1000), String(end / 1000)]);
+    });
+  });
+
+  it('reports a post’s lifetime figures, reactions summed over their kinds', async () => {
+    await withMeta({}, async (sim, ctx) => {
+      const account = await connect(sim, ctx);
+      const root = published(await post(adapter, ctx, account, '<p>measured</p>'));
+      sim.setPostInsights(root.id, { post_total_media_view_unique: 321, post_reactions_by_type_total: { like: 10, love: 4 }, post_clicks: 9 });
+      const series = await adapter.postAnalytics!(root.id, 7, { ...ctx, credentials: account.credentials });
+      expect(Object.fromEntries(series.map((s) => [s.label, s.data[0]!.total]))).toEqual({ Reach: 321, Reactions: 14, Clicks: 9 });
+    });
+  });
+
+  it('maps Facebook’s codes and subcodes to kinds, keeping Facebook’s words', () => {
+    const res = (error: Record<string, unknown>, headers: Record<string, string> = {}, status = 400) => ({ status, headers, body: { error: { message: 'msg', type: 'OAuthException', fbtrace_id: 'A', ...error } } });
+    const kind = (error: Record<string, unknown>, headers?: Record<string, string>, status?: number) => facebookError(res(error, headers, status))?.kind;
+    expect(kind({ code: 190, error_subcode: 463 })).toBe('auth_expired');
+    expect(kind({ code: 190, error_subcode: 460 })).toBe('reconnect_required');
+    expect(kind({ code: 200, message: '(#200) Requires pages_manage_posts' })).toBe('reconnect_required');
+    expect(kind({ code: 10 })).toBe('reconnect_required');
+    expect(kind({ code: 100, error_subcode: 1404078 })).toBe('reconnect_required');
+    expect(kind({ code: 6000, error_subcode: 1363047 })).toBe('transient');
+    expect(kind({ code: 1 })).toBe('transient');
+    expect(kind({ code: 2, is_transient: true }, {}, 500)).toBe('transient');
+    expect(kind({ code: 100, error_subcode: 1366046 })).toBe('rejected');
+    const fast = facebookError(res({ code: 368, error_subcode: 1390008, error_user_title: 'You Can’t Post Right Now', error_user_msg: 'You’re posting too fast.' }))!;
+    expect({ kind: fast.kind, wait: fast.details.retryAfterSeconds, message: fast.message }).toEqual({ kind: 'rate_limited', wait: 60, message: 'You Can’t Post Right Now: You’re posting too fast.' });
+    const buc = JSON.stringify({ [BAKERY.id]: [{ type: 'pages', call_count: 100, total_cputime: 20, total_time: 30, estimated_time_to_regain_access: 12 }] });
+    const limited = facebookError(res({ code: 32, message: '(#32) Page request limit reached' }, { 'x-business-use-case-usage': buc }))!;
+    expect({ kind: limited.kind, wait: limited.details.retryAfterSeconds, message: limited.message }).toEqual({ kind: 'rate_limited', wait: 720, message: '(#32) Page request limit reached' });
+    const policy = facebookError(res({ code: 368, error_user_title: 'Action Blocked', error_user_msg: 'This goes against our Community Standards.' }))!;
+    expect({ kind: policy.kind, message: policy.message, code: policy.details.platformCode }).toEqual({ kind: 'rejected', message: 'Action Blocked: This goes against our Community Standards.', code: '368' });
+    expect(facebookError({ status: 200, headers: {}, body: { id: '1' } })).toBeUndefined();
   });
 });

@@ -5,6 +5,7 @@ import { createBlueskyAdapter } from './bluesky/index.js';
 import type { OAuthApp } from './common/oauth2.js';
 import { createDiscordAdapter } from './discord/index.js';
 import { createFacebookAdapter } from './facebook/index.js';
+import { createInstagramAdapter } from './instagram/index.js';
 import { createLinkedinPageAdapter } from './linkedin-page/index.js';
 import { createLinkedinAdapter } from './linkedin/index.js';
 import { createMastodonAdapter } from './mastodon/index.js';
@@ -50,6 +51,7 @@ const FACTORIES: Factories = {
   telegram: () => createTelegramAdapter(),
   x: (c) => createXAdapter({ app: appOf(c, 'x') }),
   facebook: (c) => createFacebookAdapter({ app: appOf(c, 'facebook') }),
+  instagram: (c) => createInstagramAdapter({ app: appOf(c, 'instagram') }),
 };
 
 /** Every identifier maps to an adapter (a missing one would not type-check as a Record). */

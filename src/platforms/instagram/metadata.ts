@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { MiB, STILL_IMAGE_TYPES, VIDEO_TYPES, requiredString } from '../common/schemas.js';
+import { NoToolData } from '../common/schemas-a.js';
 import type { MediaRules, PlatformMetadata } from '../platform.js';
 
 const volume = z.number().min(0).max(100);
@@ -59,8 +60,8 @@ export const instagramMetadata: PlatformMetadata = {
   displayName: 'Instagram (Facebook Business)',
   authKind: 'oauth2',
   oauth: {
-    authorizeUrl: 'https://www.facebook.com/v20.0/dialog/oauth',
-    tokenUrl: 'https://graph.facebook.com/v20.0/oauth/access_token',
+    authorizeUrl: 'https://www.facebook.com/v23.0/dialog/oauth',
+    tokenUrl: 'https://graph.facebook.com/v23.0/oauth/access_token',
     scopes: [
       'instagram_basic',
       'pages_show_list',
@@ -86,6 +87,11 @@ export const instagramMetadata: PlatformMetadata = {
   concurrency: { perPlatform: 5, perChannel: 1 },
   settings: InstagramSettingsSchema,
   tools: [
+    {
+      methodName: 'accounts',
+      description: 'The Instagram accounts linked to the Facebook Pages the connected user manages (choose one with PUT /integrations/{id}/account)',
+      dataSchema: NoToolData,
+    },
     {
       methodName: 'audioSearch',
       description: 'Search licensed audio for reels',

@@ -51,6 +51,7 @@ describe('instagram metadata', () => {
   });
 
   it('audioSearch takes { q, type }', () => {
+    expect(instagramMetadata.tools.map((t) => t.methodName)).toEqual(['accounts', 'audioSearch']);
     const tool = instagramMetadata.tools.find((t) => t.methodName === 'audioSearch');
     expect(tool?.dataSchema.safeParse({ q: 'summer', type: 'music' }).success).toBe(true);
     expect(tool?.dataSchema.safeParse({ type: 'music' }).error?.issues[0]?.path).toEqual(['q']);

@@ -6,6 +6,7 @@ import type { OAuthApp } from './common/oauth2.js';
 import { createDiscordAdapter } from './discord/index.js';
 import { createFacebookAdapter } from './facebook/index.js';
 import { createInstagramAdapter } from './instagram/index.js';
+import { createInstagramStandaloneAdapter } from './instagram-standalone/index.js';
 import { createLinkedinPageAdapter } from './linkedin-page/index.js';
 import { createLinkedinAdapter } from './linkedin/index.js';
 import { createMastodonAdapter } from './mastodon/index.js';
@@ -52,6 +53,7 @@ const FACTORIES: Factories = {
   x: (c) => createXAdapter({ app: appOf(c, 'x') }),
   facebook: (c) => createFacebookAdapter({ app: appOf(c, 'facebook') }),
   instagram: (c) => createInstagramAdapter({ app: appOf(c, 'instagram') }),
+  'instagram-standalone': (c) => createInstagramStandaloneAdapter({ app: appOf(c, 'instagram-standalone') }),
 };
 
 /** Every identifier maps to an adapter (a missing one would not type-check as a Record). */

@@ -194,3 +194,29 @@ export async function drive(a: PlatformAdapter, ctx: TestCtx, account: Connected
   }
   return answers;
 }
+
+// The contract's own picture (test/platform-contract.ts), served where its media item says it is.
+const CONTRACT_PNG = Buffer.from(
+  '89504e470d0a1a0a0000000d4948445200000001000000010806000000' + '1f15c4890000000d49444154789c6360000002000001e221bc330000000049454e44ae426082',
+  'hex',
+);
+const TEXT_PICTURE: PublishItem['media'][number] = { id: 'contract-text', path: 'https://media.example/text.png', type: 'image', mimeType: 'image/png', size: CONTRACT_PNG.length };
+
+/**
+ * Instagram has no text-only posts: the contract's text posts get a picture (thread items stay
+ * text: they are comments). Everything else goes to the adapter as the contract sends it.
+ */
+export function withPictureForText(a: PlatformAdapter): PlatformAdapter {
+  return {
+    ...a,
+    publish: (input, ctx) =>
+      a.publish(input.replyTo || input.item.media.length > 0 ? input : { ...input, item: { ...input.item, media: [TEXT_PICTURE] } }, ctx),
+  };
+}
+
+export async function contractMediaServer(): Promise<MediaServer> {
+  const server = await startMediaServer();
+  server.put('/1.png', CONTRACT_PNG, 'image/png');
+  server.put('/text.png', CONTRACT_PNG, 'image/png');
+  return server;
+}

@@ -5,6 +5,7 @@ import {
   ADA,
   addMedia,
   BAKERY,
+  contractMediaServer,
   drive,
   IG_APP,
   IG_BAKERY,
@@ -19,43 +20,16 @@ import {
   published,
   rewriteFor,
   sha,
-  startMediaServer,
   video,
   withMeta,
-  type MediaServer,
+  withPictureForText,
   type TestCtx,
 } from '../common/meta.testkit.js';
-import type { PlatformAdapter, PlatformError, PublishItem } from '../platform.js';
+import type { PlatformAdapter, PlatformError } from '../platform.js';
 import { instagramError, PUBLISHING_LIMIT_WAIT_SECONDS } from './errors.js';
 import { createInstagramAdapter } from './index.js';
 
 const adapter = createInstagramAdapter({ app: IG_APP });
-
-// The contract's own picture (test/platform-contract.ts), served where its media item says it is.
-const CONTRACT_PNG = Buffer.from(
-  '89504e470d0a1a0a0000000d4948445200000001000000010806000000' + '1f15c4890000000d49444154789c6360000002000001e221bc330000000049454e44ae426082',
-  'hex',
-);
-const TEXT_PICTURE: PublishItem['media'][number] = { id: 'contract-text', path: 'https://media.example/text.png', type: 'image', mimeType: 'image/png', size: CONTRACT_PNG.length };
-
-/**
- * Instagram has no text-only posts: the contract's text posts get a picture (thread items stay
- * text: they are comments). Everything else goes to the adapter as the contract sends it.
- */
-export function withPictureForText(a: PlatformAdapter): PlatformAdapter {
-  return {
-    ...a,
-    publish: (input, ctx) =>
-      a.publish(input.replyTo || input.item.media.length > 0 ? input : { ...input, item: { ...input.item, media: [TEXT_PICTURE] } }, ctx),
-  };
-}
-
-export async function contractMediaServer(): Promise<MediaServer> {
-  const server = await startMediaServer();
-  server.put('/1.png', CONTRACT_PNG, 'image/png');
-  server.put('/text.png', CONTRACT_PNG, 'image/png');
-  return server;
-}
 
 runPlatformContract({
   name: 'instagram',

@@ -169,21 +169,16 @@ const done = (i: PostItemView) => i.state === 'PUBLISHED' || i.state === 'ERROR'
 /**
  * Waits until the post and its thread items are PUBLISHED or ERROR, bringing each next attempt
  * (a pending check, a thread item) forward: the clock moves to it and its job becomes due.
- * Returns the post and how many times it was seen waiting on a later attempt.
  */
-export async function settle(w: MetaApiWorld, id: string): Promise<{ post: PostView; waits: number }> {
+export async function settle(w: MetaApiWorld, id: string): Promise<{ post: PostView }> {
   let last: PostView | undefined;
-  let waits = 0;
   try {
     const post = await waitFor(
       async () => {
         last = await getPost(w, id);
         if (done(last) && last.thread.every(done)) return last;
         const next = last.nextAttemptAt ? Date.parse(last.nextAttemptAt) : Number.NaN;
-        if (next > w.clock.now()) {
-          waits++;
-          w.clock.advance(next - w.clock.now());
-        }
+        if (next > w.clock.now()) w.clock.advance(next - w.clock.now());
         await releaseDueJobs(w.t, w.clock);
         await new Promise((r) => setTimeout(r, 50));
         return undefined;
@@ -191,7 +186,7 @@ export async function settle(w: MetaApiWorld, id: string): Promise<{ post: PostV
       45_000,
       `post ${id} to be published`,
     );
-    return { post, waits };
+    return { post };
   } catch (e) {
     throw new Error(`${(e as Error).message}; last seen: ${JSON.stringify(last)}`, { cause: e });
   }

@@ -314,12 +314,14 @@ describe('facebook pictures, videos, reels and stories', () => {
     });
   });
 
-  it('a photo story: the picture uploaded unpublished, then the story; checking again finds it instead of making another', async () => {
+  it('a photo story: the picture uploaded unpublished, the story made by the check; checking again finds it instead of making another', async () => {
     await withMeta({}, async (sim, ctx) => {
       const account = await connect(sim, ctx);
       ctx.media.set('s', new Blob([PNG(5)], { type: 'image/png' }));
       sim.inject({ path: /\/photo_stories$/, status: 503, body: { error: { message: 'Service temporarily unavailable', type: 'OAuthException', code: 2, is_transient: true, fbtrace_id: 'y' } } });
       const first = pending(await post(adapter, ctx, account, '<p>today</p>', { media: [image('s')], settings: { post_type: 'story' } }));
+      expect(first.pollAfterMs).toBe(0);
+      expect((await fail(adapter.checkPublish!(first.token, { ...ctx, credentials: account.credentials }))).kind).toBe('transient');
       const done = published(await adapter.checkPublish!(first.token, { ...ctx, credentials: account.credentials }));
       expect(sim.stories).toEqual([expect.objectContaining({ postId: done.id, pageId: BAKERY.id, mediaType: 'photo', sha256: sha(PNG(5)) })]);
       expect(done.url).toBe(`https://www.facebook.com/stories/${BAKERY.id}/${done.id}/`);

@@ -326,11 +326,9 @@ export function createFacebookAdapter(config: { app?: OAuthApp; uploadChunkBytes
         if (!m || item.media.length > 1) throw new PlatformError('rejected', 'A Facebook story is one picture or one video');
         if (m.type === 'video') return startVideo(api, ctx, c, 'fb-story-video', m, '');
         const t: PhotoStoryToken = { v: 1, kind: 'fb-story-photo', pageId: c.pageId, photoId: await uploadPhoto(api, ctx, c.pageId, m) };
-        return advancePhotoStory(t, ctx, c).catch((e: unknown) => {
-          // The photo is uploaded: a failed story call is checked again from it, never re-uploaded.
-          if (e instanceof PlatformError && (e.kind === 'transient' || e.kind === 'rate_limited')) return { status: 'pending', token: JSON.stringify(t), ...(e.details.retryAfterSeconds ? { pollAfterMs: e.details.retryAfterSeconds * 1000 } : {}) };
-          throw e;
-        });
+        // The story is made by the check, which first looks for it among the Page's stories: a
+        // crash in between is then recognised (stories are not among the posts `findRecent` sees).
+        return { status: 'pending', token: JSON.stringify(t), pollAfterMs: 0 };
       }
       if (video) {
         if (item.media.length > 1) throw new PlatformError('rejected', 'A Facebook video must be the only media of its post');

@@ -181,12 +181,17 @@ describe('instagram containers', () => {
     });
   });
 
-  it('a story: one STORIES container, no caption, the story URL', async () => {
+  it('a story: one STORIES container, no caption, published by the check, the story URL; found again, never published twice', async () => {
     await withMeta({}, async (sim, ctx, server) => {
       const account = await connect(sim, ctx);
       const pic = image('s1', { type: 'image/jpeg', ext: 'jpg' });
       addMedia(ctx, server, pic, PNG(30));
-      const r = published(await post(adapter, ctx, account, '<p>ignored caption</p>', { media: [pic], settings: { post_type: 'story', collaborators: [] } }));
+      const first = pending(await post(adapter, ctx, account, '<p>ignored caption</p>', { media: [pic], settings: { post_type: 'story', collaborators: [] } }));
+      expect(first.pollAfterMs).toBe(0);
+      const r = published((await drive(adapter, ctx, account, first)).at(-1)!);
+      // Checking again after it went out (a lost answer) finds the story instead of publishing again.
+      expect(await adapter.checkPublish!(first.token, { ...ctx, credentials: account.credentials })).toEqual(r);
+      expect(sim.mediaPublishCalls).toHaveLength(1);
       expect(containerCalls(sim).map((x) => x.body)).toEqual([{ image_url: pic.path, media_type: 'STORIES' }]);
       expect(sim.igMedia.find((m) => m.id === r.id)).toMatchObject({ productType: 'STORY', caption: '' });
       expect(r.url).toMatch(/^https:\/\/www\.instagram\.com\/stories\/acme\.bakery\/\d+\/$/);

@@ -307,6 +307,10 @@ export function instagramPublishing(opts: { displayName: string; access: (ctx: C
         const collab = collaborators(settings);
         t.carousel = { ...(caption ? { caption } : {}), ...(collab.length ? { collaborators: collab } : {}) };
       }
+      // A story is published by the check, which first looks whether its container is already
+      // PUBLISHED: stories are not among the media `findRecent` sees, so a crash during an eager
+      // `media_publish` could not be reconciled.
+      if (story) return pendingOf(t, 0);
       try {
         return await advance(ctx, a, t, true);
       } catch (e) {

@@ -147,7 +147,7 @@ function decodeToken(token: string): PendingVideo {
 }
 
 /** The media rules beyond the metadata: one video with one cover picture, or 1–5 pictures of one size. */
-function mediaIssues(media: PostDraft['items'][number]['media']): ValidationIssue[] {
+function mediaIssues(media: PostDraft['items'][number]['media'], opts: { countChecked?: boolean } = {}): ValidationIssue[] {
   const path = 'value.0.image';
   const videos = media.filter((m) => m.type === 'video');
   const images = media.filter((m) => m.type === 'image');
@@ -157,7 +157,8 @@ function mediaIssues(media: PostDraft['items'][number]['media']): ValidationIssu
     if (images.length > 1) return [{ path, code: 'video_cover_only', message: 'A Pinterest video pin takes the video and one cover picture, nothing else' }];
     return [];
   }
-  if (images.length > LIMITS.carouselMax) {
+  // Post validation already counts against the metadata's 5; `publish` checks it itself.
+  if (!opts.countChecked && images.length > LIMITS.carouselMax) {
     return [{ path, code: 'carousel_size', message: `A Pinterest carousel takes ${LIMITS.carouselMin} to ${LIMITS.carouselMax} pictures; this one has ${images.length}` }];
   }
   if (images.length >= LIMITS.carouselMin) {
@@ -365,7 +366,7 @@ export function createPinterestAdapter(config: { app?: OAuthApp } = {}): Platfor
       const link = post.settings.link;
       if (typeof link === 'string' && link.length > LIMITS.link) issues.push({ path: 'settings.link', code: 'too_long', message: `A Pinterest link has at most ${LIMITS.link} characters` });
       const first = post.items[0];
-      if (first) issues.push(...mediaIssues(first.media));
+      if (first) issues.push(...mediaIssues(first.media, { countChecked: true }));
       return issues;
     },
 

@@ -87,14 +87,13 @@ function requireApp(app: OAuthApp | undefined): OAuthApp {
   return app;
 }
 
-function tokenCredentials(tokens: TokenSet): Pick<PinterestCredentials, 'accessToken' | 'refreshToken' | 'expiresAt' | 'refreshTokenExpiresAt'> {
+function tokenCredentials(tokens: TokenSet, now: number): Pick<PinterestCredentials, 'accessToken' | 'refreshToken' | 'expiresAt' | 'refreshTokenExpiresAt'> {
   const refreshIn = Number(tokens.raw.refresh_token_expires_in);
-  const issued = tokens.expiresAt ? tokens.expiresAt.getTime() - Number(tokens.raw.expires_in) * 1000 : Number.NaN;
   return {
     accessToken: tokens.accessToken,
     refreshToken: tokens.refreshToken,
     expiresAt: tokens.expiresAt?.toISOString() ?? null,
-    refreshTokenExpiresAt: Number.isFinite(refreshIn) && refreshIn > 0 && Number.isFinite(issued) ? new Date(issued + refreshIn * 1000).toISOString() : null,
+    refreshTokenExpiresAt: Number.isFinite(refreshIn) && refreshIn > 0 ? new Date(now + refreshIn * 1000).toISOString() : null,
   };
 }
 
@@ -147,7 +146,7 @@ function decodeToken(token: string): PendingVideo {
 }
 
 /** The media rules beyond the metadata: one video with one cover picture, or 1–5 pictures of one size. */
-function mediaIssues(media: PostDraft['items'][number]['media'], opts: { countChecked?: boolean } = {}): ValidationIssue[] {
+function mediaIssues(media: PostDraft['items'][number]['media'], check: 'validate' | 'publish'): ValidationIssue[] {
   const path = 'value.0.image';
   const videos = media.filter((m) => m.type === 'video');
   const images = media.filter((m) => m.type === 'image');
@@ -157,11 +156,12 @@ function mediaIssues(media: PostDraft['items'][number]['media'], opts: { countCh
     if (images.length > 1) return [{ path, code: 'video_cover_only', message: 'A Pinterest video pin takes the video and one cover picture, nothing else' }];
     return [];
   }
-  // Post validation already counts against the metadata's 5; `publish` checks it itself.
-  if (!opts.countChecked && images.length > LIMITS.carouselMax) {
+  // Post validation counts against the metadata's 5 already; `publish` checks it itself.
+  if (check === 'publish' && images.length > LIMITS.carouselMax) {
     return [{ path, code: 'carousel_size', message: `A Pinterest carousel takes ${LIMITS.carouselMin} to ${LIMITS.carouselMax} pictures; this one has ${images.length}` }];
   }
-  if (images.length >= LIMITS.carouselMin) {
+  // Sizes are checked when the post is made: at publish time a picture may have been re-encoded.
+  if (check === 'validate' && images.length >= LIMITS.carouselMin) {
     const sizes = new Set(images.filter((m) => m.width && m.height).map((m) => `${m.width}×${m.height}`));
     if (sizes.size > 1) return [{ path, code: 'carousel_dimensions', message: `The pictures of a Pinterest carousel must all have the same size; these are ${[...sizes].join(', ')}` }];
   }
@@ -327,7 +327,7 @@ export function createPinterestAdapter(config: { app?: OAuthApp } = {}): Platfor
       );
       const me = res.body as { id?: string; username?: string; business_name?: string | null; profile_image?: string | null };
       if (!me?.username) throw new PlatformError('rejected', 'Pinterest did not say who authorised the app');
-      const credentials: PinterestCredentials = { ...tokenCredentials(tokens), userId: me.id ?? me.username, username: me.username };
+      const credentials: PinterestCredentials = { ...tokenCredentials(tokens, ctx.clock.now()), userId: me.id ?? me.username, username: me.username };
       return {
         internalId: me.id ?? me.username,
         name: me.business_name?.trim() || me.username,
@@ -354,7 +354,7 @@ export function createPinterestAdapter(config: { app?: OAuthApp } = {}): Platfor
         if (e instanceof PlatformError && (e.kind === 'rejected' || e.kind === 'auth_expired')) throw new PlatformError('reconnect_required', e.message, e.details);
         throw e;
       }
-      const next: PinterestCredentials = { ...c, ...tokenCredentials(tokens) };
+      const next: PinterestCredentials = { ...c, ...tokenCredentials(tokens, ctx.clock.now()) };
       if (!tokens.raw.refresh_token) next.refreshTokenExpiresAt = c.refreshTokenExpiresAt;
       return { credentials: { ...next }, expiresAt: tokens.expiresAt };
     },
@@ -366,7 +366,7 @@ export function createPinterestAdapter(config: { app?: OAuthApp } = {}): Platfor
       const link = post.settings.link;
       if (typeof link === 'string' && link.length > LIMITS.link) issues.push({ path: 'settings.link', code: 'too_long', message: `A Pinterest link has at most ${LIMITS.link} characters` });
       const first = post.items[0];
-      if (first) issues.push(...mediaIssues(first.media, { countChecked: true }));
+      if (first) issues.push(...mediaIssues(first.media, 'validate'));
       return issues;
     },
 
@@ -381,7 +381,7 @@ export function createPinterestAdapter(config: { app?: OAuthApp } = {}): Platfor
       const api = pinterestApi(ctx, c);
       const media = item.media;
       if (media.length === 0) throw new PlatformError('rejected', 'A Pinterest pin needs a picture or a video (value.0.image)');
-      const issue = mediaIssues(media)[0];
+      const issue = mediaIssues(media, 'publish')[0];
       if (issue) throw new PlatformError('rejected', `${issue.message} (${issue.path})`);
       boardOf(settings);
       const fields = pinFields(settings, item.content, media);

@@ -317,7 +317,13 @@ export function createPinterestAdapter(config: { app?: OAuthApp } = {}): Platfor
 
     async completeConnect({ code, redirectUri }, ctx): Promise<ConnectedAccount> {
       const app = requireApp(config.app);
-      const tokens = await exchangeCode(ctx.http, { tokenUrl: OAUTH.tokenUrl, app, code, redirectUri, clientAuth: 'basic', now: ctx.clock.now() });
+      const tokens = await exchangeCode(ctx.http, { tokenUrl: OAUTH.tokenUrl, app, code, redirectUri, clientAuth: 'basic', now: ctx.clock.now() }).catch((e: unknown) => {
+        // A 401 of the token endpoint is about the app itself, not a user's token.
+        if (e instanceof PlatformError && e.kind === 'auth_expired') {
+          throw new PlatformError('rejected', `Pinterest refused this server's app (check PINTEREST_CLIENT_ID and PINTEREST_CLIENT_SECRET): ${e.message}`, e.details);
+        }
+        throw e;
+      });
       const granted = (tokens.scope ?? '').split(/[\s,]+/).filter(Boolean);
       const missing = NEEDED_SCOPES.filter((s) => !granted.includes(s));
       if (tokens.scope !== null && missing.length > 0) throw new PlatformError('rejected', `Pinterest did not grant the ${missing.join(', ')} permission: connect again and allow it`);

@@ -102,6 +102,17 @@ describe('pinterest: connecting and tokens', () => {
     });
   });
 
+  it('a wrong client secret is the server’s configuration, told as such', async () => {
+    await withPinterest({}, async (sim, ctx) => {
+      const wrong = createPinterestAdapter({ app: { ...PINTEREST_APP, clientSecret: 'not-the-secret' } });
+      const err = await failure(connectViaOAuth(wrong, ctx, rewriteFor(sim)));
+      expect({ kind: err.kind, message: err.message }).toEqual({
+        kind: 'rejected',
+        message: "Pinterest refused this server's app (check PINTEREST_CLIENT_ID and PINTEREST_CLIENT_SECRET): Authentication failed.",
+      });
+    });
+  });
+
   it('refreshes with the rotated refresh token and stores the new one; the old one is dead', async () => {
     await withPinterest({}, async (sim, ctx) => {
       const account = await connect(sim, ctx);

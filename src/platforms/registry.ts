@@ -7,6 +7,7 @@ import { createDiscordAdapter } from './discord/index.js';
 import { createLinkedinPageAdapter } from './linkedin-page/index.js';
 import { createLinkedinAdapter } from './linkedin/index.js';
 import { createMastodonAdapter } from './mastodon/index.js';
+import { createPinterestAdapter } from './pinterest/index.js';
 import { createSlackAdapter } from './slack/index.js';
 import { createRedditAdapter } from './reddit/index.js';
 import { createTelegramAdapter } from './telegram/index.js';
@@ -48,6 +49,7 @@ const FACTORIES: Factories = {
   'linkedin-page': (c) => createLinkedinPageAdapter({ app: appOf(c, 'linkedin-page') }),
   telegram: () => createTelegramAdapter(),
   x: (c) => createXAdapter({ app: appOf(c, 'x') }),
+  pinterest: (c) => createPinterestAdapter({ app: appOf(c, 'pinterest') }),
 };
 
 /** Every identifier maps to an adapter (a missing one would not type-check as a Record). */

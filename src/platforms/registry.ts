@@ -11,6 +11,7 @@ import { createSlackAdapter } from './slack/index.js';
 import { createRedditAdapter } from './reddit/index.js';
 import { createTelegramAdapter } from './telegram/index.js';
 import { createXAdapter } from './x/index.js';
+import { createYoutubeAdapter } from './youtube/index.js';
 
 /** What adapters may be given: the OAuth apps of this deployment. */
 export interface AdapterConfig {
@@ -48,6 +49,7 @@ const FACTORIES: Factories = {
   'linkedin-page': (c) => createLinkedinPageAdapter({ app: appOf(c, 'linkedin-page') }),
   telegram: () => createTelegramAdapter(),
   x: (c) => createXAdapter({ app: appOf(c, 'x') }),
+  youtube: (c) => createYoutubeAdapter({ app: appOf(c, 'youtube') }),
 };
 
 /** Every identifier maps to an adapter (a missing one would not type-check as a Record). */

@@ -1,4 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 import { testContext } from '../../../test/platform-contract.js';
 import { createPlatformHttp } from '../http.js';
 import type { ConnectedAccount, OperationContext, PlatformAdapter, PublishItem, PublishMedia, PublishResult } from '../platform.js';
@@ -116,4 +118,21 @@ export function contractAdapter(adapter: PlatformAdapter): PlatformAdapter {
       return r;
     },
   };
+}
+
+/** The real 2 s H.264 + AAC MP4 of the media fixtures (test/fixtures/media/README.md). */
+export const MP4_FIXTURE = fileURLToPath(new URL('../../../test/fixtures/media/h264-aac-faststart.mp4', import.meta.url));
+
+/**
+ * The fixture MP4 grown to about `size` bytes by a trailing `free` box (padding an MP4 may carry
+ * anywhere), so that it goes to YouTube in several chunks and still reads as the same video.
+ * `seed` makes the padding, and so the bytes, differ from one call to another.
+ */
+export async function paddedMp4(size: number, seed = 0): Promise<Buffer> {
+  const mp4 = await readFile(MP4_FIXTURE);
+  const pad = Math.max(8, size - mp4.length);
+  const box = Buffer.alloc(pad, seed & 0xff);
+  box.writeUInt32BE(pad, 0);
+  box.write('free', 4, 'latin1');
+  return Buffer.concat([mp4, box]);
 }

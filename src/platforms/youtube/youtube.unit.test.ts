@@ -346,6 +346,9 @@ describe('youtube publishing', () => {
       expect(err.kind).toBe('transient');
       const t1 = pendingToken(await adapter.checkPublish!(t0, c));
       expect(JSON.parse(t1)).toMatchObject({ stage: 'uploaded', thumbnailDone: true });
+      // Reading the processing state fails once: the same token again, the thumbnail not set twice.
+      sim.inject({ path: /^\/youtube\/v3\/videos\?/, status: 503, body: { error: { code: 503, message: 'Backend Error', errors: [{ reason: 'backendError', message: 'Backend Error', domain: 'global' }] } } });
+      expect(((await adapter.checkPublish!(t1, c).catch((e: unknown) => e)) as PlatformError).kind).toBe('transient');
       published(await adapter.checkPublish!(t1, c));
       const v = sim.videos[0]!;
       expect(v).toMatchObject({ sha256: sha(bytes), thumbnail: { sha256: sha(thumb), size: thumb.length, mimeType: 'image/png' }, thumbnailSets: 1 });

@@ -332,9 +332,6 @@ export function createYoutubeAdapter(config: YoutubeAdapterConfig = {}): Platfor
       if (first && /[<>]/.test(htmlToText(first.content))) {
         issues.push({ path: 'value.0.content', code: 'invalid_description', message: 'A YouTube description cannot contain < or >' });
       }
-      if (first && first.media.length > 0 && !first.media.some((m) => m.type === 'video')) {
-        issues.push({ path: 'value.0.image', code: 'video_required', message: 'YouTube publishes a video: attach one MP4' });
-      }
       return issues;
     },
 

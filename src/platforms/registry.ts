@@ -12,6 +12,7 @@ import { createSlackAdapter } from './slack/index.js';
 import { createRedditAdapter } from './reddit/index.js';
 import { createTelegramAdapter } from './telegram/index.js';
 import { createXAdapter } from './x/index.js';
+import { createYoutubeAdapter } from './youtube/index.js';
 
 /** What adapters may be given: the OAuth apps of this deployment. */
 export interface AdapterConfig {
@@ -50,6 +51,7 @@ const FACTORIES: Factories = {
   telegram: () => createTelegramAdapter(),
   x: (c) => createXAdapter({ app: appOf(c, 'x') }),
   pinterest: (c) => createPinterestAdapter({ app: appOf(c, 'pinterest') }),
+  youtube: (c) => createYoutubeAdapter({ app: appOf(c, 'youtube') }),
 };
 
 /** Every identifier maps to an adapter (a missing one would not type-check as a Record). */

@@ -182,6 +182,11 @@ export interface ThreadsSimulator extends Simulator {
   expireAccessTokens(): void;
   /** the user removed the app: every token answers 190/460 */
   revokeAccessTokens(): void;
+  /**
+   * `threads_publish` requests are held this long after they arrive (and are logged) before Threads
+   * acts on them: a client that dies meanwhile has sent a publish whose answer it never reads.
+   */
+  holdPublishes(ms: number): void;
   /** the next `count` picture or video containers end in ERROR with this `error_message` */
   failNextMedia(errorMessage: string, count?: number): void;
   setPostInsights(postId: string, insights: PostInsights): void;
@@ -248,6 +253,7 @@ export async function startThreadsSimulator(opts: ThreadsSimulatorOptions = {}):
   const userInsights = new Map<string, UserInsights>();
   const failures: string[] = [];
   let approver: string | undefined;
+  let publishHoldMs = 0;
   let seq = 0;
   // Threads ids are 17–18 digit numbers; containers and posts draw from different ranges.
   const containerId = () => (17_890_000_000_000_000n + BigInt(++seq)).toString();
@@ -567,6 +573,7 @@ export async function startThreadsSimulator(opts: ThreadsSimulatorOptions = {}):
       if (!sameUser(t, req.params.id)) return unsupported(reply, 'post', req.params.id);
       const creation = params(req).creation_id;
       if (!creation) return invalidParam(reply, 'The parameter creation_id is required');
+      if (publishHoldMs > 0) await new Promise((r) => setTimeout(r, publishHoldMs));
       const c = containers.get(creation);
       if (c) c.publishCalls++;
       const notFound = () =>
@@ -719,6 +726,9 @@ export async function startThreadsSimulator(opts: ThreadsSimulatorOptions = {}):
     },
     approveAs(userId: string) {
       approver = userId;
+    },
+    holdPublishes(ms: number) {
+      publishHoldMs = ms;
     },
     expireAccessTokens() {
       for (const t of tokens.values()) t.expiredEarly = true;

@@ -163,9 +163,8 @@ async function finishPublished(g: ThreadsGraph, c: ThreadsCredentials, t: Pendin
  * status → `threads_publish` → the permalink. Answers `pending` with the token as far as it got.
  * Idempotent: each step looks before it acts, and a container already PUBLISHED is recognised.
  */
-export async function advance(ctx: Ctx, c: ThreadsCredentials, start: PendingToken): Promise<PublishResult> {
+export async function advance(ctx: Ctx, c: ThreadsCredentials, t: PendingToken): Promise<PublishResult> {
   const g = threadsGraph(ctx, c.accessToken);
-  let t = start;
   if (t.published) return finishPublished(g, c, { ...t, published: t.published }, false);
   if (!t.container) {
     for (const child of t.children ?? []) {
@@ -180,9 +179,9 @@ export async function advance(ctx: Ctx, c: ThreadsCredentials, start: PendingTok
       text: t.text || undefined,
       reply_to_id: t.replyTo,
     });
-    t = { ...t, container: made.body.id };
+    return carryOn(ctx, c, { ...t, container: made.body.id });
   }
-  const container = t.container!;
+  const container = t.container;
   const s = await g.get<ContainerStatus>(`/${container}`, { fields: 'id,status,error_message' });
   if (s.status === 'ERROR' || s.status === 'EXPIRED') throw containerError(s.status, s.error_message);
   if (s.status === 'PUBLISHED') {
@@ -205,10 +204,25 @@ export async function advance(ctx: Ctx, c: ThreadsCredentials, start: PendingTok
 }
 
 /**
+ * {@link advance} from a token holding a container just made: a passing failure (or an expired
+ * token, refreshed before the next check) answers `pending` with that token rather than an error,
+ * so that the container is not made again. Final refusals and rate limits are thrown.
+ */
+async function carryOn(ctx: Ctx, c: ThreadsCredentials, t: PendingToken): Promise<PublishResult> {
+  try {
+    return await advance(ctx, c, t);
+  } catch (e) {
+    if (e instanceof PlatformError && (e.kind === 'transient' || e.kind === 'auth_expired')) return pending(t);
+    throw e;
+  }
+}
+
+/**
  * Creates the containers of one item (the first, or a reply with `replyTo`) and takes it as far as
  * it goes at once (a text or a picture is usually published in the same call; a video answers
- * `pending`). Failures before the first container exists are safe to retry; after it, the token
- * carries on.
+ * `pending`). Failures before the containers exist are thrown (nothing was made that matters:
+ * at worst an unused carousel item); once they exist, a passing failure answers `pending` and the
+ * token carries on.
  */
 export async function publishItem(ctx: Ctx, c: ThreadsCredentials, item: PublishItem, replyTo: string | undefined): Promise<PublishResult> {
   const g = threadsGraph(ctx, c.accessToken);
@@ -218,12 +232,12 @@ export async function publishItem(ctx: Ctx, c: ThreadsCredentials, item: Publish
   if (item.media.length === 0) {
     if (!text) throw new PlatformError('rejected', 'A Threads post needs text or media');
     const made = await g.post<{ id: string }>(`/${c.userId}/threads`, { media_type: 'TEXT', ...common });
-    return advance(ctx, c, { ...base, type: 'TEXT', container: made.body.id, since: made.at });
+    return carryOn(ctx, c, { ...base, type: 'TEXT', container: made.body.id, since: made.at });
   }
   if (item.media.length === 1) {
     const m = item.media[0]!;
     const made = await g.post<{ id: string }>(`/${c.userId}/threads`, { ...itemParams(m), ...common });
-    return advance(ctx, c, { ...base, type: m.type === 'video' ? 'VIDEO' : 'IMAGE', container: made.body.id, since: made.at });
+    return carryOn(ctx, c, { ...base, type: m.type === 'video' ? 'VIDEO' : 'IMAGE', container: made.body.id, since: made.at });
   }
   if (item.media.length > 20) throw new PlatformError('rejected', 'A Threads carousel holds at most 20 pictures and videos');
   const children: string[] = [];
@@ -233,7 +247,7 @@ export async function publishItem(ctx: Ctx, c: ThreadsCredentials, item: Publish
     since ??= made.at;
     children.push(made.body.id);
   }
-  return advance(ctx, c, { ...base, type: 'CAROUSEL', children, since: since! });
+  return carryOn(ctx, c, { ...base, type: 'CAROUSEL', children, since: since! });
 }
 
 /** The account's posts and replies since `since`, newest first. */

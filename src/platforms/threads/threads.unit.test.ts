@@ -297,11 +297,11 @@ describe('threads publishing', () => {
   it('a container an earlier call published (its answer lost) is recognised, not published again', async () => {
     await withThreads({ polls: { VIDEO: 0 } }, async (sim, ctx, host) => {
       const account = await connect(sim, ctx);
-      // The video container, made and left pending by a publish whose process then died.
+      // The video container is made; reading its status fails for a moment: the token keeps it.
       sim.inject({ path: /^\/v1\.0\/\d+\?/, status: 500, body: { error: { message: 'Service temporarily unavailable', code: 2, is_transient: true } } });
-      await fail(post(adapter, ctx, account, '<p>Lost answer</p>', { media: [videoAt(host.put('l.mp4', MP4(4), 'video/mp4'))] }));
-      const container = [...sim.containers.values()].at(-1)!;
-      const token = JSON.stringify({ v: 1, user: ADA.id, type: 'VIDEO', text: 'Lost answer', container: container.id, since: Date.now() });
+      const token = pendingToken(await post(adapter, ctx, account, '<p>Lost answer</p>', { media: [videoAt(host.put('l.mp4', MP4(4), 'video/mp4'))] }));
+      const container = sim.containers.get((JSON.parse(token) as { container: string }).container)!;
+      expect(container.mediaType).toBe('VIDEO');
       // Someone else's post with the same text, and our own older one, are not it.
       const earlier = published(await post(adapter, ctx, account, '<p>Lost answer</p>'));
       // The publish that got through, whose answer never came back.
@@ -341,6 +341,24 @@ describe('threads publishing', () => {
       const record = sim.posts.find((p) => p.id === r.id)!;
       expect(record.mediaType).toBe('CAROUSEL_ALBUM');
       expect(record.media.map((m) => m.sha256)).toEqual([sha(PNG(1)), sha(MP4(5)), sha(JPEG(2))]);
+    });
+  });
+
+  it('a carousel container already made is kept in the token when the next read fails, never made twice', async () => {
+    await withThreads({ polls: { VIDEO: 1 } }, async (sim, ctx, host) => {
+      const account = await connect(sim, ctx);
+      const media = [imageAt(host.put('k1.png', PNG(11), 'image/png')), videoAt(host.put('k2.mp4', MP4(11), 'video/mp4'))];
+      const token = pendingToken(await post(adapter, ctx, account, '<p>Kept</p>', { media }));
+      const children = (JSON.parse(token) as { children: string[] }).children;
+      // The carousel container will be the simulator's next id; its first status read fails.
+      const next = (BigInt(children.at(-1)!) + 1n).toString();
+      sim.inject({ path: new RegExp(`^/v1\\.0/${next}\\?`), status: 500, body: { error: { message: 'An unknown error has occurred.', code: 1, is_transient: true } } });
+      const kept = pendingToken(await check(adapter, ctx, account, token));
+      expect(JSON.parse(kept)).toMatchObject({ children, container: next });
+      const r = published(await check(adapter, ctx, account, kept));
+      expect(sim.posts.find((p) => p.id === r.id)!.containerId).toBe(next);
+      const carousels = calls(sim, 'POST', /^\/v1\.0\/\d+\/threads$/).filter((c) => (c.body as { media_type: string }).media_type === 'CAROUSEL');
+      expect(carousels).toHaveLength(1);
     });
   });
 

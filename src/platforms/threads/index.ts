@@ -75,8 +75,10 @@ interface Insight {
   total_value?: { value: number };
 }
 
+// The profile's `views` are views of the profile (posts' views are per post); followers_count is today's
+// total whatever the period.
 const USER_METRICS: [metric: string, label: string][] = [
-  ['views', 'Views'],
+  ['views', 'Profile views'],
   ['likes', 'Likes'],
   ['replies', 'Replies'],
   ['reposts', 'Reposts'],
@@ -218,8 +220,8 @@ export function createThreadsAdapter(config: { app?: OAuthApp } = {}): PlatformA
     },
 
     /**
-     * The profile's insights over the last `days`: views per day, and the period's totals of
-     * likes, replies, reposts and quotes, with today's follower count.
+     * The profile's insights over the last `days`: profile views per day, and the period's totals
+     * of likes, replies, reposts and quotes, with today's follower count.
      */
     async analytics(days, ctx) {
       const c = threadsCreds(ctx);

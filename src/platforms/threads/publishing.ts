@@ -123,22 +123,24 @@ const sameText = (a: string | undefined, b: string) => (a ?? '').trim() === b.tr
 
 /**
  * The post an earlier `threads_publish` of this token's container made: the account's own post
- * (or reply to the same post) of the same type and text, published since the first container.
- * The oldest such post is ours: anything later was made after it.
+ * (or reply to the same post) of the same type and text. Ours was published after its container
+ * was made (`since`, the platform's time, to the second), so the oldest such post from then on is
+ * it; an older one in the look-back margin counts only when there is none (clocks differ).
  */
 async function findPublished(g: ThreadsGraph, c: ThreadsCredentials, t: PendingToken): Promise<ThreadsMedia | undefined> {
   const path = t.replyTo ? `/${c.userId}/replies` : `/${c.userId}/threads`;
   const fields = t.replyTo ? `${MEDIA_FIELDS},replied_to` : MEDIA_FIELDS;
-  const since = t.since - LOOKBACK_MS;
-  let match: ThreadsMedia | undefined;
-  for await (const page of listing(g, path, fields, since, 50)) {
+  const matches: ThreadsMedia[] = [];
+  for await (const page of listing(g, path, fields, t.since - LOOKBACK_MS, 50)) {
     for (const m of page) {
       if (m.media_type !== POST_TYPE[t.type] || !sameText(m.text, t.text)) continue;
       if (t.replyTo && m.replied_to?.id !== t.replyTo) continue;
-      match = m; // newest first: the last match seen is the oldest
+      matches.push(m);
     }
   }
-  return match;
+  // Newest first: the last one is the oldest.
+  const from = Math.floor(t.since / 1000) * 1000;
+  return matches.filter((m) => Date.parse(m.timestamp ?? '') >= from).at(-1) ?? matches.at(-1);
 }
 
 /**

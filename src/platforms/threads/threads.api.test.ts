@@ -279,7 +279,7 @@ describe('Threads through the API', () => {
     const res = await call(t.app, org.apiKey, { method: 'GET', url: `/public/v1/analytics/${channel}?date=7` });
     expect(res.statusCode, res.body).toBe(200);
     const series = res.json<{ label: string; data: { total: number }[] }[]>();
-    expect(series.map((s) => s.label)).toEqual(['Views', 'Likes', 'Replies', 'Reposts', 'Quotes', 'Followers']);
+    expect(series.map((s) => s.label)).toEqual(['Profile views', 'Likes', 'Replies', 'Reposts', 'Quotes', 'Followers']);
     expect(series[0]!.data).toHaveLength(7);
     expect(series[0]!.data.at(-1)!.total).toBe(77);
     expect(series.find((s) => s.label === 'Followers')!.data[0]!.total).toBe(ADA.followers);

@@ -297,6 +297,9 @@ describe('threads publishing', () => {
   it('a container an earlier call published (its answer lost) is recognised, not published again', async () => {
     await withThreads({ polls: { VIDEO: 0 } }, async (sim, ctx, host) => {
       const account = await connect(sim, ctx);
+      // The same video post, published a minute before (inside the look-back margin): not it.
+      const older = published(await post(adapter, ctx, account, '<p>Lost answer</p>', { media: [videoAt(host.put('o.mp4', MP4(40), 'video/mp4'))] }));
+      sim.posts.find((p) => p.id === older.id)!.createdAt -= 60_000;
       // The video container is made; reading its status fails for a moment: the token keeps it.
       sim.inject({ path: /^\/v1\.0\/\d+\?/, status: 500, body: { error: { message: 'Service temporarily unavailable', code: 2, is_transient: true } } });
       const token = pendingToken(await post(adapter, ctx, account, '<p>Lost answer</p>', { media: [videoAt(host.put('l.mp4', MP4(4), 'video/mp4'))] }));
@@ -314,9 +317,10 @@ describe('threads publishing', () => {
       const r = published(await check(adapter, ctx, account, token));
       expect(r.id).toBe(id);
       expect(r.id).not.toBe(earlier.id);
+      expect(r.id).not.toBe(older.id);
       expect(r.url).toBe(sim.posts.find((p) => p.id === id)!.permalink);
       expect(container.publishCalls).toBe(1);
-      expect(sim.posts.filter((p) => p.text === 'Lost answer')).toHaveLength(2);
+      expect(sim.posts.filter((p) => p.text === 'Lost answer')).toHaveLength(3);
     });
   });
 
@@ -470,17 +474,17 @@ describe('threads reading back', () => {
     });
   });
 
-  it('channel insights: views per day, totals for the period, followers', async () => {
+  it('channel insights: profile views per day, totals for the period, followers', async () => {
     await withThreads({}, async (sim, ctx) => {
       const account = await connect(sim, ctx);
       const day = (n: number) => new Date(Date.now() - n * DAY).toISOString().slice(0, 10);
       sim.setUserInsights(ADA.id, { views: { [day(3)]: 10, [day(2)]: 20, [day(1)]: 30, [day(0)]: 40 }, likes: 12, replies: 3, reposts: 2, quotes: 1 });
       const series = await adapter.analytics!(4, { ...ctx, credentials: account.credentials });
-      const views = series.find((s) => s.label === 'Views')!;
+      const views = series.find((s) => s.label === 'Profile views')!;
       expect(views.data.map((d) => d.total)).toEqual([10, 20, 30, 40]);
       expect(views.data.map((d) => d.date)).toEqual([day(3), day(2), day(1), day(0)]);
       expect(views.percentageChange).toBe(133.33);
-      expect(Object.fromEntries(series.map((s) => [s.label, s.data.at(-1)!.total]))).toEqual({ Views: 40, Likes: 12, Replies: 3, Reposts: 2, Quotes: 1, Followers: ADA.followers });
+      expect(Object.fromEntries(series.map((s) => [s.label, s.data.at(-1)!.total]))).toEqual({ 'Profile views': 40, Likes: 12, Replies: 3, Reposts: 2, Quotes: 1, Followers: ADA.followers });
       const q = new URL(calls(sim, 'GET', /threads_insights/)[0]!.path, 'http://x').searchParams;
       expect(q.get('metric')).toBe('views,likes,replies,reposts,quotes,followers_count');
       // From the start of the first of the four days (UTC) until now.

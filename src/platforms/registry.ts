@@ -11,6 +11,7 @@ import { createPinterestAdapter } from './pinterest/index.js';
 import { createSlackAdapter } from './slack/index.js';
 import { createRedditAdapter } from './reddit/index.js';
 import { createTelegramAdapter } from './telegram/index.js';
+import { createThreadsAdapter } from './threads/index.js';
 import { createXAdapter } from './x/index.js';
 import { createYoutubeAdapter } from './youtube/index.js';
 
@@ -49,6 +50,7 @@ const FACTORIES: Factories = {
   linkedin: (c) => createLinkedinAdapter({ app: appOf(c, 'linkedin') }),
   'linkedin-page': (c) => createLinkedinPageAdapter({ app: appOf(c, 'linkedin-page') }),
   telegram: () => createTelegramAdapter(),
+  threads: (c) => createThreadsAdapter({ app: appOf(c, 'threads') }),
   x: (c) => createXAdapter({ app: appOf(c, 'x') }),
   pinterest: (c) => createPinterestAdapter({ app: appOf(c, 'pinterest') }),
   youtube: (c) => createYoutubeAdapter({ app: appOf(c, 'youtube') }),

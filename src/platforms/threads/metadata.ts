@@ -19,6 +19,8 @@ export const threadsMetadata: PlatformMetadata = {
     pkce: false,
     // No refresh token: the 60-day long-lived token itself is renewed with th_refresh_token.
     refresh: true,
+    // it renews only while valid: the token keeper renews idle channels (expiresAt = renew-at)
+    renewWhileValid: true,
   },
   instanceBased: false,
   editor: 'normal',

@@ -291,4 +291,31 @@ describe('Threads through the API', () => {
     const figures = Object.fromEntries(stats.json<{ label: string; data: { total: number }[] }[]>().map((s) => [s.label, s.data[0]!.total]));
     expect(figures).toMatchObject({ Views: 321, Likes: 9, Shares: 0 });
   });
+
+  it('an idle channel is renewed by the token keeper when its renewal comes due; a revoked one is marked refreshNeeded with a notification', async () => {
+    const before = JSON.parse(t.deps.secretBox.open((await rowOf(channel)).credentials!)) as Record<string, string>;
+    const refreshes = () => sim.log.filter((l) => l.path.startsWith('/refresh_access_token')).length;
+    const counted = refreshes();
+    // Not due yet: nothing happens.
+    expect(await t.deps.tokenKeeper.sweep(new Date(clock.now()))).toEqual({ renewed: 0, failed: 0 });
+    expect(refreshes()).toBe(counted);
+    // Due within the sweep's horizon (the keeper runs every 30 minutes): renewed without any post.
+    await t.deps.database.db.update(integrations).set({ tokenExpiresAt: new Date(clock.now() + 10 * 60_000) }).where(eq(integrations.id, channel));
+    expect(await t.deps.tokenKeeper.sweep(new Date(clock.now()))).toEqual({ renewed: 1, failed: 0 });
+    expect(refreshes()).toBe(counted + 1);
+    const row = await rowOf(channel);
+    const after = JSON.parse(t.deps.secretBox.open(row.credentials!)) as Record<string, string>;
+    expect(after.accessToken).not.toBe(before.accessToken);
+    expect(row.tokenExpiresAt!.getTime()).toBe(Date.parse(after.expiresAt!) - RENEW_BEFORE_MS);
+
+    // A grant revoked at Threads: the channel needs reconnecting, and the organisation is told.
+    sim.revokeAccessTokens();
+    await t.deps.database.db.update(integrations).set({ tokenExpiresAt: new Date(clock.now() + 10 * 60_000) }).where(eq(integrations.id, channel));
+    expect(await t.deps.tokenKeeper.sweep(new Date(clock.now()))).toEqual({ renewed: 0, failed: 1 });
+    expect((await rowOf(channel)).refreshNeeded).toBe(true);
+    const notes = (await call(t.app, org.apiKey, { method: 'GET', url: '/public/v1/notifications' })).json<{ notifications: { content: string }[] }>();
+    expect(notes.notifications[0]!.content).toMatch(/must be reconnected/);
+    // Channels waiting for a reconnect are left alone.
+    expect(await t.deps.tokenKeeper.sweep(new Date(clock.now()))).toEqual({ renewed: 0, failed: 0 });
+  });
 });

@@ -10,6 +10,7 @@ import { createMastodonAdapter } from './mastodon/index.js';
 import { createSlackAdapter } from './slack/index.js';
 import { createRedditAdapter } from './reddit/index.js';
 import { createTelegramAdapter } from './telegram/index.js';
+import { createTiktokAdapter } from './tiktok/index.js';
 import { createXAdapter } from './x/index.js';
 
 /** What adapters may be given: the OAuth apps of this deployment. */
@@ -47,6 +48,7 @@ const FACTORIES: Factories = {
   linkedin: (c) => createLinkedinAdapter({ app: appOf(c, 'linkedin') }),
   'linkedin-page': (c) => createLinkedinPageAdapter({ app: appOf(c, 'linkedin-page') }),
   telegram: () => createTelegramAdapter(),
+  tiktok: (c) => createTiktokAdapter({ app: appOf(c, 'tiktok') }),
   x: (c) => createXAdapter({ app: appOf(c, 'x') }),
 };
 

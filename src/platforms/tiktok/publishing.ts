@@ -91,12 +91,12 @@ function checkAgainstCreator(info: CreatorInfo, s: Settings, video: PublishMedia
   if (!offered.includes(s.privacy_level)) {
     problems.push(`settings.privacy_level: this TikTok account offers ${offered.length ? offered.join(', ') : 'no privacy level'} (creator_info), not ${s.privacy_level}`);
   }
-  if (s.comment && info.comment_disabled) problems.push('settings.comment: this TikTok account has comments turned off; set comment to false');
-  if (video && s.duet && info.duet_disabled) problems.push('settings.duet: this TikTok account has duets turned off; set duet to false');
-  if (video && s.stitch && info.stitch_disabled) problems.push('settings.stitch: this TikTok account has stitches turned off; set stitch to false');
+  if (s.comment && info.comment_disabled) problems.push('settings.comment: this TikTok account has comments turned off: set comment to false');
+  if (video && s.duet && info.duet_disabled) problems.push('settings.duet: this TikTok account has duets turned off: set duet to false');
+  if (video && s.stitch && info.stitch_disabled) problems.push('settings.stitch: this TikTok account has stitches turned off: set stitch to false');
   const max = info.max_video_post_duration_sec;
   if (video && typeof max === 'number' && video.duration != null && video.duration > max) {
-    problems.push(`value.0.image.0: the video lasts ${Math.round(video.duration)} s; this TikTok account may post videos up to ${max} s (max_video_post_duration_sec)`);
+    problems.push(`value.0.image.0: the video lasts ${Math.round(video.duration)} s, longer than the ${max} s this TikTok account may post (max_video_post_duration_sec)`);
   }
   if (problems.length > 0) throw new PlatformError('rejected', problems.join('; '), { platformCode: 'creator_info' });
 }

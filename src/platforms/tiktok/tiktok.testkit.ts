@@ -108,6 +108,19 @@ export function mp4Bytes(size: number, seed = 1): Buffer {
   return b;
 }
 
+/**
+ * A real MP4 (`fixture`, moov first) grown to `total` bytes with a trailing top-level `free` box,
+ * which players and TikTok skip: a video big enough to go up in several 10 MiB chunks.
+ */
+export function paddedMp4(fixture: Buffer, total: number): Buffer {
+  const pad = total - fixture.length;
+  const box = Buffer.alloc(pad);
+  box.writeUInt32BE(pad, 0);
+  box.write('free', 4, 'latin1');
+  for (let i = 8; i < pad; i++) box[i] = (i * 131) & 0xff;
+  return Buffer.concat([fixture, box]);
+}
+
 export const post = (a: PlatformAdapter, ctx: TestCtx, account: ConnectedAccount, content: string, extra: { media?: PublishMedia[]; settings?: Record<string, unknown> } = {}) =>
   a.publish({ item: { content, media: extra.media ?? [] }, settings: extra.settings ?? DIRECT, idempotencyKey: content }, { ...ctx, credentials: account.credentials });
 

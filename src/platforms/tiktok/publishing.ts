@@ -118,14 +118,22 @@ const missing = (): PublishResult => ({ status: 'published', id: MISSING, url: '
  * The exact id of a published post. TikTok documents `publicaly_available_post_id` as int64, and
  * its ids (19 digits) are past what a JSON number holds exactly: parsed, the last digits are lost.
  * A string or a safe integer is taken as is; otherwise the account's recent videos (whose ids are
- * strings) are searched for the one that the rounded number stands for.
+ * strings) are searched for the one that the rounded number stands for. Undefined: not listed
+ * (yet); null: the grant may not list videos (no `video.list`), so it cannot be found.
  */
-async function exactId(api: TiktokApi, raw: string | number): Promise<string | undefined> {
+async function exactId(api: TiktokApi, raw: string | number): Promise<string | undefined | null> {
   if (typeof raw === 'string') return raw;
   if (Number.isSafeInteger(raw)) return String(raw);
   let cursor: number | undefined;
   for (let page = 0; page < 3; page++) {
-    const list = await api.listVideos(LIST_FIELDS, { max_count: 20, ...(cursor !== undefined ? { cursor } : {}) });
+    let list;
+    try {
+      list = await api.listVideos(LIST_FIELDS, { max_count: 20, ...(cursor !== undefined ? { cursor } : {}) });
+    } catch (e) {
+      // The post is published either way: a missing scope must not fail it.
+      if (e instanceof PlatformError && e.kind === 'reconnect_required') return null;
+      throw e;
+    }
     const hit = (list.videos ?? []).find((v) => Number(v.id) === raw);
     if (hit) return hit.id;
     if (!list.has_more || list.cursor === undefined) return undefined;
@@ -174,8 +182,9 @@ export function tiktokPublishing(opts: { chunkBytes?: number } = {}) {
         const raw = st.publicaly_available_post_id?.[0];
         const id = raw === undefined ? undefined : await exactId(api, raw);
         if (id) return { status: 'published', id, url: tiktokPostUrl(t.username, id, t.kind) };
-        // No public id: an inbox post, a private post (never gets one), or moderation still running.
-        if (t.mode === 'UPLOAD' || t.privacy === 'SELF_ONLY') return missing();
+        // No public id: an inbox post, a private post (never gets one), moderation still running,
+        // or an id this grant cannot look up.
+        if (id === null || t.mode === 'UPLOAD' || t.privacy === 'SELF_ONLY') return missing();
         const since = t.idWaitSince ?? now;
         if (now - since >= ID_WAIT_MS || now - t.startedAt >= ID_WAIT_LATEST_MS) return missing();
         return pending({ ...t, idWaitSince: since });

@@ -763,7 +763,9 @@ export async function startTiktokSimulator(opts: TiktokSimulatorOptions = {}): P
       const v = task?.video;
       if (!task || !v || req.query.upload_token !== v.uploadToken) return fail(reply, 404, 'invalid_params', 'The upload URL is not valid.');
       const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-      const record = (status: number, first = -1, last = -1) => chunks.push({ publishId: task.publishId, first, last, sha256: sha256(body), status });
+      const m = /^bytes (\d+)-(\d+)\/(\d+)$/.exec(String(req.headers['content-range'] ?? ''));
+      const [first, last, total] = m ? [Number(m[1]), Number(m[2]), Number(m[3])] : [-1, -1, -1];
+      const record = (status: number) => chunks.push({ publishId: task.publishId, first, last, sha256: sha256(body), status });
       if (Date.now() - task.createdAt > uploadTtl) {
         record(403);
         if (!v.complete && task.status !== 'FAILED') Object.assign(task, { status: 'FAILED', failReason: 'file_upload_expired' });
@@ -778,32 +780,30 @@ export async function startTiktokSimulator(opts: TiktokSimulatorOptions = {}): P
         record(415);
         return fail(reply, 415, 'invalid_file_upload', 'Content-Type must be video/mp4, video/quicktime or video/webm.');
       }
-      const m = /^bytes (\d+)-(\d+)\/(\d+)$/.exec(String(req.headers['content-range'] ?? ''));
       if (!m) {
         record(400);
         return fail(reply, 400, 'invalid_file_upload', 'The Content-Range header is missing or malformed.');
       }
-      const [first, last, total] = [Number(m[1]), Number(m[2]), Number(m[3])];
       const k = Math.floor(first / v.chunkSize);
       const expectedFirst = Math.min(k, v.chunks - 1) * v.chunkSize;
       const expectedLast = (k >= v.chunks - 1 ? v.size : expectedFirst + v.chunkSize) - 1;
       const received = v.received.filter(Boolean).length;
       if (total !== v.size || first !== expectedFirst || last !== expectedLast || k >= v.chunks || k > received) {
-        record(416, first, last);
+        record(416);
         return fail(reply, 416, 'invalid_file_upload', `The range ${first}-${last}/${total} is not the next chunk of this upload.`);
       }
       if (body.length !== last - first + 1) {
-        record(400, first, last);
+        record(400);
         return fail(reply, 400, 'invalid_file_upload', `Expected ${last - first + 1} bytes, received ${body.length}.`);
       }
       v.received[k] = body;
       v.mimeType ??= type;
       if (v.received.filter(Boolean).length === v.chunks) {
         v.complete = true;
-        record(201, first, last);
+        record(201);
         return reply.status(201).send();
       }
-      record(206, first, last);
+      record(206);
       return reply.status(206).send();
     });
   });

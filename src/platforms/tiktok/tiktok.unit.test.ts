@@ -598,6 +598,18 @@ describe('tiktok public ids', () => {
   });
 });
 
+describe('tiktok ids without video.list', () => {
+  it('a published post whose int64 id cannot be looked up (no video.list) ends `missing`, not failed', async () => {
+    await withTiktok({}, async (sim, ctx) => {
+      sim.users.get(ADA.openId)!.grants = ['user.info.basic', 'user.info.profile', 'video.publish', 'video.upload'];
+      const account = await connect(sim, ctx);
+      const { result } = await settle(adapter, ctx, account, await post(adapter, ctx, account, 'no list', { media: [photo(ctx, 'a', JPEG)] }));
+      expect(result).toEqual({ status: 'published', id: MISSING, url: '' });
+      expect(sim.posts).toHaveLength(1);
+    });
+  });
+});
+
 describe('tiktok recent posts and analytics', () => {
   it('findRecent pages newest first with the time cursor and stops at `since`', async () => {
     await withTiktok({}, async (sim, ctx) => {

@@ -492,6 +492,16 @@ describe('tiktok videos (chunked FILE_UPLOAD)', () => {
     });
   });
 
+  it('an inbox upload TikTok cannot process ends rejected with its reason', async () => {
+    await withTiktok(SMALL_RULES, async (sim, ctx) => {
+      const account = await connect(sim, ctx, small);
+      sim.failNextPublish('frame_rate_check_failed');
+      const first = await post(small, ctx, account, 'bad frames', { media: [video(ctx, 'v', mp4Bytes(140))], settings: { ...DIRECT, content_posting_method: 'UPLOAD' } });
+      const err = await failure(settle(small, ctx, account, first));
+      expect({ kind: err.kind, message: err.message }).toEqual({ kind: 'rejected', message: 'TikTok could not publish the post: frame_rate_check_failed' });
+    });
+  });
+
   it('an inbox upload ends `missing`; once the creator posts it, findRecent lists it', async () => {
     await withTiktok(SMALL_RULES, async (sim, ctx) => {
       const account = await connect(sim, ctx, small);
@@ -542,6 +552,19 @@ describe('tiktok photos (PULL_FROM_URL)', () => {
       const first = await post(adapter, ctx, account, 'draft me', { media: [photo(ctx, 'a', JPEG)], settings: { ...DIRECT, content_posting_method: 'UPLOAD', title: 'T' } });
       expect(sim.log.find((r) => r.path === '/v2/post/publish/content/init/')!.body).toMatchObject({ post_mode: 'MEDIA_UPLOAD', post_info: { title: 'T', description: 'draft me' } });
       expect((await settle(adapter, ctx, account, first)).result).toEqual({ status: 'published', id: MISSING, url: '' });
+    });
+  });
+
+  it('a status read that fails is read again with the same token: one task, one post', async () => {
+    await withTiktok({ processingPolls: 2 }, async (sim, ctx) => {
+      const account = await connect(sim, ctx);
+      const first = await post(adapter, ctx, account, 'blip', { media: [photo(ctx, 'a', JPEG)] });
+      sim.inject({ path: /status\/fetch/, status: 503, body: { data: {}, error: { code: 'internal_error', message: 'Service busy', log_id: 'L' } } });
+      const err = await failure(adapter.checkPublish!((first as { token: string }).token, { ...ctx, credentials: account.credentials }));
+      expect(err.kind).toBe('transient');
+      const { result } = await settle(adapter, ctx, account, first);
+      expect(published(result).id).toBe(sim.posts[0]!.id);
+      expect({ inits: sim.log.filter((l) => l.path.includes('/init/')).length, tasks: sim.tasks.size, posts: sim.posts.length }).toEqual({ inits: 1, tasks: 1, posts: 1 });
     });
   });
 

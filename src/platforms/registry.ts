@@ -7,11 +7,14 @@ import { createDiscordAdapter } from './discord/index.js';
 import { createLinkedinPageAdapter } from './linkedin-page/index.js';
 import { createLinkedinAdapter } from './linkedin/index.js';
 import { createMastodonAdapter } from './mastodon/index.js';
+import { createPinterestAdapter } from './pinterest/index.js';
 import { createSlackAdapter } from './slack/index.js';
 import { createRedditAdapter } from './reddit/index.js';
 import { createTelegramAdapter } from './telegram/index.js';
+import { createThreadsAdapter } from './threads/index.js';
 import { createTiktokAdapter } from './tiktok/index.js';
 import { createXAdapter } from './x/index.js';
+import { createYoutubeAdapter } from './youtube/index.js';
 
 /** What adapters may be given: the OAuth apps of this deployment. */
 export interface AdapterConfig {
@@ -48,8 +51,11 @@ const FACTORIES: Factories = {
   linkedin: (c) => createLinkedinAdapter({ app: appOf(c, 'linkedin') }),
   'linkedin-page': (c) => createLinkedinPageAdapter({ app: appOf(c, 'linkedin-page') }),
   telegram: () => createTelegramAdapter(),
+  threads: (c) => createThreadsAdapter({ app: appOf(c, 'threads') }),
   tiktok: (c) => createTiktokAdapter({ app: appOf(c, 'tiktok') }),
   x: (c) => createXAdapter({ app: appOf(c, 'x') }),
+  pinterest: (c) => createPinterestAdapter({ app: appOf(c, 'pinterest') }),
+  youtube: (c) => createYoutubeAdapter({ app: appOf(c, 'youtube') }),
 };
 
 /** Every identifier maps to an adapter (a missing one would not type-check as a Record). */

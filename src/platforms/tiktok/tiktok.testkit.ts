@@ -144,31 +144,24 @@ export function published(r: PublishResult) {
 
 /**
  * The adapter as the shared contract suite can drive it. The suite was written for platforms that
- * post text and threads; TikTok posts neither, and never answers at once. So this view does what
- * the rest of the service does around the adapter, and nothing more:
+ * post text, and TikTok never answers at once. So this view does what the rest of the service
+ * does around the adapter, and nothing more:
  * - settings: the suite sends `{}`; TikTok posts need the user's choices (post validation requires
  *   them), so a public direct post's settings stand in;
  * - media: TikTok has no text posts (validation needs one picture or video), so an item without
  *   media gets `picture`, a JPEG TikTok pulls; the suite's own picture is passed as it is;
  * - pending: publishing is always asynchronous on TikTok; the view checks until it ends, as the
- *   publisher does;
- * - thread items: TikTok has NO replies or comments (metadata `thread.supported: false`; post
- *   validation refuses thread items, so the publisher never passes `replyTo`, and the adapter
- *   answers `unsupported`, tested separately). For the suite's thread case the item is posted as a
- *   post of its own and `replies` remembers what it followed, which the suite's `lookup` then
- *   reports. That case therefore checks only that a second post goes out, not a reply.
+ *   publisher does.
+ * Thread items are not made up: TikTok has no replies (see the unit test, which skips that case).
  */
-export function contractView(adapter: PlatformAdapter, picture: PublishMedia): PlatformAdapter & { replies: Map<string, string> } {
-  const replies = new Map<string, string>();
+export function contractView(adapter: PlatformAdapter, picture: PublishMedia): PlatformAdapter {
   return {
     ...adapter,
-    replies,
     async publish(input, ctx) {
       const settings = Object.keys(input.settings).length > 0 ? input.settings : DIRECT;
       const item: PublishItem = input.item.media.length > 0 ? input.item : { ...input.item, media: [picture] };
-      let r = await adapter.publish({ item, settings, idempotencyKey: input.idempotencyKey }, ctx);
+      let r = await adapter.publish({ ...input, item, settings }, ctx);
       for (let i = 0; r.status === 'pending' && i < 50; i++) r = await adapter.checkPublish!(r.token, ctx);
-      if (r.status === 'published' && input.replyTo) replies.set(r.id, input.replyTo.id);
       return r;
     },
   };

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { connectViaOAuth, runPlatformContract } from '../../../test/platform-contract.js';
 import { createManualClock } from '../../lib/clock.js';
 import { PlatformError, type PublishResult } from '../platform.js';
@@ -61,6 +61,13 @@ const token = (r: PublishResult) => {
 // ---------------------------------------------------------------------------------------------
 // The shared contract, through the view that supplies what TikTok needs (see contractView).
 
+// TikTok has no replies or comments an app can post (the metadata says `thread.supported: false`
+// and post validation refuses thread items), so the contract's thread case cannot apply; the
+// adapter's answer to a reply (`unsupported`) is tested below.
+beforeEach((ctx) => {
+  if (ctx.task.name === 'publishes thread items as replies to the first') ctx.skip('TikTok has no replies or comments');
+});
+
 const media = await startMediaServer();
 const view = contractView(adapter, { id: 'stand-in', path: `${MEDIA_ORIGIN}/stand-in.jpg`, type: 'image', mimeType: 'image/jpeg', size: JPEG.length, width: 64, height: 48 });
 runPlatformContract({
@@ -79,10 +86,7 @@ runPlatformContract({
       origins: originsFor(sim),
       injectKind: (k) => sim.injectKind(k),
       connect: (ctx) => connectViaOAuth(view, ctx, rewriteFor(sim)),
-      lookup: (id) => {
-        const found = sim.lookup(id);
-        return found && { ...found, replyTo: view.replies.get(id) };
-      },
+      lookup: (id) => sim.lookup(id),
       expireToken: () => sim.expireAccessTokens(),
       close: async () => {
         await sim.close();

@@ -12,6 +12,7 @@ import { createSlackAdapter } from './slack/index.js';
 import { createRedditAdapter } from './reddit/index.js';
 import { createTelegramAdapter } from './telegram/index.js';
 import { createThreadsAdapter } from './threads/index.js';
+import { createTiktokAdapter } from './tiktok/index.js';
 import { createXAdapter } from './x/index.js';
 import { createYoutubeAdapter } from './youtube/index.js';
 
@@ -51,6 +52,7 @@ const FACTORIES: Factories = {
   'linkedin-page': (c) => createLinkedinPageAdapter({ app: appOf(c, 'linkedin-page') }),
   telegram: () => createTelegramAdapter(),
   threads: (c) => createThreadsAdapter({ app: appOf(c, 'threads') }),
+  tiktok: (c) => createTiktokAdapter({ app: appOf(c, 'tiktok') }),
   x: (c) => createXAdapter({ app: appOf(c, 'x') }),
   pinterest: (c) => createPinterestAdapter({ app: appOf(c, 'pinterest') }),
   youtube: (c) => createYoutubeAdapter({ app: appOf(c, 'youtube') }),

@@ -146,10 +146,17 @@ export function createPublisher(deps: PublisherDeps) {
     const at = now();
     await tx
       .update(posts)
-      .set({ state: 'PUBLISHED', releaseId: id, releaseUrl: url, publishedAt: at, error: null, attemptState: null, pendingToken: null, pendingProgressAt: null, leaseOwner: null, dueAt: null, publishJobId: null, updatedAt: at })
+      .set({ state: 'PUBLISHED', releaseId: id, releaseUrl: url || null, publishedAt: at, error: null, attemptState: null, pendingToken: null, pendingProgressAt: null, leaseOwner: null, dueAt: null, publishJobId: null, updatedAt: at })
       .where(eq(posts.id, row.id));
-    if (row.position === 0) await notifyIn(tx, row.organizationId, `Your post has been published on ${label(integration)} at ${url}`, url, at);
-    await emitEvent(tx, row.organizationId, 'post.published', { ...postEventPayload(row, integration), releaseId: id, releaseURL: url, publishedAt: at.toISOString() }, at);
+    if (row.position === 0) {
+      // An inbox upload (TikTok) has no id or URL yet: the user finishes it in the app, then
+      // records the real one with `PUT /posts/{id}/release-id` (candidates: `GET /posts/{id}/missing`).
+      const content = url
+        ? `Your post has been published on ${label(integration)} at ${url}`
+        : `Your post was sent to ${label(integration)}; its id there is not known yet: see GET /posts/${row.id}/missing to record it`;
+      await notifyIn(tx, row.organizationId, content, url || null, at);
+    }
+    await emitEvent(tx, row.organizationId, 'post.published', { ...postEventPayload(row, integration), releaseId: id, releaseURL: url || null, publishedAt: at.toISOString() }, at);
     // The next thread item follows `delay` minutes after this one.
     const rootId = row.parentPostId ?? row.id;
     const [next] = await tx

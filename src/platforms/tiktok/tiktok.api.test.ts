@@ -213,9 +213,11 @@ describe('tiktok through the API', () => {
   it('an inbox upload ends PUBLISHED `missing`; /missing lists the creator’s posts and /release-id attaches the real one', async () => {
     const video = await upload(await readFile(join(FIXTURES, 'h264-aac-faststart.mp4')), 'inbox.mp4');
     const post = await publish('for my inbox', [video], { ...DIRECT, content_posting_method: 'UPLOAD' });
-    expect({ state: post.state, releaseId: post.releaseId, releaseURL: post.releaseURL, error: post.error }).toEqual({ state: 'PUBLISHED', releaseId: 'missing', releaseURL: '', error: null });
+    expect({ state: post.state, releaseId: post.releaseId, releaseURL: post.releaseURL, error: post.error }).toEqual({ state: 'PUBLISHED', releaseId: 'missing', releaseURL: null, error: null });
     const task = [...sim.tasks.values()].at(-1)!;
     expect({ direct: task.direct, status: task.status }).toEqual({ direct: false, status: 'SEND_TO_USER_INBOX' });
+    const notes = (await call(t.app, org.apiKey, { method: 'GET', url: '/public/v1/notifications' })).json<{ notifications: { content: string; link: string | null }[] }>();
+    expect(notes.notifications).toContainEqual({ id: expect.any(String), createdAt: expect.any(String), link: null, content: expect.stringContaining(`its id there is not known yet: see GET /posts/${post.id}/missing`) });
 
     const stats = await call(t.app, org.apiKey, { method: 'GET', url: `/public/v1/analytics/post/${post.id}?date=7` });
     expect(stats.json()).toEqual({ missing: true });

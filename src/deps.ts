@@ -33,6 +33,7 @@ import { createPublishQueue, PUBLISH_QUEUE } from './publishing/publish-queue.js
 import { createPublisher, DEFAULT_PUBLISHER_OPTIONS } from './publishing/publisher.js';
 import { createImageFitter } from './media/image-fitter.js';
 import { createMediaJanitor } from './media/media-janitor.js';
+import { createTokenKeeper } from './publishing/token-keeper.js';
 import { createLocalStorage } from './media/local-storage.js';
 import { createS3Storage } from './media/s3-storage.js';
 import type { MediaStorage } from './media/storage.js';
@@ -63,6 +64,9 @@ export async function openDatabase(config: Config): Promise<Database> {
     ? openPostgres({ url: config.databaseUrl, poolSize: config.databasePoolSize })
     : openPglite({ dataDir: config.dataDir, sharedBuffers: config.embeddedSharedBuffers });
 }
+
+/** How often worker processes renew the tokens that must be renewed while valid. */
+const TOKEN_KEEPER_INTERVAL_MS = 30 * 60_000;
 
 const silentLogger: Logger = { error: () => undefined, warn: () => undefined };
 
@@ -242,6 +246,14 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
     });
     let dispatcher: Dispatcher | undefined;
     let janitorRun: { stop(): Promise<void> } | undefined;
+    let keeperRun: { stop(): Promise<void> } | undefined;
+    const tokenKeeper = createTokenKeeper({
+      integrations: repositories.integrations,
+      access,
+      adapters,
+      logger: { warn: (obj, msg) => logger.warn(obj, msg) },
+      aheadMs: 2 * TOKEN_KEEPER_INTERVAL_MS,
+    });
 
     let closed = false;
     return {
@@ -255,6 +267,7 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
       adapters,
       storage,
       mediaJanitor,
+      tokenKeeper,
       platformHttp,
       access,
       repositories,
@@ -292,6 +305,8 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
         // may be scaled out for traffic and would each sweep the same keys for nothing.
         // First a few minutes after start (leftovers of a crash just before), then hourly.
         janitorRun = mediaJanitor.start({ clock, firstDelayMs: 5 * 60_000, intervalMs: 60 * 60_000 });
+        // Tokens that must be renewed while valid, for channels nobody publishes to (worker only too).
+        keeperRun = tokenKeeper.start({ clock, firstDelayMs: 60_000, intervalMs: TOKEN_KEEPER_INTERVAL_MS });
       },
       async close() {
         if (closed) return;
@@ -299,6 +314,7 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
         clearInterval(sweepTimer);
         clearInterval(idempotencyTimer);
         await janitorRun?.stop();
+        await keeperRun?.stop();
         await dispatcher?.stop();
         await heartbeat.forget().catch(() => undefined);
         for (const close of closers.reverse()) await close().catch((err: unknown) => logger.warn({ err }, 'close failed'));

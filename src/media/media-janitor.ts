@@ -1,4 +1,5 @@
 import type { Clock } from '../lib/clock.js';
+import { runPeriodically } from '../lib/periodic.js';
 import type { MediaStorage } from './storage.js';
 
 /** An unclaimed key this old is abandoned: no upload streams for a day (one still streaming is younger). */
@@ -85,29 +86,11 @@ export function createMediaJanitor(deps: MediaJanitorDeps) {
      * a sweep under way.
      */
     start(opts: { clock: Clock; firstDelayMs: number; intervalMs: number }) {
-      const stopping = new AbortController();
-      let current: Promise<unknown> | undefined;
-      const tick = () => {
-        if (current || stopping.signal.aborted) return; // the previous one is still going
-        current = sweep(new Date(opts.clock.now()), stopping.signal)
-          .catch((err: unknown) => logger.warn({ err }, 'media storage janitor failed'))
-          .finally(() => (current = undefined));
-      };
-      let interval: NodeJS.Timeout | undefined;
-      const first = setTimeout(() => {
-        tick();
-        interval = setInterval(tick, opts.intervalMs);
-        interval.unref();
-      }, opts.firstDelayMs);
-      first.unref();
-      return {
-        async stop() {
-          stopping.abort();
-          clearTimeout(first);
-          clearInterval(interval);
-          await current;
-        },
-      };
+      return runPeriodically((signal) => sweep(new Date(opts.clock.now()), signal), {
+        firstDelayMs: opts.firstDelayMs,
+        intervalMs: opts.intervalMs,
+        onError: (err) => logger.warn({ err }, 'media storage janitor failed'),
+      });
     },
   };
 }

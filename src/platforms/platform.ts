@@ -128,6 +128,13 @@ export interface OAuthMetadata {
   pkce: boolean;
   /** the platform issues refresh tokens */
   refresh: boolean;
+  /**
+   * The token can only be renewed while it is still valid (Meta's long-lived tokens: Threads,
+   * Instagram Login): the service renews such channels when `tokenExpiresAt` comes, even when
+   * nothing is published, so an idle channel never lapses. Adapters set `expiresAt` to when the
+   * token should be renewed, well before it really expires.
+   */
+  renewWhileValid?: boolean;
 }
 
 export interface PlatformMetadata {

@@ -10,10 +10,14 @@ import { createInstagramStandaloneAdapter } from './instagram-standalone/index.j
 import { createLinkedinPageAdapter } from './linkedin-page/index.js';
 import { createLinkedinAdapter } from './linkedin/index.js';
 import { createMastodonAdapter } from './mastodon/index.js';
+import { createPinterestAdapter } from './pinterest/index.js';
 import { createSlackAdapter } from './slack/index.js';
 import { createRedditAdapter } from './reddit/index.js';
 import { createTelegramAdapter } from './telegram/index.js';
+import { createThreadsAdapter } from './threads/index.js';
+import { createTiktokAdapter } from './tiktok/index.js';
 import { createXAdapter } from './x/index.js';
+import { createYoutubeAdapter } from './youtube/index.js';
 
 /** What adapters may be given: the OAuth apps of this deployment. */
 export interface AdapterConfig {
@@ -50,10 +54,14 @@ const FACTORIES: Factories = {
   linkedin: (c) => createLinkedinAdapter({ app: appOf(c, 'linkedin') }),
   'linkedin-page': (c) => createLinkedinPageAdapter({ app: appOf(c, 'linkedin-page') }),
   telegram: () => createTelegramAdapter(),
+  threads: (c) => createThreadsAdapter({ app: appOf(c, 'threads') }),
+  tiktok: (c) => createTiktokAdapter({ app: appOf(c, 'tiktok') }),
   x: (c) => createXAdapter({ app: appOf(c, 'x') }),
   facebook: (c) => createFacebookAdapter({ app: appOf(c, 'facebook') }),
   instagram: (c) => createInstagramAdapter({ app: appOf(c, 'instagram') }),
   'instagram-standalone': (c) => createInstagramStandaloneAdapter({ app: appOf(c, 'instagram-standalone') }),
+  pinterest: (c) => createPinterestAdapter({ app: appOf(c, 'pinterest') }),
+  youtube: (c) => createYoutubeAdapter({ app: appOf(c, 'youtube') }),
 };
 
 /** Every identifier maps to an adapter (a missing one would not type-check as a Record). */

@@ -86,6 +86,17 @@ export function createChannelAccess(deps: ChannelAccessDeps) {
     adapterOf,
 
     /**
+     * Renews the channel's token now, whether or not it is about to be used (the token keeper:
+     * tokens that can only be renewed while still valid). A grant that is gone marks the channel
+     * `refreshNeeded` and notifies, as a refresh before a publish does.
+     */
+    async renew(row: IntegrationRow, signal = AbortSignal.timeout(deps.timeoutMs)): Promise<void> {
+      const adapter = adapterOf(row);
+      if (!adapter.refresh || !row.credentials || row.refreshNeeded) return;
+      await refresh(row, row.credentials, signal);
+    },
+
+    /**
      * Runs `op` with the channel's credentials, refreshing as needed. `op` may run twice (once
      * more after a refresh), so it must be safe to repeat when the first call failed with
      * `auth_expired` — the platform refused it, nothing was done.

@@ -130,7 +130,7 @@ export function createPublisher(deps: PublisherDeps) {
     const at = now();
     await tx
       .update(posts)
-      .set({ state: 'ERROR', error: reason, attemptState: null, pendingToken: null, leaseOwner: null, dueAt: null, publishJobId: null, updatedAt: at })
+      .set({ state: 'ERROR', error: reason, attemptState: null, pendingToken: null, pendingProgressAt: null, leaseOwner: null, dueAt: null, publishJobId: null, updatedAt: at })
       .where(eq(posts.id, row.id));
     const rootId = row.parentPostId ?? row.id;
     await tx
@@ -146,10 +146,17 @@ export function createPublisher(deps: PublisherDeps) {
     const at = now();
     await tx
       .update(posts)
-      .set({ state: 'PUBLISHED', releaseId: id, releaseUrl: url, publishedAt: at, error: null, attemptState: null, pendingToken: null, leaseOwner: null, dueAt: null, publishJobId: null, updatedAt: at })
+      .set({ state: 'PUBLISHED', releaseId: id, releaseUrl: url || null, publishedAt: at, error: null, attemptState: null, pendingToken: null, pendingProgressAt: null, leaseOwner: null, dueAt: null, publishJobId: null, updatedAt: at })
       .where(eq(posts.id, row.id));
-    if (row.position === 0) await notifyIn(tx, row.organizationId, `Your post has been published on ${label(integration)} at ${url}`, url, at);
-    await emitEvent(tx, row.organizationId, 'post.published', { ...postEventPayload(row, integration), releaseId: id, releaseURL: url, publishedAt: at.toISOString() }, at);
+    if (row.position === 0) {
+      // An inbox upload (TikTok) has no id or URL yet: the user finishes it in the app, then
+      // records the real one with `PUT /posts/{id}/release-id` (candidates: `GET /posts/{id}/missing`).
+      const content = url
+        ? `Your post has been published on ${label(integration)} at ${url}`
+        : `Your post was sent to ${label(integration)}; its id there is not known yet: see GET /posts/${row.id}/missing to record it`;
+      await notifyIn(tx, row.organizationId, content, url || null, at);
+    }
+    await emitEvent(tx, row.organizationId, 'post.published', { ...postEventPayload(row, integration), releaseId: id, releaseURL: url || null, publishedAt: at.toISOString() }, at);
     // The next thread item follows `delay` minutes after this one.
     const rootId = row.parentPostId ?? row.id;
     const [next] = await tx
@@ -162,7 +169,7 @@ export function createPublisher(deps: PublisherDeps) {
   }
 
   async function retryLater(tx: Tx, row: PostRow, at: Date, note: string | null) {
-    await tx.update(posts).set({ attemptState: null, pendingToken: null, error: note, updatedAt: now() }).where(eq(posts.id, row.id));
+    await tx.update(posts).set({ attemptState: null, pendingToken: null, pendingProgressAt: null, error: note, updatedAt: now() }).where(eq(posts.id, row.id));
     await queue.schedule(tx, row.id, at);
   }
 
@@ -252,9 +259,9 @@ export function createPublisher(deps: PublisherDeps) {
     });
   }
 
-  /** When to check a pending publish next: as the adapter asks, else backing off with its age. */
-  function nextPoll(row: PostRow, result: { pollAfterMs?: number }): Date {
-    const processingMs = clock.now() - (row.lastAttemptAt?.getTime() ?? clock.now());
+  /** When to check a pending publish next: as the adapter asks, else backing off since it last moved on. */
+  function nextPoll(since: Date, result: { pollAfterMs?: number }): Date {
+    const processingMs = clock.now() - since.getTime();
     const wait = result.pollAfterMs ?? Math.min(options.pendingPollMaxMs, Math.max(options.pendingPollMs, processingMs / 2));
     return new Date(clock.now() + Math.max(0, wait));
   }
@@ -265,8 +272,9 @@ export function createPublisher(deps: PublisherDeps) {
         await published(tx, row, integration, result.id, result.url);
         return;
       }
-      await tx.update(posts).set({ attemptState: 'pending', pendingToken: result.token, updatedAt: now() }).where(eq(posts.id, row.id));
-      await queue.schedule(tx, row.id, nextPoll(row, result));
+      const at = now();
+      await tx.update(posts).set({ attemptState: 'pending', pendingToken: result.token, pendingProgressAt: at, updatedAt: at }).where(eq(posts.id, row.id));
+      await queue.schedule(tx, row.id, nextPoll(at, result));
     });
   }
 
@@ -417,8 +425,11 @@ export function createPublisher(deps: PublisherDeps) {
       const retryAfterMs = e instanceof PlatformError && e.details.retryAfterSeconds !== undefined ? e.details.retryAfterSeconds * 1000 : undefined;
       result = { status: 'pending', token, ...(retryAfterMs !== undefined ? { pollAfterMs: retryAfterMs } : {}) };
     }
-    if (result.status === 'pending' && clock.now() - (row.lastAttemptAt?.getTime() ?? 0) > options.pendingMaxMs) {
-      await whileSending(rowId, (tx, r) => fail(tx, r, integration, `${label(integration)} was still processing the post after ${Math.round(options.pendingMaxMs / 60_000)} minutes`));
+    // A check that moved the work on (a new token: another chunk uploaded, a container made) is
+    // progress; the publish is given up only after `pendingMaxMs` without any.
+    const progressAt = result.status === 'pending' && result.token !== token ? now() : (row.pendingProgressAt ?? row.lastAttemptAt ?? now());
+    if (result.status === 'pending' && clock.now() - progressAt.getTime() > options.pendingMaxMs) {
+      await whileSending(rowId, (tx, r) => fail(tx, r, integration, `${label(integration)} was still processing the post, with no progress for ${Math.round(options.pendingMaxMs / 60_000)} minutes`));
       return;
     }
     await whileSending(rowId, async (tx, r) => {
@@ -426,8 +437,8 @@ export function createPublisher(deps: PublisherDeps) {
         await published(tx, r, integration, result.id, result.url);
         return;
       }
-      await tx.update(posts).set({ pendingToken: result.token, updatedAt: now() }).where(eq(posts.id, r.id));
-      await queue.schedule(tx, r.id, nextPoll(r, result));
+      await tx.update(posts).set({ pendingToken: result.token, pendingProgressAt: progressAt, updatedAt: now() }).where(eq(posts.id, r.id));
+      await queue.schedule(tx, r.id, nextPoll(progressAt, result));
     });
   }
 

@@ -73,6 +73,8 @@ export const posts = pgTable(
     leaseOwner: text('lease_owner'),
     attemptState: text('attempt_state').$type<'sending' | 'pending'>(),
     pendingToken: text('pending_token'),
+    /** when the pending publish last moved on (entered `pending`, or its token changed): polls back off from it and give up `pendingMaxMs` after it */
+    pendingProgressAt: timestamp('pending_progress_at', { withTimezone: true }),
     publishedAt: timestamp('published_at', { withTimezone: true }),
     /** incremented on every change that must invalidate an already-enqueued publish job */
     version: bigint('version', { mode: 'number' }).notNull().default(1),

@@ -196,6 +196,28 @@ export function createIntegrationsRepository(db: Db) {
       return rows.length > 0;
     },
 
+    /**
+     * Channels that can still publish (not disconnected, not waiting for a reconnect) on these
+     * platforms whose token is due for renewal before `before`, soonest first.
+     */
+    async findTokensDueBefore(before: Date, identifiers: readonly string[], limit: number) {
+      if (identifiers.length === 0) return [];
+      return db
+        .select()
+        .from(integrations)
+        .where(
+          and(
+            isNull(integrations.deletedAt),
+            eq(integrations.refreshNeeded, false),
+            isNotNull(integrations.credentials),
+            inArray(integrations.identifier, [...identifiers]),
+            lt(integrations.tokenExpiresAt, before),
+          ),
+        )
+        .orderBy(asc(integrations.tokenExpiresAt))
+        .limit(limit);
+    },
+
     async findById(id: string) {
       const [row] = await db.select().from(integrations).where(and(eq(integrations.id, id), isNull(integrations.deletedAt)));
       return row;

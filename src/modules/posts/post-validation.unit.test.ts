@@ -66,12 +66,12 @@ describe('validatePostForPlatform', () => {
       expect(codesAt(validate('bluesky', draft(['a'.repeat(301)])), 'value.0.content')).toEqual(['too_long']);
     });
 
-    it('characters counting is UTF-16 length (threads, 500)', () => {
-      expect(validate('threads', draft(['a'.repeat(500)]))).toEqual([]);
-      expect(codesAt(validate('threads', draft(['a'.repeat(501)])), 'value.0.content')).toEqual(['too_long']);
+    it('characters counting is UTF-16 length (kick, 500)', () => {
+      expect(validate('kick', draft(['a'.repeat(500)]))).toEqual([]);
+      expect(codesAt(validate('kick', draft(['a'.repeat(501)])), 'value.0.content')).toEqual(['too_long']);
       // an emoji is two UTF-16 units
-      expect(validate('threads', draft(['😀'.repeat(250)]))).toEqual([]);
-      expect(codesAt(validate('threads', draft(['😀'.repeat(251)])), 'value.0.content')).toEqual(['too_long']);
+      expect(validate('kick', draft(['😀'.repeat(250)]))).toEqual([]);
+      expect(codesAt(validate('kick', draft(['😀'.repeat(251)])), 'value.0.content')).toEqual(['too_long']);
     });
 
     it('bytes counting is UTF-8 bytes (wrapcast, 320)', () => {

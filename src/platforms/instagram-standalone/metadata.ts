@@ -20,8 +20,10 @@ export const instagramStandaloneMetadata: PlatformMetadata = {
     ],
     scopeSeparator: ',',
     pkce: false,
-    // The 60-day long-lived token is renewed with ig_refresh_token once it is a day old.
+    // The 60-day long-lived token is renewed with ig_refresh_token once it is a day old, and only
+    // while it is valid: the token keeper renews idle channels (expiresAt = renew-at).
     refresh: true,
+    renewWhileValid: true,
   },
   instanceBased: false,
   editor: 'normal',

@@ -33,6 +33,8 @@ export const pinterestMetadata: PlatformMetadata = {
     image: {
       maxCount: 5,
       mimeTypes: ['image/jpeg', 'image/png', 'image/gif', 'image/webp', 'image/bmp', 'image/tiff'],
+      // JPEG and PNG go as base64 and GIF by URL; the others are re-encoded (to JPEG) at publish time.
+      platformTypes: ['image/jpeg', 'image/png', 'image/gif'],
       maxBytes: 20 * MiB,
     },
     video: {

@@ -1,6 +1,11 @@
 import { MiB, VIDEO_TYPES } from '../common/schemas.js';
 import type { PlatformMetadata } from '../platform.js';
 
+/**
+ * Threads (Meta's Threads API, graph.threads.net). Threads fetches every picture and video itself
+ * from the media's public URL, so only the types and sizes Threads takes are accepted: a stored
+ * WebP could not be re-encoded on the way (see `validate` in index.ts).
+ */
 export const threadsMetadata: PlatformMetadata = {
   identifier: 'threads',
   displayName: 'Threads',
@@ -8,15 +13,20 @@ export const threadsMetadata: PlatformMetadata = {
   oauth: {
     authorizeUrl: 'https://threads.net/oauth/authorize',
     tokenUrl: 'https://graph.threads.net/oauth/access_token',
-    scopes: ['threads_basic', 'threads_content_publish', 'threads_manage_replies', 'threads_manage_insights'],
+    // threads_read_replies: the account's replies are read back to recognise one already published.
+    scopes: ['threads_basic', 'threads_content_publish', 'threads_manage_replies', 'threads_read_replies', 'threads_manage_insights'],
     scopeSeparator: ',',
     pkce: false,
-    // The 60-day long-lived token is renewed with th_refresh_token.
+    // No refresh token: the 60-day long-lived token itself is renewed with th_refresh_token.
     refresh: true,
+    // it renews only while valid: the token keeper renews idle channels (expiresAt = renew-at)
+    renewWhileValid: true,
   },
   instanceBased: false,
   editor: 'normal',
-  text: { maxLength: 500, counting: 'characters' },
+  // Threads counts graphemes but an emoji as its UTF-8 bytes; graphemes are the lower bound the
+  // generic check applies, the adapter's `validate` applies Threads' own count.
+  text: { maxLength: 500, counting: 'graphemes' },
   // A carousel holds 2–20 items, pictures and videos together.
   media: {
     minItems: 0,
@@ -31,6 +41,6 @@ export const threadsMetadata: PlatformMetadata = {
   concurrency: { perPlatform: 5, perChannel: 1 },
   settings: null,
   tools: [],
-  rules: '',
+  rules: 'Threads posts are limited to 500 characters, an emoji counting as its UTF-8 bytes, and 5 links; several pictures or videos (up to 20) make a carousel.',
   analytics: { channel: true, post: true },
 };

@@ -10,7 +10,8 @@ describe('threads metadata', () => {
     expect(threadsMetadata.identifier).toBe(folder);
     expect(threadsMetadata.authKind).toBe('oauth2');
     expect(threadsMetadata.oauth).toMatchObject({ tokenUrl: 'https://graph.threads.net/oauth/access_token', refresh: true });
-    expect(threadsMetadata.oauth?.scopes).toContain('threads_content_publish');
+    expect(threadsMetadata.oauth?.scopes).toEqual(expect.arrayContaining(['threads_basic', 'threads_content_publish', 'threads_manage_replies', 'threads_read_replies', 'threads_manage_insights']));
+    expect(threadsMetadata.oauth?.pkce).toBe(false);
     expect(threadsMetadata.credentials).toBeUndefined();
   });
 
@@ -19,8 +20,12 @@ describe('threads metadata', () => {
   });
 
   it('describes text, media and replies', () => {
-    expect(threadsMetadata.text).toEqual({ maxLength: 500, counting: 'characters' });
-    expect(threadsMetadata.media).toMatchObject({ minItems: 0, maxItems: 20, mixed: true });
+    // Graphemes: the generic lower bound; Threads' own count (an emoji as its UTF-8 bytes) is the adapter's validate.
+    expect(threadsMetadata.text).toEqual({ maxLength: 500, counting: 'graphemes' });
+    expect(threadsMetadata.media).toMatchObject({ minItems: 0, maxItems: 20, mixed: true, onThreadItems: true });
+    // Threads fetches pictures as stored: only what it takes, nothing to re-encode.
+    expect(threadsMetadata.media.image).toMatchObject({ mimeTypes: ['image/jpeg', 'image/png'], maxBytes: 8 * 1024 * 1024 });
+    expect(threadsMetadata.media.image?.platformTypes).toBeUndefined();
     expect(threadsMetadata.thread).toEqual({ supported: true, kind: 'reply' });
     expect(threadsMetadata.asyncProcessing).toBe(true);
     expect(threadsMetadata.analytics).toEqual({ channel: true, post: true });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MiB, STILL_IMAGE_TYPES } from '../common/schemas.js';
+import { MiB } from '../common/schemas.js';
 import type { PlatformMetadata } from '../platform.js';
 
 const Volume = z.number().min(0).max(100);
@@ -39,17 +39,20 @@ export const tiktokMetadata: PlatformMetadata = {
     tokenUrl: 'https://open.tiktokapis.com/v2/oauth/token/',
     scopes: ['video.list', 'user.info.basic', 'video.publish', 'video.upload', 'user.info.profile', 'user.info.stats'],
     scopeSeparator: ',',
-    pkce: false,
+    // TikTok's Login Kit wants a PKCE challenge, hex-encoded (see client.ts#hexChallenge).
+    pkce: true,
     refresh: true,
   },
   instanceBased: false,
   editor: 'normal',
   text: { maxLength: 2000, counting: 'characters' },
-  // One video, or 1–35 photos (PNG is converted to JPEG before upload); never both.
+  // One video, or 1–35 photos; never both. TikTok pulls photos from their public URL, so they
+  // cannot be re-encoded on the way: JPEG or WebP only (TikTok refuses PNG), at most 20 MB
+  // (the adapter's `validate` refuses the others, which the generic check would let through to fitting).
   media: {
     minItems: 1,
     maxItems: 35,
-    image: { maxCount: 35, mimeTypes: STILL_IMAGE_TYPES, maxBytes: 20 * MiB },
+    image: { maxCount: 35, mimeTypes: ['image/jpeg', 'image/webp'], maxBytes: 20 * MiB },
     video: {
       maxCount: 1,
       mimeTypes: ['video/mp4', 'video/webm', 'video/quicktime'],
@@ -64,8 +67,15 @@ export const tiktokMetadata: PlatformMetadata = {
   // The post-init endpoints allow 6 requests per minute per user.
   concurrency: { perPlatform: 3, perChannel: 1 },
   settings: TiktokSettingsSchema,
-  tools: [],
+  tools: [
+    {
+      methodName: 'creatorInfo',
+      description:
+        'What this TikTok account allows right now (creator_info): the privacy levels offered, whether comments, duets and stitches are turned off, the longest video it may post',
+      dataSchema: z.object({}),
+    },
+  ],
   rules:
-    'TikTok needs either one video or up to 35 pictures (pictures and video cannot be mixed); pictures are converted to JPEG and the text becomes the caption.',
+    'TikTok needs either one video or up to 35 JPEG or WebP pictures (pictures and video cannot be mixed); the text becomes the caption. The privacy level must be one this account offers (tool creatorInfo).',
   analytics: { channel: true, post: true },
 };

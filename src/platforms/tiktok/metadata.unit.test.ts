@@ -39,6 +39,13 @@ describe('tiktok metadata', () => {
     expect(tiktokMetadata.media).toMatchObject({ minItems: 1, maxItems: 35, mixed: false });
     expect(tiktokMetadata.media.video?.maxCount).toBe(1);
     expect(tiktokMetadata.media.image?.maxCount).toBe(35);
+    // TikTok pulls pictures as stored and takes no PNG.
+    expect(tiktokMetadata.media.image?.mimeTypes).toEqual(['image/jpeg', 'image/webp']);
+  });
+
+  it('asks for PKCE (TikTok’s Login Kit requires it) and offers the creatorInfo tool', () => {
+    expect(tiktokMetadata.oauth).toMatchObject({ pkce: true, refresh: true, scopeSeparator: ',' });
+    expect(tiktokMetadata.tools.map((t) => t.methodName)).toEqual(['creatorInfo']);
   });
 
   it('accepts a realistic direct post, with optional music and location', () => {

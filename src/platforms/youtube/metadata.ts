@@ -9,7 +9,13 @@ export function youtubeTagsLength(tags: readonly { label: string }[]): number {
 
 export const YOUTUBE_TAGS_MAX_LENGTH = 500;
 
-/** YouTube upload settings (reference YoutubeSettingsDto). */
+/**
+ * YouTube upload settings (reference YoutubeSettingsDto: `title`, `type`, `selfDeclaredMadeForKids`,
+ * `thumbnail`, `tags`), plus optional fields the reference lacks, named as Postiz forks name them
+ * where they have them: `categoryId` (a YouTube video category id, `videoCategories.list`),
+ * `publishAt` (scheduled publication on YouTube; YouTube wants the video private until then),
+ * `short` (the video is a Short: its URL is `/shorts/{id}`), `notifySubscribers` (default true).
+ */
 export const YoutubeSettingsSchema = z
   .object({
     title: z.string().min(2).max(100),
@@ -17,6 +23,10 @@ export const YoutubeSettingsSchema = z
     selfDeclaredMadeForKids: z.enum(['yes', 'no']).optional(),
     thumbnail: MediaRefSchema.optional(),
     tags: z.array(LabelledOptionSchema).optional(),
+    categoryId: z.string().regex(/^\d{1,10}$/, 'A YouTube category id is a number, e.g. "22" (People & Blogs)').optional(),
+    publishAt: z.iso.datetime({ offset: true }).optional(),
+    short: z.boolean().optional(),
+    notifySubscribers: z.boolean().optional(),
   })
   .superRefine((s, ctx) => {
     if (s.tags && youtubeTagsLength(s.tags) > YOUTUBE_TAGS_MAX_LENGTH) {
@@ -26,7 +36,12 @@ export const YoutubeSettingsSchema = z
         message: `Tags must total at most ${YOUTUBE_TAGS_MAX_LENGTH} characters (tags with spaces count 2 more)`,
       });
     }
+    if (s.publishAt && s.type !== 'private') {
+      ctx.addIssue({ code: 'custom', path: ['type'], message: 'A video scheduled with publishAt must be "private" until then (YouTube makes it public at that time)' });
+    }
   });
+
+export type YoutubeSettings = z.infer<typeof YoutubeSettingsSchema>;
 
 export const youtubeMetadata: PlatformMetadata = {
   identifier: 'youtube',
@@ -46,7 +61,8 @@ export const youtubeMetadata: PlatformMetadata = {
       'https://www.googleapis.com/auth/yt-analytics.readonly',
     ],
     scopeSeparator: ' ',
-    pkce: false,
+    // Google takes PKCE (S256) from web clients too, alongside the client secret.
+    pkce: true,
     refresh: true,
   },
   instanceBased: false,
@@ -61,12 +77,19 @@ export const youtubeMetadata: PlatformMetadata = {
     mixed: false,
     onThreadItems: false,
   },
-  thread: { supported: false },
+  // Thread items become comments on the video (commentThreads.insert), the first one the "first comment".
+  thread: { supported: true, kind: 'comment' },
   asyncProcessing: true,
   // Uploads are bounded by the project's daily quota, not by parallelism.
   concurrency: { perPlatform: 2, perChannel: 1 },
   settings: YoutubeSettingsSchema,
-  tools: [],
-  rules: 'YouTube needs exactly one MP4 video per post, with a title; the text becomes the description.',
+  tools: [
+    {
+      methodName: 'channels',
+      description: 'The YouTube channels the connected Google account reaches (the channel posts as the one marked current)',
+      dataSchema: z.object({}),
+    },
+  ],
+  rules: 'YouTube needs exactly one MP4 video per post, with a title; the text becomes the description and thread items become comments.',
   analytics: { channel: true, post: true },
 };

@@ -28,7 +28,9 @@ describe('youtube metadata', () => {
     expect(youtubeMetadata.identifier).toBe(folder);
     expect(youtubeMetadata.oauth).toMatchObject({ tokenUrl: 'https://oauth2.googleapis.com/token', refresh: true });
     expect(youtubeMetadata.oauth?.scopes).toContain('https://www.googleapis.com/auth/youtube.upload');
-    expect(youtubeMetadata.thread.supported).toBe(false);
+    expect(youtubeMetadata.thread).toEqual({ supported: true, kind: 'comment' });
+    expect(youtubeMetadata.oauth?.pkce).toBe(true);
+    expect(youtubeMetadata.tools.map((t) => t.methodName)).toEqual(['channels']);
     expect(youtubeMetadata.rules).not.toBe('');
   });
 
@@ -49,6 +51,15 @@ describe('youtube metadata', () => {
     expect(issuePaths(YoutubeSettingsSchema, { ...good, type: 'draft' })).toEqual([['type']]);
     expect(issuePaths(YoutubeSettingsSchema, { ...good, selfDeclaredMadeForKids: true })).toEqual([['selfDeclaredMadeForKids']]);
     expect(issuePaths(YoutubeSettingsSchema, { ...good, tags: [{ value: 'a' }] })).toEqual([['tags', 0, 'label']]);
+  });
+
+  it('takes the optional category, scheduled time, Shorts and notification settings; publishAt needs a private video', () => {
+    const scheduled = { ...good, type: 'private', categoryId: '28', publishAt: '2026-12-01T10:00:00+01:00', short: true, notifySubscribers: false };
+    expect(issuePaths(YoutubeSettingsSchema, scheduled)).toEqual([]);
+    expect(issuePaths(YoutubeSettingsSchema, { ...scheduled, type: 'public' })).toEqual([['type']]);
+    expect(issuePaths(YoutubeSettingsSchema, { ...scheduled, publishAt: 'tomorrow' })).toEqual([['publishAt']]);
+    expect(issuePaths(YoutubeSettingsSchema, { ...scheduled, categoryId: 'music' })).toEqual([['categoryId']]);
+    expect(issuePaths(YoutubeSettingsSchema, { ...scheduled, short: 'yes' })).toEqual([['short']]);
   });
 
   it('counts tags with whitespace two characters more', () => {

@@ -1,0 +1,1 @@
+ALTER TABLE "posts" ADD COLUMN "pending_progress_at" timestamp with time zone;

@@ -9,8 +9,8 @@ import { REFRESH_MARGIN_MS } from './index.js';
 /**
  * Instagram (Instagram Login) end to end through the HTTP API: connect, publish a picture the
  * simulator pulls from the app, the 60-day token renewed (`ig_refresh_token`) once the channel is
- * due, and a token that can no longer be renewed marking the channel `refreshNeeded` with a
- * notification.
+ * due — before a publish, or by the token keeper for an idle channel — and a token that can no
+ * longer be renewed marking the channel `refreshNeeded` with a notification.
  */
 
 const DAY = 86_400_000;
@@ -58,6 +58,19 @@ describe('instagram-standalone through the API', () => {
     const publishCall = w.sim.log.filter((l) => l.path.endsWith('/media_publish')).at(-1)!;
     expect(publishCall.headers.authorization).toBe(`Bearer ${after.credentials.accessToken}`);
     expect(after.tokenExpiresAt!.getTime()).toBe(Date.parse(after.credentials.expiresAt) - REFRESH_MARGIN_MS);
+  });
+
+  it('an idle channel is renewed by the token keeper once its renewal comes due', async () => {
+    const before = await row();
+    expect(await w.t.deps.tokenKeeper.sweep(new Date(w.clock.now()))).toEqual({ renewed: 0, failed: 0 });
+    w.clock.advance(51 * DAY);
+    w.sim.advance(51 * DAY);
+    expect(await w.t.deps.tokenKeeper.sweep(new Date(w.clock.now()))).toEqual({ renewed: 1, failed: 0 });
+    const after = await row();
+    expect(after.credentials.accessToken).not.toBe(before.credentials.accessToken);
+    expect(w.sim.tokens.get(after.credentials.accessToken)).toMatchObject({ kind: 'ig', igUserId: IG_BAKERY.id, longLived: true });
+    expect(after.tokenExpiresAt!.getTime()).toBeGreaterThan(w.clock.now() + 49 * DAY);
+    expect(w.sim.log.filter((l) => l.path.startsWith('/refresh_access_token'))).toHaveLength(2);
   });
 
   it('a token that can no longer be renewed marks the channel refreshNeeded and notifies', async () => {

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call } from '../../../test/helpers.js';
-import { connectThroughApi, createPost, picture, settle, sha, startMetaApiWorld, upload, VIDEO_FIXTURE, type Listed, type MetaApiWorld } from '../common/meta.apikit.js';
+import { connectThroughApi, createPost, picture, settle, sha, startMetaApiWorld, upload, VIDEO_FIXTURE, type Listed, type MetaApiWorld } from '../common/meta-api.testkit.js';
 import { IG_BAKERY, IG_LABS } from '../common/meta.testkit.js';
 
 /**

@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDbKind } from '../../../test/test-db.js';
-import { VIDEO_FIXTURE, sha } from '../common/meta.apikit.js';
-import { startCrashWorld, until, type CrashPostView, type CrashWorld } from '../common/meta.crashkit.js';
+import { VIDEO_FIXTURE, sha } from '../common/meta-api.testkit.js';
+import { startCrashWorld, until, type CrashPostView, type CrashWorld } from '../common/meta-crash.testkit.js';
 
 /**
  * An Instagram reel: a container Instagram pulls from the service and processes, then

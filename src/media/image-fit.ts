@@ -19,12 +19,14 @@ export interface ImageTarget {
   minWidth?: number;
   /** most pixels (width × height) */
   maxPixels?: number;
+  /** the platform fetches the stored file itself: nothing re-encoded here can reach it */
+  pulled?: boolean;
 }
 
 /** The fitting target of a platform's image rule. */
 export function imageTargetOf(rule: MediaKindRule): ImageTarget {
-  const { maxBytes, maxWidth, maxHeight, minWidth, maxPixels } = rule;
-  return { types: rule.platformTypes ?? rule.mimeTypes, maxBytes, maxWidth, maxHeight, minWidth, maxPixels };
+  const { maxBytes, maxWidth, maxHeight, minWidth, maxPixels, pulled } = rule;
+  return { types: rule.platformTypes ?? rule.mimeTypes, maxBytes, maxWidth, maxHeight, minWidth, maxPixels, pulled };
 }
 
 export interface ImageFacts {
@@ -50,6 +52,7 @@ const OUTPUT_ORDER = ['image/jpeg', 'image/webp', 'image/png'] as const;
 
 /** true when the picture as stored breaks one of the target's limits. */
 export function needsFitting(img: ImageFacts, t: ImageTarget): boolean {
+  if (t.pulled) return false;
   if (!t.types.includes(img.mimeType)) return true;
   if (t.maxBytes !== undefined && img.size > t.maxBytes) return true;
   return breaksDimensions(img, t);
@@ -68,7 +71,7 @@ export function breaksDimensions(img: Pick<ImageFacts, 'width' | 'height'>, t: O
 
 /** true when {@link fitImage} can make the picture fit (a still JPEG/PNG/WebP/AVIF/TIFF, a target format it can write). */
 export function canFit(img: ImageFacts, t: ImageTarget): boolean {
-  return READABLE.has(img.mimeType) && t.types.some((x) => WRITABLE.has(x));
+  return !t.pulled && READABLE.has(img.mimeType) && t.types.some((x) => WRITABLE.has(x));
 }
 
 /** The largest size (never enlarged except up to `minWidth`) that satisfies the target's dimensions. */

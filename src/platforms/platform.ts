@@ -94,6 +94,12 @@ export interface MediaKindRule {
   maxPixels?: number;
   /** accepted width ÷ height range (not fixable without cropping, so checked when the post is made) */
   aspectRatio?: { min: number; max: number };
+  /**
+   * The platform fetches the stored file from its public URL (Instagram, Threads, TikTok photos):
+   * pictures cannot be re-encoded for it, so they must already fit its types, size and dimensions
+   * when the post is made.
+   */
+  pulled?: boolean;
 }
 
 /** Media rules of the first item of a post (thread items: `onThreadItems`). */

@@ -115,12 +115,14 @@ function mediaIssues(adapter: PlatformAdapter, media: DraftMedia[], index: numbe
     // A still picture beyond the platform's type, size or dimension limits is re-encoded at publish time.
     const target = imageTargetOf(rule);
     const fittable = item.type === 'image' && canFit(item, target);
+    // A platform that fetches the file itself gets it as stored: say so, or the user expects a conversion.
+    const asStored = rule.pulled ? `, which it fetches as stored (convert the file before uploading it)` : '';
     if (!rule.mimeTypes.includes(item.mimeType) && !fittable) {
-      issues.push({ path: at, code: 'media_type', message: `${name} does not take ${item.mimeType}; it takes ${rule.mimeTypes.join(', ')}` });
+      issues.push({ path: at, code: 'media_type', message: `${name} does not take ${item.mimeType}; it takes ${rule.mimeTypes.join(', ')}${asStored}` });
       return;
     }
     if (rule.maxBytes !== undefined && item.size > rule.maxBytes && !fittable) {
-      issues.push({ path: at, code: 'media_too_large', message: `${name} takes ${item.type}s up to ${formatBytes(rule.maxBytes)}; this one is ${formatBytes(item.size)}` });
+      issues.push({ path: at, code: 'media_too_large', message: `${name} takes ${item.type}s up to ${formatBytes(rule.maxBytes)}${asStored}; this one is ${formatBytes(item.size)}` });
     }
     if (item.type === 'image' && !fittable && breaksDimensions(item, target)) {
       issues.push({ path: at, code: 'media_dimensions', message: `${name} takes pictures ${describeDimensions(rule)}; this one is ${item.width}×${item.height}` });

@@ -279,7 +279,7 @@ describe('instagram validation, insights and errors', () => {
   const check = (settings: Record<string, unknown>, media: (ReturnType<typeof img> | ReturnType<typeof vid>)[], items = 1, a: PlatformAdapter = adapter) =>
     a.validate({ settings, items: [{ content: 'caption', media }, ...Array.from({ length: items - 1 }, () => ({ content: 'c', media: [] }))] }).map((i) => `${i.path} ${i.code}`);
 
-  it('validates stories, trial reels, audio, collaborators and pulled picture sizes, naming the field', () => {
+  it('validates stories, trial reels, audio, collaborators and feed picture shapes, naming the field', () => {
     expect(check({ post_type: 'post' }, [img()])).toEqual([]);
     expect(check({ post_type: 'story' }, [img(), img()])).toEqual(['value.0.image story_media']);
     expect(check({ post_type: 'story' }, [img()], 2)).toEqual(['value.1.content story_comments']);
@@ -289,7 +289,8 @@ describe('instagram validation, insights and errors', () => {
     expect(check({ post_type: 'post', audio: { id: '1' } }, [img(), vid(10)])).toEqual(['settings.audio audio_reel_only']);
     expect(check({ post_type: 'post', collaborators: [{ label: 'a' }, { label: 'b' }, { label: 'c' }, { label: 'd' }] }, [img()])).toEqual(['settings.collaborators collaborators_max']);
     expect(check({ post_type: 'story', collaborators: [{ label: 'a' }] }, [img()])).toEqual(['settings.collaborators collaborators_story']);
-    expect(check({ post_type: 'post' }, [img({ size: 9 * 1024 * 1024 })])).toEqual(['value.0.image.0 image_size']);
+    expect(check({ post_type: 'post' }, [img({ width: 1000, height: 2000 })])).toEqual(['value.0.image.0 media_aspect_ratio']);
+    expect(check({ post_type: 'story' }, [img({ width: 1000, height: 2000 })])).toEqual([]);
     expect(check({ post_type: 'post' }, [img(), vid(61)])).toEqual(['value.0.image.1 carousel_video_duration']);
     expect(adapter.validate({ settings: { post_type: 'post' }, items: [{ content: Array.from({ length: 31 }, (_, i) => `#t${i}`).join(' '), media: [img()] }] }).map((i) => i.code)).toEqual(['hashtags']);
   });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MiB, STILL_IMAGE_TYPES, VIDEO_TYPES, requiredString } from '../common/schemas.js';
+import { MiB, VIDEO_TYPES, requiredString } from '../common/schemas.js';
 import { NoToolData } from '../common/schemas-a.js';
 import type { MediaRules, PlatformMetadata } from '../platform.js';
 
@@ -29,23 +29,16 @@ export const InstagramSettingsSchema = z.object({
 
 /**
  * Media rules of both Instagram flavours: at least one item, a carousel of up to 10, reels up to
- * 15 minutes. Instagram itself takes JPEG pictures 320–1440 px wide only; PNG and WebP, and
- * pictures of other widths, are accepted here because the publisher re-encodes them (the user
- * should not have to). The aspect ratio (4:5 to 1.91:1) cannot be fixed without cropping. Stories take one item,
- * which `validate` checks.
+ * 15 minutes. Instagram pulls each file from its public URL, so what it gets is the stored file:
+ * no re-encoding at publish time can reach it. Pictures must therefore be JPEG (or PNG, which it
+ * takes in practice) and at most 8 MB as uploaded; Instagram scales widths itself. The aspect
+ * ratio depends on the post type (feed 4:5 to 1.91:1, stories any) and is checked by `validate`,
+ * like the single item of a story.
  */
 export const INSTAGRAM_MEDIA: MediaRules = {
   minItems: 1,
   maxItems: 10,
-  image: {
-    maxCount: 10,
-    mimeTypes: STILL_IMAGE_TYPES,
-    platformTypes: ['image/jpeg'],
-    maxBytes: 8 * MiB,
-    minWidth: 320,
-    maxWidth: 1440,
-    aspectRatio: { min: 4 / 5, max: 1.91 },
-  },
+  image: { maxCount: 10, mimeTypes: ['image/jpeg', 'image/png'], maxBytes: 8 * MiB, pulled: true },
   video: { maxCount: 10, mimeTypes: VIDEO_TYPES, maxBytes: 300 * MiB, maxDurationSeconds: 15 * 60 },
   mixed: true,
   // Comments are text only.

@@ -9,7 +9,7 @@ describe('instagram metadata', () => {
     expect(instagramMetadata.identifier).toBe('instagram');
     expect(instagramMetadata.displayName).toBe('Instagram (Facebook Business)');
     expect(instagramMetadata.media).toMatchObject({ minItems: 1, maxItems: 10, onThreadItems: false });
-    expect(instagramMetadata.media.image?.mimeTypes).toEqual(['image/jpeg', 'image/png', 'image/webp']);
+    expect(instagramMetadata.media.image).toMatchObject({ mimeTypes: ['image/jpeg', 'image/png'], pulled: true });
     expect(instagramMetadata.text.maxLength).toBe(2200);
     expect(instagramMetadata.thread).toEqual({ supported: true, kind: 'comment' });
     expect(instagramMetadata.asyncProcessing).toBe(true);

@@ -1,6 +1,5 @@
 import { htmlToText } from '../common/html.js';
 import { graphClient, parseToken, percentageChange, unixSeconds, INSTAGRAM_WWW, type GraphClient } from '../common/meta-client.js';
-import { MiB } from '../common/schemas.js';
 import {
   PlatformError,
   type AnalyticsSeries,
@@ -79,7 +78,6 @@ interface MediaView {
 /** Lookups of a PUBLISHED container's media before settling for the profile URL. */
 const MAX_LOOKUPS = 5;
 const DAY = 86_400_000;
-const MAX_IMAGE_BYTES = 8 * MiB;
 const STORY_VIDEO_SECONDS = 60;
 const CAROUSEL_VIDEO_SECONDS = 60;
 const MAX_HASHTAGS = 30;
@@ -103,7 +101,10 @@ function isStory(settings: Record<string, unknown>) {
   return settings.post_type === 'story';
 }
 
-/** The rules the metadata cannot express (post type, trial reels, audio, pulled pictures' size). */
+/** Width ÷ height of feed pictures Instagram takes. */
+const FEED_ASPECT = { min: 4 / 5, max: 1.91 };
+
+/** The rules the metadata cannot express (post type, trial reels, audio, the feed pictures' shape). */
 export function validateInstagram(post: PostDraft, opts: { audio: boolean }): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
   const first = post.items[0];
@@ -126,9 +127,18 @@ export function validateInstagram(post: PostDraft, opts: { audio: boolean }): Va
   if (collab.length > 3) issues.push({ path: 'settings.collaborators', code: 'collaborators_max', message: 'An Instagram post takes at most 3 collaborators' });
   if (collab.length > 0 && story) issues.push({ path: 'settings.collaborators', code: 'collaborators_story', message: 'Instagram stories take no collaborators' });
   first.media.forEach((m, i) => {
-    // Instagram pulls the stored file from its public URL: a picture re-encoded at publish time
-    // never reaches it, so the stored one must be within Instagram's 8 MB.
-    if (m.type === 'image' && m.size > MAX_IMAGE_BYTES) issues.push({ path: `value.0.image.${i}`, code: 'image_size', message: 'Instagram pulls pictures as stored and takes them up to 8 MB: this one is larger' });
+    // Feed pictures (single or carousel) must be 4:5 to 1.91:1, which only cropping could fix;
+    // stories take any shape (9:16 fills the screen).
+    if (m.type === 'image' && !story && m.width && m.height) {
+      const ratio = m.width / m.height;
+      if (ratio < FEED_ASPECT.min - 0.005 || ratio > FEED_ASPECT.max + 0.005) {
+        issues.push({
+          path: `value.0.image.${i}`,
+          code: 'media_aspect_ratio',
+          message: `Instagram feed pictures are 4:5 to 1.91:1 (this one is ${m.width}×${m.height}): crop it, or post it as a story`,
+        });
+      }
+    }
     if (m.type === 'video' && !story && first.media.length > 1 && (m.duration ?? 0) > CAROUSEL_VIDEO_SECONDS) {
       issues.push({ path: `value.0.image.${i}`, code: 'carousel_video_duration', message: `A video in an Instagram carousel lasts at most ${CAROUSEL_VIDEO_SECONDS} seconds` });
     }

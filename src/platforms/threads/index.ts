@@ -24,8 +24,6 @@ export const RENEW_BEFORE_MS = 10 * DAY_MS;
 const INSIGHTS_EPOCH_S = 1712991600;
 
 /** Pictures the service could re-encode for other platforms, but which Threads would fetch as stored. */
-const UNFETCHABLE_IMAGE_TYPES = new Set(['image/webp', 'image/avif', 'image/tiff']);
-const IMAGE_MAX_BYTES = threadsMetadata.media.image!.maxBytes!;
 
 /** When the channel should be renewed: ten days before the token expires (at once for a token shorter than that). */
 export function renewAt(expiresAt: Date | null, now: number): Date | null {
@@ -160,9 +158,8 @@ export function createThreadsAdapter(config: { app?: OAuthApp } = {}): PlatformA
     },
 
     /**
-     * Threads' own rules: its character count (an emoji counts its UTF-8 bytes), at most five
-     * links, and pictures Threads can fetch as stored (JPEG or PNG up to 8 MB: the re-encoding other
-     * platforms get does not reach a URL Threads downloads itself).
+     * Threads' own rules: its character count (an emoji counts its UTF-8 bytes) and at most five
+     * links. Pictures are fetched as stored (`pulled` in the metadata), which the generic check enforces.
      */
     validate(post: PostDraft): ValidationIssue[] {
       const issues: ValidationIssue[] = [];
@@ -181,14 +178,6 @@ export function createThreadsAdapter(config: { app?: OAuthApp } = {}): PlatformA
         if (links > THREADS_LINK_LIMIT) {
           issues.push({ path: `value.${i}.content`, code: 'too_many_links', message: `Threads allows at most ${THREADS_LINK_LIMIT} links in a post; this one has ${links}` });
         }
-        item.media.forEach((m, j) => {
-          if (m.type !== 'image') return;
-          if (UNFETCHABLE_IMAGE_TYPES.has(m.mimeType)) {
-            issues.push({ path: `value.${i}.image.${j}`, code: 'media_type', message: `Threads fetches pictures as stored and takes only JPEG or PNG; this one is ${m.mimeType}` });
-          } else if (m.size > IMAGE_MAX_BYTES) {
-            issues.push({ path: `value.${i}.image.${j}`, code: 'media_too_large', message: `Threads fetches pictures as stored and takes them up to 8 MB; this one is ${(m.size / 1024 / 1024).toFixed(1)} MB` });
-          }
-        });
       });
       return issues;
     },

@@ -31,7 +31,7 @@ export const threadsMetadata: PlatformMetadata = {
   media: {
     minItems: 0,
     maxItems: 20,
-    image: { maxCount: 20, mimeTypes: ['image/jpeg', 'image/png'], maxBytes: 8 * MiB },
+    image: { maxCount: 20, mimeTypes: ['image/jpeg', 'image/png'], maxBytes: 8 * MiB, pulled: true },
     video: { maxCount: 20, mimeTypes: VIDEO_TYPES, maxBytes: 1024 * MiB, maxDurationSeconds: 5 * 60 },
     mixed: true,
     onThreadItems: true,

@@ -4,6 +4,7 @@ import { PlatformError, type ConnectedAccount, type PlatformResponse } from '../
 import { containerError, DEFAULT_RATE_LIMIT_WAIT_SECONDS, PUBLISHING_LIMIT_WAIT_SECONDS, threadsError } from './errors.js';
 import { createThreadsAdapter, RENEW_BEFORE_MS } from './index.js';
 import { countThreadsText, threadsLinks } from './text.js';
+import { threadsMetadata } from './metadata.js';
 import type { ThreadsSimulator } from './threads.simulator.js';
 import {
   ADA,
@@ -110,7 +111,7 @@ describe('threads validate', () => {
     expect(adapter.validate(text('a'.repeat(501)))).toEqual([]);
   });
 
-  it('refuses more than five links, and pictures Threads could not fetch as stored', () => {
+  it('refuses more than five links; pictures are pulled rules of the metadata (the generic check)', () => {
     const links = Array.from({ length: 6 }, (_, i) => `https://l${i}.example`).join(' ');
     const img = (mimeType: string, size = 1000) => ({ type: 'image' as const, mimeType, size });
     const issues = adapter.validate({
@@ -122,9 +123,8 @@ describe('threads validate', () => {
     });
     expect(issues.map((i) => [i.path, i.code])).toEqual([
       ['value.0.content', 'too_many_links'],
-      ['value.1.image.1', 'media_type'],
-      ['value.1.image.2', 'media_too_large'],
     ]);
+    expect(threadsMetadata.media.image).toMatchObject({ mimeTypes: ['image/jpeg', 'image/png'], maxBytes: 8 * 1024 * 1024, pulled: true });
   });
 });
 

@@ -52,7 +52,7 @@ export const tiktokMetadata: PlatformMetadata = {
   media: {
     minItems: 1,
     maxItems: 35,
-    image: { maxCount: 35, mimeTypes: ['image/jpeg', 'image/webp'], maxBytes: 20 * MiB },
+    image: { maxCount: 35, mimeTypes: ['image/jpeg', 'image/webp'], maxBytes: 20 * MiB, pulled: true },
     video: {
       maxCount: 1,
       mimeTypes: ['video/mp4', 'video/webm', 'video/quicktime'],

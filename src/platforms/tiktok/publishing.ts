@@ -41,8 +41,6 @@ const ID_WAIT_LATEST_MS = 25 * 60_000;
 /** Video caption (post title) limit, UTF-16 code units; photo descriptions take 4,000. */
 const VIDEO_CAPTION_MAX = 2200;
 const PHOTO_DESCRIPTION_MAX = 4000;
-const PHOTO_MAX_BYTES = 20 * 1024 * 1024;
-const PHOTO_TYPES = ['image/jpeg', 'image/webp'];
 
 const LIST_FIELDS = ['id', 'title', 'video_description', 'create_time', 'share_url', 'cover_image_url'] as const;
 
@@ -52,15 +50,7 @@ export function validateTiktok(post: PostDraft): ValidationIssue[] {
   const first = post.items[0];
   if (!first) return issues;
   const video = first.media.find((m) => m.type === 'video');
-  first.media.forEach((m, j) => {
-    if (m.type !== 'image') return;
-    // Photos are pulled by TikTok from their public URL: what is stored is what TikTok gets.
-    if (!PHOTO_TYPES.includes(m.mimeType)) {
-      issues.push({ path: `value.0.image.${j}`, code: 'media_type', message: `TikTok takes JPEG or WebP pictures, which it fetches as stored; this one is ${m.mimeType}: convert it first` });
-    } else if (m.size > PHOTO_MAX_BYTES) {
-      issues.push({ path: `value.0.image.${j}`, code: 'media_too_large', message: `TikTok takes pictures up to 20 MB, which it fetches as stored; this one is ${(m.size / 1024 / 1024).toFixed(1)} MB` });
-    }
-  });
+  // Photos are pulled by TikTok as stored: their types and size are `pulled` rules in the metadata.
   const text = htmlToText(first.content);
   const max = video ? VIDEO_CAPTION_MAX : PHOTO_DESCRIPTION_MAX;
   if (text.length > max) {

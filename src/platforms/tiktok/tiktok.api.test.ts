@@ -186,7 +186,7 @@ describe('tiktok through the API', () => {
     const png = await upload(await readFile(join(FIXTURES, 'photo-48x64.png')), 'pic.png');
     const err = expectError(await createPost('a png', [png], DIRECT), 400, 'VALIDATION_FAILED');
     expect(err.fields!.map((f) => f.path)).toEqual(['posts.0.value.0.image.0']);
-    expect(err.fields![0]!.message).toContain('JPEG or WebP');
+    expect(err.fields![0]!.message).toContain('image/jpeg, image/webp, which it fetches as stored');
     const jpeg = await upload(await readFile(join(FIXTURES, 'photo-64x48.jpg')), 'brand.jpg');
     const branded = expectError(await createPost('paid', [jpeg], { ...DIRECT, brand_content_toggle: true, privacy_level: 'SELF_ONLY' }), 400, 'VALIDATION_FAILED');
     expect(branded.fields!.map((f) => f.path)).toEqual(['posts.0.settings.brand_content_toggle']);

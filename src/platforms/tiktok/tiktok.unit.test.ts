@@ -303,20 +303,18 @@ describe('tiktok creator_info and validation', () => {
     });
   });
 
-  it('validate: pictures TikTok cannot pull as stored, branded content kept private, long captions', () => {
+  it('validate: branded content kept private, long captions (picture types and sizes are pulled rules of the metadata)', () => {
     const img = (mimeType: string, size = 1000) => ({ type: 'image' as const, mimeType, size });
     const check = (media: { type: 'image' | 'video'; mimeType: string; size: number }[], settings: Record<string, unknown> = DIRECT, content = 'caption') =>
       adapter.validate({ settings, items: [{ content, media }] }).map((i) => `${i.path} ${i.code}`);
     expect(check([img('image/jpeg'), img('image/webp')])).toEqual([]);
-    expect(check([img('image/jpeg'), img('image/png')])).toEqual(['value.0.image.1 media_type']);
-    expect(check([img('image/jpeg', 21 * MiB)])).toEqual(['value.0.image.0 media_too_large']);
     expect(check([img('image/jpeg')], { ...DIRECT, brand_content_toggle: true, privacy_level: 'SELF_ONLY' })).toEqual(['settings.brand_content_toggle branded_content_private']);
     expect(check([img('image/jpeg')], { ...DIRECT, brand_content_toggle: true, privacy_level: 'SELF_ONLY', content_posting_method: 'UPLOAD' })).toEqual([]);
     const vid = { type: 'video' as const, mimeType: 'video/mp4', size: 100 };
     expect(check([vid], DIRECT, `<p>${'a'.repeat(2201)}</p>`)).toEqual(['value.0.content too_long']);
     expect(check([img('image/jpeg')], DIRECT, `<p>${'a'.repeat(2201)}</p>`)).toEqual([]);
-    // The metadata refuses other picture types up front too.
-    expect(tiktokMetadata.media.image?.mimeTypes).toEqual(['image/jpeg', 'image/webp']);
+    // The generic check refuses other picture types and sizes up front, and nothing re-encodes them.
+    expect(tiktokMetadata.media.image).toMatchObject({ mimeTypes: ['image/jpeg', 'image/webp'], maxBytes: 20 * MiB, pulled: true });
   });
 
   it('the creatorInfo tool answers what TikTok allows now; replies are unsupported', async () => {

@@ -2797,7 +2797,7 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** "draft" takes a queued post out of the queue; "schedule" validates and queues a draft or failed post */
+        /** "draft" takes a queued post out of the queue; "schedule" validates and queues a draft or failed post (a draft counts against the plan’s scheduled posts from then on) */
         put: {
             parameters: {
                 query?: never;
@@ -2840,6 +2840,15 @@ export interface paths {
                 };
                 /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`. */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Forbidden. `code` is `PLAN_LIMIT_REACHED`. */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };

@@ -693,6 +693,35 @@ describe('posts routes', () => {
     });
   });
 
+  describe("the plan's scheduled posts per month", () => {
+    it('POST /posts and scheduling a draft answer 403 naming the limit past it; drafts, other months and edits are not counted', async () => {
+      await sql(`INSERT INTO plans (name, max_scheduled_posts_per_month) VALUES ('two-a-month', 2) ON CONFLICT (name) DO NOTHING`);
+      const org = await t.createOrg('Small plan');
+      const sky = (await createChannel(t, org, 'bluesky', { name: 'Small Sky' })).id;
+      await t.deps.services.organizations.setPlan(org.id, 'two-a-month');
+      const entry = (content: string) => ({ integration: { id: sky }, value: [{ content, image: [] }] });
+      const one = await createOne('2032-03-01T09:00:00Z', entry('one'), {}, org);
+      await createOne('2032-03-20T09:00:00Z', entry('two'), {}, org);
+      const over = expectError(await create(org, body('2032-03-31T23:00:00Z', [entry('three')])), 403, 'PLAN_LIMIT_REACHED');
+      expect(over.message).toBe('Plan limit reached: scheduledPostsPerMonth — the "two-a-month" plan allows 2 scheduled posts per month and 2 are in use');
+      // A draft is kept; another month has its own count; editing a counted post adds nothing.
+      const draft = await createOne('2032-03-10T09:00:00Z', entry('a draft'), { type: 'draft' }, org);
+      await createOne('2032-04-01T00:00:00Z', entry('april'), {}, org);
+      const edited = await create(org, body('2032-03-01T09:00:00Z', [{ ...entry('one, edited'), group: one.group, value: [{ id: one.postId, content: 'one, edited', image: [] }] }]));
+      expect(edited.statusCode, edited.body).toBe(201);
+      // Scheduling the draft would be the third in March.
+      const status = (id: string, s: string) => call(t.app, org.apiKey, { method: 'PUT', url: `/public/v1/posts/${id}/status`, payload: { status: s } });
+      expect(expectError(await status(draft.postId, 'schedule'), 403, 'PLAN_LIMIT_REACHED').message).toContain('2 scheduled posts per month and 2 are in use');
+      expect((await detail(draft.postId, org)).state).toBe('DRAFT');
+      expect((await row(draft.postId)).publish_job_id).toBeNull();
+      // Taking a post back to draft frees its place; a failed post rescheduled was already counted.
+      expect((await status(one.postId, 'draft')).statusCode).toBe(200);
+      expect((await status(draft.postId, 'schedule')).json()).toEqual({ id: draft.postId, state: 'QUEUE' });
+      await setState(draft.postId, 'ERROR');
+      expect((await status(draft.postId, 'schedule')).json()).toEqual({ id: draft.postId, state: 'QUEUE' });
+    });
+  });
+
   // ---------------------------------------------------------------- settings
 
   describe('PUT /posts/{id}/settings', () => {

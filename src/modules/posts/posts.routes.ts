@@ -104,10 +104,10 @@ export function postsRoutes(service: PostsService): FastifyPluginAsyncZod {
       {
         schema: {
           tags: ['Posts'],
-          summary: '"draft" takes a queued post out of the queue; "schedule" validates and queues a draft or failed post',
+          summary: '"draft" takes a queued post out of the queue; "schedule" validates and queues a draft or failed post (a draft counts against the plan’s scheduled posts from then on)',
           params: PostParamsSchema,
           body: StatusBodySchema,
-          response: { 200: StatusResponseSchema, ...errorResponses('CONFLICT') },
+          response: { 200: StatusResponseSchema, ...errorResponses('PLAN_LIMIT_REACHED', 'CONFLICT') },
         },
       },
       async (req) => service.changeStatus(req.auth.organizationId, req.params.id, req.body.status),

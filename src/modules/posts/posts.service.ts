@@ -113,6 +113,15 @@ export function createPostsService(deps: PostsServiceDeps) {
     return new AppError('CONFLICT', 'This post is being published right now; try again when it has finished');
   }
 
+  /** PLAN_LIMIT_REACHED when `adding` more scheduled posts in the month of `date` pass the plan's limit. */
+  async function assertScheduledWithinPlan(organizationId: string, date: Date, adding: number) {
+    const month = new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1));
+    // Capped: after December 9999 comes year 10000, which PostgreSQL does not accept as written.
+    const next = new Date(Math.min(Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1), MAX_INSTANT_MS));
+    const used = await repo.countScheduledInMonth(organizationId, month, next);
+    await deps.plans.assertWithinLimit(organizationId, 'scheduledPostsPerMonth', used, adding);
+  }
+
   async function loadTreeOut(organizationId: string, id: string) {
     const tree = await repo.findTree(organizationId, id);
     if (!tree) throw notFound('Post');
@@ -201,13 +210,7 @@ export function createPostsService(deps: PostsServiceDeps) {
 
       if (type !== 'draft') {
         const newRoots = body.posts.filter((p) => p.value[0]?.id === undefined).length;
-        if (newRoots > 0) {
-          const month = new Date(Date.UTC(publishDate.getUTCFullYear(), publishDate.getUTCMonth(), 1));
-          // Capped: after December 9999 comes year 10000, which PostgreSQL does not accept as written.
-          const next = new Date(Math.min(Date.UTC(publishDate.getUTCFullYear(), publishDate.getUTCMonth() + 1, 1), MAX_INSTANT_MS));
-          const used = await repo.countScheduledInMonth(organizationId, month, next);
-          await deps.plans.assertWithinLimit(organizationId, 'scheduledPostsPerMonth', used, newRoots);
-        }
+        if (newRoots > 0) await assertScheduledWithinPlan(organizationId, publishDate, newRoots);
       }
 
       const group = randomUUID();
@@ -386,6 +389,12 @@ export function createPostsService(deps: PostsServiceDeps) {
     async changeStatus(organizationId: string, id: string, status: 'draft' | 'schedule') {
       const at = now();
       let dueAt: Date | undefined;
+      if (status === 'schedule') {
+        // A draft is not counted against the plan's scheduled posts; scheduling it adds one. Checked
+        // before the transaction, as for new posts (one connection on PGlite: no query beside it).
+        const current = await repo.findTree(organizationId, id);
+        if (current?.root.state === 'DRAFT') await assertScheduledWithinPlan(organizationId, current.root.publishDate, 1);
+      }
       const result = await repo.transaction(async (tx) => {
         const tree = await repo.lockTree(tx, organizationId, id);
         if (!tree) throw notFound('Post');

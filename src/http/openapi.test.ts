@@ -121,6 +121,27 @@ describe('OpenAPI', () => {
     expect(doc.components.schemas.Integration!.properties).toMatchObject({ identifier: { $ref: '#/components/schemas/PlatformIdentifier' } });
   });
 
+  it('documents the headers answers carry: the rate limit on each, Retry-After with 429 and 503, Idempotent-Replayed on POST /posts', async () => {
+    const doc = await document();
+    const rateLimit = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'];
+    for (const { id, op } of operations(doc)) {
+      const responses = op.responses as Record<string, { headers?: Record<string, { schema: unknown }> }>;
+      for (const [status, r] of Object.entries(responses)) {
+        const names = Object.keys(r.headers ?? {});
+        if (status === '401' || status === '414') expect(names, `${id} ${status}`).not.toContain('RateLimit-Limit');
+        else expect(names, `${id} ${status}`).toEqual(expect.arrayContaining(rateLimit));
+        if (status === '429' || status === '503') expect(names, `${id} ${status}`).toContain('Retry-After');
+      }
+    }
+    const created = (doc.paths['/posts']!.post!.responses as Record<string, { headers?: Record<string, unknown> }>)['201']!;
+    expect(Object.keys(created.headers!)).toContain('Idempotent-Replayed');
+    // What is documented is what a real answer carries.
+    const org = await t.createOrg('Headers');
+    const res = await t.app.inject({ method: 'GET', url: '/public/v1/integrations', headers: { authorization: org.apiKey } });
+    expect(res.statusCode).toBe(200);
+    for (const name of rateLimit) expect(res.headers[name.toLowerCase()], name).toMatch(/^\d+$/);
+  });
+
   it('serves the interactive page', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/public/v1/docs/' });
     expect(res.statusCode).toBe(200);

@@ -26,6 +26,33 @@ export function servedApiUrl(url: string): string {
   return next === '' || next === '/' || next === '?' ? url.slice('/api'.length) : url;
 }
 
+const integer = (description: string) => ({ type: 'integer', minimum: 0, description });
+
+/** API.md §8: the sliding-log budget's headers, on every answer to an authenticated request. */
+const RATE_LIMIT_HEADERS = {
+  'RateLimit-Limit': integer('Requests the organisation may make per window (its plan’s rate limit)'),
+  'RateLimit-Remaining': integer('Requests left in the window after this one'),
+  'RateLimit-Reset': integer('Seconds until the oldest counted request leaves the window'),
+  'X-RateLimit-Limit': integer('Same as RateLimit-Limit'),
+  'X-RateLimit-Remaining': integer('Same as RateLimit-Remaining'),
+  'X-RateLimit-Reset': integer('Same as RateLimit-Reset'),
+};
+const RETRY_AFTER = { 'Retry-After': integer('Seconds to wait before trying again') };
+
+/**
+ * The headers a route's answer with `status` carries: the rate-limit headers unless the request
+ * was refused before it was counted (401, 414); `Retry-After` with 429 and 503; on POST /posts,
+ * `Idempotent-Replayed` when an `Idempotency-Key` replayed the first answer.
+ */
+export function documentedHeaders(method: string, url: string, status: number): Record<string, unknown> | undefined {
+  const headers: Record<string, unknown> = status === 401 || status === 414 ? {} : { ...RATE_LIMIT_HEADERS };
+  if (status === 429 || status === 503) Object.assign(headers, RETRY_AFTER);
+  if (method === 'POST' && url === `${API_PREFIX}/posts` && status >= 200 && status < 300) {
+    headers['Idempotent-Replayed'] = { type: 'string', enum: ['true'], description: 'Present when this is the stored answer to an earlier request with the same Idempotency-Key' };
+  }
+  return Object.keys(headers).length > 0 ? headers : undefined;
+}
+
 /** OpenAPI 3.1 generated from the route schemas; served as JSON and as an interactive page. */
 export async function installOpenApi(app: FastifyInstance, opts: { publicUrl: string; version: string }) {
   await app.register(swagger, {
@@ -51,9 +78,12 @@ export async function installOpenApi(app: FastifyInstance, opts: { publicUrl: st
       }
       const out = jsonSchemaTransform({ schema, url, ...rest });
       const documented = out.schema as Record<string, unknown> & { response?: Record<string, Record<string, unknown>> };
-      // Every response gets a description naming its status (and, for errors, the codes it may carry).
+      // Every response gets a description naming its status (and, for errors, the codes it may
+      // carry) and the headers it comes with.
+      const methods = [rest.route.method].flat();
       for (const [status, body] of Object.entries(documented.response ?? {})) {
-        documented.response![status] = { ...body, description: describeStatus(Number(status)) };
+        const headers = documentedHeaders(methods[0] ?? 'GET', url, Number(status));
+        documented.response![status] = { ...body, description: describeStatus(Number(status)), ...(headers ? { headers } : {}) };
       }
       const body = rest.route.config?.documentedBody;
       if (body) Object.assign(documented, { body: body.schema, consumes: [body.contentType] });

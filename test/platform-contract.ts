@@ -113,6 +113,13 @@ export function runPlatformContract(subject: ContractSubject) {
       );
       if (second.status !== 'published') throw new Error('expected published');
       expect(setup.lookup(second.id)?.replyTo).toBe(first.id);
+      // A crash while sending the reply is reconciled by looking for it among the replies:
+      // a reply the listing cannot see would be sent twice.
+      if (subject.adapter.findRecent) {
+        const found = await subject.adapter.findRecent({ since: new Date(0), limit: 50, replyTo: { id: first.id, rootId: first.id } }, ctx());
+        expect(found.map((p) => p.id), 'findRecent with replyTo lists the reply').toContain(second.id);
+        expect(found.find((p) => p.id === second.id)!.content).toContain('Second');
+      }
     });
 
     it('classifies a lost grant as reconnect_required (or auth_expired where tokens refresh)', async () => {

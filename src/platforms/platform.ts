@@ -378,6 +378,12 @@ export interface PlatformAdapter {
   /** Run a tool of `metadata.tools`. Read-only on the platform; safe to retry. */
   runTool?(methodName: string, data: unknown, ctx: OperationContext): Promise<unknown>;
 
-  /** Recent posts of the account (newest first), for reconciliation and `missing` candidates. Idempotent. */
-  findRecent?(input: { since: Date; limit: number }, ctx: OperationContext): Promise<{ id: string; url: string; content: string; createdAt: string }[]>;
+  /**
+   * Recent posts of the account (newest first), for reconciliation and `missing` candidates.
+   * Idempotent. With `replyTo` (reconciling an interrupted thread item) it must include the
+   * account's replies or comments to that post made since `since`: an adapter whose main listing
+   * leaves them out (comments, thread replies) lists them under `replyTo` instead, since a reply
+   * it cannot see would be sent twice. The shared contract suite checks this.
+   */
+  findRecent?(input: { since: Date; limit: number; replyTo?: { id: string; rootId: string } }, ctx: OperationContext): Promise<{ id: string; url: string; content: string; createdAt: string }[]>;
 }

@@ -282,8 +282,10 @@ export function createPublisher(deps: PublisherDeps) {
   async function reconcile(rowId: string) {
     const [row] = await db.select().from(posts).where(eq(posts.id, rowId));
     if (!row || row.attemptState !== 'sending') return;
-    const { integration } = await context(db, row);
+    const { integration, root, previous } = await context(db, row);
     const adapter = integration && safeAdapter(integration);
+    // A thread item is looked for among the replies to the item before it (comments are often not in the main listing).
+    const replyTo = row.parentPostId && previous?.releaseId && root.releaseId ? { id: previous.releaseId, rootId: root.releaseId } : undefined;
     if (!integration || !adapter?.findRecent || integration.deletedAt || !integration.credentials || integration.refreshNeeded) {
       await whileSending(rowId, (tx, r) => fail(tx, r, integration, OUTCOME_UNKNOWN));
       return;
@@ -292,7 +294,7 @@ export function createPublisher(deps: PublisherDeps) {
     const since = new Date((row.lastAttemptAt ?? row.updatedAt).getTime() - 2 * 60_000);
     let recent: Awaited<ReturnType<NonNullable<PlatformAdapter['findRecent']>>>;
     try {
-      recent = await access.run(integration, (a, ctx) => a.findRecent!({ since, limit: 50 }, ctx), AbortSignal.timeout(options.attemptTimeoutMs));
+      recent = await access.run(integration, (a, ctx) => a.findRecent!({ since, limit: 50, ...(replyTo ? { replyTo } : {}) }, ctx), AbortSignal.timeout(options.attemptTimeoutMs));
     } catch (e) {
       const giveUpAt = (row.lastAttemptAt?.getTime() ?? 0) + 60 * 60_000;
       await whileSending(rowId, async (tx, r) => {

@@ -77,6 +77,37 @@ export async function graphList<T>(client: GraphClient, path: string, query: Que
   }
 }
 
+/** Milliseconds of a Graph time (`2026-11-20T10:00:00+0000`); NaN when absent or unreadable. */
+export const graphTime = (s: string | undefined) => (s ? Date.parse(s.replace(/\+0000$/, 'Z')) : NaN);
+
+/**
+ * The recent items of a newest-first Graph list (`{ data, paging }`, paged by `after` cursor) that
+ * `keep` accepts: pages are read until an item older than `since`, `max` kept items, or `maxPages`
+ * pages — so a long list (comments on a popular post) is not read to its end. An item without a
+ * readable time counts as recent (it might be the one looked for).
+ */
+export async function graphRecent<T>(
+  client: GraphClient,
+  path: string,
+  query: Query,
+  opts: { since: number; at: (item: T) => number; keep: (item: T) => boolean; max: number; maxPages: number },
+): Promise<T[]> {
+  const out: T[] = [];
+  let after: string | undefined;
+  for (let read = 0; read < opts.maxPages; read++) {
+    const page = await client.get<{ data?: T[]; paging?: { cursors?: { after?: string }; next?: string } }>(path, { ...query, ...(after ? { after } : {}) });
+    for (const item of page.data ?? []) {
+      if (opts.at(item) < opts.since) return out;
+      if (!opts.keep(item)) continue;
+      out.push(item);
+      if (out.length >= opts.max) return out;
+    }
+    after = page.paging?.cursors?.after;
+    if (!page.paging?.next || !after) return out;
+  }
+  return out;
+}
+
 /** Reads a JSON publish token written by one of the Meta adapters; `rejected` when it is not one. */
 export function parseToken<T extends { v: number; kind: string }>(token: string, kinds: readonly string[], platform: string): T {
   try {

@@ -21,7 +21,10 @@ import { startSimulator, type InjectedKind, type Simulator } from '../../../test
  * multipart `source`, unpublished ones attached with `attached_media`; reels and video stories go
  * start → rupload bytes (checked against `offset`/`file_size`) → finish; page videos go
  * start → transfer chunks → finish on graph-video; videos take a configurable number of status
- * reads to process, and can be made to fail. Instagram containers PULL their `image_url` /
+ * reads to process, and can be made to fail. Comment lists (`/{post-or-video-id}/comments`,
+ * `/{ig-media-id}/comments`) page like Graph (`data`, `paging.cursors`, `paging.next`, `after`,
+ * `limit` capped), honour `fields` (unknown ones refused), Facebook's `filter` and `order`, and
+ * Instagram's newest-first order, 50 a page. Instagram containers PULL their `image_url` /
  * `video_url` (through `mediaOrigins`), check the bytes (JPEG/PNG pictures, MP4/MOV videos,
  * sizes), stay IN_PROGRESS for a configurable number of status reads, can end ERROR with a
  * reason, and `media_publish` refuses a container that is not FINISHED or already PUBLISHED.
@@ -157,10 +160,13 @@ export interface StoryRecord {
 
 export interface CommentRecord {
   id: string;
-  /** the post, video or Instagram media commented on */
+  /** the post, video or Instagram media commented on (or the comment replied to) */
   parentId: string;
   message: string;
+  /** the author: a Page, a Facebook user or an Instagram account id */
   from: string;
+  /** the author's name (Facebook) or username (Instagram) when the simulator has no record of them */
+  fromName?: string;
   createdAt: number;
 }
 
@@ -263,6 +269,13 @@ export interface MetaSimulator extends Simulator {
   setPostInsights(postId: string, figures: Record<string, number | Record<string, number>>): void;
   setInstagramInsights(igUserId: string, rows: DailyFigures[]): void;
   setMediaInsights(mediaId: string, figures: Record<string, number>): void;
+  /**
+   * A comment made on Facebook or Instagram itself rather than through the API (a reader's, unless
+   * `from` is the Page or the account): on a Page post or video, an Instagram media, or a comment
+   * (a reply). `name` is the author's name or username when `from` is no user, Page or account the
+   * simulator knows; `at` defaults to now.
+   */
+  addComment(c: { parentId: string; message: string; from: string; name?: string; at?: number }): CommentRecord;
   /** a post, comment or media as the contract suite reads it */
   lookup(id: string): { text: string; replyTo?: string; mediaSha256: string[] } | undefined;
   injectKind(kind: InjectedKind): void;
@@ -367,6 +380,104 @@ function obj(v: unknown): Record<string, unknown> | undefined {
 }
 
 const truthy = (v: unknown) => v === true || v === 'true' || v === '1';
+
+/** Fields asked for: each name with its subfields (`from{id}`), null when none are named. */
+type FieldList = Map<string, string[] | null>;
+
+/**
+ * `fields` as Graph reads it (`id,from{id,name},message`; one level of nesting is all these lists
+ * take); undefined when absent or empty (the node's default fields). A malformed list is Graph's
+ * syntax error, code 2500.
+ */
+function parseFields(raw: unknown): FieldList | undefined {
+  const text = str(raw);
+  if (text === undefined || text.trim() === '') return undefined;
+  const out: FieldList = new Map();
+  const one = /^\s*([a-z_]+)\s*(?:\{([a-z_,\s]*)\})?\s*(?:,|$)/;
+  let rest = text;
+  while (rest.trim() !== '') {
+    const m = one.exec(rest);
+    if (!m) return refuse({ status: 400, code: 2500, message: `Syntax error "Expected end of string instead of "${rest.trim()[0]}"." at character ${text.length - rest.length}: ${text}` });
+    out.set(m[1]!, m[2] === undefined ? null : m[2].split(',').map((f) => f.trim()).filter(Boolean));
+    rest = rest.slice(m[0].length);
+  }
+  return out;
+}
+
+/**
+ * The fields asked for of one node: `id` always, the `defaults` when none are named; a field the
+ * node type does not have (or a subfield its value does not) is Graph's "nonexisting field" error.
+ * `known` lists the type's fields, with the subfields of those that are objects.
+ */
+function pickFields(view: Record<string, unknown>, asked: FieldList | undefined, type: string, known: Record<string, readonly string[] | true>, defaults: readonly string[]) {
+  const wanted: FieldList = asked ?? new Map(defaults.map((f) => [f, null]));
+  const out: Record<string, unknown> = { id: view.id };
+  for (const [name, sub] of wanted) {
+    const k = known[name];
+    if (!k) return refuse({ status: 400, code: 100, message: `(#100) Tried accessing nonexisting field (${name}) on node type (${type})` });
+    if (sub && k === true) return refuse({ status: 400, code: 100, message: `(#100) Field ${name} has no subfields on node type (${type})` });
+    const bad = sub && k !== true ? sub.find((f) => !k.includes(f)) : undefined;
+    if (bad) return refuse({ status: 400, code: 100, message: `(#100) Tried accessing nonexisting field (${bad}) on node type (${type}.${name})` });
+    const value = view[name];
+    if (value === undefined) continue;
+    if (sub) {
+      const nested = value as Record<string, unknown>;
+      out[name] = Object.fromEntries(sub.filter((f) => nested[f] !== undefined).map((f) => [f, nested[f]]));
+    } else {
+      out[name] = value;
+    }
+  }
+  return out;
+}
+
+/** Graph's time format: `2026-11-20T10:00:00+0000`. */
+const graphTime = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, '+0000');
+
+/** Graph's opaque paging cursors (here: the id of the item they stand at). */
+const cursorOf = (id: string) => Buffer.from(id).toString('base64url');
+const cursorId = (cursor: string) => Buffer.from(cursor, 'base64url').toString();
+
+/** Facebook comment fields (those of objects with their subfields), and those shown when none are asked for. */
+const FB_COMMENT_FIELDS = { id: true, message: true, created_time: true, from: ['id', 'name'], like_count: true, comment_count: true, is_hidden: true, permalink_url: true } as const;
+const FB_COMMENT_DEFAULTS = ['created_time', 'from', 'message'] as const;
+/** Instagram comment fields (IG Comment), and those shown when none are asked for. */
+const IG_COMMENT_FIELDS = { id: true, text: true, timestamp: true, username: true, from: ['id', 'username'], like_count: true, hidden: true, parent_id: true, media: ['id', 'media_product_type'] } as const;
+const IG_COMMENT_DEFAULTS = ['timestamp', 'text'] as const;
+/** The most items a page of the simulator's lists holds (Instagram documents 50 for comments), and the default page. */
+const MAX_PAGE = 100;
+const IG_COMMENTS_MAX_PAGE = 50;
+const DEFAULT_PAGE = 25;
+
+/** `limit` as Graph reads it: a positive whole number, capped at the list's most. */
+function pageLimit(v: unknown, max: number): number {
+  const raw = str(v);
+  if (raw === undefined) return Math.min(DEFAULT_PAGE, max);
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) invalidParam(`Param limit must be a positive integer, got ${raw}`);
+  return Math.min(n, max);
+}
+
+/**
+ * One page of a Graph list, from the `after` cursor: `{ data, paging: { cursors, next } }`, with
+ * `next` only while more follow, and no `paging` when the page is empty. An `after` cursor that
+ * stands at no item of the list is refused; paging back (`before`) is not simulated and refused.
+ */
+function pageOf<T extends { id: string }>(items: T[], p: Params, max: number, nextUrl: (after: string) => string) {
+  if (str(p.before) !== undefined) invalidParam('Paging backwards (before) is not supported by this simulator');
+  const limit = pageLimit(p.limit, max);
+  const after = str(p.after);
+  let start = 0;
+  if (after !== undefined) {
+    const at = items.findIndex((x) => x.id === cursorId(after));
+    if (at === -1) invalidParam(`Invalid after cursor: ${after}`);
+    start = at + 1;
+  }
+  const data = items.slice(start, start + limit);
+  if (data.length === 0) return { data };
+  const last = cursorOf(data.at(-1)!.id);
+  const more = start + data.length < items.length;
+  return { data, paging: { cursors: { before: cursorOf(data[0]!.id), after: last }, ...(more ? { next: nextUrl(last) } : {}) } };
+}
 
 export async function startMetaSimulator(opts: MetaSimulatorOptions = {}): Promise<MetaSimulator> {
   const apps = new Map<string, MetaAppRecord>();
@@ -570,6 +681,80 @@ export async function startMetaSimulator(opts: MetaSimulatorOptions = {}): Promi
     };
   }
 
+  /** Comments in the order they were made (equal times in the order they arrived). */
+  const chronological = (list: CommentRecord[]) => list.map((c, i) => ({ c, i })).sort((x, y) => x.c.createdAt - y.c.createdAt || x.i - y.i).map(({ c }) => c);
+
+  function facebookCommentView(c: CommentRecord) {
+    const author = pages.get(c.from)?.name ?? users.get(c.from)?.name ?? c.fromName ?? c.from;
+    const root = comments.find((x) => x.id === c.parentId)?.parentId ?? c.parentId;
+    return {
+      id: c.id,
+      message: c.message,
+      created_time: graphTime(c.createdAt),
+      from: { name: author, id: c.from },
+      like_count: 0,
+      comment_count: comments.filter((r) => r.parentId === c.id).length,
+      is_hidden: false,
+      permalink_url: `https://www.facebook.com/${root}?comment_id=${c.id.split('_').pop()!}`,
+    };
+  }
+
+  /**
+   * GET /{post-or-video-id}/comments with a Page token: `filter` toplevel (the default) or stream
+   * (the replies too), `order` chronological (the default) or reverse_chronological, `fields`,
+   * `limit` and the `after` cursor. The Page token sees every comment's `from`.
+   */
+  function facebookComments(objectId: string, p: Params) {
+    const filter = str(p.filter) ?? 'toplevel';
+    if (filter !== 'toplevel' && filter !== 'stream') invalidParam('filter must be one of the following values: toplevel, stream');
+    const order = str(p.order) ?? 'chronological';
+    if (order !== 'chronological' && order !== 'reverse_chronological') invalidParam('order must be one of the following values: chronological, reverse_chronological');
+    const fields = parseFields(p.fields);
+    const top = comments.filter((c) => c.parentId === objectId);
+    const topIds = new Set(top.map((c) => c.id));
+    const listed = chronological(filter === 'stream' ? comments.filter((c) => c.parentId === objectId || topIds.has(c.parentId)) : top);
+    if (order === 'reverse_chronological') listed.reverse();
+    const page = pageOf(listed, p, MAX_PAGE, (after) => nextUrl(FACEBOOK_GRAPH_ORIGIN, `${objectId}/comments`, p, after));
+    return { ...page, data: page.data.map((c) => pickFields(facebookCommentView(c), fields, 'Comment', FB_COMMENT_FIELDS, FB_COMMENT_DEFAULTS)) };
+  }
+
+  function instagramCommentView(c: CommentRecord, media: InstagramMediaRecord) {
+    const username = igUsers.get(c.from)?.username ?? c.fromName ?? c.from;
+    const reply = c.parentId !== media.id;
+    return {
+      id: c.id,
+      text: c.message,
+      timestamp: graphTime(c.createdAt),
+      username,
+      from: { id: c.from, username },
+      like_count: 0,
+      hidden: false,
+      ...(reply ? { parent_id: c.parentId } : {}),
+      media: { id: media.id, media_product_type: media.productType },
+    };
+  }
+
+  /**
+   * GET /{ig-media-id}/comments: the top-level comments, newest first (as Instagram lists them
+   * since v3.2), at most 50 a page; `fields`, `limit` and the `after` cursor. Instagram takes no
+   * order or time filter.
+   */
+  function instagramComments(media: InstagramMediaRecord, t: TokenRecord, p: Params) {
+    const fields = parseFields(p.fields);
+    const listed = chronological(comments.filter((c) => c.parentId === media.id)).reverse();
+    const origin = t.kind === 'ig' ? INSTAGRAM_GRAPH_ORIGIN : FACEBOOK_GRAPH_ORIGIN;
+    const page = pageOf(listed, p, IG_COMMENTS_MAX_PAGE, (after) => nextUrl(origin, `${media.id}/comments`, p, after));
+    return { ...page, data: page.data.map((c) => pickFields(instagramCommentView(c, media), fields, 'IGComment', IG_COMMENT_FIELDS, IG_COMMENT_DEFAULTS)) };
+  }
+
+  /** The `next` link of a list page: the same request from the `after` cursor (the token stays out of it). */
+  function nextUrl(origin: string, path: string, p: Params, after: string): string {
+    const q = new URLSearchParams();
+    for (const [k, v] of Object.entries(p)) if (k !== 'access_token' && k !== 'after' && str(v) !== undefined) q.set(k, str(v)!);
+    q.set('after', after);
+    return `${origin}/v23.0/${path}?${q.toString()}`;
+  }
+
   const shortcode = () => randomBytes(8).toString('base64url').replace(/[-_]/g, 'x').slice(0, 11);
 
   // ------------------------------------------------------------------------------------------
@@ -706,7 +891,10 @@ export async function startMetaSimulator(opts: MetaSimulatorOptions = {}): Promi
         const metrics = (str(p.metric) ?? '').split(',').filter(Boolean);
         return { data: metrics.map((name) => ({ name, period: 'lifetime', values: [{ value: figures[name] ?? 0 }], title: name, description: name, id: `${id}/insights/${name}/lifetime` })), paging: {} };
       }
-      if (edge === 'comments') return { data: comments.filter((c) => c.parentId === id).map((c) => ({ id: c.id, message: c.message })) };
+      if (edge === 'comments') {
+        needScope(t, 'pages_read_engagement');
+        return facebookComments(id, p);
+      }
       return unknownObject(`${id}/${edge}`);
     }
 
@@ -714,6 +902,11 @@ export async function startMetaSimulator(opts: MetaSimulatorOptions = {}): Promi
     if (video) {
       if (!(t.kind === 'fb-page' && t.pageId === video.pageId)) return unknownObject(id);
       if (!edge) return readVideo(video);
+      // Only a published video (a reel, a page video) can be commented on.
+      if (edge === 'comments' && video.published && video.flavor !== 'story') {
+        needScope(t, 'pages_read_engagement');
+        return facebookComments(id, p);
+      }
       return unknownObject(`${id}/${edge}`);
     }
 
@@ -786,7 +979,11 @@ export async function startMetaSimulator(opts: MetaSimulatorOptions = {}): Promi
         const metrics = (str(p.metric) ?? '').split(',').filter(Boolean);
         return { data: metrics.map((name) => ({ name, period: 'lifetime', values: [{ value: figures[name] ?? 0 }], title: name, description: name, id: `${id}/insights/${name}/lifetime` })) };
       }
-      if (edge === 'comments') return { data: comments.filter((c) => c.parentId === id).map((c) => ({ id: c.id, text: c.message })) };
+      if (edge === 'comments') {
+        igActor(t, media.igUserId, { fb: 'instagram_manage_comments', ig: 'instagram_business_manage_comments' });
+        if (t.kind !== 'ig') needScope(t, 'pages_read_engagement');
+        return instagramComments(media, t, p);
+      }
       return unknownObject(`${id}/${edge}`);
     }
     return unknownObject(id);
@@ -1343,6 +1540,16 @@ export async function startMetaSimulator(opts: MetaSimulatorOptions = {}): Promi
     setPostInsights: (postId: string, figures: Record<string, number | Record<string, number>>) => void postInsights.set(postId, figures),
     setInstagramInsights: (igUserId: string, rows: DailyFigures[]) => void igInsights.set(igUserId, rows),
     setMediaInsights: (mediaId: string, figures: Record<string, number>) => void mediaInsights.set(mediaId, figures),
+    addComment(c: { parentId: string; message: string; from: string; name?: string; at?: number }): CommentRecord {
+      // Facebook names a comment `{post or video number}_{comment number}` (a reply too); Instagram by a number alone.
+      const fbPrefix = feed.find((f) => f.id === c.parentId)?.id.split('_').pop() ?? videos.get(c.parentId)?.id ?? comments.find((x) => x.id === c.parentId && x.id.includes('_'))?.id.split('_')[0];
+      const igParent = igMedia.some((m) => m.id === c.parentId) || comments.some((x) => x.id === c.parentId && !x.id.includes('_'));
+      if (!fbPrefix && !igParent) throw new Error(`addComment: no post, video, media or comment ${c.parentId}`);
+      const id = fbPrefix ? `${fbPrefix}_${nextId(1_600_000_000_000_000n)}` : nextId(17_950_000_000_000_000n);
+      const rec: CommentRecord = { id, parentId: c.parentId, message: c.message, from: c.from, ...(c.name ? { fromName: c.name } : {}), createdAt: c.at ?? now() };
+      comments.push(rec);
+      return rec;
+    },
     lookup(id: string) {
       const post = feed.find((f) => f.id === id);
       if (post) return { text: post.message, mediaSha256: post.mediaSha256 };

@@ -210,6 +210,87 @@ describe('facebook text and link posts', () => {
   });
 });
 
+describe('facebook reconciling a thread item', () => {
+  const READER = '10000000000000002';
+
+  it('findRecent with replyTo lists the Page’s own comments on the first item since then, newest first, reading past a page of readers’ comments', async () => {
+    await withMeta({}, async (sim, ctx) => {
+      const account = await connect(sim, ctx);
+      const c = { ...ctx, credentials: account.credentials };
+      const root = published(await post(adapter, ctx, account, '<p>root</p>'));
+      const old = sim.addComment({ parentId: root.id, message: 'an older comment', from: BAKERY.id, at: Date.now() - 60_000 });
+      const since = new Date(Date.now() - 1000);
+      const first = published(await post(adapter, ctx, account, '<p>first comment</p>', { replyTo: { id: root.id, rootId: root.id } }));
+      const second = published(await post(adapter, ctx, account, '<p>second comment</p>', { replyTo: { id: first.id, rootId: root.id } }));
+      // A reader writes the same words, then more than a page of comments follows; the Page posts the same words too.
+      const copy = sim.addComment({ parentId: root.id, message: 'second comment', from: READER });
+      for (let i = 0; i < 110; i++) sim.addComment({ parentId: root.id, message: `reader ${i}`, from: READER });
+      published(await post(adapter, ctx, account, '<p>second comment</p>'));
+
+      const recent = await adapter.findRecent!({ since, limit: 50, replyTo: { id: first.id, rootId: root.id } }, c);
+      expect(recent.map((r) => [r.id, r.content, r.url])).toEqual([
+        [second.id, 'second comment', second.url],
+        [first.id, 'first comment', first.url],
+      ]);
+      expect(recent.map((r) => r.id)).not.toContain(copy.id);
+      expect(recent.map((r) => r.id)).not.toContain(old.id);
+      expect(recent.every((r) => Date.parse(r.createdAt) >= since.getTime())).toBe(true);
+      const reads = sim.log.filter((l) => l.method === 'GET' && l.path.startsWith(`/v23.0/${root.id}/comments`)).map((l) => new URL(l.path, 'http://x').searchParams);
+      expect(reads).toHaveLength(2);
+      expect(Object.fromEntries(reads[0]!)).toEqual({ fields: 'id,message,created_time,from', filter: 'toplevel', order: 'reverse_chronological', limit: '100' });
+      expect(reads[1]!.get('after')).toBeTruthy();
+
+      // `limit` bounds what is kept; reading stops once it is reached.
+      const one = await adapter.findRecent!({ since, limit: 1, replyTo: { id: first.id, rootId: root.id } }, c);
+      expect(one.map((r) => r.id)).toEqual([second.id]);
+    });
+  });
+
+  it('the simulator lists comments as Graph does: pages and cursors, fields, filter and order checked, limit capped, token and object checked', async () => {
+    await withMeta({}, async (sim, ctx) => {
+      const account = await connect(sim, ctx);
+      const root = published(await post(adapter, ctx, account, '<p>root</p>'));
+      const stranger = '10000000000000099';
+      for (let i = 0; i < 130; i++) sim.addComment({ parentId: root.id, message: `reader ${i}`, from: stranger, name: 'A Reader' });
+      const reply = sim.addComment({ parentId: sim.comments[0]!.id, message: 'a reply', from: BAKERY.id });
+      const get = async (path: string, token = account.credentials.pageToken as string) => {
+        const res = await fetch(`${sim.origin}/v23.0/${path}`, { headers: { authorization: `Bearer ${token}` } });
+        return { status: res.status, body: (await res.json()) as { data?: Record<string, unknown>[]; paging?: { cursors: { after: string }; next?: string }; error?: Record<string, unknown> } };
+      };
+
+      const page = await get(`${root.id}/comments?fields=id,message,from{id}&limit=500`);
+      expect(page.status).toBe(200);
+      expect(page.body.data).toHaveLength(100);
+      expect(page.body.data![0]).toEqual({ id: sim.comments[0]!.id, message: 'reader 0', from: { id: stranger } });
+      expect(page.body.paging!.next).toMatch(new RegExp(`^https://graph\\.facebook\\.com/v23\\.0/${root.id}/comments\\?.*after=`));
+      const rest = await get(`${root.id}/comments?limit=500&after=${page.body.paging!.cursors.after}`);
+      expect(rest.body.data!.map((c) => c.message)).toEqual(Array.from({ length: 30 }, (_, i) => `reader ${100 + i}`));
+      // Without `fields`, Graph's default ones; no `next` on the last page; replies only with filter=stream.
+      expect(Object.keys(rest.body.data![0]!).sort()).toEqual(['created_time', 'from', 'id', 'message']);
+      expect(rest.body.data![0]!.from).toEqual({ name: 'A Reader', id: stranger });
+      expect(rest.body.paging!.next).toBeUndefined();
+      expect((await get(`${root.id}/comments?filter=stream&limit=100&after=${page.body.paging!.cursors.after}`)).body.data!.map((c) => c.id)).toContain(reply.id);
+      const newest = await get(`${root.id}/comments?order=reverse_chronological&limit=1`);
+      expect(newest.body.data![0]!.id).toBe(sim.comments.at(-2)!.id);
+
+      const refused = async (path: string, token?: string) => {
+        const r = await get(path, token);
+        return [r.status, r.body.error?.code, r.body.error?.error_subcode, r.body.error?.type];
+      };
+      expect(await refused(`${root.id}/comments?fields=id,nope`)).toEqual([400, 100, undefined, 'OAuthException']);
+      expect(await refused(`${root.id}/comments?fields=id,from{id`)).toEqual([400, 2500, undefined, 'OAuthException']);
+      expect(await refused(`${root.id}/comments?filter=all`)).toEqual([400, 100, undefined, 'OAuthException']);
+      expect(await refused(`${root.id}/comments?order=newest`)).toEqual([400, 100, undefined, 'OAuthException']);
+      expect(await refused(`${root.id}/comments?limit=-1`)).toEqual([400, 100, undefined, 'OAuthException']);
+      expect(await refused(`${root.id}/comments?after=bm90LWEtY29tbWVudA`)).toEqual([400, 100, undefined, 'OAuthException']);
+      expect(await refused(`${BAKERY.id}_999/comments`)).toEqual([400, 100, 33, 'GraphMethodException']);
+      expect(await refused(`${root.id}/comments`, 'EAAnot-a-token')).toEqual([400, 190, undefined, 'OAuthException']);
+      sim.expireAccessTokens();
+      expect(await refused(`${root.id}/comments`)).toEqual([400, 190, 463, 'OAuthException']);
+    });
+  });
+});
+
 /** A stored file that fails any attempt to read it whole; its slices are guarded the same way. */
 class StreamOnlyBlob extends Blob {
   override arrayBuffer(): Promise<ArrayBuffer> {
@@ -264,6 +345,10 @@ describe('facebook pictures, videos, reels and stories', () => {
       // Checking a published reel again answers the same, without another finish.
       expect(await chunked.checkPublish!(first.token, { ...ctx, credentials: account.credentials })).toEqual(done);
       expect(sim.finishCalls).toEqual([done.id]);
+      // A thread item is a comment on the reel's video, found there when reconciling.
+      const c = published(await post(chunked, ctx, account, '<p>on the reel</p>', { replyTo: { id: done.id, rootId: done.id } }));
+      const recent = await chunked.findRecent!({ since: new Date(Date.now() - 60_000), limit: 50, replyTo: { id: done.id, rootId: done.id } }, { ...ctx, credentials: account.credentials });
+      expect(recent.map((r) => [r.id, r.content, r.url])).toEqual([[c.id, 'on the reel', c.url]]);
     });
   });
 

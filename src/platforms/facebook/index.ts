@@ -5,6 +5,8 @@ import {
   FACEBOOK_GRAPH_VIDEO,
   FACEBOOK_WWW,
   graphClient,
+  graphRecent,
+  graphTime,
   parseToken,
   percentageChange,
   unixSeconds,
@@ -84,6 +86,8 @@ export const facebookPostUrl = (id: string) => `${FACEBOOK_WWW}/${id}`;
 export const facebookReelUrl = (videoId: string) => `${FACEBOOK_WWW}/reel/${videoId}`;
 export const facebookVideoUrl = (pageId: string, videoId: string) => `${FACEBOOK_WWW}/${pageId}/videos/${videoId}/`;
 export const facebookStoryUrl = (pageId: string, postId: string) => `${FACEBOOK_WWW}/stories/${pageId}/${postId}/`;
+/** A comment's link: the post (or video) it is on, opened at the comment (its id's part after `_`). */
+export const facebookCommentUrl = (rootId: string, commentId: string) => `${facebookPostUrl(rootId)}?comment_id=${commentId.split('_').pop()!}`;
 
 function creds(ctx: { credentials: Record<string, unknown> }): FacebookCredentials {
   const c = ctx.credentials as Partial<FacebookCredentials>;
@@ -225,6 +229,43 @@ async function advancePhotoStory(t: PhotoStoryToken, ctx: Ctx, c: FacebookCreden
   return { status: 'published', id: res.post_id, url: facebookStoryUrl(t.pageId, res.post_id) };
 }
 
+/** A comment as `GET /{object-id}/comments` gives it (with a Page token, `from` is shown on every comment). */
+interface CommentView {
+  id: string;
+  message?: string;
+  created_time?: string;
+  from?: { id?: string; name?: string };
+}
+
+/** Comments asked for per page. */
+const COMMENT_PAGE = 100;
+/** Pages of comments read at most: a post flooded with comments since the attempt is not read to its end. */
+const COMMENT_PAGES = 20;
+
+/** A Graph time as ISO (the epoch when Facebook gives none, as the posts listing does). */
+const isoTime = (time: string | undefined) => new Date(Number.isNaN(graphTime(time)) ? 0 : graphTime(time)).toISOString();
+
+/** What a thread item comments on: the thread's first item (`id` when no root is given). */
+const commentTarget = (replyTo: { id: string; rootId: string }) => replyTo.rootId || replyTo.id;
+
+/**
+ * The Page's own comments on `rootId` since `since`, newest first, named as `publish` names them:
+ * what an interrupted thread item may have become. Thread items are top-level comments on the first
+ * item, so the top-level ones are listed, newest first (`order=reverse_chronological`) to stop at
+ * the first older one; `from` tells the Page's comments from its readers'.
+ */
+async function pageComments(api: GraphClient, pageId: string, rootId: string, since: Date, limit: number) {
+  const query = { fields: 'id,message,created_time,from', filter: 'toplevel', order: 'reverse_chronological', limit: COMMENT_PAGE };
+  const mine = await graphRecent<CommentView>(api, `${rootId}/comments`, query, {
+    since: since.getTime(),
+    at: (c) => graphTime(c.created_time),
+    keep: (c) => c.from?.id === pageId,
+    max: limit,
+    maxPages: COMMENT_PAGES,
+  });
+  return mine.map((c) => ({ id: c.id, url: facebookCommentUrl(rootId, c.id), content: c.message ?? '', createdAt: isoTime(c.created_time) }));
+}
+
 interface InsightsAnswer {
   data?: { name: string; values?: { value?: number | Record<string, number>; end_time?: string }[] }[];
 }
@@ -256,8 +297,7 @@ export function createFacebookAdapter(config: { app?: OAuthApp; uploadChunkBytes
   async function comment(api: GraphClient, rootId: string, text: string): Promise<PublishResult> {
     const res = await api.post<{ id?: string }>(`${rootId}/comments`, { message: text });
     if (!res.id) throw new PlatformError('transient', 'Facebook accepted the comment without naming it', { outcomeUnknown: true });
-    const commentId = res.id.split('_').pop()!;
-    return { status: 'published', id: res.id, url: `${facebookPostUrl(rootId)}?comment_id=${commentId}` };
+    return { status: 'published', id: res.id, url: facebookCommentUrl(rootId, res.id) };
   }
 
   async function startVideo(api: GraphClient, ctx: Ctx, c: FacebookCredentials, kind: VideoToken['kind'], m: PublishMedia, description: string): Promise<PublishResult> {
@@ -316,7 +356,7 @@ export function createFacebookAdapter(config: { app?: OAuthApp; uploadChunkBytes
       const text = htmlToText(item.content);
       if (replyTo) {
         if (item.media.length > 0) throw new PlatformError('rejected', 'Facebook comments are text only');
-        return comment(api, replyTo.rootId || replyTo.id, text);
+        return comment(api, commentTarget(replyTo), text);
       }
       const type = postType(settings);
       const video = item.media.find((m) => m.type === 'video');
@@ -363,8 +403,14 @@ export function createFacebookAdapter(config: { app?: OAuthApp; uploadChunkBytes
       return t.kind === 'fb-story-photo' ? advancePhotoStory(t, ctx, c) : advanceVideo(t, ctx, c, chunkBytes);
     },
 
+    /**
+     * The Page's recent posts; with `replyTo`, its comments on the thread's first item instead (a
+     * thread item only ever becomes a comment there, and a post with the same text must not be
+     * taken for it).
+     */
     async findRecent(input, ctx) {
       const c = creds(ctx);
+      if (input.replyTo) return pageComments(pageApi(ctx, c), c.pageId, commentTarget(input.replyTo), input.since, Math.max(1, input.limit));
       const res = await pageApi(ctx, c).get<{ data?: { id: string; message?: string; created_time?: string; permalink_url?: string }[] }>(`${c.pageId}/posts`, {
         fields: 'id,message,created_time,permalink_url',
         since: unixSeconds(input.since.getTime()),

@@ -157,4 +157,24 @@ describe('instagram-standalone publishing on graph.instagram.com', () => {
       expect(sim.lookup(c.id)).toEqual({ text: 'first comment', replyTo: root.id, mediaSha256: [] });
     });
   });
+
+  it('findRecent with replyTo lists the account’s own comments on the first item, not another account’s, reading past a page', async () => {
+    await withMeta({}, async (sim, ctx, server) => {
+      const account = await connect(sim, ctx);
+      const pic = image('rc');
+      addMedia(ctx, server, pic, PNG(90));
+      const root = published(await post(adapter, ctx, account, '<p>root</p>', { media: [pic], settings: { post_type: 'post' } }));
+      const since = new Date(Date.now() - 1000);
+      const mine = published(await post(adapter, ctx, account, '<p>first comment</p>', { replyTo: { id: root.id, rootId: root.id } }));
+      const copy = sim.addComment({ parentId: root.id, message: 'first comment', from: '17841499999999999', name: 'someone.else' });
+      for (let i = 0; i < 55; i++) sim.addComment({ parentId: root.id, message: `nice ${i}`, from: '17841499999999999', name: 'someone.else' });
+
+      const recent = await adapter.findRecent!({ since, limit: 50, replyTo: { id: root.id, rootId: root.id } }, { ...ctx, credentials: account.credentials });
+      expect(recent.map((r) => [r.id, r.content, r.url])).toEqual([[mine.id, 'first comment', mine.url]]);
+      expect(recent.map((r) => r.id)).not.toContain(copy.id);
+      const reads = sim.log.filter((l) => l.method === 'GET' && l.path.startsWith(`/v23.0/${root.id}/comments`));
+      expect(reads).toHaveLength(2);
+      expect(reads.map((l) => l.headers.authorization)).toEqual([`Bearer ${account.credentials.accessToken as string}`, `Bearer ${account.credentials.accessToken as string}`]);
+    });
+  });
 });

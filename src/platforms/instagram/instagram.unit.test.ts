@@ -273,6 +273,72 @@ describe('instagram containers', () => {
   });
 });
 
+describe('instagram reconciling a thread item', () => {
+  const OTHER = { id: '17841499999999999', username: 'someone.else' };
+
+  it('findRecent with replyTo lists the account’s own comments on the first item, not others’, reading past a page of 50', async () => {
+    await withMeta({}, async (sim, ctx, server) => {
+      const account = await connect(sim, ctx);
+      const c = { ...ctx, credentials: account.credentials };
+      const pic = image('rc');
+      addMedia(ctx, server, pic, PNG(70));
+      const root = published(await post(adapter, ctx, account, '<p>root</p>', { media: [pic], settings: { post_type: 'post' } }));
+      const old = sim.addComment({ parentId: root.id, message: 'an older comment', from: IG_BAKERY.id, at: Date.now() - 60_000 });
+      const since = new Date(Date.now() - 1000);
+      const first = published(await post(adapter, ctx, account, '<p>first comment</p>', { replyTo: { id: root.id, rootId: root.id } }));
+      const second = published(await post(adapter, ctx, account, '<p>second comment</p>', { replyTo: { id: first.id, rootId: root.id } }));
+      // Another account writes the same words, then more than a page of comments follows.
+      const copy = sim.addComment({ parentId: root.id, message: 'second comment', from: OTHER.id, name: OTHER.username });
+      for (let i = 0; i < 60; i++) sim.addComment({ parentId: root.id, message: `nice ${i}`, from: OTHER.id, name: OTHER.username });
+      // The account was renamed since it was connected: its comments are still recognised.
+      sim.igUsers.get(IG_BAKERY.id)!.username = 'acme.bakery.renamed';
+
+      const recent = await adapter.findRecent!({ since, limit: 50, replyTo: { id: first.id, rootId: root.id } }, c);
+      expect(recent.map((r) => [r.id, r.content, r.url])).toEqual([
+        [second.id, 'second comment', second.url],
+        [first.id, 'first comment', first.url],
+      ]);
+      expect(recent.map((r) => r.id)).not.toContain(copy.id);
+      expect(recent.map((r) => r.id)).not.toContain(old.id);
+      const reads = sim.log.filter((l) => l.method === 'GET' && l.path.startsWith(`/v23.0/${root.id}/comments`)).map((l) => new URL(l.path, 'http://x').searchParams);
+      expect(reads).toHaveLength(2);
+      expect(Object.fromEntries(reads[0]!)).toEqual({ fields: 'id,text,timestamp,username', limit: '50' });
+      expect(reads[1]!.get('after')).toBeTruthy();
+    });
+  });
+
+  it('the simulator lists media comments as Instagram does: newest first, 50 a page at most, fields and token checked', async () => {
+    await withMeta({}, async (sim, ctx, server) => {
+      const account = await connect(sim, ctx);
+      const pic = image('rs');
+      addMedia(ctx, server, pic, PNG(71));
+      const root = published(await post(adapter, ctx, account, '<p>root</p>', { media: [pic], settings: { post_type: 'post' } }));
+      for (let i = 0; i < 55; i++) sim.addComment({ parentId: root.id, message: `nice ${i}`, from: OTHER.id, name: OTHER.username });
+      const get = async (path: string, token = account.credentials.pageToken as string) => {
+        const res = await fetch(`${sim.origin}/v23.0/${path}`, { headers: { authorization: `Bearer ${token}` } });
+        return { status: res.status, body: (await res.json()) as { data?: Record<string, unknown>[]; paging?: { cursors: { after: string }; next?: string }; error?: Record<string, unknown> } };
+      };
+      const page = await get(`${root.id}/comments?fields=id,text,from{username}&limit=100`);
+      expect(page.body.data).toHaveLength(50);
+      expect(page.body.data![0]).toEqual({ id: sim.comments.at(-1)!.id, text: 'nice 54', from: { username: OTHER.username } });
+      expect(page.body.paging!.next).toMatch(/^https:\/\/graph\.facebook\.com\/v23\.0\/\d+\/comments\?.*after=/);
+      const rest = await get(`${root.id}/comments?after=${page.body.paging!.cursors.after}`);
+      expect(rest.body.data!.map((x) => x.text)).toEqual(['nice 4', 'nice 3', 'nice 2', 'nice 1', 'nice 0']);
+      expect(Object.keys(rest.body.data![0]!).sort()).toEqual(['id', 'text', 'timestamp']);
+      expect(rest.body.paging!.next).toBeUndefined();
+      const refused = async (path: string, token?: string) => {
+        const r = await get(path, token);
+        return [r.status, r.body.error?.code, r.body.error?.error_subcode];
+      };
+      expect(await refused(`${root.id}/comments?fields=message`)).toEqual([400, 100, undefined]);
+      expect(await refused(`${root.id}/comments?fields=from{name}`)).toEqual([400, 100, undefined]);
+      expect(await refused(`17900000000000999/comments`)).toEqual([400, 100, 33]);
+      sim.revokeAccessTokens();
+      expect(await refused(`${root.id}/comments`)).toEqual([400, 190, 460]);
+    });
+  });
+});
+
 describe('instagram validation, insights and errors', () => {
   const img = (o: Partial<{ mimeType: string; size: number; width: number; height: number }> = {}) => ({ type: 'image' as const, mimeType: 'image/jpeg', size: 1000, width: 1080, height: 1080, ...o });
   const vid = (duration: number) => ({ type: 'video' as const, mimeType: 'video/mp4', size: 1000, duration });

@@ -1,5 +1,5 @@
 import { htmlToText } from '../common/html.js';
-import { graphClient, parseToken, percentageChange, unixSeconds, INSTAGRAM_WWW, type GraphClient } from '../common/meta-client.js';
+import { graphClient, graphRecent, graphTime, parseToken, percentageChange, unixSeconds, INSTAGRAM_WWW, type GraphClient } from '../common/meta-client.js';
 import {
   PlatformError,
   type AnalyticsSeries,
@@ -75,6 +75,19 @@ interface MediaView {
   timestamp?: string;
 }
 
+/** A comment as `GET /{ig-media-id}/comments` gives it: `username` is its author's. */
+interface CommentView {
+  id: string;
+  text?: string;
+  timestamp?: string;
+  username?: string;
+}
+
+/** Instagram gives at most 50 comments a page. */
+const COMMENT_PAGE = 50;
+/** Pages of comments read at most: a media flooded with comments since the attempt is not read to its end. */
+const COMMENT_PAGES = 20;
+
 /** Lookups of a PUBLISHED container's media before settling for the profile URL. */
 const MAX_LOOKUPS = 5;
 const DAY = 86_400_000;
@@ -91,6 +104,12 @@ function mediaUrl(m: MediaView, username: string): string {
   if (m.shortcode) return `${INSTAGRAM_WWW}/${m.media_product_type === 'REELS' ? 'reel' : 'p'}/${m.shortcode}/`;
   return profileUrl(username);
 }
+
+/** A Graph time as ISO (the epoch when Instagram gives none). */
+const isoTime = (time: string | undefined) => new Date(Number.isNaN(graphTime(time)) ? 0 : graphTime(time)).toISOString();
+
+/** What a thread item comments on: the thread's first item (`id` when no root is given). */
+const commentTarget = (replyTo: { id: string; rootId: string }) => replyTo.rootId || replyTo.id;
 
 function collaborators(settings: Record<string, unknown>): string[] {
   const list = Array.isArray(settings.collaborators) ? (settings.collaborators as { label?: unknown }[]) : [];
@@ -205,6 +224,27 @@ export function instagramPublishing(opts: { displayName: string; access: (ctx: C
     return candidates.sort((x, y) => (x.timestamp ?? '').localeCompare(y.timestamp ?? ''))[0];
   }
 
+  /**
+   * The account's own comments on `target` since `since`, newest first, named as `publish` names
+   * them: what an interrupted thread item may have become. Instagram lists a media's top-level
+   * comments newest first, 50 a page, and cannot filter them by time, so pages are read until an
+   * older one. The account's are those whose `username` is the media's own (the thread's first
+   * item is the account's media; read now, it is right even after the account was renamed).
+   */
+  async function ownComments(client: GraphClient, a: InstagramAccess, target: string, since: Date, limit: number) {
+    const root = await client.get<MediaView & { username?: string }>(target, { fields: 'id,permalink,shortcode,media_product_type,username' });
+    const username = root.username ?? a.username;
+    const url = mediaUrl(root, a.username);
+    const mine = await graphRecent<CommentView>(client, `${target}/comments`, { fields: 'id,text,timestamp,username', limit: COMMENT_PAGE }, {
+      since: since.getTime(),
+      at: (c) => graphTime(c.timestamp),
+      keep: (c) => c.username === username,
+      max: limit,
+      maxPages: COMMENT_PAGES,
+    });
+    return mine.map((c) => ({ id: c.id, url, content: c.text ?? '', createdAt: isoTime(c.timestamp) }));
+  }
+
   async function permalinkOf(client: GraphClient, a: InstagramAccess, mediaId: string): Promise<PublishResult> {
     const m = await client.get<MediaView>(mediaId, { fields: 'id,permalink,shortcode,media_product_type' });
     return { status: 'published', id: mediaId, url: mediaUrl(m, a.username) };
@@ -291,7 +331,7 @@ export function instagramPublishing(opts: { displayName: string; access: (ctx: C
       const caption = htmlToText(item.content);
       if (replyTo) {
         if (item.media.length > 0) throw new PlatformError('rejected', 'Instagram comments are text only');
-        const target = replyTo.rootId || replyTo.id;
+        const target = commentTarget(replyTo);
         const res = await client.post<{ id?: string }>(`${target}/comments`, { message: caption });
         if (!res.id) throw new PlatformError('transient', 'Instagram accepted the comment without naming it', { outcomeUnknown: true });
         const root = await client.get<MediaView>(target, { fields: 'id,permalink,shortcode,media_product_type' }).catch(() => ({ id: target }));
@@ -336,9 +376,14 @@ export function instagramPublishing(opts: { displayName: string; access: (ctx: C
       return advance(ctx, a, t, false);
     },
 
-    /** The account's recent feed media (captions as shown), newest first. */
-    async findRecent(input: { since: Date; limit: number }, ctx: Ctx) {
+    /**
+     * The account's recent feed media (captions as shown), newest first; with `replyTo`, its
+     * comments on the thread's first item instead (a thread item only ever becomes a comment
+     * there, and a media with the same caption must not be taken for it).
+     */
+    async findRecent(input: { since: Date; limit: number; replyTo?: { id: string; rootId: string } }, ctx: Ctx) {
       const a = opts.access(ctx);
+      if (input.replyTo) return ownComments(api(ctx, a), a, commentTarget(input.replyTo), input.since, Math.max(1, input.limit));
       const res = await api(ctx, a).get<{ data?: MediaView[] }>(`${a.igUserId}/media`, {
         fields: 'id,caption,media_product_type,permalink,shortcode,timestamp',
         since: unixSeconds(input.since.getTime()),

@@ -140,10 +140,10 @@ describe('linkedin-page specifics', () => {
       const read = sim.log.find((l) => l.method === 'GET' && l.path.startsWith('/rest/socialActions/'))!;
       expect(read.path).toBe(`/rest/socialActions/${encodeURIComponent(root.id)}/comments?start=0&count=100`);
 
-      // A member who lost the page role may no longer read its comments.
+      // A member who lost the page role may no longer read its comments: reconciliation cannot look (not a lost grant).
       sim.organizations.get('2002')!.admins = ['Bb7_other'];
       const err = (await adapter.findRecent!({ since: new Date(0), limit: 50, replyTo }, c).catch((e: unknown) => e)) as PlatformError;
-      expect({ kind: err.kind, code: err.details.platformCode, status: err.details.status }).toEqual({ kind: 'reconnect_required', code: 'ACCESS_DENIED', status: 403 });
+      expect({ kind: err.kind, code: err.details.platformCode, status: err.details.status }).toEqual({ kind: 'unsupported', code: 'ACCESS_DENIED', status: 403 });
     });
   });
 

@@ -294,6 +294,21 @@ function parsePending(token: string): PendingVideo {
   throw new PlatformError('rejected', 'Unreadable LinkedIn publish token');
 }
 
+/**
+ * A 403 on reading the author's posts or comments is not a lost grant (a revoked token answers
+ * 401): LinkedIn lets most apps publish for a member (`w_member_social`) but read the member's
+ * posts only with the restricted `r_member_social`, and a page's only for its administrators. Said
+ * as `unsupported`, so the channel is not marked for reconnecting and reconciliation ends at once
+ * with "outcome unknown" instead of guessing.
+ */
+function unreadable(e: unknown, author: string): unknown {
+  if (!(e instanceof PlatformError) || e.kind !== 'reconnect_required' || e.details.status !== 403) return e;
+  const who = author.startsWith('urn:li:person:')
+    ? "this app may publish for the member but not read the member's posts (LinkedIn keeps that to apps granted r_member_social)"
+    : "this account may not read the page's posts (it needs to be an administrator of the page, with r_organization_social)";
+  return new PlatformError('unsupported', `LinkedIn refused to list recent posts: ${who}`, e.details);
+}
+
 /** One entry of `findRecent`. */
 type RecentItem = { id: string; url: string; content: string; createdAt: string };
 
@@ -457,8 +472,12 @@ export function linkedinPublishing() {
       const c = linkedinCreds(ctx);
       const api = linkedinRest(ctx, c.accessToken, c.refreshToken !== null);
       const since = input.since.getTime();
-      if (input.replyTo) return recentComments(api, c.authorUrn, commentTarget(input.replyTo), since, input.limit);
-      return recentPosts(api, c.authorUrn, since, input.limit);
+      try {
+        if (input.replyTo) return await recentComments(api, c.authorUrn, commentTarget(input.replyTo), since, input.limit);
+        return await recentPosts(api, c.authorUrn, since, input.limit);
+      } catch (e) {
+        throw unreadable(e, c.authorUrn);
+      }
     },
   };
 }

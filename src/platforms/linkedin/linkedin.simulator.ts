@@ -20,9 +20,10 @@ import { startSimulator, type InjectedKind, type Simulator } from '../../../test
  * `actor`, `created.time` and `message.text`, and only to its author (a page's: an administrator
  * holding `r_organization_social`), per LinkedIn's social access control.
  *
- * Not modelled: LinkedIn lets an app read a member's own posts and comments only with the
- * restricted `r_member_social`, which the `linkedin` adapter does not ask for (most apps cannot
- * get it); here the member may read them without it. And LinkedIn names a comment after the
+ * LinkedIn lets an app read a member's own posts and comments only with the restricted
+ * `r_member_social`, which the `linkedin` adapter does not ask for (most apps cannot get it):
+ * `memberReadsNeedScope` answers those reads 403 ACCESS_DENIED as LinkedIn does; by default the
+ * member may read them without it (an app that has the permission). Not modelled: LinkedIn names a comment after the
  * post's activity (`urn:li:comment:(urn:li:activity:…,…)`, `object` the activity), where this
  * simulator uses the post's own URN.
  */
@@ -168,6 +169,8 @@ export interface LinkedinSimulatorOptions {
   videoPartSize?: number;
   /** how many status reads answer PROCESSING after finalising a video */
   videoPollsUntilAvailable?: number;
+  /** a member's posts and comments are readable only with `r_member_social` (LinkedIn's rule for most apps) */
+  memberReadsNeedScope?: boolean;
 }
 
 /** LinkedIn's error body. */
@@ -269,7 +272,8 @@ export async function startLinkedinSimulator(opts: LinkedinSimulatorOptions = {}
    * a member only their own, a page its administrators, with `r_organization_social`.
    */
   const canReadSocial = (t: LinkedinTokenRecord, author: string) =>
-    author === personUrn(t.sub) || (isAdmin(t, author) && t.scopes.includes('r_organization_social'));
+    (author === personUrn(t.sub) && memberMayRead(t)) || (isAdmin(t, author) && t.scopes.includes('r_organization_social'));
+  const memberMayRead = (t: LinkedinTokenRecord) => !opts.memberReadsNeedScope || t.scopes.includes('r_member_social');
 
   /** `start` (default 0) and `count` (default 10, at most 100) of a Rest.li collection; undefined when malformed. */
   function pagingOf(q: Record<string, string | undefined>): { start: number; count: number } | undefined {
@@ -619,7 +623,8 @@ export async function startLinkedinSimulator(opts: LinkedinSimulatorOptions = {}
       if (!t) return reply;
       const q = req.query;
       if (q.q !== 'author' || !q.author) return fail(reply, 400, 'ILLEGAL_ARGUMENT', 'The author finder needs q=author and author');
-      if (q.author !== personUrn(t.sub) && !isAdmin(t, q.author)) return fail(reply, 403, 'ACCESS_DENIED', `Not enough permissions to access: partnerApiPostsExternal.FINDER-author.${versionTag(req)}`, 100);
+      const readable = q.author === personUrn(t.sub) ? memberMayRead(t) : isAdmin(t, q.author);
+      if (!readable) return fail(reply, 403, 'ACCESS_DENIED', `Not enough permissions to access: partnerApiPostsExternal.FINDER-author.${versionTag(req)}`, 100);
       const start = Number(q.start ?? 0);
       const count = Math.min(100, Number(q.count ?? 10));
       const key = q.sortBy === 'CREATED' ? 'createdAt' : 'lastModifiedAt';

@@ -261,6 +261,20 @@ describe('linkedin specifics', () => {
     });
   });
 
+  it('an app without r_member_social cannot list the member’s posts or comments: unsupported, not a lost grant', async () => {
+    await withLinkedin({ memberReadsNeedScope: true }, async (sim, ctx) => {
+      const account = await connect(sim, ctx);
+      const c = { ...ctx, credentials: account.credentials };
+      const first = published(await post(adapter, ctx, account, '<p>still publishes</p>'));
+      for (const replyTo of [undefined, { id: first.id, rootId: first.id }]) {
+        const err = (await adapter.findRecent!({ since: new Date(0), limit: 10, ...(replyTo ? { replyTo } : {}) }, c).catch((e: unknown) => e)) as PlatformError;
+        expect(err).toBeInstanceOf(PlatformError);
+        expect({ kind: err.kind, status: err.details.status }).toEqual({ kind: 'unsupported', status: 403 });
+        expect(err.message).toContain('r_member_social');
+      }
+    });
+  });
+
   it('reconciling a thread item finds only its own comments on the thread’s post, past the first page', async () => {
     await withLinkedin({}, async (sim, ctx) => {
       const account = await connect(sim, ctx);
@@ -342,7 +356,7 @@ describe('linkedin specifics', () => {
       const refused = await fetch(url(root.id), as(other.credentials.accessToken));
       expect({ status: refused.status, body: await refused.json() }).toMatchObject({ status: 403, body: { code: 'ACCESS_DENIED' } });
       const err = (await adapter.findRecent!({ since: new Date(0), limit: 5, replyTo: { id: root.id, rootId: root.id } }, { ...ctx, credentials: other.credentials }).catch((e: unknown) => e)) as PlatformError;
-      expect({ kind: err.kind, code: err.details.platformCode }).toEqual({ kind: 'reconnect_required', code: 'ACCESS_DENIED' });
+      expect({ kind: err.kind, code: err.details.platformCode }).toEqual({ kind: 'unsupported', code: 'ACCESS_DENIED' });
     });
   });
 

@@ -126,6 +126,27 @@ describe('linkedin-page specifics', () => {
     });
   });
 
+  it('reconciling a thread item finds the page’s comments on its post, not the administrator’s own', async () => {
+    await withLinkedin({}, async (sim, ctx) => {
+      const account = await connect(sim, ctx);
+      const c = { ...ctx, credentials: account.credentials };
+      const root = published(await post(adapter, ctx, account, '<p>page thread</p>'));
+      const replyTo = { id: root.id, rootId: root.id };
+      const mine = published(await post(adapter, ctx, account, '<p>as the page</p>', { replyTo }));
+      // Ada commenting as herself, with the same words: not the channel's comment.
+      sim.addComment({ object: root.id, actor: `urn:li:person:${ADA.sub}`, text: 'as the page' });
+      const found = await adapter.findRecent!({ since: new Date(Date.now() - 60_000), limit: 50, replyTo }, c);
+      expect(found.map((f) => [f.id, f.url, f.content])).toEqual([[mine.id, mine.url, 'as the page']]);
+      const read = sim.log.find((l) => l.method === 'GET' && l.path.startsWith('/rest/socialActions/'))!;
+      expect(read.path).toBe(`/rest/socialActions/${encodeURIComponent(root.id)}/comments?start=0&count=100`);
+
+      // A member who lost the page role may no longer read its comments: reconciliation cannot look (not a lost grant).
+      sim.organizations.get('2002')!.admins = ['Bb7_other'];
+      const err = (await adapter.findRecent!({ since: new Date(0), limit: 50, replyTo }, c).catch((e: unknown) => e)) as PlatformError;
+      expect({ kind: err.kind, code: err.details.platformCode, status: err.details.status }).toEqual({ kind: 'unsupported', code: 'ACCESS_DENIED', status: 403 });
+    });
+  });
+
   it('finds the page’s recent posts, not the member’s', async () => {
     await withLinkedin({}, async (sim, ctx) => {
       const account = await connect(sim, ctx);

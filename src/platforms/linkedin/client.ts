@@ -294,6 +294,102 @@ function parsePending(token: string): PendingVideo {
   throw new PlatformError('rejected', 'Unreadable LinkedIn publish token');
 }
 
+/**
+ * A 403 on reading the author's posts or comments is not a lost grant (a revoked token answers
+ * 401): LinkedIn lets most apps publish for a member (`w_member_social`) but read the member's
+ * posts only with the restricted `r_member_social`, and a page's only for its administrators. Said
+ * as `unsupported`, so the channel is not marked for reconnecting and reconciliation ends at once
+ * with "outcome unknown" instead of guessing.
+ */
+function unreadable(e: unknown, author: string): unknown {
+  if (!(e instanceof PlatformError) || e.kind !== 'reconnect_required' || e.details.status !== 403) return e;
+  const who = author.startsWith('urn:li:person:')
+    ? "this app may publish for the member but not read the member's posts (LinkedIn keeps that to apps granted r_member_social)"
+    : "this account may not read the page's posts (it needs to be an administrator of the page, with r_organization_social)";
+  return new PlatformError('unsupported', `LinkedIn refused to list recent posts: ${who}`, e.details);
+}
+
+/** One entry of `findRecent`. */
+type RecentItem = { id: string; url: string; content: string; createdAt: string };
+
+/**
+ * The post a thread item is a comment on: the first item's, for every item after it. `publish`
+ * comments there and `findRecent` looks there, so both must pick it the same way.
+ */
+const commentTarget = (replyTo: { id: string; rootId: string }) => replyTo.rootId || replyTo.id;
+
+/** The author's published posts created since `since`, newest first. */
+async function recentPosts(api: LinkedinRest, author: string, since: number, limit: number): Promise<RecentItem[]> {
+  const count = Math.min(100, Math.max(1, limit));
+  const out: RecentItem[] = [];
+  for (let start = 0; out.length < limit; ) {
+    const page = await api.get<{ elements?: PostView[] }>(
+      `/rest/posts?author=${encodeURIComponent(author)}&q=author&count=${count}&start=${start}&sortBy=LAST_MODIFIED`,
+      { 'x-restli-method': 'FINDER' },
+    );
+    const elements = page.elements ?? [];
+    let older = false;
+    for (const p of elements) {
+      const created = p.createdAt ?? p.publishedAt ?? 0;
+      // Sorted by last modification, which is never before creation: past `since`, all the rest is older.
+      if ((p.lastModifiedAt ?? created) < since) older = true;
+      if (created < since || (p.lifecycleState && p.lifecycleState !== 'PUBLISHED')) continue;
+      out.push({ id: p.id, url: linkedinPostUrl(p.id), content: unescapeLittleText(p.commentary ?? ''), createdAt: new Date(created).toISOString() });
+    }
+    if (older || elements.length < count) break;
+    start += elements.length;
+  }
+  return out.sort((a, b) => b.createdAt.localeCompare(a.createdAt)).slice(0, limit);
+}
+
+/** A comment as `GET /rest/socialActions/{urn}/comments` lists it. */
+interface CommentView {
+  /** the comment's own numeric id */
+  id?: string;
+  /** its URN, `urn:li:comment:({object},{id})`: what `x-restli-id` named when it was created */
+  $URN?: string;
+  actor?: string;
+  object?: string;
+  created?: { actor?: string; time?: number };
+  message?: { text?: string };
+}
+
+/** Comments asked for per page (LinkedIn may answer fewer: the end is told by `paging.total`). */
+const COMMENTS_PAGE = 100;
+
+/** The comment's URN as `publish` returned it, from `$URN` (or rebuilt from its parts when that is missing). */
+function commentUrn(c: CommentView): string | undefined {
+  if (c.$URN) return c.$URN;
+  return c.object && c.id ? `urn:li:comment:(${c.object},${c.id})` : undefined;
+}
+
+/**
+ * The author's comments on `target` created since `since`, newest first, with the ids and URLs
+ * `publish` gave them. LinkedIn lists everyone's comments on a post and cannot filter by actor
+ * or time, so every page is read (a thread's post is young and its comments few) and the rest
+ * dropped.
+ */
+async function recentComments(api: LinkedinRest, author: string, target: string, since: number, limit: number): Promise<RecentItem[]> {
+  const out: RecentItem[] = [];
+  for (let start = 0; ; ) {
+    const page = await api.get<{ elements?: CommentView[]; paging?: { total?: number } }>(
+      `/rest/socialActions/${encodeURIComponent(target)}/comments?start=${start}&count=${COMMENTS_PAGE}`,
+    );
+    const elements = page.elements ?? [];
+    for (const c of elements) {
+      const id = commentUrn(c);
+      const created = c.created?.time ?? 0;
+      // `created.actor` names the author too: LinkedIn's listing has been known to leave `actor` out.
+      if (!id || (c.actor ?? c.created?.actor) !== author || created < since) continue;
+      out.push({ id, url: linkedinCommentUrl(target, id), content: c.message?.text ?? '', createdAt: new Date(created).toISOString() });
+    }
+    start += elements.length;
+    const total = page.paging?.total;
+    if (elements.length === 0 || (total !== undefined ? start >= total : elements.length < COMMENTS_PAGE)) break;
+  }
+  return out.sort((a, b) => b.createdAt.localeCompare(a.createdAt)).slice(0, limit);
+}
+
 /** The publishing half of both adapters. */
 export function linkedinPublishing() {
   return {
@@ -315,7 +411,7 @@ export function linkedinPublishing() {
 
       if (replyTo) {
         if (item.media.length > 0) throw new PlatformError('rejected', 'LinkedIn comments are text only');
-        const target = replyTo.rootId || replyTo.id;
+        const target = commentTarget(replyTo);
         const res = await api.post(`/rest/socialActions/${encodeURIComponent(target)}/comments`, { actor: c.authorUrn, object: target, message: { text } });
         const id = restliId(res, 'comment');
         return { status: 'published', id, url: linkedinCommentUrl(target, id) };
@@ -366,31 +462,22 @@ export function linkedinPublishing() {
       return finishVideo(linkedinRest(ctx, c.accessToken, c.refreshToken !== null), parsePending(token));
     },
 
-    /** The author's recent published posts, newest first, with the commentary as shown. */
-    async findRecent(input: { since: Date; limit: number }, ctx: Ctx): Promise<{ id: string; url: string; content: string; createdAt: string }[]> {
+    /**
+     * The author's recent published posts, newest first, with the commentary as shown. With
+     * `replyTo` (reconciling an interrupted thread item), the author's comments on the post
+     * thread items are attached to instead: LinkedIn's post listing never shows comments, and a
+     * thread item is only ever published as one.
+     */
+    async findRecent(input: { since: Date; limit: number; replyTo?: { id: string; rootId: string } }, ctx: Ctx): Promise<RecentItem[]> {
       const c = linkedinCreds(ctx);
       const api = linkedinRest(ctx, c.accessToken, c.refreshToken !== null);
       const since = input.since.getTime();
-      const count = Math.min(100, Math.max(1, input.limit));
-      const out: { id: string; url: string; content: string; createdAt: string }[] = [];
-      for (let start = 0; out.length < input.limit; ) {
-        const page = await api.get<{ elements?: PostView[] }>(
-          `/rest/posts?author=${encodeURIComponent(c.authorUrn)}&q=author&count=${count}&start=${start}&sortBy=LAST_MODIFIED`,
-          { 'x-restli-method': 'FINDER' },
-        );
-        const elements = page.elements ?? [];
-        let older = false;
-        for (const p of elements) {
-          const created = p.createdAt ?? p.publishedAt ?? 0;
-          // Sorted by last modification, which is never before creation: past `since`, all the rest is older.
-          if ((p.lastModifiedAt ?? created) < since) older = true;
-          if (created < since || (p.lifecycleState && p.lifecycleState !== 'PUBLISHED')) continue;
-          out.push({ id: p.id, url: linkedinPostUrl(p.id), content: unescapeLittleText(p.commentary ?? ''), createdAt: new Date(created).toISOString() });
-        }
-        if (older || elements.length < count) break;
-        start += elements.length;
+      try {
+        if (input.replyTo) return await recentComments(api, c.authorUrn, commentTarget(input.replyTo), since, input.limit);
+        return await recentPosts(api, c.authorUrn, since, input.limit);
+      } catch (e) {
+        throw unreadable(e, c.authorUrn);
       }
-      return out.sort((a, b) => b.createdAt.localeCompare(a.createdAt)).slice(0, input.limit);
     },
   };
 }

@@ -15,7 +15,17 @@ import { startSimulator, type InjectedKind, type Simulator } from '../../../test
  * an exact duplicate post is refused with 422 `DUPLICATE_POST`; commentary is read as "little
  * text", so an unescaped reserved character cuts the shown text there; images and documents are
  * uploaded with a bearer PUT, videos in parts that answer an `etag` and are then finalised and
- * processed asynchronously (`PROCESSING` → `AVAILABLE`).
+ * processed asynchronously (`PROCESSING` → `AVAILABLE`). A post's comments are listed newest
+ * first in pages of `elements` + `paging { start, count, total }`, each with `id`, `$URN`,
+ * `actor`, `created.time` and `message.text`, and only to its author (a page's: an administrator
+ * holding `r_organization_social`), per LinkedIn's social access control.
+ *
+ * LinkedIn lets an app read a member's own posts and comments only with the restricted
+ * `r_member_social`, which the `linkedin` adapter does not ask for (most apps cannot get it):
+ * `memberReadsNeedScope` answers those reads 403 ACCESS_DENIED as LinkedIn does; by default the
+ * member may read them without it (an app that has the permission). Not modelled: LinkedIn names a comment after the
+ * post's activity (`urn:li:comment:(urn:li:activity:…,…)`, `object` the activity), where this
+ * simulator uses the post's own URN.
  */
 
 export const LINKEDIN_WWW_ORIGIN = 'https://www.linkedin.com';
@@ -110,6 +120,8 @@ export interface LinkedinCommentRecord {
   urn: string;
   object: string;
   actor: string;
+  /** a page's comment: the administrator who wrote it */
+  impersonator?: string;
   text: string;
   createdAt: number;
 }
@@ -145,6 +157,8 @@ export interface LinkedinSimulator extends Simulator {
   failVideoProcessing(urn: string, reason: string): void;
   setDailyStatistics(organizationId: string, rows: DailyStatistics[]): void;
   setPostStatistics(postUrn: string, stats: Omit<DailyStatistics, 'date' | 'organicFollowerGain' | 'paidFollowerGain'>): void;
+  /** a comment someone else made (another member, another page) on a post, as if through LinkedIn's site */
+  addComment(comment: { object: string; actor: string; text: string; createdAt?: number }): LinkedinCommentRecord;
   /** a post or comment by URN, as the contract suite reads it */
   lookup(id: string): { text: string; replyTo?: string; mediaSha256: string[] } | undefined;
   injectKind(kind: InjectedKind): void;
@@ -155,6 +169,8 @@ export interface LinkedinSimulatorOptions {
   videoPartSize?: number;
   /** how many status reads answer PROCESSING after finalising a video */
   videoPollsUntilAvailable?: number;
+  /** a member's posts and comments are readable only with `r_member_social` (LinkedIn's rule for most apps) */
+  memberReadsNeedScope?: boolean;
 }
 
 /** LinkedIn's error body. */
@@ -250,6 +266,37 @@ export async function startLinkedinSimulator(opts: LinkedinSimulatorOptions = {}
   /** May this token write as `urn` (the member with w_member_social, or a page it administers with w_organization_social)? */
   const canWriteAs = (t: LinkedinTokenRecord, urn: string) =>
     urn === personUrn(t.sub) ? t.scopes.includes('w_member_social') : isAdmin(t, urn) && t.scopes.includes('w_organization_social');
+
+  /**
+   * May this token read the social actions on `author`'s posts? LinkedIn's social access control:
+   * a member only their own, a page its administrators, with `r_organization_social`.
+   */
+  const canReadSocial = (t: LinkedinTokenRecord, author: string) =>
+    (author === personUrn(t.sub) && memberMayRead(t)) || (isAdmin(t, author) && t.scopes.includes('r_organization_social'));
+  const memberMayRead = (t: LinkedinTokenRecord) => !opts.memberReadsNeedScope || t.scopes.includes('r_member_social');
+
+  /** `start` (default 0) and `count` (default 10, at most 100) of a Rest.li collection; undefined when malformed. */
+  function pagingOf(q: Record<string, string | undefined>): { start: number; count: number } | undefined {
+    const start = Number(q.start ?? 0);
+    const count = Number(q.count ?? 10);
+    if (!Number.isInteger(start) || !Number.isInteger(count) || start < 0 || count < 0) return undefined;
+    return { start, count: Math.min(100, count) };
+  }
+
+  /** A comment as LinkedIn lists it: its numeric `id` and full `$URN`, who wrote it and when. */
+  function commentView(c: LinkedinCommentRecord) {
+    const stamp = { actor: c.actor, ...(c.impersonator ? { impersonator: c.impersonator } : {}), time: c.createdAt };
+    return {
+      actor: c.actor,
+      commentsSummary: { selectedComments: [], totalFirstLevelComments: 0, aggregatedTotalComments: 0 },
+      created: stamp,
+      lastModified: stamp,
+      id: /,(\d+)\)$/.exec(c.urn)![1],
+      $URN: c.urn,
+      message: { attributes: [], text: c.text },
+      object: c.object,
+    };
+  }
 
   const versionTag = (req: FastifyRequest) => `${String(req.headers['linkedin-version'] ?? '').slice(0, 6)}01`;
 
@@ -576,7 +623,8 @@ export async function startLinkedinSimulator(opts: LinkedinSimulatorOptions = {}
       if (!t) return reply;
       const q = req.query;
       if (q.q !== 'author' || !q.author) return fail(reply, 400, 'ILLEGAL_ARGUMENT', 'The author finder needs q=author and author');
-      if (q.author !== personUrn(t.sub) && !isAdmin(t, q.author)) return fail(reply, 403, 'ACCESS_DENIED', `Not enough permissions to access: partnerApiPostsExternal.FINDER-author.${versionTag(req)}`, 100);
+      const readable = q.author === personUrn(t.sub) ? memberMayRead(t) : isAdmin(t, q.author);
+      if (!readable) return fail(reply, 403, 'ACCESS_DENIED', `Not enough permissions to access: partnerApiPostsExternal.FINDER-author.${versionTag(req)}`, 100);
       const start = Number(q.start ?? 0);
       const count = Math.min(100, Number(q.count ?? 10));
       const key = q.sortBy === 'CREATED' ? 'createdAt' : 'lastModifiedAt';
@@ -598,8 +646,24 @@ export async function startLinkedinSimulator(opts: LinkedinSimulatorOptions = {}
       if (text.trim() === '') return unprocessable(reply, '/message/text', 'must not be empty');
       if (text.length > 1250) return unprocessable(reply, '/message/text', `length of ${text.length} exceeds the maximum allowed (1250)`);
       const urn = `urn:li:comment:(${target},${nextId()})`;
-      comments.push({ urn, object: target, actor: b.actor, text, createdAt: Date.now() });
+      comments.push({ urn, object: target, actor: b.actor, ...(b.actor !== personUrn(t.sub) ? { impersonator: personUrn(t.sub) } : {}), text, createdAt: Date.now() });
       return reply.status(201).header('x-restli-id', urn).send();
+    });
+
+    app.get('/rest/socialActions/:target/comments', async (req: FastifyRequest<{ Params: { target: string }; Querystring: Record<string, string | undefined> }>, reply) => {
+      const t = authorize(req, reply);
+      if (!t) return reply;
+      const target = req.params.target;
+      const post = posts.find((p) => p.urn === target);
+      if (!post) return fail(reply, 404, 'NOT_FOUND', `Unable to obtain activity for ${target}`);
+      if (!canReadSocial(t, post.author)) return fail(reply, 403, 'ACCESS_DENIED', `Not enough permissions to access: partnerApiSocialActions.GET_ALL.${versionTag(req)}`, 100);
+      const paging = pagingOf(req.query);
+      if (!paging) return fail(reply, 400, 'ILLEGAL_ARGUMENT', 'start and count must be non-negative integers');
+      const on = comments.filter((c) => c.object === target).sort((a, b) => b.createdAt - a.createdAt || b.urn.localeCompare(a.urn));
+      return {
+        paging: { start: paging.start, count: paging.count, links: [], total: on.length },
+        elements: on.slice(paging.start, paging.start + paging.count).map(commentView),
+      };
     });
 
     // ---- Page statistics
@@ -695,6 +759,11 @@ export async function startLinkedinSimulator(opts: LinkedinSimulatorOptions = {}
     },
     setDailyStatistics: (organizationId: string, rows: DailyStatistics[]) => void daily.set(organizationId, rows),
     setPostStatistics: (postUrn: string, stats: Omit<DailyStatistics, 'date'>) => void postStats.set(postUrn, stats),
+    addComment(c: { object: string; actor: string; text: string; createdAt?: number }) {
+      const comment: LinkedinCommentRecord = { urn: `urn:li:comment:(${c.object},${nextId()})`, object: c.object, actor: c.actor, text: c.text, createdAt: c.createdAt ?? Date.now() };
+      comments.push(comment);
+      return comment;
+    },
     lookup(id: string) {
       const p = posts.find((x) => x.urn === id);
       if (p) return { text: p.text, mediaSha256: p.mediaSha256 };

@@ -261,6 +261,105 @@ describe('linkedin specifics', () => {
     });
   });
 
+  it('an app without r_member_social cannot list the member’s posts or comments: unsupported, not a lost grant', async () => {
+    await withLinkedin({ memberReadsNeedScope: true }, async (sim, ctx) => {
+      const account = await connect(sim, ctx);
+      const c = { ...ctx, credentials: account.credentials };
+      const first = published(await post(adapter, ctx, account, '<p>still publishes</p>'));
+      for (const replyTo of [undefined, { id: first.id, rootId: first.id }]) {
+        const err = (await adapter.findRecent!({ since: new Date(0), limit: 10, ...(replyTo ? { replyTo } : {}) }, c).catch((e: unknown) => e)) as PlatformError;
+        expect(err).toBeInstanceOf(PlatformError);
+        expect({ kind: err.kind, status: err.details.status }).toEqual({ kind: 'unsupported', status: 403 });
+        expect(err.message).toContain('r_member_social');
+      }
+    });
+  });
+
+  it('reconciling a thread item finds only its own comments on the thread’s post, past the first page', async () => {
+    await withLinkedin({}, async (sim, ctx) => {
+      const account = await connect(sim, ctx);
+      const c = { ...ctx, credentials: account.credentials };
+      const since = Date.now() - 600_000;
+      const root = published(await post(adapter, ctx, account, '<p>root</p>'));
+      const elsewhere = published(await post(adapter, ctx, account, '<p>another post</p>'));
+      const replyTo = { id: root.id, rootId: root.id };
+      const first = published(await post(adapter, ctx, account, '<p>my first (comment)</p>', { replyTo }));
+      const stale = published(await post(adapter, ctx, account, '<p>from last week</p>', { replyTo }));
+      published(await post(adapter, ctx, account, '<p>on another post</p>', { replyTo: { id: elsewhere.id, rootId: elsewhere.id } }));
+      sim.comments.find((x) => x.urn === first.id)!.createdAt = since + 1000;
+      sim.comments.find((x) => x.urn === stale.id)!.createdAt = since - 7 * 86_400_000;
+      // Another member's comments, newer than ours: one repeats our words, and they fill more than a page.
+      const babbage = 'urn:li:person:Bb7_other';
+      const copy = sim.addComment({ object: root.id, actor: babbage, text: 'my first (comment)', createdAt: since + 2000 });
+      for (let i = 0; i < 120; i++) sim.addComment({ object: root.id, actor: babbage, text: `reply ${i}`, createdAt: since + 3000 + i });
+      const last = published(await post(adapter, ctx, account, '<p>my last comment</p>', { replyTo }));
+
+      const found = await adapter.findRecent!({ since: new Date(since), limit: 50, replyTo }, c);
+      expect(found).toEqual([
+        { id: last.id, url: last.url, content: 'my last comment', createdAt: new Date(sim.comments.find((x) => x.urn === last.id)!.createdAt).toISOString() },
+        { id: first.id, url: first.url, content: 'my first (comment)', createdAt: new Date(since + 1000).toISOString() },
+      ]);
+      expect(found.map((f) => f.id)).not.toContain(copy.urn);
+      // Newest first, 100 a page: our first comment is on the second page.
+      const reads = sim.log.filter((l) => l.method === 'GET' && l.path.startsWith('/rest/socialActions/'));
+      expect(reads.map((r) => r.path)).toEqual([
+        `/rest/socialActions/${encodeURIComponent(root.id)}/comments?start=0&count=100`,
+        `/rest/socialActions/${encodeURIComponent(root.id)}/comments?start=100&count=100`,
+      ]);
+      expect(reads.every((r) => r.headers['linkedin-version'] === LINKEDIN_VERSION && r.headers['x-restli-protocol-version'] === '2.0.0')).toBe(true);
+      expect((await adapter.findRecent!({ since: new Date(since), limit: 1, replyTo }, c)).map((f) => f.id)).toEqual([last.id]);
+      // Without replyTo, the posts: no comment among them.
+      expect((await adapter.findRecent!({ since: new Date(since), limit: 50 }, c)).map((f) => f.id).sort()).toEqual([root.id, elsewhere.id].sort());
+    });
+  });
+
+  it('the simulator lists a post’s comments as LinkedIn does, and checks who asks and how', async () => {
+    await withLinkedin({}, async (sim, ctx) => {
+      const account = await connect(sim, ctx);
+      const root = published(await post(adapter, ctx, account, '<p>listed</p>'));
+      const mine = published(await post(adapter, ctx, account, '<p>a comment</p>', { replyTo: { id: root.id, rootId: root.id } }));
+      const url = (urn: string, query = '') => `${sim.origin}/rest/socialActions/${encodeURIComponent(urn)}/comments${query}`;
+      const as = (token: unknown, version: string | null = LINKEDIN_VERSION) => ({
+        headers: { authorization: `Bearer ${token as string}`, 'x-restli-protocol-version': '2.0.0', ...(version ? { 'linkedin-version': version } : {}) },
+      });
+      const ok = await fetch(url(root.id), as(account.credentials.accessToken));
+      expect(ok.status).toBe(200);
+      const created = sim.comments[0]!.createdAt;
+      expect(await ok.json()).toEqual({
+        paging: { start: 0, count: 10, links: [], total: 1 },
+        elements: [
+          {
+            actor: `urn:li:person:${ADA.sub}`,
+            commentsSummary: { selectedComments: [], totalFirstLevelComments: 0, aggregatedTotalComments: 0 },
+            created: { actor: `urn:li:person:${ADA.sub}`, time: created },
+            lastModified: { actor: `urn:li:person:${ADA.sub}`, time: created },
+            id: /,(\d+)\)$/.exec(mine.id)![1],
+            $URN: mine.id,
+            message: { attributes: [], text: 'a comment' },
+            object: root.id,
+          },
+        ],
+      });
+
+      const missingVersion = await fetch(url(root.id), as(account.credentials.accessToken, null));
+      expect({ status: missingVersion.status, body: await missingVersion.json() }).toMatchObject({ status: 400, body: { status: 400, code: 'VERSION_MISSING' } });
+      const badToken = await fetch(url(root.id), as('nope'));
+      expect({ status: badToken.status, body: await badToken.json() }).toMatchObject({ status: 401, body: { serviceErrorCode: 65600, code: 'INVALID_ACCESS_TOKEN' } });
+      const unknown = await fetch(url('urn:li:share:123'), as(account.credentials.accessToken));
+      expect({ status: unknown.status, body: await unknown.json() }).toEqual({ status: 404, body: { status: 404, code: 'NOT_FOUND', message: 'Unable to obtain activity for urn:li:share:123' } });
+      const badPaging = await fetch(url(root.id, '?start=-1&count=10'), as(account.credentials.accessToken));
+      expect({ status: badPaging.status, body: await badPaging.json() }).toMatchObject({ status: 400, body: { code: 'ILLEGAL_ARGUMENT' } });
+
+      // Another member may not read the social actions on Ada's own posts.
+      sim.approveAs('Bb7_other');
+      const other = await connect(sim, ctx);
+      const refused = await fetch(url(root.id), as(other.credentials.accessToken));
+      expect({ status: refused.status, body: await refused.json() }).toMatchObject({ status: 403, body: { code: 'ACCESS_DENIED' } });
+      const err = (await adapter.findRecent!({ since: new Date(0), limit: 5, replyTo: { id: root.id, rootId: root.id } }, { ...ctx, credentials: other.credentials }).catch((e: unknown) => e)) as PlatformError;
+      expect({ kind: err.kind, code: err.details.platformCode }).toEqual({ kind: 'unsupported', code: 'ACCESS_DENIED' });
+    });
+  });
+
   it('revoked tokens need a reconnect; without a refresh token an expired one does too', async () => {
     await withLinkedin({ refreshTokens: false }, async (sim, ctx) => {
       const account = await connect(sim, ctx);

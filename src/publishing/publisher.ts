@@ -298,6 +298,8 @@ export function createPublisher(deps: PublisherDeps) {
     } catch (e) {
       const giveUpAt = (row.lastAttemptAt?.getTime() ?? 0) + 60 * 60_000;
       await whileSending(rowId, async (tx, r) => {
+        // The platform will not let us look (a permission the app lacks: `unsupported`), or the grant is gone.
+        if (e instanceof PlatformError && e.kind === 'unsupported') return fail(tx, r, integration, `${OUTCOME_UNKNOWN} (${e.message})`);
         if (clock.now() > giveUpAt || (e instanceof PlatformError && (e.kind === 'reconnect_required' || e.kind === 'rejected'))) {
           return fail(tx, r, integration, OUTCOME_UNKNOWN);
         }

@@ -29,7 +29,7 @@ export interface MetaApiWorld {
   close(): Promise<void>;
 }
 
-export async function startMetaApiWorld(opts: MetaSimulatorOptions = {}): Promise<MetaApiWorld> {
+export async function startMetaApiWorld(opts: MetaSimulatorOptions = {}, env: Record<string, string> = {}): Promise<MetaApiWorld> {
   const dataDir = await mkdtemp(join(tmpdir(), 'tidings-meta-api-'));
   const mediaOrigins: Record<string, string> = {};
   const sim = await metaSimulator({ ...opts, mediaOrigins });
@@ -47,6 +47,7 @@ export async function startMetaApiWorld(opts: MetaSimulatorOptions = {}): Promis
       INSTAGRAM_CLIENT_SECRET: IG_APP.clientSecret,
       INSTAGRAM_STANDALONE_CLIENT_ID: IG_LOGIN_APP.clientId,
       INSTAGRAM_STANDALONE_CLIENT_SECRET: IG_LOGIN_APP.clientSecret,
+      ...env,
     },
   });
   await t.app.listen({ port: 0, host: '127.0.0.1' });

@@ -61,7 +61,7 @@ export interface DiscordSimulator extends Simulator {
   messages: DiscordMessageRecord[];
   /** a guild with its channels; the first added is the one the authorisation page picks */
   addGuild(guild: { id: string; name: string; icon?: string | null; systemChannelId?: string | null; botInstalled?: boolean }, channels: Omit<DiscordChannelRecord, 'guildId' | 'position' | 'parentId'>[]): void;
-  /** the user's messages in a channel (not the bot's) */
+  /** the user's messages in a channel or thread (not the bot's): in a thread, someone else's reply */
   addMessage(channelId: string, content: string, authorId?: string): DiscordMessageRecord;
   /** the app's bot token is reset and user tokens revoked: every bot call now answers 401 */
   revokeTokens(): void;
@@ -216,12 +216,22 @@ export async function startDiscordSimulator(opts: DiscordSimulatorOptions = {}):
           return channel ? channelJson(channel) : reply;
         });
 
-        api.get('/channels/:id/messages', async (req: FastifyRequest<{ Params: { id: string }; Querystring: { limit?: string } }>, reply) => {
+        // Newest first; `before` pages back from a message id (only that paging is simulated).
+        api.get('/channels/:id/messages', async (req: FastifyRequest<{ Params: { id: string }; Querystring: { limit?: string; before?: string; after?: string; around?: string } }>, reply) => {
           const channel = botChannel(req, reply, req.params.id);
           if (!channel) return reply;
-          const limit = Number(req.query.limit ?? 50);
+          const q = req.query;
+          const limit = Number(q.limit ?? 50);
           if (!Number.isInteger(limit) || limit < 1 || limit > 100) return fail(reply, 400, 50035, 'Invalid Form Body', formError('limit', 'NUMBER_TYPE_MAX', 'int value should be less than or equal to 100.'));
-          return messages.filter((m) => m.channelId === channel.id).reverse().slice(0, limit).map(messageJson);
+          if (q.before !== undefined && !/^\d{1,20}$/.test(q.before)) return fail(reply, 400, 50035, 'Invalid Form Body', formError('before', 'NUMBER_TYPE_COERCE', `Value "${q.before}" is not snowflake.`));
+          // (the simulator's own refusal: these pagings are not simulated, and must not be answered as if they were)
+          if (q.after !== undefined || q.around !== undefined) return fail(reply, 400, 50035, 'Invalid Form Body', formError(q.after !== undefined ? 'after' : 'around', 'NOT_SIMULATED', 'Only before is simulated.'));
+          const before = q.before === undefined ? undefined : BigInt(q.before);
+          return messages
+            .filter((m) => m.channelId === channel.id && (before === undefined || BigInt(m.id) < before))
+            .reverse()
+            .slice(0, limit)
+            .map(messageJson);
         });
 
         api.get('/channels/:id/messages/:mid', async (req: FastifyRequest<{ Params: { id: string; mid: string } }>, reply) => {

@@ -290,6 +290,37 @@ describe('discord specifics', () => {
     });
   });
 
+  it("finds the bot's own replies in the thread of the first message, across pages", async () => {
+    await withSim(async (sim, _ctx, as) => {
+      const ctx = await as(adapter);
+      const since = new Date(Date.now() - 5000);
+      const settings = { channel: GENERAL };
+      const root = await published(adapter.publish({ item: text('<p>root</p>'), settings, idempotencyKey: 't' }, ctx));
+      // No thread yet (Unknown Channel): no reply can have been posted.
+      expect(await adapter.findRecent!({ since, limit: 50, replyTo: { id: root.id, rootId: root.id } }, ctx)).toEqual([]);
+      const one = await published(adapter.publish({ item: text('<p>Second <strong>one</strong></p>'), settings, replyTo: { id: root.id, rootId: root.id }, idempotencyKey: 't1' }, ctx));
+      // Someone else answers with the same words, then enough others that the first reply is a page back.
+      sim.addMessage(root.id, 'Second **one**');
+      for (let i = 0; i < 120; i++) sim.addMessage(root.id, `chatter ${i}`);
+      const two = await published(adapter.publish({ item: text('<p>Third</p>'), settings, replyTo: { id: one.id, rootId: root.id }, idempotencyKey: 't2' }, ctx));
+
+      const from = sim.log.length;
+      const found = await adapter.findRecent!({ since, limit: 50, replyTo: { id: two.id, rootId: root.id } }, ctx);
+      expect(found).toEqual([
+        { id: two.id, url: two.url, content: 'Third', createdAt: expect.any(String) },
+        { id: one.id, url: one.url, content: 'Second **one**', createdAt: expect.any(String) },
+      ]);
+      const calls = sim.log.slice(from).map((r) => `${r.method} ${r.path}`);
+      expect(calls).toEqual([
+        'GET /api/v10/users/@me',
+        `GET /api/v10/channels/${root.id}/messages?limit=100`,
+        expect.stringMatching(new RegExp(`^GET /api/v10/channels/${root.id}/messages\\?limit=100&before=\\d+$`)),
+      ]);
+      expect((await adapter.findRecent!({ since, limit: 1, replyTo: { id: two.id, rootId: root.id } }, ctx)).map((p) => p.id)).toEqual([two.id]);
+      expect(await adapter.findRecent!({ since: new Date(Date.now() + 60_000), limit: 50, replyTo: { id: two.id, rootId: root.id } }, ctx)).toEqual([]);
+    });
+  });
+
   it('validates the converted length and empty messages', () => {
     const item = (content: string) => ({ content, media: [] });
     expect(adapter.validate({ settings: {}, items: [item('<p>ok</p>'), item(`<p>${'a'.repeat(2001)}</p>`), item('<p></p>')] })).toEqual([

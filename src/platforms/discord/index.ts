@@ -22,6 +22,12 @@ export const DISCORD_CONTENT_LIMIT = 2000;
 const POSTABLE_TYPES = new Set([0, 5]);
 /** Thread types: public (11), private (12), announcement thread (10). */
 const THREAD_TYPES = new Set([10, 11, 12]);
+/** Messages per page of `GET /channels/{id}/messages`: Discord's maximum. */
+const MESSAGE_PAGE = 100;
+/** Pages read at most when looking for a reply in a thread. */
+const MESSAGE_PAGES = 10;
+/** The system message opening a thread started from a message: not a reply. */
+const THREAD_STARTER_MESSAGE = 21;
 
 /**
  * Permissions asked for when the bot is added: View Channel, Send Messages, Embed Links, Attach
@@ -58,6 +64,7 @@ interface Channel {
 
 interface Message {
   id: string;
+  type?: number;
   channel_id: string;
   content: string;
   timestamp: string;
@@ -169,6 +176,33 @@ export function createDiscordAdapter(config: DiscordConfig = {}): PlatformAdapte
     return api<Message>(ctx, 'POST', `/channels/${channelId}/messages`, form);
   }
 
+  /**
+   * The bot's messages in the thread of `rootId` posted since `since`, newest first, at most
+   * `limit`. Replies go into the thread started from the first message, which has that message's
+   * id; no such thread (Unknown Channel) means no reply was posted. Pages go back with `before`
+   * until they reach messages older than `since`.
+   */
+  async function threadReplies(ctx: Ctx, guildId: string, rootId: string, since: Date, limit: number) {
+    const me = await api<{ id: string }>(ctx, 'GET', '/users/@me');
+    const found: Message[] = [];
+    let before: string | undefined;
+    for (let page = 0; page < MESSAGE_PAGES && found.length < limit; page++) {
+      const q = new URLSearchParams({ limit: String(MESSAGE_PAGE), ...(before ? { before } : {}) });
+      const res = await send(ctx, 'GET', `/channels/${rootId}/messages?${q.toString()}`);
+      const err = discordError(res, ctx.clock.now());
+      if (page === 0 && err?.details.platformCode === String(DISCORD_CODES.unknownChannel)) return [];
+      if (err) throw err;
+      const messages = res.body as Message[];
+      found.push(...messages.filter((m) => m.author.id === me.id && m.type !== THREAD_STARTER_MESSAGE && Date.parse(m.timestamp) >= since.getTime()));
+      const oldest = messages.at(-1);
+      if (messages.length < MESSAGE_PAGE || !oldest || Date.parse(oldest.timestamp) < since.getTime()) break;
+      before = oldest.id;
+    }
+    return found
+      .slice(0, limit)
+      .map((m) => ({ id: m.id, url: discordMessageUrl(guildId, m.channel_id, m.id), content: m.content, createdAt: new Date(m.timestamp).toISOString() }));
+  }
+
   return {
     metadata: discordMetadata,
 
@@ -257,10 +291,12 @@ export function createDiscordAdapter(config: DiscordConfig = {}): PlatformAdapte
 
     /**
      * The bot's recent messages in the server's system channel (the only channel known without a
-     * post's settings); empty when the server has none.
+     * post's settings); empty when the server has none. With `replyTo`, instead its messages in
+     * the thread of `replyTo.rootId`, where `publish` puts every reply.
      */
-    async findRecent({ since, limit }, ctx) {
+    async findRecent({ since, limit, replyTo }, ctx) {
       const { guildId } = creds(ctx);
+      if (replyTo) return threadReplies(ctx, guildId, replyTo.rootId, since, limit);
       const channel = await defaultChannel(ctx, guildId);
       if (!channel) return [];
       const me = await api<{ id: string }>(ctx, 'GET', '/users/@me');

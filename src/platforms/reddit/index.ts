@@ -78,6 +78,21 @@ interface Listing {
   data: { children: ListingChild[] };
 }
 
+/** A comment (`t1`) of a user's comment listing. */
+interface CommentChild {
+  kind: string;
+  data: { id: string; name: string; body: string; link_id: string; parent_id: string; permalink?: string; created_utc: number };
+}
+interface CommentListing {
+  kind: 'Listing';
+  data: { children: CommentChild[]; after: string | null };
+}
+
+/** Pages of the user's comments read at most when looking for a reply (Reddit lists no more than 1,000 items). */
+const COMMENT_PAGES = 10;
+/** Comments per page: Reddit's maximum. */
+const COMMENT_PAGE_SIZE = 100;
+
 type Ctx = Pick<OperationContext, 'http' | 'clock'>;
 
 function creds(ctx: { credentials: Record<string, unknown> }): RedditCredentials {
@@ -200,6 +215,11 @@ function parentFullname(replyTo: { id: string; rootId: string }): string {
   return replyTo.id === replyTo.rootId ? `t3_${replyTo.id}` : `t1_${replyTo.id}`;
 }
 
+/** The submission a thread hangs from, as a fullname: the root is always a submission (`t3_…`), bare or not. */
+function submissionFullname(rootId: string): string {
+  return rootId.startsWith('t3_') ? rootId : `t3_${rootId}`;
+}
+
 function postUrl(sr: string, fullname: string, given?: string): string {
   if (given && /^https:\/\/(www\.)?reddit\.com\/(r|user)\/[^/]+\/comments\//.test(given)) return given;
   return `${REDDIT_WWW}/r/${sr}/comments/${fullname.replace(/^t3_/, '')}/`;
@@ -311,6 +331,28 @@ export function createRedditAdapter(config: RedditAdapterConfig = {}): PlatformA
       ctx.clock.now(),
     );
     return (listing?.data?.children ?? []).filter((ch) => ch.kind === 't3').map((ch) => ch.data);
+  }
+
+  /**
+   * The user's comments on the submission `link` made since `since`, newest first, at most `limit`.
+   * Read from the user's own comment listing (newest first) rather than the submission's comment
+   * tree, which nests replies at any depth and cuts long threads into "more" stubs; paging stops
+   * once the listing reaches comments older than `since`.
+   */
+  async function commentsOn(ctx: Ctx, c: RedditCredentials, link: string, since: Date, limit: number): Promise<CommentChild['data'][]> {
+    const sinceSeconds = Math.floor(since.getTime() / 1000);
+    const found: CommentChild['data'][] = [];
+    let after: string | null = null;
+    for (let page = 0; page < COMMENT_PAGES && found.length < limit; page++) {
+      const q = new URLSearchParams({ sort: 'new', limit: String(COMMENT_PAGE_SIZE), raw_json: '1', ...(after ? { after } : {}) });
+      const listing: CommentListing = redditOk<CommentListing>(await api(ctx, c.accessToken, 'GET', `/user/${encodeURIComponent(c.username)}/comments?${q.toString()}`), ctx.clock.now());
+      const comments = (listing?.data?.children ?? []).filter((ch) => ch.kind === 't1').map((ch) => ch.data);
+      found.push(...comments.filter((cm) => cm.link_id === link && cm.created_utc >= sinceSeconds));
+      after = listing?.data?.after ?? null;
+      const oldest = comments.at(-1);
+      if (!after || !oldest || oldest.created_utc < sinceSeconds) break;
+    }
+    return found.slice(0, limit);
   }
 
   /** Finds a post Reddit accepted without an id: same subreddit and title, made after `since`. */
@@ -516,8 +558,22 @@ export function createRedditAdapter(config: RedditAdapterConfig = {}): PlatformA
       };
     },
 
-    async findRecent({ since, limit }, ctx) {
+    /**
+     * The user's recent submissions; with `replyTo`, instead the user's comments anywhere under
+     * the thread's submission (a thread item is a comment, which the submissions listing leaves
+     * out), with the id and URL `publish` gives a comment.
+     */
+    async findRecent({ since, limit, replyTo }, ctx) {
       const c = creds(ctx);
+      if (replyTo) {
+        const link = submissionFullname(replyTo.rootId);
+        return (await commentsOn(ctx, c, link, since, limit)).map((cm) => ({
+          id: cm.name || `t1_${cm.id}`,
+          url: cm.permalink ? `${REDDIT_WWW}${cm.permalink}` : `${REDDIT_WWW}/comments/${link.slice(3)}/_/${cm.id}/`,
+          content: cm.body,
+          createdAt: new Date(cm.created_utc * 1000).toISOString(),
+        }));
+      }
       const posts = await submitted(ctx, c, Math.min(100, Math.max(1, limit)));
       return posts
         .filter((p) => p.created_utc * 1000 >= since.getTime())

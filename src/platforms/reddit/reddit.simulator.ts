@@ -7,9 +7,10 @@ import { startSimulator, type InjectedKind, type Simulator } from '../../../test
  * `https://www.reddit.com` (authorisation page, token endpoint), `https://oauth.reddit.com` (the
  * API) and the S3 bucket media are uploaded to. It keeps users, OAuth apps, tokens, subreddits
  * (kind of posts allowed, flairs, members, bans), submissions, comments and uploaded media (by
- * sha256), and reproduces Reddit's quirks: errors as `json.errors` under HTTP 200, the token
- * endpoint's `{ error }` under 200, image/video submits answered without a post id (the post is
- * listed later), the RATELIMIT posting throttle, and refusal of generic User-Agents.
+ * sha256), lists a user's submissions and comments (Listings of `t3`/`t1` things, newest first,
+ * paged by `after`), and reproduces Reddit's quirks: errors as `json.errors` under HTTP 200, the
+ * token endpoint's `{ error }` under 200, image/video submits answered without a post id (the post
+ * is listed later), the RATELIMIT posting throttle, and refusal of generic User-Agents.
  */
 
 export const S3_ORIGIN = 'https://reddit-uploaded-media.s3-accelerate.amazonaws.com';
@@ -139,6 +140,8 @@ export interface RedditSimulator extends Simulator {
   injectKind(kind: InjectedKind): void;
   /** a submission or comment by fullname (`t3_…`, `t1_…`) or bare id */
   find(id: string): { submission?: SimSubmission; comment?: SimComment };
+  /** a comment under `parent` (fullname) by the user `authorId`, e.g. someone else's reply in a thread */
+  addComment(parent: string, text: string, authorId: string): SimComment;
 }
 
 const SCOPES = new Set(['identity', 'edit', 'flair', 'history', 'modconfig', 'modflair', 'modlog', 'modposts', 'modwiki', 'mysubreddits', 'privatemessages', 'read', 'report', 'save', 'submit', 'subscribe', 'vote', 'wikiedit', 'wikiread', '*']);
@@ -258,6 +261,43 @@ export async function startRedditSimulator(): Promise<RedditSimulator> {
         spoiler: p.spoiler,
       },
     };
+  }
+
+  /** A comment as listings give it; without `raw_json=1` Reddit HTML-escapes `&`, `<` and `>` in the body. */
+  function commentItem(c: SimComment, raw: boolean) {
+    const link = find(c.linkId).submission!;
+    const s = sub(link.sr);
+    const author = state.users.get(c.authorId);
+    return {
+      kind: 't1',
+      data: {
+        id: c.id,
+        name: c.name,
+        body: raw ? c.text : c.text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;'),
+        author: author?.name ?? '[deleted]',
+        link_id: c.linkId,
+        parent_id: c.parent,
+        link_title: link.title,
+        link_permalink: `https://www.reddit.com${link.permalink}`,
+        subreddit: s?.name ?? link.sr,
+        subreddit_name_prefixed: s?.type === 'user' ? `u/${s.name.slice(2)}` : `r/${s?.name ?? link.sr}`,
+        permalink: c.permalink,
+        created_utc: c.createdUtc,
+        score: 1,
+      },
+    };
+  }
+
+  /** A comment under `parent` (a `t3_…` submission or `t1_…` comment) by `authorId`, as `/api/comment` makes it. */
+  function addComment(parent: string, text: string, authorId: string): SimComment {
+    const target = find(parent);
+    if (!/^t[13]_/.test(parent) || (!target.submission && !target.comment)) throw new Error(`no submission or comment ${parent}`);
+    if (!state.users.has(authorId)) throw new Error(`no user ${authorId}`);
+    const link = target.submission ?? find(target.comment!.linkId).submission!;
+    const id = nextId();
+    const comment: SimComment = { id, name: `t1_${id}`, parent, linkId: link.name, authorId, text, permalink: `${link.permalink}${id}/`, createdUtc: now() };
+    state.comments.push(comment);
+    return comment;
   }
 
   /** The uploaded media a submitted URL points at, if it is one of ours. */
@@ -493,9 +533,7 @@ export async function startRedditSimulator(): Promise<RedditSimulator> {
       const link = target.submission ?? find(target.comment!.linkId).submission!;
       const s = sub(link.sr);
       if (s && (s.banned.has(user.id) || s.bannedSubreddit)) return reply.status(403).send({ message: 'Forbidden', error: 403, reason: 'banned' });
-      const id = nextId();
-      const comment: SimComment = { id, name: `t1_${id}`, parent: b.thing_id, linkId: link.name, authorId: user.id, text, permalink: `${link.permalink}${id}/`, createdUtc: now() };
-      state.comments.push(comment);
+      const comment = addComment(b.thing_id, text, user.id);
       return {
         json: {
           errors: [],
@@ -503,7 +541,7 @@ export async function startRedditSimulator(): Promise<RedditSimulator> {
             things: [
               {
                 kind: 't1',
-                data: { id, name: comment.name, parent_id: comment.parent, link_id: comment.linkId, body: text, author: user.name, subreddit: link.sr, permalink: comment.permalink, created_utc: comment.createdUtc },
+                data: { id: comment.id, name: comment.name, parent_id: comment.parent, link_id: comment.linkId, body: text, author: user.name, subreddit: link.sr, permalink: comment.permalink, created_utc: comment.createdUtc },
               },
             ],
           },
@@ -528,6 +566,28 @@ export async function startRedditSimulator(): Promise<RedditSimulator> {
     };
     app.get('/user/:name/submitted', submitted);
     app.get('/user/:name/submitted.json', submitted);
+
+    // A user's comments, newest first, paged by `after` (the fullname of the last one seen).
+    const userComments = async (req: FastifyRequest<{ Params: { name: string }; Querystring: Record<string, string | undefined> }>, reply: FastifyReply) => {
+      if (!authorize(req, reply, 'history')) return reply;
+      const user = [...state.users.values()].find((u) => u.name.toLowerCase() === req.params.name.toLowerCase());
+      if (!user) return reply.status(404).send({ message: 'Not Found', error: 404 });
+      const q = req.query;
+      // Only the time order is simulated: another sort is refused rather than answered wrongly.
+      if (q.sort !== undefined && q.sort !== 'new') return reply.status(400).send({ message: 'Bad Request', error: 400 });
+      // (the simulator's own strictness: a malformed `after` is a caller's bug worth seeing)
+      if (q.after !== undefined && !/^t1_[0-9a-z]+$/.test(q.after)) return reply.status(400).send({ message: 'Bad Request', error: 400 });
+      const limit = Math.min(100, Math.max(1, Number(q.limit ?? 25) || 25));
+      const mine = state.comments.filter((c) => c.authorId === user.id).sort((a, b) => b.createdUtc - a.createdUtc || parseInt(b.id, 36) - parseInt(a.id, 36));
+      // (an `after` that is not in the listing answers an empty page)
+      const start = q.after === undefined ? 0 : mine.findIndex((c) => c.name === q.after) + 1 || mine.length;
+      const page = mine.slice(start, start + limit);
+      const more = start + limit < mine.length;
+      const children = page.map((c) => commentItem(c, q.raw_json === '1'));
+      return { kind: 'Listing', data: { after: more ? page.at(-1)!.name : null, before: start > 0 && page[0] ? page[0].name : null, dist: children.length, modhash: null, children } };
+    };
+    app.get('/user/:name/comments', userComments);
+    app.get('/user/:name/comments.json', userComments);
 
     app.get('/subreddits/search', async (req: FastifyRequest<{ Querystring: Record<string, string | undefined> }>, reply) => {
       if (!authorize(req, reply, 'read')) return reply;
@@ -639,6 +699,7 @@ export async function startRedditSimulator(): Promise<RedditSimulator> {
     addApp: (a: SimApp) => void state.apps.set(a.clientId, a),
     addSubreddit,
     find,
+    addComment,
     expireAccessTokens() {
       for (const t of state.accessTokens.values()) t.expiresAt = Date.now() - 1;
     },

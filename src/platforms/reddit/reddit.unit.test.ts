@@ -285,6 +285,38 @@ describe('reddit specifics', () => {
     });
   });
 
+  it("lists only the user's own comments under the thread's submission, across pages, for reconciling a thread item", async () => {
+    await withSim(async (sim, ctx) => {
+      const since = new Date(Date.now() - 5000);
+      const root = await adapter.publish({ item: { content: '<p>root</p>', media: [] }, settings: { subreddit: [entry({})] }, idempotencyKey: 't0' }, ctx);
+      const elsewhere = await adapter.publish({ item: { content: '<p>another post</p>', media: [] }, settings: { subreddit: [entry({})] }, idempotencyKey: 't1' }, ctx);
+      if (root.status !== 'published' || elsewhere.status !== 'published') throw new Error('expected published');
+      const c1 = await adapter.publish({ item: { content: '<p>Second &amp; <em>more</em></p>', media: [] }, settings: {}, replyTo: { id: root.id, rootId: root.id }, idempotencyKey: 't2' }, ctx);
+      if (c1.status !== 'published') throw new Error('expected published');
+      const c2 = await adapter.publish({ item: { content: '<p>Third</p>', media: [] }, settings: {}, replyTo: { id: c1.id, rootId: root.id }, idempotencyKey: 't3' }, ctx);
+      if (c2.status !== 'published') throw new Error('expected published');
+      // Someone else answers in the same thread with the same text: not ours, so never a match.
+      sim.addUser({ id: 'o7her', name: 'someone_else' });
+      sim.addComment(c1.id, 'Third', 'o7her');
+      // Newer comments of ours elsewhere push the thread's comments onto the second page.
+      for (let i = 0; i < 120; i++) sim.addComment(elsewhere.id, `filler ${i}`, '8xwlg');
+
+      const from = sim.log.length;
+      const found = await adapter.findRecent!({ since, limit: 50, replyTo: { id: c1.id, rootId: root.id } }, ctx);
+      expect(found).toEqual([
+        { id: c2.id, url: c2.url, content: 'Third', createdAt: expect.any(String) },
+        { id: c1.id, url: c1.url, content: 'Second & *more*', createdAt: expect.any(String) },
+      ]);
+      const pages = sim.log.slice(from).map((r) => new URL(r.path, sim.origin));
+      expect(pages.map((u) => u.pathname)).toEqual(['/user/tidings_tester/comments', '/user/tidings_tester/comments']);
+      expect(Object.fromEntries(pages[0]!.searchParams)).toEqual({ sort: 'new', limit: '100', raw_json: '1' });
+      expect(pages[1]!.searchParams.get('after')).toMatch(/^t1_/);
+      // A bare root id is the same submission; nothing is newer than the future.
+      expect((await adapter.findRecent!({ since, limit: 1, replyTo: { id: c1.id, rootId: root.id.slice(3) } }, ctx)).map((p) => p.id)).toEqual([c2.id]);
+      expect(await adapter.findRecent!({ since: new Date(Date.now() + 60_000), limit: 50, replyTo: { id: c1.id, rootId: root.id } }, ctx)).toEqual([]);
+    });
+  });
+
   it('is refused by Reddit with a generic User-Agent', async () => {
     await withSim(async (_sim, ctx) => {
       const generic = createRedditAdapter({ app: APP, userAgent: 'node' });

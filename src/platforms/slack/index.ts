@@ -38,6 +38,9 @@ interface Conversation {
   name: string;
   is_general?: boolean;
   is_archived?: boolean;
+  is_private?: boolean;
+  /** the bot is a member */
+  is_member?: boolean;
 }
 
 interface HistoryMessage {
@@ -47,6 +50,16 @@ interface HistoryMessage {
   bot_id?: string;
   thread_ts?: string;
 }
+
+/** A page of conversations.replies: the thread oldest first, its parent message included. */
+interface RepliesPage {
+  messages: HistoryMessage[];
+  has_more?: boolean;
+  response_metadata?: { next_cursor?: string };
+}
+
+/** conversations.replies errors meaning "the thread is not in this channel": look in the next one. */
+const THREAD_ELSEWHERE = new Set(['thread_not_found', 'channel_not_found', 'not_in_channel']);
 
 interface SharedFile {
   id: string;
@@ -83,6 +96,15 @@ async function call<T>(ctx: Ctx, token: string, method: string, args: Args, how:
 export function slackArchiveUrl(c: Pick<SlackCredentials, 'teamDomain' | 'teamId'>, channel: string, ts: string): string {
   if (!c.teamDomain) return `https://app.slack.com/client/${c.teamId}/${channel}`;
   return `https://${c.teamDomain}.slack.com/archives/${channel}/p${ts.replace('.', '')}`;
+}
+
+/**
+ * The link chat.getPermalink gives a thread reply (what `publish` answers for one):
+ * `https://acme.slack.com/archives/C1/p1712345678123456?thread_ts=1712345600.000100&cid=C1`.
+ */
+export function slackReplyUrl(c: Pick<SlackCredentials, 'teamDomain' | 'teamId'>, channel: string, ts: string, threadTs: string): string {
+  const base = slackArchiveUrl(c, channel, ts);
+  return c.teamDomain ? `${base}?thread_ts=${threadTs}&cid=${channel}` : base;
 }
 
 /** The message `ts` of a file shared in `channel`, from `shares.public|private[channel][0].ts`. */
@@ -214,6 +236,67 @@ export function createSlackAdapter(config: SlackConfig = {}): PlatformAdapter {
     }
   }
 
+  /** The bot's user id, which its messages carry as `user`: kept at connect, else asked of auth.test. */
+  async function botUser(ctx: Ctx, c: SlackCredentials): Promise<string> {
+    return c.botUserId ?? (await call<{ user_id: string }>(ctx, c.accessToken, 'auth.test', {}, 'get')).user_id;
+  }
+
+  /**
+   * The conversations a thread of the bot's may be in: a thread item knows only its root's `ts`,
+   * not the channel, and the bot can only have posted where it is a member. The general channel
+   * comes first (posts without a chosen channel go there), private channels last: reading them
+   * takes groups:history, which installs made before it was asked for lack (`missing_scope`).
+   */
+  async function memberChannels(ctx: Ctx, c: SlackCredentials): Promise<string[]> {
+    const member = (await conversations(ctx, c, 'public_channel,private_channel')).filter((x) => x.is_member === true);
+    const rank = (x: Conversation) => (x.is_general ? 0 : x.is_private ? 2 : 1);
+    return member.sort((a, b) => rank(a) - rank(b)).map((x) => x.id);
+  }
+
+  /**
+   * The bot's replies in `channel` to the thread of `rootTs` posted since `oldest`, oldest first,
+   * across pages; undefined when the thread is not this channel's (a `ts` is unique only within a
+   * channel, so a parent with that `ts` by someone else is another channel's message, not ours).
+   */
+  async function botRepliesIn(ctx: Ctx, c: SlackCredentials, channel: string, rootTs: string, oldest: string, bot: string): Promise<HistoryMessage[] | undefined> {
+    const found: HistoryMessage[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < MAX_PAGES; page++) {
+      let res: RepliesPage;
+      try {
+        res = await call<RepliesPage>(ctx, c.accessToken, 'conversations.replies', { channel, ts: rootTs, oldest, limit: PAGE, cursor }, 'get');
+      } catch (e) {
+        if (page === 0 && e instanceof PlatformError && THREAD_ELSEWHERE.has(e.details.platformCode ?? '')) return undefined;
+        throw e;
+      }
+      const root = res.messages.find((m) => m.ts === rootTs);
+      if (root && root.user !== bot) return undefined;
+      found.push(...res.messages.filter((m) => m.ts !== rootTs && m.user === bot));
+      cursor = res.has_more ? res.response_metadata?.next_cursor || undefined : undefined;
+      if (!cursor) break;
+    }
+    return found;
+  }
+
+  /**
+   * The bot's replies to the thread of `rootTs` since `since`, newest first, with the id and URL
+   * `publish` gives a reply. The thread is looked for in each channel the bot is in until found;
+   * none has it: the root is gone, so no reply can have been posted to it.
+   */
+  async function threadReplies(ctx: Ctx, c: SlackCredentials, rootTs: string, since: Date, limit: number) {
+    const bot = await botUser(ctx, c);
+    const oldest = (since.getTime() / 1000).toFixed(6);
+    for (const channel of await memberChannels(ctx, c)) {
+      const replies = await botRepliesIn(ctx, c, channel, rootTs, oldest, bot);
+      if (!replies) continue;
+      return replies
+        .reverse()
+        .slice(0, limit)
+        .map((m) => ({ id: m.ts, url: slackReplyUrl(c, channel, m.ts, rootTs), content: m.text ?? '', createdAt: new Date(Number(m.ts) * 1000).toISOString() }));
+    }
+    return [];
+  }
+
   return {
     metadata: slackMetadata,
 
@@ -299,9 +382,14 @@ export function createSlackAdapter(config: SlackConfig = {}): PlatformAdapter {
         .map((x) => ({ id: x.id, name: x.name }));
     },
 
-    /** The bot's recent top-level messages in the general channel (the only one known without a post's settings). */
-    async findRecent({ since, limit }, ctx) {
+    /**
+     * The bot's recent top-level messages in the general channel (the only one known without a
+     * post's settings). With `replyTo`, instead its replies in the thread of `replyTo.rootId`
+     * (every reply goes there with `thread_ts`), which the channel's history leaves out.
+     */
+    async findRecent({ since, limit, replyTo }, ctx) {
       const c = creds(ctx);
+      if (replyTo) return threadReplies(ctx, c, replyTo.rootId, since, limit);
       const channel = await generalChannel(ctx, c);
       if (!channel) return [];
       let history: { messages: HistoryMessage[] };

@@ -16,8 +16,9 @@ export const slackMetadata: PlatformMetadata = {
     authorizeUrl: 'https://slack.com/oauth/v2/authorize',
     tokenUrl: 'https://slack.com/api/oauth.v2.access',
     // Beyond the reference's list: files:write and files:read (uploads and their share), team:read
-    // (workspace name and icon at connect), channels:history (findRecent).
-    scopes: ['channels:read', 'chat:write', 'users:read', 'groups:read', 'channels:join', 'chat:write.customize', 'files:write', 'files:read', 'team:read', 'channels:history'],
+    // (workspace name and icon at connect), channels:history and groups:history (findRecent: a
+    // channel's messages and a thread's replies, public and private channels).
+    scopes: ['channels:read', 'chat:write', 'users:read', 'groups:read', 'channels:join', 'chat:write.customize', 'files:write', 'files:read', 'team:read', 'channels:history', 'groups:history'],
     scopeSeparator: ',',
     pkce: false,
     // Bot tokens do not expire unless the app enables token rotation.

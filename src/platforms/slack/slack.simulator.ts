@@ -4,10 +4,11 @@ import { readMultipart, startSimulator, type InjectedKind, type Simulator, type 
 
 /**
  * A simulator of the Slack Web API the adapter uses, on the real paths of `https://slack.com`
- * (OAuth v2 authorise page approving at once, `/api/oauth.v2.access`, `/api/<method>`) and of
- * `https://files.slack.com` (the pre-signed upload URLs). Like Slack, every error is HTTP 200
- * `{ ok: false, error }` except rate limits (429 + `Retry-After`) and outages; tokens carry the
- * scopes granted on the authorise page and methods refuse a token without theirs (`missing_scope`).
+ * (OAuth v2 authorise page approving at once, `/api/oauth.v2.access`, `/api/<method>`, threads
+ * read with conversations.replies and its cursor) and of `https://files.slack.com` (the
+ * pre-signed upload URLs). Like Slack, every error is HTTP 200 `{ ok: false, error }` except rate
+ * limits (429 + `Retry-After`) and outages; tokens carry the scopes granted on the authorise page
+ * and methods refuse a token without theirs (`missing_scope`).
  */
 export interface SlackWorkspaceRecord {
   id: string;
@@ -62,6 +63,8 @@ export interface SlackSimulator extends Simulator {
   addWorkspace(ws: { id: string; name: string; domain: string; icon?: string | null }, channels: (Pick<SlackChannelRecord, 'id' | 'name'> & Partial<Omit<SlackChannelRecord, 'id' | 'name' | 'teamId'>>)[]): SlackWorkspaceRecord;
   /** someone else's message */
   addMessage(channel: string, text: string, user?: string): SlackMessageRecord;
+  /** someone else's reply in the thread of `threadTs` (or, given the bot's user id, one of the bot's) */
+  addReply(channel: string, threadTs: string, text: string, user?: string): SlackMessageRecord;
   /** files.completeUploadExternal answers before the share exists (empty `shares`), as Slack sometimes does */
   sharesDelayed: boolean;
   /** the app is uninstalled: every token answers `token_revoked` */
@@ -276,6 +279,50 @@ export async function startSlackSimulator(opts: { clientId?: string; clientSecre
             const top = messages.filter((m) => m.channel === c.id && !m.threadTs && Number(m.ts) > oldest).reverse();
             return { ok: true, messages: top.slice(0, limit).map((m) => messageJson(m, ws.id)), has_more: top.length > limit };
           }
+          case 'conversations.replies': {
+            const c = channelOf(str('channel'));
+            if (!c) return { ok: false, error: 'channel_not_found' };
+            // The history scope depends on the kind of channel the thread is in.
+            const scope = c.isPrivate ? 'groups:history' : 'channels:history';
+            if (!grant.scopes.has(scope)) return { ok: false, error: 'missing_scope', needed: scope, provided: [...grant.scopes].join(',') };
+            if (!c.botMember) return { ok: false, error: 'not_in_channel' };
+            const ts = str('ts');
+            if (!ts) return { ok: false, error: 'invalid_arguments' };
+            const asked = messages.find((m) => m.channel === c.id && m.ts === ts);
+            if (!asked) return { ok: false, error: 'thread_not_found' };
+            // `ts` may be the parent or any reply: the answer is the whole thread.
+            const root = asked.threadTs ? messages.find((m) => m.channel === c.id && m.ts === asked.threadTs)! : asked;
+            const limit = str('limit') === undefined ? 1000 : Number(str('limit'));
+            if (!Number.isInteger(limit) || limit < 1) return { ok: false, error: 'invalid_arguments' };
+            const isTs = (v: string | undefined) => v === undefined || /^\d+(\.\d+)?$/.test(v);
+            if (!isTs(str('oldest'))) return { ok: false, error: 'invalid_ts_oldest' };
+            if (!isTs(str('latest'))) return { ok: false, error: 'invalid_ts_latest' };
+            const oldest = Number(str('oldest') ?? 0);
+            const latest = str('latest') === undefined ? Infinity : Number(str('latest'));
+            const inclusive = str('inclusive') === 'true' || str('inclusive') === '1';
+            const inRange = (t: number) => (inclusive ? t >= oldest && t <= latest : t > oldest && t < latest);
+            const all = messages.filter((m) => m.channel === c.id && m.threadTs === root.ts);
+            const replies = all.filter((m) => inRange(Number(m.ts)));
+            // The cursor names the first reply of the next page; the parent leads the first page only.
+            let start = 0;
+            const cursor = str('cursor');
+            if (cursor) {
+              const next = /^next_ts:(\d+\.\d+)$/.exec(Buffer.from(cursor, 'base64').toString());
+              start = next ? replies.findIndex((m) => m.ts === next[1]) : -1;
+              if (start === -1) return { ok: false, error: 'invalid_cursor' };
+            }
+            const first = !cursor;
+            // The parent counts towards the first page's limit; every page holds at least one reply.
+            const page = replies.slice(start, start + Math.max(1, Math.min(1000, limit) - (first ? 1 : 0)));
+            const after = replies[start + page.length];
+            const parentJson = { ...messageJson(root, ws.id), thread_ts: root.ts, reply_count: all.length, reply_users_count: new Set(all.map((m) => m.user)).size, ...(all.length ? { latest_reply: all.at(-1)!.ts } : {}) };
+            return {
+              ok: true,
+              messages: [...(first ? [parentJson] : []), ...page.map((m) => ({ ...messageJson(m, ws.id), parent_user_id: root.user }))],
+              has_more: after !== undefined,
+              response_metadata: { next_cursor: after ? Buffer.from(`next_ts:${after.ts}`).toString('base64') : '' },
+            };
+          }
           case 'chat.postMessage': {
             const text = str('text') ?? '';
             const threadTs = str('thread_ts');
@@ -355,6 +402,13 @@ export async function startSlackSimulator(opts: { clientId?: string; clientSecre
       const c = channels.get(channelId);
       if (!c) throw new Error(`no channel ${channelId}`);
       return postMessage(c, { text, user });
+    },
+    addReply(channelId: string, threadTs: string, text: string, user = 'U0SOMEONE') {
+      const c = channels.get(channelId);
+      if (!c) throw new Error(`no channel ${channelId}`);
+      if (!messages.some((m) => m.channel === c.id && m.ts === threadTs && !m.threadTs)) throw new Error(`no thread ${threadTs} in ${channelId}`);
+      const bot = [...workspaces.values()].find((w) => w.botUserId === user);
+      return postMessage(c, { text, threadTs, user, ...(bot ? { botId: bot.botId } : {}) });
     },
     revokeTokens() {
       for (const t of tokens.values()) t.revoked = true;

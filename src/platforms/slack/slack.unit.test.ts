@@ -299,6 +299,50 @@ describe('slack specifics', () => {
     });
   });
 
+  it("finds the bot's own replies in a thread, looking through its channels and across pages", async () => {
+    await withSim(async (sim, _ctx, connected) => {
+      const ctx = await connected();
+      const since = new Date(Date.now() - 5000);
+      const settings = { channel: SECRET };
+      const root = await published(adapter.publish({ item: text('<p>root</p>'), settings, idempotencyKey: 't' }, ctx));
+      const one = await published(adapter.publish({ item: text('<p>Second &amp; more</p>'), settings, replyTo: { id: root.id, rootId: root.id }, idempotencyKey: 't1' }, ctx));
+      // Someone else answers with the same words, then enough others that the next reply is on a later page.
+      sim.addReply(SECRET, root.id, 'Second &amp; more');
+      for (let i = 0; i < 250; i++) sim.addReply(SECRET, root.id, `chatter ${i}`);
+      const two = await published(adapter.publish({ item: text('<p>Third</p>'), settings, replyTo: { id: one.id, rootId: root.id }, idempotencyKey: 't2' }, ctx));
+
+      const from = sim.log.length;
+      const found = await adapter.findRecent!({ since, limit: 50, replyTo: { id: two.id, rootId: root.id } }, ctx);
+      expect(found).toEqual([
+        { id: two.id, url: two.url, content: 'Third', createdAt: expect.any(String) },
+        { id: one.id, url: one.url, content: 'Second &amp; more', createdAt: expect.any(String) },
+      ]);
+      // The post's channel is not known: #random (a member channel without the thread) is asked first.
+      const replies = sim.log.slice(from).filter((r) => r.path.startsWith('/api/conversations.replies')).map((r) => Object.fromEntries(new URL(r.path, sim.origin).searchParams));
+      expect(replies).toEqual([
+        { channel: RANDOM, ts: root.id, oldest: (since.getTime() / 1000).toFixed(6), limit: '200' },
+        { channel: SECRET, ts: root.id, oldest: (since.getTime() / 1000).toFixed(6), limit: '200' },
+        { channel: SECRET, ts: root.id, oldest: (since.getTime() / 1000).toFixed(6), limit: '200', cursor: expect.any(String) },
+      ]);
+      expect((await adapter.findRecent!({ since, limit: 1, replyTo: { id: two.id, rootId: root.id } }, ctx)).map((p) => p.id)).toEqual([two.id]);
+      // Credentials without the bot's user id: auth.test names it.
+      const anonymous = { ...ctx, credentials: { ...ctx.credentials, botUserId: null } };
+      const before = sim.log.length;
+      expect((await adapter.findRecent!({ since, limit: 50, replyTo: { id: two.id, rootId: root.id } }, anonymous)).map((p) => p.id)).toEqual([two.id, one.id]);
+      expect(calls(sim, before)[0]).toBe('GET /api/auth.test');
+      expect(await adapter.findRecent!({ since: new Date(Date.now() + 60_000), limit: 50, replyTo: { id: two.id, rootId: root.id } }, ctx)).toEqual([]);
+      // A root no channel has: nothing can have been posted to it.
+      expect(await adapter.findRecent!({ since, limit: 50, replyTo: { id: '1.000001', rootId: '1.000001' } }, ctx)).toEqual([]);
+      // An install made before groups:history was asked for cannot read the private channel's thread: it says so.
+      const begun = new URL(rewriteFor(sim)((await adapter.beginConnect!({ state: 'o', redirectUri: 'https://x/cb' }, ctx)).url));
+      begun.searchParams.set('scope', begun.searchParams.get('scope')!.replace(',groups:history', ''));
+      const code = new URL((await fetch(begun, { redirect: 'manual' })).headers.get('location')!).searchParams.get('code')!;
+      const old = { ...ctx, credentials: (await adapter.completeConnect!({ code, redirectUri: 'https://x/cb' }, ctx)).credentials };
+      const e = await failure(adapter.findRecent!({ since, limit: 50, replyTo: { id: two.id, rootId: root.id } }, old));
+      expect({ kind: e.kind, code: e.details.platformCode }).toEqual({ kind: 'reconnect_required', code: 'missing_scope' });
+    });
+  });
+
   it('validates length and empty messages', () => {
     const item = (content: string) => ({ content, media: [] });
     expect(adapter.validate({ settings: {}, items: [item('<p>ok</p>'), item('x'.repeat(40_001)), item('')] })).toEqual([

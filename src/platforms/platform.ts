@@ -383,7 +383,12 @@ export interface PlatformAdapter {
    * Idempotent. With `replyTo` (reconciling an interrupted thread item) it must include the
    * account's replies or comments to that post made since `since`: an adapter whose main listing
    * leaves them out (comments, thread replies) lists them under `replyTo` instead, since a reply
-   * it cannot see would be sent twice. The shared contract suite checks this.
+   * it cannot see would be sent twice. The shared contract suite checks this. `settings` are the
+   * post's own when reconciling one (where it went: a chat channel, a board…), so a platform whose
+   * posts go to a chosen place looks there.
    */
-  findRecent?(input: { since: Date; limit: number; replyTo?: { id: string; rootId: string } }, ctx: OperationContext): Promise<{ id: string; url: string; content: string; createdAt: string }[]>;
+  findRecent?(
+    input: { since: Date; limit: number; replyTo?: { id: string; rootId: string }; settings?: Record<string, unknown> },
+    ctx: OperationContext,
+  ): Promise<{ id: string; url: string; content: string; createdAt: string }[]>;
 }

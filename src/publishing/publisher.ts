@@ -294,7 +294,7 @@ export function createPublisher(deps: PublisherDeps) {
     const since = new Date((row.lastAttemptAt ?? row.updatedAt).getTime() - 2 * 60_000);
     let recent: Awaited<ReturnType<NonNullable<PlatformAdapter['findRecent']>>>;
     try {
-      recent = await access.run(integration, (a, ctx) => a.findRecent!({ since, limit: 50, ...(replyTo ? { replyTo } : {}) }, ctx), AbortSignal.timeout(options.attemptTimeoutMs));
+      recent = await access.run(integration, (a, ctx) => a.findRecent!({ since, limit: 50, settings: root.settings, ...(replyTo ? { replyTo } : {}) }, ctx), AbortSignal.timeout(options.attemptTimeoutMs));
     } catch (e) {
       const giveUpAt = (row.lastAttemptAt?.getTime() ?? 0) + 60 * 60_000;
       await whileSending(rowId, async (tx, r) => {

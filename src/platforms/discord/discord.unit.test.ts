@@ -278,6 +278,16 @@ describe('discord specifics', () => {
     });
   });
 
+  it("with the post's settings, finds the bot's recent messages in the chosen channel", async () => {
+    await withSim(async (_sim, _ctx, as) => {
+      const ctx = await as(adapter);
+      const before = new Date(Date.now() - 1000);
+      const mine = await published(adapter.publish({ item: text('<p>news</p>'), settings: { channel: NEWS }, idempotencyKey: 'n' }, ctx));
+      expect(await adapter.findRecent!({ since: before, limit: 10 }, ctx)).toEqual([]);
+      expect(await adapter.findRecent!({ since: before, limit: 10, settings: { channel: NEWS } }, ctx)).toEqual([{ id: mine.id, url: mine.url, content: 'news', createdAt: expect.any(String) }]);
+    });
+  });
+
   it("finds the bot's recent messages in the system channel", async () => {
     await withSim(async (sim, _ctx, as) => {
       const ctx = await as(adapter);

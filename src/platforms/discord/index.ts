@@ -294,10 +294,12 @@ export function createDiscordAdapter(config: DiscordConfig = {}): PlatformAdapte
      * post's settings); empty when the server has none. With `replyTo`, instead its messages in
      * the thread of `replyTo.rootId`, where `publish` puts every reply.
      */
-    async findRecent({ since, limit, replyTo }, ctx) {
+    /** The bot's recent messages in the post's channel (the server's system channel when none was chosen); with `replyTo`, in its thread. */
+    async findRecent({ since, limit, replyTo, settings }, ctx) {
       const { guildId } = creds(ctx);
       if (replyTo) return threadReplies(ctx, guildId, replyTo.rootId, since, limit);
-      const channel = await defaultChannel(ctx, guildId);
+      const chosen = typeof settings?.channel === 'string' ? settings.channel.trim() : '';
+      const channel = chosen || (await defaultChannel(ctx, guildId));
       if (!channel) return [];
       const me = await api<{ id: string }>(ctx, 'GET', '/users/@me');
       const messages = await api<Message[]>(ctx, 'GET', `/channels/${channel}/messages?limit=${Math.min(100, Math.max(1, limit))}`);

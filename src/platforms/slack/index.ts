@@ -283,10 +283,11 @@ export function createSlackAdapter(config: SlackConfig = {}): PlatformAdapter {
    * `publish` gives a reply. The thread is looked for in each channel the bot is in until found;
    * none has it: the root is gone, so no reply can have been posted to it.
    */
-  async function threadReplies(ctx: Ctx, c: SlackCredentials, rootTs: string, since: Date, limit: number) {
+  async function threadReplies(ctx: Ctx, c: SlackCredentials, rootTs: string, since: Date, limit: number, chosen: string | undefined) {
     const bot = await botUser(ctx, c);
     const oldest = (since.getTime() / 1000).toFixed(6);
-    for (const channel of await memberChannels(ctx, c)) {
+    // The post's own channel when known (its settings); else every channel the bot is in.
+    for (const channel of chosen ? [chosen] : await memberChannels(ctx, c)) {
       const replies = await botRepliesIn(ctx, c, channel, rootTs, oldest, bot);
       if (!replies) continue;
       return replies
@@ -387,10 +388,25 @@ export function createSlackAdapter(config: SlackConfig = {}): PlatformAdapter {
      * post's settings). With `replyTo`, instead its replies in the thread of `replyTo.rootId`
      * (every reply goes there with `thread_ts`), which the channel's history leaves out.
      */
-    async findRecent({ since, limit, replyTo }, ctx) {
+    /**
+     * The bot's recent messages in the post's channel (the general channel when none was chosen or
+     * the settings are not known); with `replyTo`, its replies in that thread.
+     */
+    async findRecent({ since, limit, replyTo, settings }, ctx) {
       const c = creds(ctx);
-      if (replyTo) return threadReplies(ctx, c, replyTo.rootId, since, limit);
-      const channel = await generalChannel(ctx, c);
+      const chosen = typeof settings?.channel === 'string' && settings.channel.trim() ? settings.channel.trim() : undefined;
+      if (replyTo) {
+        try {
+          return await threadReplies(ctx, c, replyTo.rootId, since, limit, chosen);
+        } catch (e) {
+          // An install made before groups:history was asked for can still post: not a lost grant.
+          if (e instanceof PlatformError && e.details.platformCode === 'missing_scope') {
+            throw new PlatformError('unsupported', `Slack will not let this app read the thread (${e.message}), so it cannot check whether the reply arrived`, e.details);
+          }
+          throw e;
+        }
+      }
+      const channel = chosen ?? (await generalChannel(ctx, c));
       if (!channel) return [];
       let history: { messages: HistoryMessage[] };
       try {

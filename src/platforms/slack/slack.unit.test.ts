@@ -299,6 +299,23 @@ describe('slack specifics', () => {
     });
   });
 
+  it("with the post's settings, looks in its chosen channel: top-level messages and thread replies", async () => {
+    await withSim(async (sim, _ctx, connected) => {
+      const ctx = await connected();
+      const since = new Date(Date.now() - 5000);
+      const settings = { channel: RANDOM };
+      const root = await published(adapter.publish({ item: text('<p>in random</p>'), settings, idempotencyKey: 'c1' }, ctx));
+      const reply = await published(adapter.publish({ item: text('<p>and a reply</p>'), settings, replyTo: { id: root.id, rootId: root.id }, idempotencyKey: 'c2' }, ctx));
+      // Not in #general, where a post without settings goes.
+      expect(await adapter.findRecent!({ since, limit: 10 }, ctx)).toEqual([]);
+      expect((await adapter.findRecent!({ since, limit: 10, settings }, ctx)).map((p) => [p.id, p.url])).toEqual([[root.id, root.url]]);
+      const from = sim.log.length;
+      expect((await adapter.findRecent!({ since, limit: 10, settings, replyTo: { id: root.id, rootId: root.id } }, ctx)).map((p) => p.id)).toEqual([reply.id]);
+      // Only the post's channel is asked.
+      expect(sim.log.slice(from).filter((r) => r.path.startsWith('/api/conversations.replies')).map((r) => new URL(r.path, sim.origin).searchParams.get('channel'))).toEqual([RANDOM]);
+    });
+  });
+
   it("finds the bot's own replies in a thread, looking through its channels and across pages", async () => {
     await withSim(async (sim, _ctx, connected) => {
       const ctx = await connected();
@@ -339,7 +356,7 @@ describe('slack specifics', () => {
       const code = new URL((await fetch(begun, { redirect: 'manual' })).headers.get('location')!).searchParams.get('code')!;
       const old = { ...ctx, credentials: (await adapter.completeConnect!({ code, redirectUri: 'https://x/cb' }, ctx)).credentials };
       const e = await failure(adapter.findRecent!({ since, limit: 50, replyTo: { id: two.id, rootId: root.id } }, old));
-      expect({ kind: e.kind, code: e.details.platformCode }).toEqual({ kind: 'reconnect_required', code: 'missing_scope' });
+      expect({ kind: e.kind, code: e.details.platformCode }).toEqual({ kind: 'unsupported', code: 'missing_scope' });
     });
   });
 

@@ -144,7 +144,7 @@ export interface PostView extends PostItemView {
 }
 
 /** Creates a post (a thread when several items) to publish now; its id. */
-export async function createPost(w: MetaApiWorld, channelId: string, items: { content: string; media?: Uploaded[] }[], settings: Record<string, unknown>): Promise<string> {
+export async function createPost(w: MetaApiWorld, channelId: string, items: { content: string; media?: Uploaded[]; delay?: number }[], settings: Record<string, unknown>): Promise<string> {
   const res = await call(w.t.app, w.org.apiKey, {
     method: 'POST',
     url: '/public/v1/posts',
@@ -152,7 +152,7 @@ export async function createPost(w: MetaApiWorld, channelId: string, items: { co
       type: 'now',
       shortLink: false,
       tags: [],
-      posts: [{ integration: { id: channelId }, settings, value: items.map((i) => ({ content: i.content, image: (i.media ?? []).map((m) => ({ id: m.id, path: m.path })) })) }],
+      posts: [{ integration: { id: channelId }, settings, value: items.map((i) => ({ content: i.content, image: (i.media ?? []).map((m) => ({ id: m.id, path: m.path })), ...(i.delay ? { delay: i.delay } : {}) })) }],
     },
   });
   expect(res.statusCode, res.body).toBe(201);

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { releaseDueJobs, waitFor } from '../../../test/factories.js';
-import { call } from '../../../test/helpers.js';
-import { connectThroughApi, getPost, settle, startMetaApiWorld, type Listed, type MetaApiWorld } from '../common/meta-api.testkit.js';
+import { connectThroughApi, createPost, getPost, settle, startMetaApiWorld, type Listed, type MetaApiWorld } from '../common/meta-api.testkit.js';
 import { BAKERY } from '../common/meta.testkit.js';
 
 /**
@@ -25,18 +24,7 @@ afterAll(async () => {
 
 describe('facebook: an interrupted thread item is reconciled among the comments', () => {
   it('the comment the timed-out request made is found and recorded; it is sent once', async () => {
-    const created = await call(w.t.app, w.org.apiKey, {
-      method: 'POST',
-      url: '/public/v1/posts',
-      payload: {
-        type: 'now',
-        shortLink: false,
-        tags: [],
-        posts: [{ integration: { id: channel.id }, settings: { __type: 'facebook' }, value: [{ content: '<p>Fresh rye</p>', image: [] }, { content: '<p>Out of the oven at 7</p>', image: [], delay: 5 }] }],
-      },
-    });
-    expect(created.statusCode, created.body).toBe(201);
-    const id = created.json<{ postId: string }[]>()[0]!.postId;
+    const id = await createPost(w, channel.id, [{ content: '<p>Fresh rye</p>' }, { content: '<p>Out of the oven at 7</p>', delay: 5 }], { __type: 'facebook' });
     const commentPosts = () => w.sim.log.filter((l) => l.method === 'POST' && /\/comments$/.test(l.path));
 
     // The post goes out; the comment waits its five minutes.

@@ -3,3 +3,4 @@ export * from './integrations.js';
 export * from './posts.js';
 export * from './notifications.js';
 export * from './system.js';
+export * from './webhooks.js';

@@ -1,15 +1,53 @@
+import { sql } from 'drizzle-orm';
 import type { Tx } from '../../db/client.js';
 import { events, notifications } from '../../db/schema/index.js';
 
-/** Event types the service emits (the webhooks issue delivers them). */
-export type EventType = 'post.published' | 'post.failed' | 'integration.refresh_needed' | 'integration.disconnected';
+/** Every event type a webhook can receive (API.md §5/§7), in the order the catalogue lists them. */
+export const EVENT_TYPES = [
+  'post.scheduled',
+  'post.published',
+  'post.failed',
+  'post.deleted',
+  'integration.connected',
+  'integration.refresh_needed',
+  'integration.disconnected',
+  'webhook.disabled',
+  'webhook.test',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/** PostgreSQL NOTIFY channel: webhook deliveries were queued (delivery workers in any process wake). */
+export const WEBHOOK_CHANNEL = 'tidings_webhooks';
 
 /**
- * Appends an event to the outbox in the caller's transaction: it exists exactly when the change it
- * reports commits, so a delivery process never announces something that was rolled back.
+ * Appends an event to the outbox in the caller's transaction, with one delivery for each of the
+ * organisation's enabled webhooks whose filters take it (`webhookId` limits it to one webhook, as
+ * `webhook.test` and `webhook.disabled` are). Both exist exactly when the change they report
+ * commits, so no event is lost or invented. `post.*` events are ordered per root post; the
+ * channel filter applies to events about a channel (`payload.integration.id`).
  */
-export async function emitEvent(tx: Tx, organizationId: string, type: EventType, payload: Record<string, unknown>, at: Date) {
-  await tx.insert(events).values({ organizationId, type, payload, createdAt: at });
+export async function emitEvent(tx: Tx, organizationId: string, type: EventType, payload: Record<string, unknown>, at: Date, opts: { webhookId?: string } = {}): Promise<string> {
+  const [event] = await tx.insert(events).values({ organizationId, type, payload, createdAt: at }).returning({ id: events.id });
+  const eventId = event!.id;
+  const integration = (payload.integration as { id?: unknown } | undefined)?.id;
+  const integrationId = typeof integration === 'string' ? integration : null;
+  const rootPost = payload.rootPostId ?? payload.postId;
+  const orderingKey = type.startsWith('post.') && typeof rootPost === 'string' ? rootPost : null;
+  const queued = await tx.execute(sql`
+    INSERT INTO webhook_deliveries (webhook_id, organization_id, event_id, event_type, ordering_key, next_attempt_at, created_at, updated_at)
+    SELECT w.id, w.organization_id, ${eventId}, ${type}, ${orderingKey}, ${at.toISOString()}::timestamptz, ${at.toISOString()}::timestamptz, ${at.toISOString()}::timestamptz
+    FROM webhooks w
+    WHERE w.organization_id = ${organizationId} AND w.deleted_at IS NULL
+      AND ${opts.webhookId ? sql`w.id = ${opts.webhookId}` : sql`w.enabled AND (jsonb_array_length(w.events) = 0 OR w.events ? ${type})
+      AND (${integrationId}::text IS NULL OR jsonb_array_length(w.integration_ids) = 0 OR w.integration_ids ? ${integrationId}::text)`}
+    RETURNING id`);
+  if (rowsOf(queued).length > 0) await tx.execute(sql`select pg_notify(${WEBHOOK_CHANNEL}, ${organizationId})`);
+  return eventId;
+}
+
+function rowsOf(result: unknown): unknown[] {
+  const r = result as { rows?: unknown[] } | unknown[];
+  return Array.isArray(r) ? r : (r.rows ?? []);
 }
 
 /** Writes an organisation notification in the caller's transaction. */

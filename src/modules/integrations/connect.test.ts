@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { integrations } from '../../db/schema/index.js';
 import { BSKY_ENTRYWAY, BSKY_PDS, BSKY_VIDEO, startBlueskySimulator, type BlueskySimulator } from '../../platforms/bluesky/bluesky.simulator.js';
 import { startTelegramSimulator, type TelegramSimulator } from '../../platforms/telegram/telegram.simulator.js';
+import { eventsOf } from '../../../test/factories.js';
 import { buildTestApp, call, expectError, type TestApp, type TestOrg } from '../../../test/helpers.js';
 
 const TOKEN = '123456:AAbbCCddEEffGGhhIIjjKKllMMnnOOppQQ';
@@ -58,6 +59,12 @@ describe('connecting channels through the API', () => {
     const res = await call(t.app, acme.apiKey, { method: 'POST', url: '/public/v1/social/telegram', payload: { botToken: TOKEN, chatId: '-1001234567890' } });
     expect(res.json()).toMatchObject({ id: before!.id, name: 'Acme News', refreshNeeded: false });
     expect(await rows()).toHaveLength(1);
+    // integration.connected, in the same transaction as the channel: once as new, once as a reconnect.
+    const connected = (await eventsOf(t, acme.id)).filter((e) => e.type === 'integration.connected');
+    expect(connected.map((e) => e.payload)).toEqual([
+      { integration: { id: before!.id, identifier: 'telegram', name: 'Acme News' }, reconnected: false, connectedAt: expect.any(String) },
+      { integration: { id: before!.id, identifier: 'telegram', name: 'Acme News' }, reconnected: true, connectedAt: expect.any(String) },
+    ]);
   });
 
   it('POST /social/telegram?refresh={id} reconnects the channel named with new credentials, never a second channel', async () => {

@@ -152,25 +152,30 @@ export function createIntegrationsRepository(db: Db) {
       at: Date;
     }) {
       const { at, ...fields } = values;
-      const [row] = await db
-        .insert(integrations)
-        .values({ ...fields, createdAt: at, updatedAt: at })
-        .onConflictDoUpdate({
-          target: [integrations.organizationId, integrations.identifier, integrations.internalId],
-          targetWhere: isNull(integrations.deletedAt),
-          set: {
-            name: fields.name,
-            profile: fields.profile,
-            picture: fields.picture,
-            credentials: fields.credentials,
-            tokenExpiresAt: fields.tokenExpiresAt,
-            instanceUrl: fields.instanceUrl,
-            refreshNeeded: false,
-            updatedAt: at,
-          },
-        })
-        .returning({ id: integrations.id, inserted: sql<boolean>`(xmax = 0)` });
-      return row!;
+      // The channel and its `integration.connected` event commit together.
+      return db.transaction(async (tx) => {
+        const [row] = await tx
+          .insert(integrations)
+          .values({ ...fields, createdAt: at, updatedAt: at })
+          .onConflictDoUpdate({
+            target: [integrations.organizationId, integrations.identifier, integrations.internalId],
+            targetWhere: isNull(integrations.deletedAt),
+            set: {
+              name: fields.name,
+              profile: fields.profile,
+              picture: fields.picture,
+              credentials: fields.credentials,
+              tokenExpiresAt: fields.tokenExpiresAt,
+              instanceUrl: fields.instanceUrl,
+              refreshNeeded: false,
+              updatedAt: at,
+            },
+          })
+          .returning({ id: integrations.id, inserted: sql<boolean>`(xmax = 0)` });
+        const channel = { id: row!.id, identifier: fields.identifier, name: fields.name };
+        await emitEvent(tx, fields.organizationId, 'integration.connected', { integration: channel, reconnected: !row!.inserted, connectedAt: at.toISOString() }, at);
+        return row!;
+      });
     },
 
     /**

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, call, expectError, expectIsolated, type TestApp, type TestOrg } from '../../../test/helpers.js';
-import { createChannel, createMedia } from '../../../test/factories.js';
+import { createChannel, createMedia, eventsOf } from '../../../test/factories.js';
 import { parseInstant } from './posts.schemas.js';
 
 type Created = { postId: string; integration: string; group: string }[];
@@ -690,6 +690,35 @@ describe('posts routes', () => {
       expectError(await status(p.postId, 'schedule'), 409, 'CONFLICT');
       expect(paths(await status(p.postId, 'published'))).toEqual(['status']);
       expect(paths(await call(t.app, acme.apiKey, { method: 'PUT', url: `/public/v1/posts/${p.postId}/status`, payload: {} }))).toEqual(['status']);
+    });
+  });
+
+  describe('events of the post lifecycle (written with the change, for webhooks)', () => {
+    it('post.scheduled when a post is queued or scheduled again, post.deleted when deleted; none for drafts or refused requests', async () => {
+      const org = await t.createOrg('Evented');
+      const sky = (await createChannel(t, org, 'bluesky', { name: 'Evented Sky' })).id;
+      const entry = (content: string) => ({ integration: { id: sky }, value: [{ content, image: [] }] });
+      const types = async () => (await eventsOf(t, org.id)).map((e) => e.type);
+      const queued = await createOne('2032-05-01T09:00:00Z', entry('queued'), {}, org);
+      const draft = await createOne('2032-05-02T09:00:00Z', entry('draft'), { type: 'draft' }, org);
+      expect(paths(await create(org, body('2032-05-03T09:00:00Z', [entry('x'.repeat(400))])))).toEqual(['posts.0.value.0.content']);
+      expect(await types()).toEqual(['post.scheduled']);
+      const [scheduled] = await eventsOf(t, org.id);
+      expect(scheduled!.payload).toEqual({
+        postId: queued.postId,
+        rootPostId: queued.postId,
+        group: queued.group,
+        position: 0,
+        integration: { id: sky, identifier: 'bluesky', name: 'Evented Sky' },
+        publishDate: '2032-05-01T09:00:00.000Z',
+        dueAt: '2032-05-01T09:00:00.000Z',
+      });
+      const status = (id: string, s: string) => call(t.app, org.apiKey, { method: 'PUT', url: `/public/v1/posts/${id}/status`, payload: { status: s } });
+      expect((await status(draft.postId, 'schedule')).statusCode).toBe(200);
+      expect((await call(t.app, org.apiKey, { method: 'DELETE', url: `/public/v1/posts/${queued.postId}` })).statusCode).toBe(200);
+      expect(await types()).toEqual(['post.scheduled', 'post.scheduled', 'post.deleted']);
+      const deleted = (await eventsOf(t, org.id)).at(-1)!;
+      expect(deleted.payload).toMatchObject({ postId: queued.postId, integration: { id: sky }, deletedAt: expect.any(String) });
     });
   });
 

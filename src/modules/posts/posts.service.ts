@@ -7,6 +7,7 @@ import type { ChannelAccess } from '../../publishing/channel-access.js';
 import { platformErrorToAppError } from '../../publishing/platform-errors.js';
 import type { PublishQueue } from '../../publishing/publish-queue.js';
 import type { PlansService } from '../plans/plans.service.js';
+import { emitEvent, postEventPayload } from '../events/events.js';
 import { normaliseSettings, validatePostForPlatform, type ChannelState, type DraftMedia } from './post-validation.js';
 import type { Tx } from '../../db/client.js';
 import type { MediaRepository } from '../media/media.repository.js';
@@ -120,6 +121,19 @@ export function createPostsService(deps: PostsServiceDeps) {
     const next = new Date(Math.min(Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1), MAX_INSTANT_MS));
     const used = await repo.countScheduledInMonth(organizationId, month, next);
     await deps.plans.assertWithinLimit(organizationId, 'scheduledPostsPerMonth', used, adding);
+  }
+
+  /** `post.scheduled`, in the transaction that queues the post (or moves it). */
+  async function emitScheduled(tx: Tx, root: PostRow, channel: IntegrationRow, dueAt: Date, at: Date) {
+    await emitEvent(tx, root.organizationId, 'post.scheduled', { ...postEventPayload(root, channel), publishDate: root.publishDate.toISOString(), dueAt: dueAt.toISOString() }, at);
+  }
+
+  /** `post.deleted` for each post (root row) among `rows`, in the transaction that deletes them. */
+  async function emitDeleted(tx: Tx, rows: PostRow[], at: Date) {
+    for (const r of rows.filter((x) => x.parentPostId === null)) {
+      const channel = await repo.findIntegration(r.integrationId, tx);
+      await emitEvent(tx, r.organizationId, 'post.deleted', { ...postEventPayload(r, channel), deletedAt: at.toISOString() }, at);
+    }
   }
 
   async function loadTreeOut(organizationId: string, id: string) {
@@ -272,6 +286,7 @@ export function createPostsService(deps: PostsServiceDeps) {
           const state: PostRow['state'] =
             type === 'draft' ? 'DRAFT' : type === 'update' ? (existingRoot?.state ?? 'QUEUE') : 'QUEUE';
           let rootId: string | undefined;
+          let rootRow: PostRow | undefined;
           for (const [j, v] of p.value.entries()) {
             const image = resolved[i]![j]!.filter((x): x is NonNullable<typeof x> => x !== undefined).map((x) => storedImage(x.row, x.ref));
             const existing = v.id !== undefined ? locked.get(v.id) : undefined;
@@ -303,13 +318,17 @@ export function createPostsService(deps: PostsServiceDeps) {
                 { ...(values as NewPostRow), organizationId, integrationId: channel.id, creationMethod, createdAt: at },
               ])) as [PostRow];
             }
-            if (j === 0) rootId = row.id;
+            if (j === 0) {
+              rootId = row.id;
+              rootRow = row;
+            }
           }
           const dueAt = new Date(Math.max(publishDate.getTime(), at.getTime()));
           const rootState = type === 'update' ? (existingRoot?.state ?? 'QUEUE') : state;
           if (rootState === 'QUEUE') {
             await queue.schedule(tx, rootId!, dueAt);
             scheduled.push(dueAt);
+            await emitScheduled(tx, rootRow!, channel, dueAt, at);
           }
           out.push({ postId: rootId!, integration: channel.id, group });
         }
@@ -318,6 +337,7 @@ export function createPostsService(deps: PostsServiceDeps) {
         const dropped = [...groupRows.values()].flat().filter((r) => !keptIds.has(r.id));
         for (const r of dropped) if (r.publishJobId) await queue.cancel(tx, r.id);
         await repo.softDelete(tx, dropped.map((r) => r.id), at);
+        await emitDeleted(tx, dropped, at);
 
         if (opts.idempotencyKey !== undefined) {
           const saved = await repo.saveIdempotency(tx, { organizationId, key: opts.idempotencyKey, requestHash, statusCode: 201, response: out, createdAt: at });
@@ -369,7 +389,9 @@ export function createPostsService(deps: PostsServiceDeps) {
         const rows = [tree.root, ...tree.items];
         if (inFlight(rows)) throw conflictInFlight();
         for (const r of rows) if (r.publishJobId) await queue.cancel(tx, r.id);
-        await repo.softDelete(tx, rows.map((r) => r.id), now());
+        const at = now();
+        await repo.softDelete(tx, rows.map((r) => r.id), at);
+        await emitDeleted(tx, rows, at);
         return { deleted: rows.map((r) => r.id) };
       });
     },
@@ -380,7 +402,9 @@ export function createPostsService(deps: PostsServiceDeps) {
         if (rows.length === 0) throw notFound('Group of posts');
         if (inFlight(rows)) throw conflictInFlight();
         for (const r of rows) if (r.publishJobId) await queue.cancel(tx, r.id);
-        await repo.softDelete(tx, rows.map((r) => r.id), now());
+        const at = now();
+        await repo.softDelete(tx, rows.map((r) => r.id), at);
+        await emitDeleted(tx, rows, at);
         return { deleted: rows.map((r) => r.id) };
       });
     },
@@ -428,6 +452,7 @@ export function createPostsService(deps: PostsServiceDeps) {
           dueAt = new Date(Math.max(at.getTime(), (prev.publishedAt?.getTime() ?? at.getTime()) + first.delay * 60_000));
         }
         await queue.schedule(tx, first.id, dueAt);
+        await emitScheduled(tx, root, integration, dueAt, at);
         return { id: root.id, state: 'QUEUE' as const };
       });
       if (dueAt) queue.notifyScheduled(dueAt);

@@ -1,4 +1,4 @@
-import { and, asc, count, eq, inArray, isNull, sql } from 'drizzle-orm';
+import { and, asc, count, eq, inArray, isNull, sql, TransactionRollbackError } from 'drizzle-orm';
 import type { Db, Tx } from '../../db/client.js';
 import { integrations, webhookDeliveries, webhooks } from '../../db/schema/index.js';
 import { emitEvent, WEBHOOK_CHANNEL } from '../events/events.js';
@@ -117,7 +117,7 @@ export function createWebhooksRepository(db: Db) {
       return row;
     },
 
-    /** Emits `webhook.test` to this webhook only; returns the event and its one delivery. */
+    /** Emits `webhook.test` to this webhook only; returns the event and its one delivery (undefined when the webhook is gone). */
     async emitTest(organizationId: string, webhook: { id: string; name: string }, at: Date) {
       return db.transaction(async (tx) => {
         const eventId = await emitEvent(
@@ -132,7 +132,12 @@ export function createWebhooksRepository(db: Db) {
           .select({ id: webhookDeliveries.id })
           .from(webhookDeliveries)
           .where(and(eq(webhookDeliveries.eventId, eventId), eq(webhookDeliveries.webhookId, webhook.id)));
+        // None when the webhook was deleted since it was read: nothing is written then.
+        if (!delivery) tx.rollback();
         return { eventId, deliveryId: delivery!.id };
+      }).catch((e: unknown) => {
+        if (e instanceof TransactionRollbackError) return undefined;
+        throw e;
       });
     },
 

@@ -201,6 +201,15 @@ describe('webhooks', () => {
       expect((await deliveriesOf(b.id)).map((d) => d.state)).toEqual(['pending']);
     });
 
+    it('a test of a webhook deleted meanwhile writes nothing (no event without its delivery)', async () => {
+      const org = await t.createOrg('Race');
+      const hook = await created(org);
+      await call(t.app, org.apiKey, { method: 'DELETE', url: `/public/v1/webhooks/${hook.id}` });
+      expect(await t.deps.repositories.webhooks.emitTest(org.id, hook, new Date(clock.now()))).toBeUndefined();
+      expect(await sqlRows('SELECT id FROM events WHERE organization_id = $1', [org.id])).toEqual([]);
+      expectError(await call(t.app, org.apiKey, { method: 'POST', url: `/public/v1/webhooks/${hook.id}/test` }), 404, 'NOT_FOUND');
+    });
+
     it('resend puts a delivery back on the queue: pending, due now, lease cleared', async () => {
       const hook = await created(acme);
       const { deliveryId } = await sendTest(acme, hook.id);

@@ -134,7 +134,9 @@ export function createWebhooksService(deps: {
     /** Queues a `webhook.test` event to this webhook only (even when disabled); the workers deliver it. */
     async sendTest(organizationId: string, id: string) {
       const row = await getRow(organizationId, id);
-      return webhooks.emitTest(organizationId, row, now());
+      const sent = await webhooks.emitTest(organizationId, row, now());
+      if (!sent) throw notFound('Webhook');
+      return sent;
     },
 
     /** Newest first, pages of 50; attempts and deliveries not attempted yet. */

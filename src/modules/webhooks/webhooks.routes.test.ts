@@ -302,6 +302,11 @@ describe('webhooks', () => {
       const [flags] = await sqlRows<{ failing_since: Date | null }>('SELECT failing_since FROM webhooks WHERE id = $1', [hook.id]);
       expect(flags!.failing_since).toBeNull();
       expect((await deliveriesOf(hook.id)).map((d) => d.state)).toEqual(['delivered', 'pending']);
+      // `enabled: true` on an enabled webhook changes nothing: its failure window keeps running.
+      await sqlRows('UPDATE webhooks SET failing_since = $2 WHERE id = $1', [hook.id, new Date(clock.now() - 3600_000)]);
+      await call(t.app, acme.apiKey, { method: 'PUT', url: `/public/v1/webhooks/${hook.id}`, payload: { name: 'Same', enabled: true } });
+      const [still] = await sqlRows<{ failing_since: Date | null }>('SELECT failing_since FROM webhooks WHERE id = $1', [hook.id]);
+      expect(new Date(still!.failing_since!).getTime()).toBe(clock.now() - 3600_000);
 
       const disabled = await call(t.app, acme.apiKey, { method: 'PUT', url: `/public/v1/webhooks/${hook.id}`, payload: { enabled: false } });
       expect(disabled.json<View>()).toMatchObject({ enabled: false, disabledReason: null });

@@ -103,9 +103,11 @@ export function createWebhooksService(deps: {
       if (body.url !== undefined) patch.url = await checkUrl(body.url);
       if (body.events !== undefined) patch.events = [...new Set(body.events)];
       if (body.integrations !== undefined) patch.integrationIds = await checkIntegrations(organizationId, body.integrations);
-      if (body.enabled !== undefined) {
+      if (body.enabled !== undefined && body.enabled !== current.enabled) {
         patch.enabled = body.enabled;
-        // Disabled by the user: no reason of the service's stays; enabled: a fresh start.
+        // Disabled by the user: no reason of the service's stays. Re-enabled: a fresh start, so
+        // the 24 h failure window restarts. Only on a change: a client that sends `enabled: true`
+        // with every update must not keep a failing webhook from being disabled.
         patch.disabledReason = null;
         if (body.enabled) patch.failingSince = null;
       }

@@ -19,6 +19,7 @@ import { healthRoutes } from './modules/health/health.routes.js';
 import { integrationsRoutes } from './modules/integrations/integrations.routes.js';
 import { notificationsRoutes } from './modules/notifications/notifications.routes.js';
 import { postsRoutes } from './modules/posts/posts.routes.js';
+import { webhooksRoutes } from './modules/webhooks/webhooks.routes.js';
 import { VERSION } from './version.js';
 
 declare module 'fastify' {
@@ -86,6 +87,7 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
       await api.register(notificationsRoutes(services.notifications));
       await api.register(postsRoutes(services.posts));
       await api.register(mediaRoutes(services.media, config.media));
+      await api.register(webhooksRoutes(services.webhooks));
       if (opts.extraRoutes) await api.register(opts.extraRoutes);
     },
     { prefix: API_PREFIX },

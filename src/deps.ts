@@ -46,6 +46,9 @@ import { createMemoryStore } from './rate-limit/memory-store.js';
 import { createPostgresStore } from './rate-limit/postgres-store.js';
 import { createRedisStore } from './rate-limit/redis-store.js';
 import type { SlidingLogStore } from './rate-limit/store.js';
+import type { Resolver } from './lib/safe-address.js';
+import { createWebhooksRepository } from './modules/webhooks/webhooks.repository.js';
+import { createWebhooksService } from './modules/webhooks/webhooks.service.js';
 
 export interface CreateDepsOptions {
   role?: Role;
@@ -57,6 +60,8 @@ export interface CreateDepsOptions {
   withoutJobs?: boolean;
   /** `upload-from-url` resolver and address policy (tests: a name resolving to a chosen address). */
   remoteFetch?: Pick<RemoteFetchOptions, 'lookup' | 'isAllowedAddress'>;
+  /** The resolver webhook URLs are checked with (tests: names resolving to chosen addresses). */
+  webhookResolve?: Resolver;
 }
 
 export async function openDatabase(config: Config): Promise<Database> {
@@ -120,6 +125,7 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
       notifications: createNotificationsRepository(db),
       posts: createPostsRepository(db),
       media: createMediaRepository(db),
+      webhooks: createWebhooksRepository(db),
     };
     // S3 when a bucket is configured (processes that share no disk), else DATA_DIR/media.
     const storage: MediaStorage = config.s3
@@ -204,6 +210,13 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
       }),
       media,
       posts: createPostsService({ posts: repositories.posts, media: repositories.media, queue, adapters, plans, access, clock }),
+      webhooks: createWebhooksService({
+        webhooks: repositories.webhooks,
+        plans,
+        secretBox,
+        clock,
+        target: { allowPrivate: config.allowPrivateTargets, resolve: opts.webhookResolve },
+      }),
       health: createHealthService({ database, clock, maxHeartbeatAgeSeconds: config.readyMaxHeartbeatAgeSeconds }),
     };
 

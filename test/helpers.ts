@@ -35,6 +35,8 @@ export interface BuildTestAppOptions {
   startWorker?: boolean;
   /** `upload-from-url` resolver and address policy overrides. */
   remoteFetch?: CreateDepsOptions['remoteFetch'];
+  /** The resolver webhook URLs are checked with. */
+  webhookResolve?: CreateDepsOptions['webhookResolve'];
 }
 
 /** A fresh app on its own fresh database (PGlite or PostgreSQL per TEST_DB), driven with `inject`. */
@@ -47,7 +49,7 @@ export async function buildTestApp(opts: BuildTestAppOptions = {}): Promise<Test
     DATA_DIR: '/nonexistent-test-data-dir',
     ...opts.env,
   });
-  const deps = await createDeps(config, { database: testDb.database, clock, remoteFetch: opts.remoteFetch });
+  const deps = await createDeps(config, { database: testDb.database, clock, remoteFetch: opts.remoteFetch, webhookResolve: opts.webhookResolve });
   const app = await buildApp(deps, { extraRoutes: opts.extraRoutes });
   const undocumented = recordUndocumentedStatuses(app);
   if (opts.startWorker) await deps.startWorker();

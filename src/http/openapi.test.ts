@@ -2,6 +2,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EVENT_TYPES } from '../modules/events/events.js';
 import { PLATFORM_IDENTIFIERS } from '../platforms/platform.js';
 import { buildTestApp, type TestApp } from '../../test/helpers.js';
 
@@ -53,6 +54,12 @@ describe('OpenAPI', () => {
       '/social/{identifier}',
       '/upload',
       '/upload-from-url',
+      '/webhooks',
+      '/webhooks/{id}',
+      '/webhooks/{id}/deliveries',
+      '/webhooks/{id}/deliveries/{deliveryId}/resend',
+      '/webhooks/{id}/rotate-secret',
+      '/webhooks/{id}/test',
     ]);
     expect(doc.paths['/posts']!.post!.parameters!.map((p) => p.name)).toContain('idempotency-key');
     expect(doc.paths['/integrations']!.get!.parameters!.map((p) => p.name).sort()).toEqual(['customer', 'group']);
@@ -140,6 +147,32 @@ describe('OpenAPI', () => {
     const res = await t.app.inject({ method: 'GET', url: '/public/v1/integrations', headers: { authorization: org.apiKey } });
     expect(res.statusCode).toBe(200);
     for (const name of rateLimit) expect(res.headers[name.toLowerCase()], name).toMatch(/^\d+$/);
+  });
+
+  it('lists every webhook event type in `webhooks`, with the envelope and its payload schema', async () => {
+    const doc = (await document()) as unknown as { webhooks: Record<string, { post: { requestBody: { content: Record<string, { schema: Record<string, unknown> }> }; responses: Record<string, unknown> } }> };
+    expect(Object.keys(doc.webhooks)).toEqual([...EVENT_TYPES]);
+    const ajv = new Ajv2020({ strict: false });
+    addFormats.default(ajv);
+    const validates = (type: string, body: unknown) => ajv.validate(doc.webhooks[type]!.post.requestBody.content['application/json']!.schema, body);
+    for (const type of EVENT_TYPES) {
+      const schema = doc.webhooks[type]!.post.requestBody.content['application/json']!.schema as { required: string[]; properties: Record<string, { const?: string; type?: string; required?: string[] }> };
+      expect(schema.required, type).toEqual(['id', 'type', 'timestamp', 'data']);
+      expect(schema.properties.type!.const, type).toBe(type);
+      expect(schema.properties.data!.type, type).toBe('object');
+      expect(schema.properties.data!.required!.length, type).toBeGreaterThan(0);
+      expect(Object.keys(doc.webhooks[type]!.post.responses), type).toEqual(['200']);
+      // The type is bound to its payload: an envelope of another type does not validate.
+      expect(validates(type, { id: 'e', type: 'not.a.type', timestamp: '2026-01-01T00:00:00.000Z', data: {} }), type).toBe(false);
+    }
+    const envelope = { id: 'e1', timestamp: '2026-11-21T12:00:00.000Z' };
+    const post = { postId: 'p', rootPostId: 'p', group: 'g', position: 0, integration: { id: 'c', identifier: 'bluesky', name: 'Sky' } };
+    expect(validates('post.published', { ...envelope, type: 'post.published', data: { ...post, releaseId: 'r', releaseURL: null, publishedAt: envelope.timestamp } })).toBe(true);
+    expect(validates('post.published', { ...envelope, type: 'post.published', data: { ...post, releaseURL: null, publishedAt: envelope.timestamp } })).toBe(false);
+    expect(validates('post.failed', { ...envelope, type: 'post.failed', data: { ...post, integration: { id: 'c' }, error: 'x', failedAt: envelope.timestamp } })).toBe(true);
+    expect(validates('integration.disconnected', { ...envelope, type: 'integration.disconnected', data: { integration: { id: 'c', identifier: 'x', name: 'X' }, disconnectedAt: envelope.timestamp } })).toBe(true);
+    expect(validates('webhook.test', { ...envelope, type: 'webhook.test', data: { webhook: { id: 'w', name: 'W' }, message: 'This is a test event from Tidings' } })).toBe(true);
+    expect(validates('webhook.disabled', { ...envelope, type: 'webhook.disabled', data: { webhook: { id: 'w', name: 'W' }, reason: 'gone' } })).toBe(false);
   });
 
   it('serves the interactive page', async () => {

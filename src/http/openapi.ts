@@ -2,6 +2,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
+import { openApiWebhooks } from '../webhooks/event-schemas.js';
 import { describeStatus } from './error-schema.js';
 
 declare module 'fastify' {
@@ -70,6 +71,8 @@ export async function installOpenApi(app: FastifyInstance, opts: { publicUrl: st
         securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'Authorization' } },
       },
       security: [{ apiKey: [] }],
+      // OpenAPI 3.1's event catalogue: what this service POSTs to webhook receivers.
+      webhooks: openApiWebhooks(),
     },
     transform: ({ schema, url, ...rest }) => {
       // Only the public API goes in the document, with paths relative to the server URL.

@@ -1,0 +1,106 @@
+import { z } from 'zod';
+import { EVENT_TYPES, type EventType } from '../modules/events/events.js';
+
+/**
+ * The payload of every event type a webhook receives (API.md §5/§7), as zod schemas, and the
+ * OpenAPI 3.1 `webhooks` section generated from them, so integrators see (and generate types
+ * for) what arrives. The shapes follow what the emitters write: `postEventPayload` in
+ * `modules/events/events.ts`, the publisher (`post.published`, `post.failed`,
+ * `integration.refresh_needed`) and the integrations repository (`integration.disconnected`).
+ */
+
+const ChannelRefSchema = z
+  .object({
+    id: z.string().describe('the channel (integration) id'),
+    identifier: z.string().optional().describe('the platform, e.g. `bluesky`; absent only when the channel row was gone when the event was written'),
+    name: z.string().optional().describe('the channel name'),
+  })
+  .describe('the channel the event is about');
+
+const ChannelSchema = z
+  .object({ id: z.string(), identifier: z.string().describe('the platform, e.g. `bluesky`'), name: z.string() })
+  .describe('the channel the event is about');
+
+const PostPartSchema = z.object({
+  postId: z.string().describe('the post (one item of a thread)'),
+  rootPostId: z.string().describe('the first item of its thread (the post itself when it is the first); events of one root post are delivered in order'),
+  group: z.string().describe('the group shared by the posts created in one request'),
+  position: z.number().int().describe('0 for the first item of a thread, 1 for the next, …'),
+  integration: ChannelRefSchema,
+});
+
+const isoDate = (what: string) => z.string().describe(`${what} (ISO 8601)`);
+
+/** `data` of each event type. */
+export const EVENT_PAYLOAD_SCHEMAS = {
+  'post.scheduled': PostPartSchema.extend({ publishDate: isoDate('when it is due to publish') }),
+  'post.published': PostPartSchema.extend({
+    releaseId: z.string().describe("the post's id on the platform"),
+    releaseURL: z.string().nullable().describe("the post's URL on the platform; null when not known yet (an inbox upload)"),
+    publishedAt: isoDate('when it was published'),
+  }),
+  'post.failed': PostPartSchema.extend({
+    error: z.string().describe('why it failed'),
+    failedAt: isoDate('when it failed'),
+  }),
+  'post.deleted': PostPartSchema.extend({ deletedAt: isoDate('when it was deleted') }),
+  'integration.connected': z.object({ integration: ChannelSchema, connectedAt: isoDate('when it was connected') }),
+  'integration.refresh_needed': z.object({
+    integration: ChannelSchema,
+    reason: z.string().describe('why the channel must be reconnected'),
+  }),
+  'integration.disconnected': z.object({ integration: ChannelSchema, disconnectedAt: isoDate('when it was disconnected') }),
+  'webhook.disabled': z.object({
+    webhook: z.object({ id: z.string(), name: z.string(), url: z.string() }).describe('the webhook that was disabled'),
+    reason: z.string().describe('why the service disabled it (the receiver answered 410 Gone, or deliveries failed for 24 h)'),
+  }),
+  'webhook.test': z.object({
+    webhook: z.object({ id: z.string(), name: z.string() }).describe('the webhook the test was sent to'),
+    message: z.string().describe('always "This is a test event from Tidings"'),
+  }),
+} satisfies Record<EventType, z.ZodType>;
+
+const DESCRIPTIONS: Record<EventType, string> = {
+  'post.scheduled': 'A post was put on the queue to publish at `publishDate`.',
+  'post.published': 'A post (or a thread item) was published on its platform.',
+  'post.failed': 'A post (or a thread item) failed and will not be retried.',
+  'post.deleted': 'A post was deleted.',
+  'integration.connected': 'A channel was connected (or reconnected).',
+  'integration.refresh_needed': "A channel's access is gone: reconnect it.",
+  'integration.disconnected': 'A channel was disconnected; its queued posts failed.',
+  'webhook.disabled': 'The service disabled this webhook. Sent to that webhook only.',
+  'webhook.test': 'Sent by `POST /webhooks/{id}/test`, to that webhook only.',
+};
+
+/** The body of every delivery: the envelope with the event's payload in `data`. */
+export function eventEnvelopeSchema<T extends EventType>(type: T) {
+  return z.object({
+    id: z.string().describe("the event's id; the same in every delivery and retry of this event (the `webhook-id` header identifies the delivery)"),
+    type: z.literal(type),
+    timestamp: isoDate('when the event happened'),
+    data: EVENT_PAYLOAD_SCHEMAS[type],
+  });
+}
+
+function toJsonSchema(schema: z.ZodType): Record<string, unknown> {
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'output' }) as Record<string, unknown>;
+  return rest;
+}
+
+/** The OpenAPI 3.1 `webhooks` object: one operation per event type, its body the signed envelope. */
+export function openApiWebhooks() {
+  return Object.fromEntries(
+    EVENT_TYPES.map((type) => [
+      type,
+      {
+        post: {
+          summary: type,
+          description: `${DESCRIPTIONS[type]} Signed as Standard Webhooks (\`webhook-id\`, \`webhook-timestamp\`, \`webhook-signature\` headers; verify with the webhook's secret).`,
+          tags: ['Webhooks'],
+          requestBody: { required: true, content: { 'application/json': { schema: toJsonSchema(eventEnvelopeSchema(type)) } } },
+          responses: { '200': { description: 'Any 2xx status acknowledges the delivery; anything else (or no answer within the timeout) is retried.' } },
+        },
+      },
+    ]),
+  );
+}

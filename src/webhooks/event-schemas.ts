@@ -33,7 +33,10 @@ const isoDate = (what: string) => z.string().describe(`${what} (ISO 8601)`);
 
 /** `data` of each event type. */
 export const EVENT_PAYLOAD_SCHEMAS = {
-  'post.scheduled': PostPartSchema.extend({ publishDate: isoDate('when it is due to publish') }),
+  'post.scheduled': PostPartSchema.extend({
+    publishDate: isoDate('the date the post was given'),
+    dueAt: isoDate('when it will publish: its date, or now when that date has passed'),
+  }),
   'post.published': PostPartSchema.extend({
     releaseId: z.string().describe("the post's id on the platform"),
     releaseURL: z.string().nullable().describe("the post's URL on the platform; null when not known yet (an inbox upload)"),
@@ -44,7 +47,11 @@ export const EVENT_PAYLOAD_SCHEMAS = {
     failedAt: isoDate('when it failed'),
   }),
   'post.deleted': PostPartSchema.extend({ deletedAt: isoDate('when it was deleted') }),
-  'integration.connected': z.object({ integration: ChannelSchema, connectedAt: isoDate('when it was connected') }),
+  'integration.connected': z.object({
+    integration: ChannelSchema,
+    reconnected: z.boolean().describe('true when an existing channel was connected again (new credentials), false for a new channel'),
+    connectedAt: isoDate('when it was connected'),
+  }),
   'integration.refresh_needed': z.object({
     integration: ChannelSchema,
     reason: z.string().describe('why the channel must be reconnected'),
@@ -61,7 +68,7 @@ export const EVENT_PAYLOAD_SCHEMAS = {
 } satisfies Record<EventType, z.ZodType>;
 
 const DESCRIPTIONS: Record<EventType, string> = {
-  'post.scheduled': 'A post was put on the queue to publish at `publishDate`.',
+  'post.scheduled': 'A post was put on the queue (created, scheduled from a draft or a failure, or moved) to publish at `dueAt`.',
   'post.published': 'A post (or a thread item) was published on its platform.',
   'post.failed': 'A post (or a thread item) failed and will not be retried.',
   'post.deleted': 'A post was deleted.',

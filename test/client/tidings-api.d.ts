@@ -8753,7 +8753,7 @@ export interface webhooks {
         put?: never;
         /**
          * post.scheduled
-         * @description A post was put on the queue to publish at `publishDate`. Signed as Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature` headers; verify with the webhook's secret).
+         * @description A post was put on the queue (created, scheduled from a draft or a failure, or moved) to publish at `dueAt`. Signed as Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature` headers; verify with the webhook's secret).
          */
         post: {
             parameters: {
@@ -8789,8 +8789,10 @@ export interface webhooks {
                                 /** @description the channel name */
                                 name?: string;
                             };
-                            /** @description when it is due to publish (ISO 8601) */
+                            /** @description the date the post was given (ISO 8601) */
                             publishDate: string;
+                            /** @description when it will publish: its date, or now when that date has passed (ISO 8601) */
+                            dueAt: string;
                         };
                     };
                 };
@@ -9061,6 +9063,8 @@ export interface webhooks {
                                 identifier: string;
                                 name: string;
                             };
+                            /** @description true when an existing channel was connected again (new credentials), false for a new channel */
+                            reconnected: boolean;
                             /** @description when it was connected (ISO 8601) */
                             connectedAt: string;
                         };

@@ -4,6 +4,7 @@ import { integrations } from '../../db/schema/index.js';
 import { BSKY_ENTRYWAY, BSKY_PDS, BSKY_VIDEO, startBlueskySimulator, type BlueskySimulator } from '../../platforms/bluesky/bluesky.simulator.js';
 import { startTelegramSimulator, type TelegramSimulator } from '../../platforms/telegram/telegram.simulator.js';
 import { eventsOf } from '../../../test/factories.js';
+import { EVENT_PAYLOAD_SCHEMAS } from '../../webhooks/event-schemas.js';
 import { buildTestApp, call, expectError, type TestApp, type TestOrg } from '../../../test/helpers.js';
 
 const TOKEN = '123456:AAbbCCddEEffGGhhIIjjKKllMMnnOOppQQ';
@@ -65,6 +66,7 @@ describe('connecting channels through the API', () => {
       { integration: { id: before!.id, identifier: 'telegram', name: 'Acme News' }, reconnected: false, connectedAt: expect.any(String) },
       { integration: { id: before!.id, identifier: 'telegram', name: 'Acme News' }, reconnected: true, connectedAt: expect.any(String) },
     ]);
+    for (const e of connected) EVENT_PAYLOAD_SCHEMAS['integration.connected'].strict().parse(e.payload);
   });
 
   it('POST /social/telegram?refresh={id} reconnects the channel named with new credentials, never a second channel', async () => {

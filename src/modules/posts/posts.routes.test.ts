@@ -4,6 +4,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, call, expectError, expectIsolated, type TestApp, type TestOrg } from '../../../test/helpers.js';
 import { createChannel, createMedia, eventsOf } from '../../../test/factories.js';
+import { EVENT_PAYLOAD_SCHEMAS } from '../../webhooks/event-schemas.js';
 import { parseInstant } from './posts.schemas.js';
 
 type Created = { postId: string; integration: string; group: string }[];
@@ -719,6 +720,8 @@ describe('posts routes', () => {
       expect(await types()).toEqual(['post.scheduled', 'post.scheduled', 'post.deleted']);
       const deleted = (await eventsOf(t, org.id)).at(-1)!;
       expect(deleted.payload).toMatchObject({ postId: queued.postId, integration: { id: sky }, deletedAt: expect.any(String) });
+      // What is written is what the OpenAPI event catalogue documents.
+      for (const e of await eventsOf(t, org.id)) EVENT_PAYLOAD_SCHEMAS[e.type as 'post.scheduled' | 'post.deleted'].strict().parse(e.payload);
     });
   });
 

@@ -6,6 +6,7 @@ import { startMastodonSimulator, type MastodonSimulator } from '../platforms/mas
 import { startTelegramSimulator, type TelegramSimulator } from '../platforms/telegram/telegram.simulator.js';
 import { startXSimulator, type XSimulator } from '../platforms/x/x.simulator.js';
 import { advanceTime, eventsOf, realtimeManualClock, releaseDueJobs, waitFor } from '../../test/factories.js';
+import { EVENT_PAYLOAD_SCHEMAS } from '../webhooks/event-schemas.js';
 import { buildTestApp, call, expectError, type TestApp, type TestOrg } from '../../test/helpers.js';
 import { X_APP } from '../../test/oauth-apps.js';
 import type { Simulator, SimulatorRequest } from '../../test/simulators/harness.js';
@@ -453,6 +454,7 @@ describe('publisher failure policy (API.md §6)', () => {
       reason: 'Value passed for the token was invalid.',
     });
     expect(events.find((e) => e.type === 'post.failed')!.payload).toMatchObject({ postId: id, error: failed.error });
+    for (const e of events) EVENT_PAYLOAD_SCHEMAS[e.type as 'post.failed' | 'integration.refresh_needed'].strict().parse(e.payload);
 
     const refused = await call(t.app, org.apiKey, {
       method: 'POST',
@@ -479,6 +481,7 @@ describe('publisher failure policy (API.md §6)', () => {
     const events = await outcomeEvents(t, org.id);
     expect(events.map((e) => e.type).sort()).toEqual(['integration.disconnected', 'post.failed']);
     expect(events.find((e) => e.type === 'post.failed')!.payload).toMatchObject({ postId: id, error: failed.error, integration: { id: ch.id } });
+    for (const e of events) EVENT_PAYLOAD_SCHEMAS[e.type as 'post.failed' | 'integration.disconnected'].strict().parse(e.payload);
 
     await advanceTime(t, clock, 2 * 60 * MINUTE);
     await waitFor(async () => (await openJobs(t, id)) === 0, 15_000, 'the post job to be done with');

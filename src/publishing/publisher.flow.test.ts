@@ -4,6 +4,7 @@ import type { ManualClock } from '../lib/clock.js';
 import { BSKY_ENTRYWAY, BSKY_PDS, BSKY_VIDEO, startBlueskySimulator, type BlueskySimulator } from '../platforms/bluesky/bluesky.simulator.js';
 import { startTelegramSimulator, type TelegramSimulator } from '../platforms/telegram/telegram.simulator.js';
 import { advanceTime, createChannel, eventsOf, realtimeManualClock, releaseDueJobs, waitFor } from '../../test/factories.js';
+import { EVENT_PAYLOAD_SCHEMAS } from '../webhooks/event-schemas.js';
 import { buildTestApp, call, type TestApp, type TestOrg } from '../../test/helpers.js';
 
 /**
@@ -387,6 +388,8 @@ describe('publisher flows through the API', () => {
     const events = await eventsOf(c.t, c.org.id);
     expect(events.filter((e) => e.type === 'post.published')).toHaveLength(2);
     expect(events.filter((e) => e.type === 'post.failed').map((e) => e.payload.postId)).toEqual([onTumblr]);
+    // What is written is what the OpenAPI event catalogue documents.
+    for (const e of events.filter((x) => x.type === 'post.published' || x.type === 'post.failed')) EVENT_PAYLOAD_SCHEMAS[e.type as 'post.published' | 'post.failed'].strict().parse(e.payload);
   });
 
   it('/readyz answers 200 while the publisher loop beats and 503 once it has stopped', async () => {

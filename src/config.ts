@@ -68,7 +68,9 @@ const EnvSchema = z.object({
   MEDIA_MAX_IMAGE_BYTES: positiveInt.default(10 * 1024 * 1024),
   MEDIA_MAX_VIDEO_BYTES: positiveInt.default(1024 * 1024 * 1024),
   MEDIA_FETCH_TIMEOUT_SECONDS: positiveInt.default(60),
-  WEBHOOK_TIMEOUT_SECONDS: positiveInt.default(10),
+  // At most 30 s: a delivery's lease lasts 60 s, and a send must end well within it, or another
+  // worker would take the delivery over while it is still being sent.
+  WEBHOOK_TIMEOUT_SECONDS: positiveInt.max(30).default(10),
   WEBHOOK_CONCURRENCY: positiveInt.default(32),
   WEBHOOK_CONCURRENCY_PER_WEBHOOK: positiveInt.default(4),
   S3_BUCKET: z

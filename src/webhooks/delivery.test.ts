@@ -3,6 +3,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { notifications, webhookAttempts, webhookDeliveries, webhooks } from '../db/schema/index.js';
 import type { ManualClock } from '../lib/clock.js';
+import { createSecretBox } from '../lib/secret-box.js';
 import { emitEvent, type EventType } from '../modules/events/events.js';
 import { buildTestApp, type TestApp, type TestOrg } from '../../test/helpers.js';
 import { eventsOf, realtimeManualClock, waitFor } from '../../test/factories.js';
@@ -148,6 +149,20 @@ describe('webhook delivery: the request', () => {
     const [d] = await deliveriesOf(t, hook.id);
     expect(d).toMatchObject({ state: 'pending', attempts: 1, lastStatus: 302 });
     expect(d!.lastError).toMatch(/redirects are not followed/);
+  });
+  it('a secret this process cannot open is a failed attempt in the log, nothing sent', async () => {
+    const { t, org, clock } = await app();
+    const r = await receiver();
+    const hook = await createWebhook(t, org, r.url);
+    const foreign = createSecretBox('another-secret-0123456789abcdefghijklmnopqrstuvwxyz', []).seal(newWebhookSecret());
+    await t.deps.database.db.update(webhooks).set({ secret: foreign }).where(eq(webhooks.id, hook.id));
+    await emit(t, org, clock, 'integration.connected', { integration: { id: 'i1' } });
+    expect(await t.deps.webhookDelivery.runOnce()).toBe(1);
+    expect(r.requests).toHaveLength(0);
+    const [a] = await attemptsOf(t, hook.id);
+    expect(a).toMatchObject({ attempt: 1, statusCode: null });
+    expect(a!.error).toMatch(/signing secret cannot be opened/);
+    expect((await deliveriesOf(t, hook.id))[0]).toMatchObject({ state: 'pending', attempts: 1, leaseOwner: null });
   });
 });
 

@@ -222,9 +222,19 @@ export function createWebhookDelivery(deps: {
     }
 
     const at = new Date(clock.now());
-    const secrets = [deps.secretBox.open(webhook.secret)];
-    if (webhook.previousSecret && webhook.previousSecretExpiresAt && webhook.previousSecretExpiresAt.getTime() > at.getTime()) {
-      secrets.push(deps.secretBox.open(webhook.previousSecret));
+    let secrets: string[];
+    try {
+      secrets = [deps.secretBox.open(webhook.secret)];
+      if (webhook.previousSecret && webhook.previousSecretExpiresAt && webhook.previousSecretExpiresAt.getTime() > at.getTime()) {
+        secrets.push(deps.secretBox.open(webhook.previousSecret));
+      }
+    } catch (err) {
+      // Sealed with a key this process no longer has (CREDENTIALS_SECRET changed without
+      // CREDENTIALS_SECRET_PREVIOUS): nothing can be signed. A failed attempt in the log says so
+      // and follows the retry schedule, instead of a lease running out again and again unseen.
+      const message = `the webhook's signing secret cannot be opened (${err instanceof Error ? err.message : String(err)})`;
+      await record(delivery, webhook, { status: undefined, ok: false, snippet: null, error: message, durationMs: 0 }, at);
+      return;
     }
     const result = await deps.sender.send({ url: webhook.url, messageId: delivery.id, body: deliveryBody(event), secrets, at });
     await record(delivery, webhook, result, at);

@@ -408,6 +408,24 @@ describe('webhook delivery: ordering, isolation, crash safety', () => {
     expect((await deliveriesOf(t, fast.id)).map((d) => d.state)).toEqual(['delivered']);
   });
 
+  it("one webhook's backlog, larger than a lease's look-ahead, does not hide another webhook's due delivery", async () => {
+    const { t, org, clock } = await app({ env: { ...PRIVATE_OK, WEBHOOK_TIMEOUT_SECONDS: '1', WEBHOOK_CONCURRENCY: '6' } });
+    const hang = await receiver(neverAnswer);
+    const ok = await receiver();
+    const slow = await createWebhook(t, org, hang.url);
+    const fast = await createWebhook(t, org, ok.url);
+    const at = new Date(clock.now());
+    await t.deps.database.db.transaction(async (tx) => {
+      for (let i = 0; i < 60; i++) await emitEvent(tx, org.id, 'integration.connected', { integration: { id: `i${i}` } }, at, { webhookId: slow.id });
+      await emitEvent(tx, org.id, 'integration.connected', { integration: { id: 'x' } }, at, { webhookId: fast.id });
+    });
+    // One pass: the 4 slots of the slow webhook, and the other webhook's delivery behind its 60.
+    expect(await t.deps.webhookDelivery.runOnce()).toBe(5);
+    expect(hang.requests).toHaveLength(4);
+    expect(ok.requests).toHaveLength(1);
+    expect((await deliveriesOf(t, fast.id)).map((d) => d.state)).toEqual(['delivered']);
+  });
+
   it('the running worker wakes on NOTIFY and delivers', async () => {
     const { t, org, clock } = await app({ startWorker: true });
     const r = await receiver();

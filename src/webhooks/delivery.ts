@@ -169,7 +169,9 @@ export function createWebhookDelivery(deps: {
           inflight.add(p);
         }
         started += taken.length;
-        if (taken.length < free) break;
+        // Fewer than asked can mean the candidates were mostly one webhook's backlog, cut to its
+        // free slots: look again (that webhook is now full and skipped), until nothing is taken.
+        if (taken.length === 0) break;
       }
       return started;
     });

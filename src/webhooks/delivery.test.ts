@@ -5,8 +5,8 @@ import { notifications, webhookAttempts, webhookDeliveries, webhooks } from '../
 import type { ManualClock } from '../lib/clock.js';
 import { createSecretBox } from '../lib/secret-box.js';
 import { emitEvent, type EventType } from '../modules/events/events.js';
-import { buildTestApp, type TestApp, type TestOrg } from '../../test/helpers.js';
-import { eventsOf, realtimeManualClock, waitFor } from '../../test/factories.js';
+import { buildTestApp, call, type TestApp, type TestOrg } from '../../test/helpers.js';
+import { createChannel, eventsOf, realtimeManualClock, waitFor } from '../../test/factories.js';
 import { WEBHOOK_RETRY_DELAYS_MS, retryDelayMs } from './delivery.js';
 import { answer, answerInTurn, neverAnswer, newWebhookSecret, startReceiver, type Receiver, type Responder } from './receiver.testkit.js';
 
@@ -433,6 +433,31 @@ describe('webhook delivery: ordering, isolation, crash safety', () => {
     await emit(t, org, clock, 'integration.connected', { integration: { id: 'i1' } });
     await waitFor(async () => (await deliveriesOf(t, hook.id))[0]?.state === 'delivered', 10_000, 'delivered');
     expect(r.requests).toHaveLength(1);
+  });
+
+  it('DELETE /integrations/{id} reaches the running worker: integration.disconnected to the webhooks whose filters take it', async () => {
+    const { t, org } = await app({ startWorker: true });
+    const r = await receiver();
+    const channel = await createChannel(t, org, 'bluesky', { name: 'My Bluesky' });
+    const other = await createChannel(t, org, 'mastodon');
+    const all = await createWebhook(t, org, r.url, { name: 'all' });
+    const thisChannel = await createWebhook(t, org, `${r.url}?channel`, { name: 'this channel' });
+    await t.deps.database.db.update(webhooks).set({ integrationIds: [channel.id] }).where(eq(webhooks.id, thisChannel.id));
+    const otherChannel = await createWebhook(t, org, `${r.url}?other`, { name: 'other channel' });
+    await t.deps.database.db.update(webhooks).set({ integrationIds: [other.id] }).where(eq(webhooks.id, otherChannel.id));
+
+    const res = await call(t.app, org.apiKey, { method: 'DELETE', url: `/public/v1/integrations/${channel.id}` });
+    expect(res.statusCode).toBe(200);
+
+    await waitFor(async () => r.requests.length === 2, 10_000, 'two deliveries');
+    expect(r.requests.map((q) => q.path).sort()).toEqual(['/hook', '/hook?channel']);
+    for (const [i, q] of r.requests.entries()) {
+      expect(q.json).toMatchObject({ type: 'integration.disconnected', data: { integration: { id: channel.id, identifier: 'bluesky', name: 'My Bluesky' } } });
+      const secret = q.path === '/hook' ? all.plainSecret : thisChannel.plainSecret;
+      expect(new Webhook(secret).verify(q.body, headersOf(r, i))).toEqual(q.json);
+    }
+    await waitFor(async () => (await deliveriesOf(t, all.id))[0]?.state === 'delivered', 10_000, 'recorded');
+    expect(await deliveriesOf(t, otherChannel.id)).toEqual([]);
   });
 
   it('a delivery leased by a worker that died is sent again, with the same webhook-id, once the lease runs out', async () => {

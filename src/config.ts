@@ -68,6 +68,11 @@ const EnvSchema = z.object({
   MEDIA_MAX_IMAGE_BYTES: positiveInt.default(10 * 1024 * 1024),
   MEDIA_MAX_VIDEO_BYTES: positiveInt.default(1024 * 1024 * 1024),
   MEDIA_FETCH_TIMEOUT_SECONDS: positiveInt.default(60),
+  // At most 30 s: a delivery's lease lasts 60 s, and a send must end well within it, or another
+  // worker would take the delivery over while it is still being sent.
+  WEBHOOK_TIMEOUT_SECONDS: positiveInt.max(30).default(10),
+  WEBHOOK_CONCURRENCY: positiveInt.default(32),
+  WEBHOOK_CONCURRENCY_PER_WEBHOOK: positiveInt.default(4),
   S3_BUCKET: z
     .string()
     .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be a bucket name (3-63 characters: lower-case letters, digits, dots, hyphens)')
@@ -122,6 +127,8 @@ export interface Config {
   media: { maxImageBytes: number; maxVideoBytes: number };
   /** the whole of one `upload-from-url` download, body included */
   mediaFetchTimeoutSeconds: number;
+  /** webhook delivery: one attempt's whole time (connect to body), requests in flight per process and per webhook */
+  webhooks: { timeoutMs: number; concurrency: number; perWebhook: number };
   /** media in an S3-compatible bucket instead of `dataDir/media` (set when S3_BUCKET is) */
   s3: S3Config | undefined;
 }
@@ -255,6 +262,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     readyMaxHeartbeatAgeSeconds: e.READY_MAX_HEARTBEAT_AGE_SECONDS,
     media: { maxImageBytes: e.MEDIA_MAX_IMAGE_BYTES, maxVideoBytes: e.MEDIA_MAX_VIDEO_BYTES },
     mediaFetchTimeoutSeconds: e.MEDIA_FETCH_TIMEOUT_SECONDS,
+    webhooks: { timeoutMs: e.WEBHOOK_TIMEOUT_SECONDS * 1000, concurrency: e.WEBHOOK_CONCURRENCY, perWebhook: e.WEBHOOK_CONCURRENCY_PER_WEBHOOK },
     s3,
     publish: {
       maxLatenessMs: e.PUBLISH_MAX_LATENESS,

@@ -49,6 +49,8 @@ import type { SlidingLogStore } from './rate-limit/store.js';
 import type { Resolver } from './lib/safe-address.js';
 import { createWebhooksRepository } from './modules/webhooks/webhooks.repository.js';
 import { createWebhooksService } from './modules/webhooks/webhooks.service.js';
+import { createWebhookDelivery } from './webhooks/delivery.js';
+import { createWebhookSender } from './webhooks/send.js';
 
 export interface CreateDepsOptions {
   role?: Role;
@@ -257,6 +259,23 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
       },
       logger: { warn: (obj, msg) => logger.warn(obj, msg), info: () => undefined },
     });
+    // Webhook deliveries: sent by worker processes (started in `startWorker`); `runOnce`/`drain` for tests.
+    const webhookSender = createWebhookSender({ allowPrivateTargets: config.allowPrivateTargets, timeoutMs: config.webhooks.timeoutMs });
+    closers.push(() => webhookSender.close());
+    const webhookDelivery = createWebhookDelivery({
+      database,
+      sender: webhookSender,
+      secretBox,
+      clock,
+      workerId: heartbeat.workerId,
+      options: {
+        concurrency: config.webhooks.concurrency,
+        perWebhook: config.webhooks.perWebhook,
+        maxIdleMs: 2000,
+        soleWorker: database.kind === 'pglite',
+      },
+      logger: { warn: (obj, msg) => logger.warn(obj, msg), error: (obj, msg) => logger.error(obj, msg) },
+    });
     let dispatcher: Dispatcher | undefined;
     let janitorRun: { stop(): Promise<void> } | undefined;
     let keeperRun: { stop(): Promise<void> } | undefined;
@@ -288,6 +307,7 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
       heartbeat,
       queue,
       publisher,
+      webhookDelivery,
       get dispatcher() {
         return dispatcher;
       },
@@ -313,6 +333,7 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
           logger: { warn: (obj, msg) => logger.warn(obj, msg), error: (obj, msg) => logger.error(obj, msg) },
         });
         await dispatcher.start();
+        await webhookDelivery.start();
         // The media storage janitor runs here, not with the sweeps above that every process runs:
         // this is the embedded process (`all`) and each `worker`, never an `api` process, which
         // may be scaled out for traffic and would each sweep the same keys for nothing.
@@ -329,6 +350,7 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
         await janitorRun?.stop();
         await keeperRun?.stop();
         await dispatcher?.stop();
+        await webhookDelivery.stop();
         await heartbeat.forget().catch(() => undefined);
         for (const close of closers.reverse()) await close().catch((err: unknown) => logger.warn({ err }, 'close failed'));
         if (!opts.database) await database.close();

@@ -1,0 +1,362 @@
+import { and, eq, ne, sql } from 'drizzle-orm';
+import type { Database, Tx } from '../db/client.js';
+import { events, webhookAttempts, webhookDeliveries, webhooks } from '../db/schema/index.js';
+import type { Clock } from '../lib/clock.js';
+import type { SecretBox } from '../lib/secret-box.js';
+import { emitEvent, notifyIn, WEBHOOK_CHANNEL } from '../modules/events/events.js';
+import type { SendResult, WebhookSender } from './send.js';
+
+/**
+ * When a failed delivery is tried again, counted from the attempt that failed: the first attempt
+ * is made at once, then after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h — 8 attempts over about
+ * 27.6 hours — after which the delivery is `failed`. Each delay varies by ±10 % (`RETRY_JITTER`),
+ * so receivers that come back after an outage are not hit by every webhook in the same second.
+ */
+export const WEBHOOK_RETRY_DELAYS_MS = [5_000, 5 * 60_000, 30 * 60_000, 2 * 3_600_000, 5 * 3_600_000, 10 * 3_600_000, 10 * 3_600_000] as const;
+
+/** Each retry delay is multiplied by a random factor in [1 − RETRY_JITTER, 1 + RETRY_JITTER). */
+export const RETRY_JITTER = 0.1;
+
+/** Attempts before a delivery is given up (the first one plus one per retry delay). */
+export const WEBHOOK_MAX_ATTEMPTS = WEBHOOK_RETRY_DELAYS_MS.length + 1;
+
+/** A webhook whose deliveries have failed without a success for this long is disabled. */
+export const WEBHOOK_FAILING_DISABLE_MS = 24 * 3_600_000;
+
+/** How long a worker holds a delivery it is sending; past it, another worker sends it again (same `webhook-id`). */
+export const WEBHOOK_LEASE_MS = 60_000;
+
+export interface WebhookDeliveryOptions {
+  /** requests in flight per process (config WEBHOOK_CONCURRENCY) */
+  concurrency: number;
+  /** requests in flight per webhook and process (config WEBHOOK_CONCURRENCY_PER_WEBHOOK) */
+  perWebhook: number;
+  /** longest sleep between looks at the table (a safety net: wake-ups come from NOTIFY and timers) */
+  maxIdleMs: number;
+  /** embedded mode: this is the only process, so every lease found at start is a dead incarnation's */
+  soleWorker: boolean;
+  /** random numbers in [0, 1) for the jitter (tests may fix it) */
+  random?: () => number;
+}
+
+type Logger = { warn(obj: unknown, msg?: string): void; error(obj: unknown, msg?: string): void };
+
+/** The delay before attempt `attempt + 1` after attempt `attempt` (1-based) failed; undefined: give up. */
+export function retryDelayMs(attempt: number, random: () => number = Math.random): number | undefined {
+  const base = WEBHOOK_RETRY_DELAYS_MS[attempt - 1];
+  if (base === undefined) return undefined;
+  return Math.round(base * (1 - RETRY_JITTER + 2 * RETRY_JITTER * random()));
+}
+
+/** The JSON body of a delivery: serialized once, and these exact bytes are signed and sent. */
+export function deliveryBody(event: { id: string; type: string; createdAt: Date; payload: unknown }): string {
+  return JSON.stringify({ id: event.id, type: event.type, timestamp: event.createdAt.toISOString(), data: event.payload });
+}
+
+/**
+ * The webhook delivery worker (worker processes). It leases due deliveries with one statement
+ * (`lease_owner` = this worker, `lease_until` = now + 60 s), sends each through `sender`, and
+ * writes each attempt's outcome in one transaction: the log row, the delivery's new state, and
+ * for the webhook its failing streak or its disabling. Work is taken:
+ * - when due: `next_attempt_at` reached, never leased or its lease ran out (a dead worker's);
+ * - in order per post: a delivery waits while an earlier one (`seq`) of the same webhook with the
+ *   same `ordering_key` is still pending (delivered, failed or cancelled ones release it);
+ * - within limits: `concurrency` requests in flight per process and `perWebhook` per webhook, so a
+ *   receiver that hangs until the timeout holds at most `perWebhook` slots and never delays others.
+ * It wakes on NOTIFY `tidings_webhooks` (sent when deliveries are queued), at the next due time, when
+ * a send finishes, and every `maxIdleMs` as a fallback. Times come from `clock` (tests move it).
+ */
+export function createWebhookDelivery(deps: {
+  database: Database;
+  sender: WebhookSender;
+  secretBox: SecretBox;
+  clock: Clock;
+  workerId: string;
+  options: WebhookDeliveryOptions;
+  logger: Logger;
+}) {
+  const { database, options, clock } = deps;
+  const db = database.db;
+  const random = options.random ?? Math.random;
+  /** in-flight sends per webhook id */
+  const busy = new Map<string, number>();
+  const inflight = new Set<Promise<void>>();
+  let running = false;
+  let wake: (() => void) | undefined;
+  let wakeRequested = false;
+  let loopDone: Promise<void> | undefined;
+  let stopListening: (() => Promise<void>) | undefined;
+  /** leasing is serialised in this process: the slot counts it reads must not change under it */
+  let leasing: Promise<unknown> = Promise.resolve();
+
+  function poke() {
+    wakeRequested = true;
+    wake?.();
+  }
+
+  /** Leases up to `limit` due deliveries within the per-webhook limits (one statement). */
+  async function lease(limit: number): Promise<{ id: string; webhookId: string }[]> {
+    const now = new Date(clock.now()).toISOString();
+    const leaseUntil = new Date(clock.now() + WEBHOOK_LEASE_MS).toISOString();
+    const busyJson = JSON.stringify(Object.fromEntries(busy));
+    // The candidates are locked (SKIP LOCKED: another worker's candidates are left to it); a
+    // window then keeps each webhook within its free slots. FOR UPDATE cannot share a query level
+    // with a window function, hence the two steps. Locked rows not chosen are released when the
+    // statement ends.
+    const { rows } = await database.sql.executeSql(
+      `WITH candidates AS (
+         SELECT d.id, d.webhook_id, d.next_attempt_at, d.seq
+           FROM webhook_deliveries d
+          WHERE d.state = 'pending' AND d.next_attempt_at <= $1::timestamptz
+            AND (d.lease_until IS NULL OR d.lease_until < $1::timestamptz)
+            AND coalesce(($4::jsonb ->> d.webhook_id::text)::int, 0) < $5
+            AND (d.ordering_key IS NULL OR NOT EXISTS (
+                  SELECT 1 FROM webhook_deliveries e
+                   WHERE e.webhook_id = d.webhook_id AND e.ordering_key = d.ordering_key
+                     AND e.seq < d.seq AND e.state = 'pending'))
+          ORDER BY d.next_attempt_at, d.seq
+          LIMIT $6
+          FOR UPDATE OF d SKIP LOCKED
+       ), ranked AS (
+         SELECT id, next_attempt_at, seq,
+                row_number() OVER (PARTITION BY webhook_id ORDER BY next_attempt_at, seq)
+                  + coalesce(($4::jsonb ->> webhook_id::text)::int, 0) AS slot
+           FROM candidates
+       ), chosen AS (
+         SELECT id FROM ranked WHERE slot <= $5 ORDER BY next_attempt_at, seq LIMIT $7
+       )
+       UPDATE webhook_deliveries w SET lease_owner = $2, lease_until = $3::timestamptz, updated_at = $1::timestamptz
+         FROM chosen WHERE w.id = chosen.id
+       RETURNING w.id, w.webhook_id`,
+      [now, deps.workerId, leaseUntil, busyJson, options.perWebhook, Math.max(limit * 4, 50), limit],
+    );
+    return rows.map((r) => ({ id: String(r.id), webhookId: String(r.webhook_id) }));
+  }
+
+  /** The next time something may become takeable without a NOTIFY: a retry falls due or a lease runs out. */
+  async function nextDue(): Promise<number | undefined> {
+    const now = new Date(clock.now()).toISOString();
+    const { rows } = await database.sql.executeSql(
+      `SELECT extract(epoch from least(
+          (SELECT min(next_attempt_at) FROM webhook_deliveries WHERE state = 'pending' AND next_attempt_at > $1::timestamptz),
+          (SELECT min(lease_until) FROM webhook_deliveries WHERE state = 'pending' AND lease_until >= $1::timestamptz)
+        )) * 1000 AS at`,
+      [now],
+    );
+    const at = rows[0]?.at;
+    return at === null || at === undefined ? undefined : Number(at);
+  }
+
+  /** Leases what fits in the free slots and starts sending it; returns how many were started. */
+  function fill(): Promise<number> {
+    const run = leasing.then(async () => {
+      let started = 0;
+      for (;;) {
+        const free = options.concurrency - inflight.size;
+        if (free <= 0) break;
+        const taken = await lease(free);
+        for (const d of taken) {
+          busy.set(d.webhookId, (busy.get(d.webhookId) ?? 0) + 1);
+          const p = handle(d.id)
+            .catch((err: unknown) => deps.logger.error({ err, deliveryId: d.id }, 'webhook delivery failed unexpectedly; its lease will run out and it will be sent again'))
+            .finally(() => {
+              const n = (busy.get(d.webhookId) ?? 1) - 1;
+              if (n <= 0) busy.delete(d.webhookId);
+              else busy.set(d.webhookId, n);
+              inflight.delete(p);
+              poke();
+            });
+          inflight.add(p);
+        }
+        started += taken.length;
+        // Fewer than asked can mean the candidates were mostly one webhook's backlog, cut to its
+        // free slots: look again (that webhook is now full and skipped), until nothing is taken.
+        if (taken.length === 0) break;
+      }
+      return started;
+    });
+    leasing = run.catch(() => undefined);
+    return run;
+  }
+
+  async function releaseAs(tx: Tx, deliveryId: string, set: Partial<typeof webhookDeliveries.$inferInsert>) {
+    await tx
+      .update(webhookDeliveries)
+      .set({ ...set, leaseOwner: null, leaseUntil: null })
+      .where(and(eq(webhookDeliveries.id, deliveryId), eq(webhookDeliveries.leaseOwner, deps.workerId), eq(webhookDeliveries.state, 'pending')));
+  }
+
+  /**
+   * Disables a webhook the service gave up on (410 Gone, failing for 24 h): its pending
+   * deliveries are cancelled (`except` is the one being decided by the caller), the organisation
+   * is notified, and `webhook.disabled` goes to its other webhooks (this one is no longer enabled).
+   */
+  async function disable(tx: Tx, hook: { id: string; organizationId: string; name: string; url: string }, reason: string, at: Date, except: string) {
+    const changed = await tx
+      .update(webhooks)
+      .set({ enabled: false, disabledReason: reason, updatedAt: at })
+      .where(and(eq(webhooks.id, hook.id), eq(webhooks.enabled, true)))
+      .returning({ id: webhooks.id });
+    if (changed.length === 0) return;
+    await tx
+      .update(webhookDeliveries)
+      .set({ state: 'cancelled', nextAttemptAt: null, leaseOwner: null, leaseUntil: null, updatedAt: at })
+      .where(and(eq(webhookDeliveries.webhookId, hook.id), eq(webhookDeliveries.state, 'pending'), ne(webhookDeliveries.id, except)));
+    await notifyIn(tx, hook.organizationId, `Webhook "${hook.name}" (${hook.url}) was disabled: ${reason}.`, null, at);
+    await emitEvent(tx, hook.organizationId, 'webhook.disabled', { webhook: { id: hook.id, name: hook.name, url: hook.url }, reason }, at);
+  }
+
+  /** Sends one leased delivery and records the outcome. */
+  async function handle(deliveryId: string) {
+    const [row] = await db
+      .select({ delivery: webhookDeliveries, event: events, webhook: webhooks })
+      .from(webhookDeliveries)
+      .innerJoin(events, eq(events.id, webhookDeliveries.eventId))
+      .innerJoin(webhooks, eq(webhooks.id, webhookDeliveries.webhookId))
+      .where(eq(webhookDeliveries.id, deliveryId));
+    if (!row || row.delivery.state !== 'pending' || row.delivery.leaseOwner !== deps.workerId) return;
+    const { delivery, event, webhook } = row;
+
+    if (!webhook.enabled || webhook.deletedAt) {
+      const at = new Date(clock.now());
+      await db.transaction((tx) => releaseAs(tx, deliveryId, { state: 'cancelled', nextAttemptAt: null, updatedAt: at }));
+      return;
+    }
+
+    const at = new Date(clock.now());
+    let secrets: string[];
+    try {
+      secrets = [deps.secretBox.open(webhook.secret)];
+      if (webhook.previousSecret && webhook.previousSecretExpiresAt && webhook.previousSecretExpiresAt.getTime() > at.getTime()) {
+        secrets.push(deps.secretBox.open(webhook.previousSecret));
+      }
+    } catch (err) {
+      // Sealed with a key this process no longer has (CREDENTIALS_SECRET changed without
+      // CREDENTIALS_SECRET_PREVIOUS): nothing can be signed. A failed attempt in the log says so
+      // and follows the retry schedule, instead of a lease running out again and again unseen.
+      const message = `the webhook's signing secret cannot be opened (${err instanceof Error ? err.message : String(err)})`;
+      await record(delivery, webhook, { status: undefined, ok: false, snippet: null, error: message, durationMs: 0 }, at);
+      return;
+    }
+    const result = await deps.sender.send({ url: webhook.url, messageId: delivery.id, body: deliveryBody(event), secrets, at });
+    await record(delivery, webhook, result, at);
+  }
+
+  async function record(delivery: typeof webhookDeliveries.$inferSelect, hook: typeof webhooks.$inferSelect, result: SendResult, at: Date) {
+    const attempt = delivery.attempts + 1;
+    const done = new Date(clock.now());
+    await db.transaction(async (tx) => {
+      // The webhook row is locked first: outcomes of its concurrent deliveries decide its failing
+      // streak and its disabling one after the other.
+      const [current] = await tx.select().from(webhooks).where(eq(webhooks.id, hook.id)).for('update');
+      const webhook = current ?? hook;
+      const outcome = { attempts: attempt, lastStatus: result.status ?? null, lastError: result.error, updatedAt: done };
+      let nextAttemptAt: Date | null = null;
+
+      if (result.ok) {
+        await releaseAs(tx, delivery.id, { ...outcome, state: 'delivered', deliveredAt: done, nextAttemptAt: null });
+        if (webhook.failingSince) await tx.update(webhooks).set({ failingSince: null }).where(eq(webhooks.id, webhook.id));
+      } else if (result.status === 410) {
+        await releaseAs(tx, delivery.id, { ...outcome, state: 'failed', nextAttemptAt: null });
+        await disable(tx, webhook, 'the receiver answered 410 Gone', done, delivery.id);
+      } else if (webhook.failingSince && done.getTime() - webhook.failingSince.getTime() > WEBHOOK_FAILING_DISABLE_MS) {
+        await releaseAs(tx, delivery.id, { ...outcome, state: 'failed', nextAttemptAt: null });
+        await disable(tx, webhook, 'its deliveries have been failing for 24 hours', done, delivery.id);
+      } else {
+        if (!webhook.failingSince) await tx.update(webhooks).set({ failingSince: at }).where(eq(webhooks.id, webhook.id));
+        const delay = retryDelayMs(attempt, random);
+        nextAttemptAt = delay === undefined ? null : new Date(done.getTime() + delay);
+        await releaseAs(tx, delivery.id, { ...outcome, state: nextAttemptAt ? 'pending' : 'failed', nextAttemptAt });
+      }
+
+      await tx.insert(webhookAttempts).values({
+        deliveryId: delivery.id,
+        webhookId: webhook.id,
+        attempt,
+        statusCode: result.status ?? null,
+        durationMs: result.durationMs,
+        responseSnippet: result.snippet,
+        error: result.error,
+        at,
+        nextAttemptAt,
+      });
+    });
+  }
+
+  /** Embedded mode: leases found at start were taken by this process's previous incarnation, which is gone. */
+  async function releaseDeadLeases() {
+    if (!options.soleWorker) return;
+    const released = await db
+      .update(webhookDeliveries)
+      .set({ leaseOwner: null, leaseUntil: null })
+      .where(and(eq(webhookDeliveries.state, 'pending'), sql`${webhookDeliveries.leaseOwner} IS NOT NULL`))
+      .returning({ id: webhookDeliveries.id });
+    if (released.length > 0) deps.logger.warn({ count: released.length }, 'webhook deliveries leased before a restart are sent again');
+  }
+
+  async function loop() {
+    while (running) {
+      wakeRequested = false;
+      let sleepMs = options.maxIdleMs;
+      try {
+        await fill();
+        const due = await nextDue();
+        if (due !== undefined) sleepMs = Math.max(0, Math.min(sleepMs, due - clock.now()));
+      } catch (err) {
+        deps.logger.error({ err }, 'webhook delivery loop failed; retrying');
+        sleepMs = 1000;
+      }
+      if (wakeRequested || !running) continue;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, sleepMs);
+        function done() {
+          clearTimeout(timer);
+          wake = undefined;
+          resolve();
+        }
+        wake = done;
+      });
+    }
+  }
+
+  return {
+    async start() {
+      if (running) return;
+      running = true;
+      stopListening = await database.listen(WEBHOOK_CHANNEL, () => poke());
+      await releaseDeadLeases().catch((err: unknown) => deps.logger.error({ err }, 'releasing webhook leases at start failed'));
+      loopDone = loop();
+    },
+    /** Stops taking deliveries and waits for the sends in flight (each ends within the send timeout). */
+    async stop(timeoutMs = 30_000) {
+      if (!running) return;
+      running = false;
+      poke();
+      await loopDone;
+      await stopListening?.();
+      await Promise.race([Promise.allSettled([...inflight]), new Promise((r) => setTimeout(r, timeoutMs).unref())]);
+    },
+    /** Looks for due deliveries now (after a clock change in tests; NOTIFY does it otherwise). */
+    poke,
+    /** Leases what is due now and waits until those sends are recorded; returns how many were sent. */
+    async runOnce(): Promise<number> {
+      const started = await fill();
+      await Promise.allSettled([...inflight]);
+      return started;
+    },
+    /** Sends until nothing is due now (retries scheduled later are left for later) and nothing is in flight. */
+    async drain() {
+      for (;;) {
+        const started = await fill();
+        if (started === 0 && inflight.size === 0) return;
+        await Promise.allSettled([...inflight]);
+      }
+    },
+    /** Sends in flight in this process. */
+    get inflight() {
+      return inflight.size;
+    },
+  };
+}
+
+export type WebhookDelivery = ReturnType<typeof createWebhookDelivery>;

@@ -273,6 +273,7 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
         perWebhook: config.webhooks.perWebhook,
         maxIdleMs: 2000,
         soleWorker: database.kind === 'pglite',
+        deadAfterMs: Math.max(3 * config.workerHeartbeatSeconds * 1000, 15_000),
       },
       logger: { warn: (obj, msg) => logger.warn(obj, msg), error: (obj, msg) => logger.error(obj, msg) },
     });

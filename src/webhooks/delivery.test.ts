@@ -1,7 +1,7 @@
 import { asc, eq } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
-import { notifications, webhookAttempts, webhookDeliveries, webhooks } from '../db/schema/index.js';
+import { notifications, webhookAttempts, webhookDeliveries, webhooks, workerHeartbeats } from '../db/schema/index.js';
 import type { ManualClock } from '../lib/clock.js';
 import { createSecretBox } from '../lib/secret-box.js';
 import { emitEvent, type EventType } from '../modules/events/events.js';
@@ -460,27 +460,42 @@ describe('webhook delivery: ordering, isolation, crash safety', () => {
     expect(await deliveriesOf(t, otherChannel.id)).toEqual([]);
   });
 
-  it('a delivery leased by a worker that died is sent again, with the same webhook-id, once the lease runs out', async () => {
+  it('a delivery leased by a live worker waits for its lease to run out; one leased by a dead worker (no fresh heartbeat) is taken at once, with the same webhook-id', async () => {
     const { t, org, clock } = await app();
     const r = await receiver();
     const hook = await createWebhook(t, org, r.url);
     await emit(t, org, clock, 'integration.connected', { integration: { id: 'i1' } });
     const [d] = await deliveriesOf(t, hook.id);
-    await t.deps.database.db
-      .update(webhookDeliveries)
-      .set({ leaseOwner: 'dead-worker', leaseUntil: new Date(clock.now() + 60_000) })
-      .where(eq(webhookDeliveries.id, d!.id));
+    const leaseTo = (owner: string) =>
+      t.deps.database.db.update(webhookDeliveries).set({ leaseOwner: owner, leaseUntil: new Date(clock.now() + 60_000) }).where(eq(webhookDeliveries.id, d!.id));
+    const beat = (owner: string) =>
+      t.deps.database.db
+        .insert(workerHeartbeats)
+        .values({ workerId: owner, role: 'worker', beatAt: new Date(clock.now()) })
+        .onConflictDoUpdate({ target: workerHeartbeats.workerId, set: { beatAt: new Date(clock.now()) } });
 
+    // Another worker, alive (it beat just now), holds the lease: it is left to it until the lease runs out.
+    await beat('live-worker');
+    await leaseTo('live-worker');
     expect(await t.deps.webhookDelivery.runOnce()).toBe(0);
-    clock.advance(59_000);
+    clock.advance(10_000);
+    await beat('live-worker');
     expect(await t.deps.webhookDelivery.runOnce()).toBe(0);
-    clock.advance(2_000);
+    clock.advance(51_000);
     expect(await t.deps.webhookDelivery.runOnce()).toBe(1);
     expect(r.requests.map((q) => q.headers['webhook-id'])).toEqual([d!.id]);
+
+    // A worker whose last beat is older than the dead-worker limit: its lease is taken at once.
+    await t.deps.database.db.update(webhookDeliveries).set({ state: 'pending', nextAttemptAt: new Date(clock.now()) }).where(eq(webhookDeliveries.id, d!.id));
+    await beat('dead-worker');
+    clock.advance(20_000);
+    await leaseTo('dead-worker');
+    expect(await t.deps.webhookDelivery.runOnce()).toBe(1);
+    expect(r.requests.map((q) => q.headers['webhook-id'])).toEqual([d!.id, d!.id]);
     expect((await deliveriesOf(t, hook.id))[0]).toMatchObject({ state: 'delivered', leaseOwner: null });
   });
 
-  it('in embedded mode a restarted worker takes its old incarnation’s leases at start; on PostgreSQL it waits for them to run out', async () => {
+  it('in embedded mode a restarted worker takes its old incarnation’s leases at start; on PostgreSQL once that incarnation’s heartbeat is stale', async () => {
     const { t, org, clock } = await app();
     const r = await receiver();
     const hook = await createWebhook(t, org, r.url);
@@ -491,13 +506,15 @@ describe('webhook delivery: ordering, isolation, crash safety', () => {
       .set({ leaseOwner: 'previous-incarnation', leaseUntil: new Date(clock.now() + 60_000) })
       .where(eq(webhookDeliveries.id, d!.id));
 
+    // The old incarnation beat just now: on PostgreSQL it is presumed alive for a while.
+    await t.deps.database.db.insert(workerHeartbeats).values({ workerId: 'previous-incarnation', role: 'worker', beatAt: new Date(clock.now()) });
     await t.deps.webhookDelivery.start();
     if (t.deps.database.kind === 'pglite') {
       await waitFor(async () => r.requests.length === 1, 10_000, 'the delivery to be taken over');
     } else {
       expect(await t.deps.webhookDelivery.runOnce()).toBe(0);
       expect(r.requests).toHaveLength(0);
-      clock.advance(61_000);
+      clock.advance(16_000);
       t.deps.webhookDelivery.poke();
       await waitFor(async () => r.requests.length === 1, 10_000, 'the delivery to be taken over');
     }

@@ -35,6 +35,12 @@ export interface WebhookDeliveryOptions {
   maxIdleMs: number;
   /** embedded mode: this is the only process, so every lease found at start is a dead incarnation's */
   soleWorker: boolean;
+  /**
+   * A worker whose heartbeat (`worker_heartbeats`, written by the publisher's loop in the same
+   * process) is older than this is dead: its leases are taken over at once instead of waiting out
+   * the 60 s lease. Absent: only run-out leases are taken.
+   */
+  deadAfterMs?: number;
   /** random numbers in [0, 1) for the jitter (tests may fix it) */
   random?: () => number;
 }
@@ -108,7 +114,9 @@ export function createWebhookDelivery(deps: {
          SELECT d.id, d.webhook_id, d.next_attempt_at, d.seq
            FROM webhook_deliveries d
           WHERE d.state = 'pending' AND d.next_attempt_at <= $1::timestamptz
-            AND (d.lease_until IS NULL OR d.lease_until < $1::timestamptz)
+            AND (d.lease_until IS NULL OR d.lease_until < $1::timestamptz
+                 OR ($8::timestamptz IS NOT NULL AND d.lease_owner <> $2 AND NOT EXISTS (
+                      SELECT 1 FROM worker_heartbeats h WHERE h.worker_id = d.lease_owner AND h.beat_at > $8::timestamptz)))
             AND coalesce(($4::jsonb ->> d.webhook_id::text)::int, 0) < $5
             AND (d.ordering_key IS NULL OR NOT EXISTS (
                   SELECT 1 FROM webhook_deliveries e
@@ -128,7 +136,7 @@ export function createWebhookDelivery(deps: {
        UPDATE webhook_deliveries w SET lease_owner = $2, lease_until = $3::timestamptz, updated_at = $1::timestamptz
          FROM chosen WHERE w.id = chosen.id
        RETURNING w.id, w.webhook_id`,
-      [now, deps.workerId, leaseUntil, busyJson, options.perWebhook, Math.max(limit * 4, 50), limit],
+      [now, deps.workerId, leaseUntil, busyJson, options.perWebhook, Math.max(limit * 4, 50), limit, options.deadAfterMs === undefined ? null : new Date(clock.now() - options.deadAfterMs).toISOString()],
     );
     return rows.map((r) => ({ id: String(r.id), webhookId: String(r.webhook_id) }));
   }

@@ -5,11 +5,11 @@
  * A fast receiver (answers 204 at once, verifies nothing) listens on loopback in this process. The
  * built service runs as child processes: embedded = one `serve` on a fresh DATA_DIR; postgres =
  * one `serve --role api` and one `serve --role worker` on a fresh database `tidings_bench_webhooks`
- * (on BENCH_ADMIN_URL). An organisation is made with the CLI and one Telegram channel connected
+ * (on BENCH_ADMIN_URL). An organisation is made with the CLI and 50 Telegram channels connected
  * (against the Telegram simulator in this process); events come from the post routes. One webhook
  * (`post.scheduled` only) points at the receiver (ALLOW_PRIVATE_TARGETS=true: it is on loopback).
  *
- * Then BENCH_N events (default 10,000) are made with POST /public/v1/posts: 100 posts a request,
+ * Then BENCH_N events (default 10,000) are made with POST /public/v1/posts: 50 posts a request (the most it takes),
  * 8 requests in flight, each post scheduled a year ahead (so nothing publishes), each emitting one
  * `post.scheduled` event in its transaction. Reported: creation rate, delivery lag per event
  * (arrival at the receiver − the event's `timestamp`) first/p50/p99/max, throughput (deliveries per
@@ -30,7 +30,7 @@ type Mode = 'embedded' | 'postgres';
 const PORT = 3919;
 const BASE = `http://127.0.0.1:${PORT}/public/v1`;
 const N = Number(process.env.BENCH_N ?? 10_000);
-const PER_REQUEST = 100;
+const PER_REQUEST = 50;
 const CONCURRENCY = Number(process.env.BENCH_POST_CONCURRENCY ?? 8);
 const TOKEN = '777001:WebhookBenchBotSecretAAbbCCddEEffGG';
 const BOT_ID = 777001;
@@ -108,13 +108,14 @@ async function run(mode: Mode) {
   const receiver = await startReceiver();
   const sim = await startTelegramSimulator();
   sim.addBot(TOKEN, { id: BOT_ID, username: 'bench_bot' });
-  sim.addChat({ id: CHAT, title: 'Bench', admins: [BOT_ID] });
+  for (let k = 0; k < PER_REQUEST; k++) sim.addChat({ id: CHAT - k, title: `Bench ${k}`, admins: [BOT_ID] });
   const stack = await startStack(mode, sim.origin);
   try {
     const created = JSON.parse(await runCli(['org', 'create', '--name', 'Webhook bench', '--json'], stack.env)) as { apiKey: string };
     const key = created.apiKey;
-    // One Telegram channel (the simulator in this process) for the posts to name; they never publish.
-    const ch = (await api<{ id: string }>(key, 'POST', '/social/telegram', { botToken: TOKEN, chatId: String(CHAT) })).json;
+    // Telegram channels (the simulator in this process), one per post of a request (a request names each channel once); posts never publish.
+    const channels: string[] = [];
+    for (let k = 0; k < PER_REQUEST; k++) channels.push((await api<{ id: string }>(key, 'POST', '/social/telegram', { botToken: TOKEN, chatId: String(CHAT - k) })).json.id);
     const hook = await api<{ id: string }>(key, 'POST', '/webhooks', { name: 'bench', url: receiver.url, events: ['post.scheduled'] });
     if (hook.status !== 201) throw new Error(`POST /webhooks answered ${hook.status}: ${JSON.stringify(hook.json)}`);
     const date = new Date(Date.now() + 365 * 86_400_000).toISOString();
@@ -125,7 +126,7 @@ async function run(mode: Mode) {
       Array.from({ length: CONCURRENCY }, async () => {
         while (next < requests) {
           const i = next++;
-          const posts = Array.from({ length: Math.min(PER_REQUEST, N - i * PER_REQUEST) }, (_, k) => ({ integration: { id: ch.id }, value: [{ content: `bench ${i}-${k}`, image: [] }], settings: {} }));
+          const posts = Array.from({ length: Math.min(PER_REQUEST, N - i * PER_REQUEST) }, (_, k) => ({ integration: { id: channels[k]! }, value: [{ content: `bench ${i}-${k}`, image: [] }], settings: {} }));
           const r = await api(key, 'POST', '/posts', { type: 'schedule', date, shortLink: false, tags: [], posts });
           if (r.status !== 201) throw new Error(`POST /posts answered ${r.status}: ${JSON.stringify(r.json).slice(0, 300)}`);
         }

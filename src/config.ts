@@ -71,8 +71,8 @@ const EnvSchema = z.object({
   // At most 30 s: a delivery's lease lasts 60 s, and a send must end well within it, or another
   // worker would take the delivery over while it is still being sent.
   WEBHOOK_TIMEOUT_SECONDS: positiveInt.max(30).default(10),
-  WEBHOOK_CONCURRENCY: positiveInt.default(32),
-  WEBHOOK_CONCURRENCY_PER_WEBHOOK: positiveInt.default(4),
+  WEBHOOK_CONCURRENCY: positiveInt.default(64),
+  WEBHOOK_CONCURRENCY_PER_WEBHOOK: positiveInt.default(16),
   S3_BUCKET: z
     .string()
     .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be a bucket name (3-63 characters: lower-case letters, digits, dots, hyphens)')

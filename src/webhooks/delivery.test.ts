@@ -382,7 +382,7 @@ describe('webhook delivery: ordering, isolation, crash safety', () => {
   });
 
   it('a receiver that never answers does not delay deliveries to another webhook', async () => {
-    const { t, org, clock } = await app({ env: { ...PRIVATE_OK, WEBHOOK_TIMEOUT_SECONDS: '4', WEBHOOK_CONCURRENCY: '6' }, startWorker: true });
+    const { t, org, clock } = await app({ env: { ...PRIVATE_OK, WEBHOOK_TIMEOUT_SECONDS: '4', WEBHOOK_CONCURRENCY: '6', WEBHOOK_CONCURRENCY_PER_WEBHOOK: '4' }, startWorker: true });
     const hang = await receiver(neverAnswer);
     const ok = await receiver();
     const slow = await createWebhook(t, org, hang.url);
@@ -409,7 +409,7 @@ describe('webhook delivery: ordering, isolation, crash safety', () => {
   });
 
   it("one webhook's backlog, larger than a lease's look-ahead, does not hide another webhook's due delivery", async () => {
-    const { t, org, clock } = await app({ env: { ...PRIVATE_OK, WEBHOOK_TIMEOUT_SECONDS: '1', WEBHOOK_CONCURRENCY: '6' } });
+    const { t, org, clock } = await app({ env: { ...PRIVATE_OK, WEBHOOK_TIMEOUT_SECONDS: '1', WEBHOOK_CONCURRENCY: '6', WEBHOOK_CONCURRENCY_PER_WEBHOOK: '4' } });
     const hang = await receiver(neverAnswer);
     const ok = await receiver();
     const slow = await createWebhook(t, org, hang.url);

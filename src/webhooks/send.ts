@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { Agent, fetch } from 'undici';
-import { assertPublicLiteral, blockedCause, causeChain, createGuardedLookup, isPublicAddress, type AddressPolicy, type Resolver } from '../lib/safe-address.js';
+import { assertPublicLiteral, blockedCause, causeChain, createGuardedLookup, isPublicAddress, networkErrorReason, type AddressPolicy, type Resolver } from '../lib/safe-address.js';
 
 /**
  * Sends one webhook request (Standard Webhooks, https://www.standardwebhooks.com):
@@ -69,25 +69,8 @@ function describeError(err: unknown, host: string, timedOut: boolean, timeoutMs:
   const blocked = blockedCause(err);
   if (blocked) return blocked.message;
   if (timedOut) return `no answer within ${Math.round(timeoutMs / 1000)} s`;
-  for (const e of causeChain(err)) {
-    switch ((e as { code?: unknown }).code) {
-      case 'ENOTFOUND':
-      case 'EAI_NONAME':
-      case 'EAI_AGAIN':
-        return `${host} could not be resolved`;
-      case 'ECONNREFUSED':
-        return `${host} refused the connection`;
-      case 'ECONNRESET':
-        return `${host} reset the connection`;
-      case 'EHOSTUNREACH':
-      case 'ENETUNREACH':
-        return `${host} is unreachable`;
-      case 'UND_ERR_CONNECT_TIMEOUT':
-        return `connecting to ${host} timed out`;
-      case 'UND_ERR_SOCKET':
-        return `${host} closed the connection`;
-    }
-  }
+  const known = networkErrorReason(err, host);
+  if (known) return known;
   const last = causeChain(err).at(-1);
   return `the request to ${host} failed (${last instanceof Error ? last.message : String(last)})`;
 }

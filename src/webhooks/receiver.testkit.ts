@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -79,7 +78,5 @@ export async function startReceiver(respond: Responder = answer(200, 'ok')): Pro
   };
 }
 
-/** A Standard Webhooks secret: `whsec_` and a base64 key of 24 random bytes. */
-export function newWebhookSecret(): string {
-  return `whsec_${randomBytes(24).toString('base64')}`;
-}
+/** The service's own secret generator, for webhooks the tests insert directly. */
+export { newWebhookSecret } from '../modules/webhooks/webhooks.service.js';

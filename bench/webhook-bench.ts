@@ -10,7 +10,7 @@
  * (`post.scheduled` only) points at the receiver (ALLOW_PRIVATE_TARGETS=true: it is on loopback).
  *
  * Then BENCH_N events (default 10,000) are made with POST /public/v1/posts: 50 posts a request (the most it takes),
- * 8 requests in flight, each post scheduled a year ahead (so nothing publishes), each emitting one
+ * 8 requests in flight (BENCH_POST_CONCURRENCY), or paced at BENCH_EVENTS_PER_SEC events a second, each post scheduled a year ahead (so nothing publishes), each emitting one
  * `post.scheduled` event in its transaction. Reported: creation rate, delivery lag per event
  * (arrival at the receiver − the event's `timestamp`) first/p50/p99/max, throughput (deliveries per
  * second from the first to the last arrival), duplicates (a `webhook-id` received twice) and
@@ -32,6 +32,8 @@ const BASE = `http://127.0.0.1:${PORT}/public/v1`;
 const N = Number(process.env.BENCH_N ?? 10_000);
 const PER_REQUEST = 50;
 const CONCURRENCY = Number(process.env.BENCH_POST_CONCURRENCY ?? 8);
+/** a steady rate of events (posts) per second instead of as fast as the API takes them: lag while the delivery keeps up */
+const RATE = process.env.BENCH_EVENTS_PER_SEC ? Number(process.env.BENCH_EVENTS_PER_SEC) : undefined;
 const TOKEN = '777001:WebhookBenchBotSecretAAbbCCddEEffGG';
 const BOT_ID = 777001;
 const CHAT = -1001000000001;
@@ -126,6 +128,8 @@ async function run(mode: Mode) {
       Array.from({ length: CONCURRENCY }, async () => {
         while (next < requests) {
           const i = next++;
+          // paced: request i starts at t0 + i × (50 posts ÷ rate)
+          if (RATE) await new Promise((r) => setTimeout(r, Math.max(0, t0 + (i * PER_REQUEST * 1000) / RATE - Date.now())));
           const posts = Array.from({ length: Math.min(PER_REQUEST, N - i * PER_REQUEST) }, (_, k) => ({ integration: { id: channels[k]! }, value: [{ content: `bench ${i}-${k}`, image: [] }], settings: {} }));
           const r = await api(key, 'POST', '/posts', { type: 'schedule', date, shortLink: false, tags: [], posts });
           if (r.status !== 201) throw new Error(`POST /posts answered ${r.status}: ${JSON.stringify(r.json).slice(0, 300)}`);
@@ -144,6 +148,7 @@ async function run(mode: Mode) {
         mode,
         events: N,
         createRatePerSec: Math.round((N / createdMs) * 1000),
+        ...(RATE ? { pacedAt: RATE } : {}),
         received: receiver.arrivals.length,
         duplicates: receiver.arrivals.length - ids.size,
         missing: N - ids.size,

@@ -1,4 +1,4 @@
-import { and, eq, ne, sql } from 'drizzle-orm';
+import { and, eq, inArray, ne, sql } from 'drizzle-orm';
 import type { Database, Tx } from '../db/client.js';
 import { events, webhookAttempts, webhookDeliveries, webhooks } from '../db/schema/index.js';
 import type { Clock } from '../lib/clock.js';
@@ -100,43 +100,60 @@ export function createWebhookDelivery(deps: {
     wake?.();
   }
 
+  let pokeSoon: NodeJS.Timeout | undefined;
+  /**
+   * A finished send frees a slot; the slots freed within a few milliseconds are refilled by one
+   * lease instead of one each (on the embedded database every statement counts).
+   */
+  function slotFreed() {
+    pokeSoon ??= setTimeout(() => {
+      pokeSoon = undefined;
+      poke();
+    }, 5);
+  }
+
   /** Leases up to `limit` due deliveries within the per-webhook limits (one statement). */
   async function lease(limit: number): Promise<{ id: string; webhookId: string }[]> {
     const now = new Date(clock.now()).toISOString();
     const leaseUntil = new Date(clock.now() + WEBHOOK_LEASE_MS).toISOString();
     const busyJson = JSON.stringify(Object.fromEntries(busy));
-    // The candidates are locked (SKIP LOCKED: another worker's candidates are left to it); a
-    // window then keeps each webhook within its free slots. FOR UPDATE cannot share a query level
-    // with a window function, hence the two steps. Locked rows not chosen are released when the
-    // statement ends.
+    // Each webhook with due work and a free slot is looked at on its own (LATERAL), taking at
+    // most its free slots from its own due rows in order (webhook_deliveries_due_idx). So the cost
+    // of a lease grows with the number of webhooks that have work, not with the size of a
+    // backlog: a webhook whose slots are full is skipped without reading its pending rows.
+    // Candidates are locked with SKIP LOCKED (another worker's are left to it); a delivery waits
+    // while an earlier one of the same post (ordering_key) to the same webhook is pending.
     const { rows } = await database.sql.executeSql(
-      `WITH candidates AS (
-         SELECT d.id, d.webhook_id, d.next_attempt_at, d.seq
-           FROM webhook_deliveries d
-          WHERE d.state = 'pending' AND d.next_attempt_at <= $1::timestamptz
-            AND (d.lease_until IS NULL OR d.lease_until < $1::timestamptz
-                 OR ($8::timestamptz IS NOT NULL AND d.lease_owner <> $2 AND NOT EXISTS (
-                      SELECT 1 FROM worker_heartbeats h WHERE h.worker_id = d.lease_owner AND h.beat_at > $8::timestamptz)))
-            AND coalesce(($4::jsonb ->> d.webhook_id::text)::int, 0) < $5
-            AND (d.ordering_key IS NULL OR NOT EXISTS (
-                  SELECT 1 FROM webhook_deliveries e
-                   WHERE e.webhook_id = d.webhook_id AND e.ordering_key = d.ordering_key
-                     AND e.seq < d.seq AND e.state = 'pending'))
-          ORDER BY d.next_attempt_at, d.seq
-          LIMIT $6
-          FOR UPDATE OF d SKIP LOCKED
-       ), ranked AS (
-         SELECT id, next_attempt_at, seq,
-                row_number() OVER (PARTITION BY webhook_id ORDER BY next_attempt_at, seq)
-                  + coalesce(($4::jsonb ->> webhook_id::text)::int, 0) AS slot
-           FROM candidates
+      `WITH hooks AS (
+         SELECT w.id, $5 - coalesce(($4::jsonb ->> w.id::text)::int, 0) AS free
+           FROM webhooks w
+          WHERE coalesce(($4::jsonb ->> w.id::text)::int, 0) < $5
+            AND EXISTS (SELECT 1 FROM webhook_deliveries x
+                         WHERE x.webhook_id = w.id AND x.state = 'pending' AND x.next_attempt_at <= $1::timestamptz)
+       ), candidates AS (
+         SELECT c.id, c.webhook_id, c.next_attempt_at, c.seq
+           FROM hooks h CROSS JOIN LATERAL (
+             SELECT d.id, d.webhook_id, d.next_attempt_at, d.seq
+               FROM webhook_deliveries d
+              WHERE d.webhook_id = h.id AND d.state = 'pending' AND d.next_attempt_at <= $1::timestamptz
+                AND (d.lease_until IS NULL OR d.lease_until < $1::timestamptz
+                     OR ($7::timestamptz IS NOT NULL AND d.lease_owner <> $2 AND NOT EXISTS (
+                          SELECT 1 FROM worker_heartbeats hb WHERE hb.worker_id = d.lease_owner AND hb.beat_at > $7::timestamptz)))
+                AND (d.ordering_key IS NULL OR NOT EXISTS (
+                      SELECT 1 FROM webhook_deliveries e
+                       WHERE e.webhook_id = d.webhook_id AND e.ordering_key = d.ordering_key
+                         AND e.seq < d.seq AND e.state = 'pending'))
+              ORDER BY d.next_attempt_at, d.seq
+              LIMIT h.free
+              FOR UPDATE OF d SKIP LOCKED
+           ) c
        ), chosen AS (
-         SELECT id FROM ranked WHERE slot <= $5 ORDER BY next_attempt_at, seq LIMIT $7
+         SELECT id FROM candidates ORDER BY next_attempt_at, seq LIMIT $6
        )
        UPDATE webhook_deliveries w SET lease_owner = $2, lease_until = $3::timestamptz, updated_at = $1::timestamptz
          FROM chosen WHERE w.id = chosen.id
        RETURNING w.id, w.webhook_id`,
-      [now, deps.workerId, leaseUntil, busyJson, options.perWebhook, Math.max(limit * 4, 50), limit, options.deadAfterMs === undefined ? null : new Date(clock.now() - options.deadAfterMs).toISOString()],
+      [now, deps.workerId, leaseUntil, busyJson, options.perWebhook, limit, options.deadAfterMs === undefined ? null : new Date(clock.now() - options.deadAfterMs).toISOString()],
     );
     return rows.map((r) => ({ id: String(r.id), webhookId: String(r.webhook_id) }));
   }
@@ -163,23 +180,24 @@ export function createWebhookDelivery(deps: {
         const free = options.concurrency - inflight.size;
         if (free <= 0) break;
         const taken = await lease(free);
+        const loaded = await load(taken.map((d) => d.id));
         for (const d of taken) {
           busy.set(d.webhookId, (busy.get(d.webhookId) ?? 0) + 1);
-          const p = handle(d.id)
+          const p = handle(loaded.get(d.id))
             .catch((err: unknown) => deps.logger.error({ err, deliveryId: d.id }, 'webhook delivery failed unexpectedly; its lease will run out and it will be sent again'))
             .finally(() => {
               const n = (busy.get(d.webhookId) ?? 1) - 1;
               if (n <= 0) busy.delete(d.webhookId);
               else busy.set(d.webhookId, n);
               inflight.delete(p);
-              poke();
+              slotFreed();
             });
           inflight.add(p);
         }
         started += taken.length;
-        // Fewer than asked can mean the candidates were mostly one webhook's backlog, cut to its
-        // free slots: look again (that webhook is now full and skipped), until nothing is taken.
-        if (taken.length === 0) break;
+        // A lease takes every webhook's free slots at once, so fewer than asked means nothing
+        // more is takeable now.
+        if (taken.length < free) break;
       }
       return started;
     });
@@ -214,16 +232,25 @@ export function createWebhookDelivery(deps: {
     await emitEvent(tx, hook.organizationId, 'webhook.disabled', { webhook: { id: hook.id, name: hook.name, url: hook.url }, reason }, at);
   }
 
+  /** The leased deliveries with their events and webhooks, in one query. */
+  async function load(ids: string[]) {
+    const rows =
+      ids.length === 0
+        ? []
+        : await db
+            .select({ delivery: webhookDeliveries, event: events, webhook: webhooks })
+            .from(webhookDeliveries)
+            .innerJoin(events, eq(events.id, webhookDeliveries.eventId))
+            .innerJoin(webhooks, eq(webhooks.id, webhookDeliveries.webhookId))
+            .where(inArray(webhookDeliveries.id, ids));
+    return new Map(rows.map((r) => [r.delivery.id, r]));
+  }
+
   /** Sends one leased delivery and records the outcome. */
-  async function handle(deliveryId: string) {
-    const [row] = await db
-      .select({ delivery: webhookDeliveries, event: events, webhook: webhooks })
-      .from(webhookDeliveries)
-      .innerJoin(events, eq(events.id, webhookDeliveries.eventId))
-      .innerJoin(webhooks, eq(webhooks.id, webhookDeliveries.webhookId))
-      .where(eq(webhookDeliveries.id, deliveryId));
+  async function handle(row: Awaited<ReturnType<typeof load>> extends Map<string, infer R> ? R | undefined : never) {
     if (!row || row.delivery.state !== 'pending' || row.delivery.leaseOwner !== deps.workerId) return;
     const { delivery, event, webhook } = row;
+    const deliveryId = delivery.id;
 
     if (!webhook.enabled || webhook.deletedAt) {
       const at = new Date(clock.now());
@@ -250,21 +277,105 @@ export function createWebhookDelivery(deps: {
     await record(delivery, webhook, result, at);
   }
 
+  interface Success {
+    deliveryId: string;
+    webhookId: string;
+    attempt: number;
+    result: SendResult;
+    at: Date;
+    done: Date;
+    settle(err?: Error): void;
+  }
+  /** successes waiting to be written; written together by one transaction (group commit) */
+  const successes: Success[] = [];
+  let writingSuccesses = false;
+
+  /**
+   * Writes the waiting successes, up to 500 a transaction, until none wait. While one batch is
+   * written the next gathers, so under load one commit records many deliveries (on the single
+   * connection of the embedded database, a transaction per delivery was the limit), and when idle
+   * a success is written at once.
+   */
+  async function writeSuccesses() {
+    writingSuccesses = true;
+    try {
+      while (successes.length > 0) {
+        const batch = successes.splice(0, 500);
+        const rows = JSON.stringify(
+          batch.map((b) => ({
+            id: b.deliveryId,
+            webhook_id: b.webhookId,
+            attempt: b.attempt,
+            status: b.result.status ?? null,
+            duration_ms: b.result.durationMs,
+            snippet: b.result.snippet,
+            at: b.at.toISOString(),
+            done: b.done.toISOString(),
+          })),
+        );
+        const fields = 'id uuid, webhook_id uuid, attempt int, status int, duration_ms int, snippet text, at timestamptz, done timestamptz';
+        try {
+          // One statement (so one commit): the deliveries still leased by this worker are marked
+          // delivered (one taken over meanwhile is the other worker's to record), their attempts
+          // logged, and the webhooks' failing streaks ended (no lock on the webhook rows).
+          await database.sql.executeSql(
+            `WITH v AS (
+               SELECT * FROM jsonb_to_recordset($1::jsonb) AS v(${fields})
+             ), released AS (
+               UPDATE webhook_deliveries d
+                  SET state = 'delivered', delivered_at = v.done, attempts = v.attempt, last_status = v.status, last_error = NULL,
+                      updated_at = v.done, next_attempt_at = NULL, lease_owner = NULL, lease_until = NULL
+                 FROM v
+                WHERE d.id = v.id AND d.lease_owner = $2 AND d.state = 'pending'
+                RETURNING d.id
+             ), logged AS (
+               INSERT INTO webhook_attempts (delivery_id, webhook_id, attempt, status_code, duration_ms, response_snippet, error, at, next_attempt_at)
+               SELECT v.id, v.webhook_id, v.attempt, v.status, v.duration_ms, v.snippet, NULL, v.at, NULL
+                 FROM v JOIN released r ON r.id = v.id
+                ORDER BY v.done
+               RETURNING 1
+             ), healed AS (
+               UPDATE webhooks SET failing_since = NULL
+                WHERE id IN (SELECT webhook_id FROM v) AND failing_since IS NOT NULL
+               RETURNING 1
+             )
+             SELECT (SELECT count(*) FROM logged) AS logged`,
+            [rows, deps.workerId],
+          );
+          for (const b of batch) b.settle();
+        } catch (err) {
+          for (const b of batch) b.settle(err instanceof Error ? err : new Error('recording webhook deliveries failed', { cause: err }));
+        }
+      }
+    } finally {
+      writingSuccesses = false;
+    }
+  }
+
+  function recordSuccess(entry: Omit<Success, 'settle'>): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      successes.push({ ...entry, settle: (err) => (err ? reject(err) : resolve()) });
+      if (!writingSuccesses) void writeSuccesses();
+    });
+  }
+
   async function record(delivery: typeof webhookDeliveries.$inferSelect, hook: typeof webhooks.$inferSelect, result: SendResult, at: Date) {
     const attempt = delivery.attempts + 1;
     const done = new Date(clock.now());
+    if (result.ok) {
+      await recordSuccess({ deliveryId: delivery.id, webhookId: hook.id, attempt, result, at, done });
+      return;
+    }
     await db.transaction(async (tx) => {
-      // The webhook row is locked first: outcomes of its concurrent deliveries decide its failing
-      // streak and its disabling one after the other.
-      const [current] = await tx.select().from(webhooks).where(eq(webhooks.id, hook.id)).for('update');
-      const webhook = current ?? hook;
       const outcome = { attempts: attempt, lastStatus: result.status ?? null, lastError: result.error, updatedAt: done };
       let nextAttemptAt: Date | null = null;
+      // A failure locks the webhook row first: outcomes of its concurrent deliveries decide its
+      // failing streak and its disabling one after the other (successes only end the streak,
+      // without the lock, in writeSuccesses).
+      const [current] = await tx.select().from(webhooks).where(eq(webhooks.id, hook.id)).for('update');
+      const webhook = current ?? hook;
 
-      if (result.ok) {
-        await releaseAs(tx, delivery.id, { ...outcome, state: 'delivered', deliveredAt: done, nextAttemptAt: null });
-        if (webhook.failingSince) await tx.update(webhooks).set({ failingSince: null }).where(eq(webhooks.id, webhook.id));
-      } else if (result.status === 410) {
+      if (result.status === 410) {
         await releaseAs(tx, delivery.id, { ...outcome, state: 'failed', nextAttemptAt: null });
         await disable(tx, webhook, 'the receiver answered 410 Gone', done, delivery.id);
       } else if (webhook.failingSince && done.getTime() - webhook.failingSince.getTime() > WEBHOOK_FAILING_DISABLE_MS) {
@@ -339,6 +450,8 @@ export function createWebhookDelivery(deps: {
     async stop(timeoutMs = 30_000) {
       if (!running) return;
       running = false;
+      clearTimeout(pokeSoon);
+      pokeSoon = undefined;
       poke();
       await loopDone;
       await stopListening?.();

@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { bigserial, boolean, index, integer, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 import { organizations } from './organizations.js';
 import { events } from './posts.js';
@@ -74,6 +75,10 @@ export const webhookDeliveries = pgTable(
     index('webhook_deliveries_webhook_idx').on(t.webhookId, t.seq),
     index('webhook_deliveries_order_idx').on(t.webhookId, t.orderingKey, t.seq),
     index('webhook_deliveries_pending_idx').on(t.state, t.nextAttemptAt),
+    // The lease looks at each webhook's own due deliveries, oldest first, and the loop at the
+    // earliest running lease: without these, both read every pending row of a backlog each time.
+    index('webhook_deliveries_due_idx').on(t.webhookId, t.nextAttemptAt, t.seq).where(sql`state = 'pending'`),
+    index('webhook_deliveries_lease_idx').on(t.leaseUntil).where(sql`state = 'pending' AND lease_until IS NOT NULL`),
   ],
 );
 

@@ -1,0 +1,2 @@
+CREATE INDEX "webhook_deliveries_due_idx" ON "webhook_deliveries" USING btree ("webhook_id","next_attempt_at","seq") WHERE state = 'pending';--> statement-breakpoint
+CREATE INDEX "webhook_deliveries_lease_idx" ON "webhook_deliveries" USING btree ("lease_until") WHERE state = 'pending' AND lease_until IS NOT NULL;

@@ -21,6 +21,13 @@ import { notificationsRoutes } from './modules/notifications/notifications.route
 import { postsRoutes } from './modules/posts/posts.routes.js';
 import { webhooksRoutes } from './modules/webhooks/webhooks.routes.js';
 import { VERSION } from './version.js';
+import cookie from '@fastify/cookie';
+import { installPages } from './http/pages.js';
+import { installSessions } from './http/session.js';
+import { accountPages } from './modules/accounts/accounts.pages.js';
+import { oauthPages } from './modules/oauth/oauth.pages.js';
+import { oauthRoutes } from './modules/oauth/oauth.routes.js';
+import type { SessionContext } from './modules/sessions/sessions.service.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -68,10 +75,39 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
     void reply.header('x-request-id', req.id);
   });
 
+  await app.register(cookie);
   await installOpenApi(app, { publicUrl: config.publicUrl, version: VERSION });
   await app.register(healthRoutes(services.health));
   await app.register(callbackRoutes(services.connect));
   await app.register(mediaFilesRoutes(services.media));
+
+  // People and apps (issue 15): server-rendered pages on first-party sessions, and the OAuth
+  // protocol endpoints (which authenticate clients, not sessions).
+  await app.register(async (pages) => {
+    const helpers = installSessions(pages, {
+      sessions: services.sessions,
+      cookies: { secure: config.accounts.secureCookies, maxAgeSeconds: Math.round(config.accounts.session.maxAgeMs / 1000) },
+    });
+    const nav = async (req: { session: SessionContext | undefined }) => {
+      if (!req.session) return { session: undefined };
+      const { current } = await services.accounts.overview(req.session);
+      return { session: req.session, organizationName: current?.name };
+    };
+    await installPages(pages, nav);
+    const pageDeps = { accounts: services.accounts, helpers, nav };
+    await pages.register(accountPages(pageDeps));
+    await pages.register(oauthPages({ ...pageDeps, oauth: services.oauth, clients: services.clients, device: services.device }));
+  });
+  await app.register(
+    oauthRoutes({
+      oauth: services.oauth,
+      clients: services.clients,
+      device: services.device,
+      issuer: config.publicUrl,
+      dynamicRegistration: config.accounts.dynamicRegistration,
+      registrationThrottle: deps.registrationThrottle,
+    }),
+  );
 
   await app.register(
     async (api) => {

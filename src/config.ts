@@ -85,6 +85,20 @@ const EnvSchema = z.object({
   S3_PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
   // SigV4 presigned URLs live at most 7 days
   S3_PRESIGN_SECONDS: positiveInt.max(604_800).default(3600),
+  // Accounts and the OAuth server (issue 15)
+  SIGNUP: z.enum(['open', 'invite', 'off']).default('invite'),
+  SESSION_IDLE_TIMEOUT: duration.default(14 * 86_400_000),
+  SESSION_MAX_AGE: duration.default(90 * 86_400_000),
+  LOGIN_FAILURE_LIMIT: positiveInt.default(10),
+  LOGIN_FAILURE_WINDOW_SECONDS: positiveInt.default(900),
+  SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\//, 'must start with smtp:// or smtps://')
+    .optional(),
+  SMTP_FROM: z.string().min(3).optional(),
+  OAUTH_DYNAMIC_REGISTRATION: bool.default(true),
+  OAUTH_ACCESS_TOKEN_TTL: duration.default(0),
+  DEVICE_POLL_INTERVAL_SECONDS: positiveInt.max(60).default(5),
 });
 
 export type Role = 'api' | 'worker' | 'all';
@@ -131,6 +145,24 @@ export interface Config {
   webhooks: { timeoutMs: number; concurrency: number; perWebhook: number };
   /** media in an S3-compatible bucket instead of `dataDir/media` (set when S3_BUCKET is) */
   s3: S3Config | undefined;
+  /** people, sessions, mail and the OAuth server (issue 15) */
+  accounts: AccountsConfig;
+}
+
+export interface AccountsConfig {
+  /** who may create an account once the first one exists: anyone, invited people only, nobody (admin CLI only) */
+  signup: 'open' | 'invite' | 'off';
+  session: { idleMs: number; maxAgeMs: number };
+  /** cookies get `Secure` (and the `__Host-` name) when PUBLIC_URL is https */
+  secureCookies: boolean;
+  loginFailure: { max: number; windowSeconds: number };
+  /** SMTP transport URL; undefined = links are written to the log */
+  smtpUrl: string | undefined;
+  mailFrom: string;
+  dynamicRegistration: boolean;
+  /** 0 = access tokens valid until revoked */
+  accessTokenTtlMs: number;
+  devicePollIntervalSeconds: number;
 }
 
 export interface S3Config {
@@ -233,6 +265,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ]);
   }
   const s3 = readS3(e);
+  const publicUrl = (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, '');
   return {
     port: e.PORT,
     host: e.HOST,
@@ -240,7 +273,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: e.DATABASE_URL,
     databasePoolSize: e.DATABASE_POOL_SIZE,
     embeddedSharedBuffers: e.EMBEDDED_SHARED_BUFFERS,
-    publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
+    publicUrl,
     rateLimit: { max: e.API_RATE_LIMIT, windowSeconds: e.API_RATE_WINDOW_SECONDS },
     authFailure: { max: e.AUTH_FAILURE_LIMIT, windowSeconds: e.AUTH_FAILURE_WINDOW_SECONDS },
     authCacheSeconds: e.AUTH_CACHE_SECONDS,
@@ -264,6 +297,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mediaFetchTimeoutSeconds: e.MEDIA_FETCH_TIMEOUT_SECONDS,
     webhooks: { timeoutMs: e.WEBHOOK_TIMEOUT_SECONDS * 1000, concurrency: e.WEBHOOK_CONCURRENCY, perWebhook: e.WEBHOOK_CONCURRENCY_PER_WEBHOOK },
     s3,
+    accounts: {
+      signup: e.SIGNUP,
+      session: { idleMs: e.SESSION_IDLE_TIMEOUT, maxAgeMs: Math.max(e.SESSION_MAX_AGE, e.SESSION_IDLE_TIMEOUT) },
+      secureCookies: publicUrl.startsWith('https:'),
+      loginFailure: { max: e.LOGIN_FAILURE_LIMIT, windowSeconds: e.LOGIN_FAILURE_WINDOW_SECONDS },
+      smtpUrl: e.SMTP_URL,
+      mailFrom: e.SMTP_FROM ?? `Tidings <no-reply@${new URL(publicUrl).hostname}>`,
+      dynamicRegistration: e.OAUTH_DYNAMIC_REGISTRATION,
+      accessTokenTtlMs: e.OAUTH_ACCESS_TOKEN_TTL,
+      devicePollIntervalSeconds: e.DEVICE_POLL_INTERVAL_SECONDS,
+    },
     publish: {
       maxLatenessMs: e.PUBLISH_MAX_LATENESS,
       concurrency: e.PUBLISH_CONCURRENCY,

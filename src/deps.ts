@@ -51,6 +51,17 @@ import { createWebhooksRepository } from './modules/webhooks/webhooks.repository
 import { createWebhooksService } from './modules/webhooks/webhooks.service.js';
 import { createWebhookDelivery } from './webhooks/delivery.js';
 import { createWebhookSender } from './webhooks/send.js';
+import { createMailer } from './lib/mailer.js';
+import { createFailureThrottle } from './rate-limit/failure-throttle.js';
+import { createAccountsRepository } from './modules/accounts/accounts.repository.js';
+import { createAccountsService } from './modules/accounts/accounts.service.js';
+import { createSessionsRepository } from './modules/sessions/sessions.repository.js';
+import { createSessionsService } from './modules/sessions/sessions.service.js';
+import { createOauthRepository } from './modules/oauth/oauth.repository.js';
+import { createOauthCore } from './modules/oauth/oauth-core.js';
+import { createOauthService } from './modules/oauth/oauth.service.js';
+import { createClientsService } from './modules/oauth/clients.service.js';
+import { createDeviceService } from './modules/oauth/device.service.js';
 
 export interface CreateDepsOptions {
   role?: Role;
@@ -128,6 +139,9 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
       posts: createPostsRepository(db),
       media: createMediaRepository(db),
       webhooks: createWebhooksRepository(db),
+      accounts: createAccountsRepository(db),
+      sessions: createSessionsRepository(db),
+      oauth: createOauthRepository(db),
     };
     // S3 when a bucket is configured (processes that share no disk), else DATA_DIR/media.
     const storage: MediaStorage = config.s3
@@ -173,13 +187,17 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
       openMedia,
       timeoutMs: config.platformTimeoutSeconds * 1000,
     });
+    const organizations = createOrganizationsService({
+      organizations: repositories.organizations,
+      plans: repositories.plans,
+      clock,
+      onAccessChanged: (change) => auth.invalidate(change),
+    });
+    const accounts = createAccounts({ config, repositories, organizations, rateStore, clock, logger, onTokensRevoked: (ids) => ids.forEach((id) => auth.invalidate({ credentialId: id })) });
+    closers.push(async () => accounts.mailer.close());
     const services = {
-      organizations: createOrganizationsService({
-        organizations: repositories.organizations,
-        plans: repositories.plans,
-        clock,
-        onAccessChanged: (change) => auth.invalidate(change),
-      }),
+      organizations,
+      ...accounts.services,
       plans,
       auth,
       integrations: createIntegrationsService({
@@ -231,7 +249,7 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
     });
 
     // Housekeeping of the rate-limit logs (old failed-auth entries of addresses never seen again).
-    const maxWindowMs = Math.max(config.rateLimit.windowSeconds, config.authFailure.windowSeconds) * 1000;
+    const maxWindowMs = Math.max(config.rateLimit.windowSeconds, config.authFailure.windowSeconds, config.accounts.loginFailure.windowSeconds, 3600) * 1000;
     const sweepTimer = setInterval(() => {
       rateStore.sweep(clock.now() - maxWindowMs).catch((err: unknown) => logger.warn({ err }, 'rate-limit sweep failed'));
     }, 10 * 60_000);
@@ -240,6 +258,11 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
       repositories.posts.sweepIdempotency(new Date(clock.now() - 24 * 3600_000)).catch((err: unknown) => logger.warn({ err }, 'idempotency-key sweep failed'));
     }, 60 * 60_000);
     idempotencyTimer.unref();
+    // Expired sessions, used links and codes, never-approved self-registered apps.
+    const accountsTimer = setInterval(() => {
+      accounts.sweep().catch((err: unknown) => logger.warn({ err }, 'accounts sweep failed'));
+    }, 60 * 60_000);
+    accountsTimer.unref();
 
     const publisher = createPublisher({
       db,
@@ -305,6 +328,8 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
       access,
       repositories,
       services,
+      registrationThrottle: accounts.registrationThrottle,
+      mailer: accounts.mailer,
       heartbeat,
       queue,
       publisher,
@@ -348,6 +373,7 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
         closed = true;
         clearInterval(sweepTimer);
         clearInterval(idempotencyTimer);
+        clearInterval(accountsTimer);
         await janitorRun?.stop();
         await keeperRun?.stop();
         await dispatcher?.stop();
@@ -365,3 +391,57 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
 }
 
 export type AppDeps = Awaited<ReturnType<typeof createDeps>>;
+
+/** People, sessions and the OAuth server (issue 15), wired from config. */
+function createAccounts(input: {
+  config: Config;
+  repositories: { accounts: ReturnType<typeof createAccountsRepository>; sessions: ReturnType<typeof createSessionsRepository>; oauth: ReturnType<typeof createOauthRepository> };
+  organizations: ReturnType<typeof createOrganizationsService>;
+  rateStore: SlidingLogStore;
+  clock: Clock;
+  logger: Logger;
+  onTokensRevoked(tokenIds: string[]): void;
+}) {
+  const { config, repositories, clock, rateStore } = input;
+  const a = config.accounts;
+  const throttle = (max: number, windowSeconds: number) => createFailureThrottle({ store: rateStore, clock, max, windowSeconds });
+  const mailer = createMailer({ smtpUrl: a.smtpUrl, from: a.mailFrom, logger: input.logger });
+  const sessions = createSessionsService({ sessions: repositories.sessions, clock, options: a.session });
+  const oauthCore = createOauthCore({ oauth: repositories.oauth, clock, accessTokenTtlMs: a.accessTokenTtlMs });
+  const oauth = createOauthService({ oauth: repositories.oauth, core: oauthCore, accounts: repositories.accounts, clock, issuer: config.publicUrl, onTokensRevoked: (ids) => input.onTokensRevoked(ids) });
+  const accounts = createAccountsService({
+    accounts: repositories.accounts,
+    sessions,
+    organizations: input.organizations,
+    revokeAppAccess: async (tx, filter, reason) => input.onTokensRevoked(await repositories.oauth.revokeGrantsOf(tx, filter, new Date(clock.now()), reason)),
+    loginThrottle: throttle(a.loginFailure.max, a.loginFailure.windowSeconds),
+    // reset links: a few per address an hour is plenty for a person and useless for mail bombing
+    resetThrottle: throttle(5, 3600),
+    mailer,
+    clock,
+    publicUrl: config.publicUrl,
+    signup: a.signup,
+  });
+  const clients = createClientsService({ oauth: repositories.oauth, accounts, clock, dynamicRegistration: a.dynamicRegistration, onTokensRevoked: (ids) => input.onTokensRevoked(ids) });
+  const device = createDeviceService({
+    oauth: repositories.oauth,
+    core: oauthCore,
+    grants: oauth,
+    clock,
+    publicUrl: config.publicUrl,
+    intervalSeconds: a.devicePollIntervalSeconds,
+    codeThrottle: throttle(10, 900),
+  });
+  return {
+    mailer,
+    services: { sessions, accounts, oauth, clients, device },
+    /** registrations per address an hour (RFC 7591 is open to anyone) */
+    registrationThrottle: throttle(20, 3600),
+    async sweep() {
+      const now = new Date(clock.now());
+      await sessions.sweep();
+      await repositories.accounts.sweep(now);
+      await repositories.oauth.sweep(now);
+    },
+  };
+}

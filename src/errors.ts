@@ -31,6 +31,18 @@ export const ERROR_CODES = {
   AUTH_SCHEME_NOT_ALLOWED: 401,
   /** Too many failed authentication attempts from this address. */
   AUTH_THROTTLED: 429,
+  /** Signing in, or a page that needs a signed-in person, without a valid session. */
+  SESSION_REQUIRED: 401,
+  /** Wrong email or password (the answer never says which). */
+  INVALID_CREDENTIALS: 401,
+  /** Too many failed sign-ins (or reset requests) for this account or from this address; `Retry-After` says when to retry. */
+  LOGIN_THROTTLED: 429,
+  /** A form or cookie-authenticated request without a valid CSRF token, or sent from another site. */
+  CSRF_FAILED: 403,
+  /** The person's role in the organisation does not allow the action (the message names the role needed). */
+  FORBIDDEN: 403,
+  /** New accounts are not accepted here (SIGNUP is `off`, or `invite` and no valid invitation was given). */
+  SIGNUP_CLOSED: 403,
   /** The organisation's plan does not permit the action; the message names the limit. */
   PLAN_LIMIT_REACHED: 403,
   /** No such object in the caller's organisation (also when it exists in another one). */

@@ -37,6 +37,8 @@ export interface BuildTestAppOptions {
   remoteFetch?: CreateDepsOptions['remoteFetch'];
   /** The resolver webhook URLs are checked with. */
   webhookResolve?: CreateDepsOptions['webhookResolve'];
+  /** Where the service's warnings go (silent by default). */
+  logger?: CreateDepsOptions['logger'];
 }
 
 /** A fresh app on its own fresh database (PGlite or PostgreSQL per TEST_DB), driven with `inject`. */
@@ -49,7 +51,7 @@ export async function buildTestApp(opts: BuildTestAppOptions = {}): Promise<Test
     DATA_DIR: '/nonexistent-test-data-dir',
     ...opts.env,
   });
-  const deps = await createDeps(config, { database: testDb.database, clock, remoteFetch: opts.remoteFetch, webhookResolve: opts.webhookResolve });
+  const deps = await createDeps(config, { database: testDb.database, clock, remoteFetch: opts.remoteFetch, webhookResolve: opts.webhookResolve, logger: opts.logger });
   const app = await buildApp(deps, { extraRoutes: opts.extraRoutes });
   const undocumented = recordUndocumentedStatuses(app);
   if (opts.startWorker) await deps.startWorker();

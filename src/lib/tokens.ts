@@ -33,3 +33,34 @@ export function generateApiKey(): string {
 export function visiblePrefix(value: string): string {
   return value.slice(0, 10);
 }
+
+/** The OAuth server's secrets (issue 15). Each ≥ 190 bits of randomness, stored as SHA-256 only. */
+export const newAccessToken = () => OAUTH_TOKEN_PREFIX + randomBase62(40);
+export const newRefreshToken = () => 'por_' + randomBase62(40);
+export const newAuthorizationCode = () => randomBase62(32);
+export const newClientId = () => 'tdc_' + randomBase62(24);
+export const newClientSecret = () => 'tdcs_' + randomBase62(40);
+/** Sessions, invitations, password resets, device codes: opaque random tokens. */
+export const newOpaqueToken = () => randomBase62(43);
+
+/** RFC 8628 §6.1: consonants only (no vowels, so no words; no 0/O/1/I look-alikes): 20^8 ≈ 2^34.6. */
+const USER_CODE_ALPHABET = 'BCDFGHJKLMNPQRSTVWXZ';
+
+/** A user code `XXXX-XXXX`, as the Postiz CLI shows it. */
+export function newUserCode(): string {
+  let out = '';
+  while (out.length < 8) {
+    for (const b of randomBytes(16)) {
+      // 240 = 12 × 20: values at or above it would bias the choice
+      if (b < 240 && out.length < 8) out += USER_CODE_ALPHABET[b % 20];
+    }
+  }
+  return `${out.slice(0, 4)}-${out.slice(4)}`;
+}
+
+/** What a person typed as a user code, in its stored form (upper-case, dash restored), or undefined. */
+export function normalizeUserCode(typed: string): string | undefined {
+  const letters = typed.toUpperCase().replace(/[^A-Z]/g, '');
+  if (letters.length !== 8 || [...letters].some((c) => !USER_CODE_ALPHABET.includes(c))) return undefined;
+  return `${letters.slice(0, 4)}-${letters.slice(4)}`;
+}

@@ -47,30 +47,3 @@ export const apiKeys = pgTable(
   },
   (t) => [uniqueIndex('api_keys_key_hash_uq').on(t.keyHash), index('api_keys_org_idx').on(t.organizationId)],
 );
-
-/**
- * OAuth access tokens (`pos_…`), issued by the authorisation server of a later issue. Stored as a
- * SHA-256 hash like API keys; the lookup is live now.
- */
-export const oauthAccessTokens = pgTable(
-  'oauth_access_tokens',
-  {
-    id: uuid('id').primaryKey().defaultRandom(),
-    organizationId: uuid('organization_id')
-      .notNull()
-      .references(() => organizations.id, { onDelete: 'cascade' }),
-    tokenHash: text('token_hash').notNull(),
-    prefix: text('prefix').notNull(),
-    clientId: text('client_id'),
-    scope: text('scope').notNull().default(''),
-    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
-    expiresAt: timestamp('expires_at', { withTimezone: true }),
-    lastUsedAt: timestamp('last_used_at', { withTimezone: true }),
-    revokedAt: timestamp('revoked_at', { withTimezone: true }),
-  },
-  (t) => [
-    uniqueIndex('oauth_access_tokens_hash_uq').on(t.tokenHash),
-    index('oauth_access_tokens_org_idx').on(t.organizationId),
-  ],
-);
-

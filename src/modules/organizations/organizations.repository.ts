@@ -39,11 +39,11 @@ export function createOrganizationsRepository(db: Db) {
       return db.select().from(apiKeys).where(eq(apiKeys.organizationId, organizationId)).orderBy(asc(apiKeys.createdAt));
     },
 
-    async revokeApiKey(id: string, at: Date) {
+    async revokeApiKey(id: string, at: Date, organizationId?: string) {
       const [row] = await db
         .update(apiKeys)
         .set({ revokedAt: at })
-        .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt)))
+        .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt), organizationId ? eq(apiKeys.organizationId, organizationId) : undefined))
         .returning();
       return row;
     },

@@ -1,5 +1,6 @@
 import { AppError, notFound } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
+import { isUuid } from '../../lib/ids.js';
 import { generateApiKey, hashCredential, visiblePrefix } from '../../lib/tokens.js';
 import type { PlansRepository } from '../plans/plans.repository.js';
 import type { OrganizationsRepository } from './organizations.repository.js';
@@ -65,14 +66,16 @@ export function createOrganizationsService(deps: {
       return (await organizations.listApiKeys(organizationId)).map(keyView);
     },
 
-    async revokeApiKey(id: string) {
-      const row = await organizations.revokeApiKey(id, new Date(deps.clock.now()));
+    /** Revokes a key at once (of `organizationId` only, when given: other organisations' keys are not found). */
+    async revokeApiKey(id: string, organizationId?: string) {
+      if (!isUuid(id)) throw notFound('API key');
+      const row = await organizations.revokeApiKey(id, new Date(deps.clock.now()), organizationId);
       if (row) {
         deps.onAccessChanged?.({ credentialId: row.id });
         return keyView(row);
       }
       const existing = await organizations.findApiKey(id);
-      if (!existing) throw notFound('API key');
+      if (!existing || (organizationId && existing.organizationId !== organizationId)) throw notFound('API key');
       throw new AppError('CONFLICT', `API key ${id} is already revoked`);
     },
 

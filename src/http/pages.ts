@@ -1,0 +1,157 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import formbody from '@fastify/formbody';
+import { ERROR_CODES, type FieldError } from '../errors.js';
+import type { SessionContext } from '../modules/sessions/sessions.service.js';
+import { mapError } from './error-handler.js';
+
+/** Markup that is already safe (made by `html`, never from unescaped input). */
+export class Html {
+  constructor(readonly value: string) {}
+  toString() {
+    return this.value;
+  }
+}
+
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+export const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+
+function render(value: unknown): string {
+  if (value instanceof Html) return value.value;
+  if (Array.isArray(value)) return value.map(render).join('');
+  if (value === null || value === undefined || value === false) return '';
+  return escapeHtml(typeof value === 'string' ? value : String(value as number | boolean));
+}
+
+/** A template whose every interpolated value is escaped, except `Html` (and arrays of it). */
+export function html(strings: TemplateStringsArray, ...values: unknown[]): Html {
+  let out = strings[0]!;
+  values.forEach((v, i) => {
+    out += render(v) + strings[i + 1]!;
+  });
+  return new Html(out);
+}
+
+/** The pages' one stylesheet: served by the service itself, no third-party assets. */
+export const STYLESHEET = `
+:root{color-scheme:light dark;--fg:#1d1d1f;--muted:#5d5d66;--bg:#fff;--line:#d0d0d7;--accent:#2354d6;--bad:#b3261e;--ok:#1e6b34;--panel:#f5f5f8}
+@media (prefers-color-scheme:dark){:root{--fg:#ececf1;--muted:#a6a6b3;--bg:#16161a;--line:#3a3a44;--accent:#8fb0ff;--bad:#ff8a80;--ok:#7ad39a;--panel:#202027}}
+*{box-sizing:border-box}body{font:16px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif;color:var(--fg);background:var(--bg);margin:0}
+header{border-bottom:1px solid var(--line);padding:.6rem 1rem;display:flex;gap:1rem;align-items:center;flex-wrap:wrap}
+header .brand{font-weight:700;text-decoration:none;color:var(--fg)}nav{display:flex;gap:.8rem;flex-wrap:wrap}nav a{color:var(--accent)}
+main{max-width:44rem;margin:2rem auto;padding:0 1rem}h1{font-size:1.5rem;margin:.2rem 0 1rem}h2{font-size:1.15rem;margin-top:2rem}
+label{display:block;font-weight:600;margin:.9rem 0 .25rem}input[type=text],input[type=email],input[type=password],input[type=url],select,textarea{width:100%;padding:.5rem;font:inherit;border:1px solid var(--line);border-radius:6px;background:var(--bg);color:var(--fg)}
+textarea{min-height:5rem}.hint{color:var(--muted);font-size:.9rem;margin:.2rem 0}
+button{font:inherit;padding:.5rem 1rem;border-radius:6px;border:1px solid var(--accent);background:var(--accent);color:#fff;cursor:pointer;margin-top:1rem}
+button.secondary{background:transparent;color:var(--accent)}button.danger{border-color:var(--bad);background:transparent;color:var(--bad)}
+.inline{display:inline}.inline button{margin:0 .3rem 0 0;padding:.2rem .6rem;font-size:.9rem}
+.error{color:var(--bad);font-size:.95rem;margin:.25rem 0}.notice{border:1px solid var(--line);background:var(--panel);border-radius:8px;padding:.8rem 1rem;margin:1rem 0}
+.notice.bad{border-color:var(--bad)}.notice.ok{border-color:var(--ok)}code,.secret{font-family:ui-monospace,Menlo,Consolas,monospace;word-break:break-all}
+.secret{display:block;padding:.6rem;background:var(--panel);border:1px dashed var(--line);border-radius:6px;user-select:all}
+table{border-collapse:collapse;width:100%;margin:.5rem 0}th,td{text-align:left;padding:.4rem .5rem;border-bottom:1px solid var(--line);vertical-align:top}
+.muted{color:var(--muted)}.app-logo{width:48px;height:48px;border-radius:8px;object-fit:cover;float:right}
+:focus-visible{outline:3px solid var(--accent);outline-offset:2px}
+`;
+
+/**
+ * Headers of every page: nothing loaded from elsewhere except app logos (https images), no
+ * framing (the consent page must not be clickjacked), no referrer (reset and invitation links
+ * carry tokens in the URL), never cached.
+ */
+const PAGE_HEADERS = {
+  'content-security-policy': "default-src 'none'; style-src 'self'; img-src 'self' https: data:; base-uri 'none'; frame-ancestors 'none'",
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'no-referrer',
+  'cache-control': 'no-store',
+  'x-content-type-options': 'nosniff',
+};
+
+export interface PageNav {
+  session: SessionContext | undefined;
+  /** the organisation the person works in, for the header */
+  organizationName?: string;
+}
+
+export function layout(title: string, nav: PageNav, body: Html): Html {
+  const links = nav.session
+    ? html`<nav aria-label="Account">
+        <a href="/account">Account</a>
+        <a href="/account/organization">Organisation</a>
+        <a href="/account/api-keys">API keys</a>
+        <a href="/account/apps">Apps</a>
+        <a href="/account/approved-apps">Approved apps</a>
+      </nav>
+      <span class="muted">${nav.session.email}${nav.organizationName ? html` · ${nav.organizationName}` : ''}</span>`
+    : html`<nav aria-label="Account"><a href="/account/login">Sign in</a><a href="/account/signup">Sign up</a></nav>`;
+  return html`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>${title} · Tidings</title><link rel="stylesheet" href="/account/style.css"></head>
+<body><header><a class="brand" href="/account">Tidings</a>${links}</header>
+<main id="main"><h1>${title}</h1>${body}</main></body></html>`;
+}
+
+export function sendPage(reply: FastifyReply, page: Html, status = 200) {
+  return reply.status(status).headers(PAGE_HEADERS).type('text/html; charset=utf-8').send(page.value);
+}
+
+/** A hidden CSRF field. */
+export const csrfField = (token: string) => html`<input type="hidden" name="_csrf" value="${token}">`;
+
+/** The message of a field, if the error names it. */
+export function fieldMessage(errors: FieldError[] | undefined, name: string): Html | '' {
+  const e = errors?.find((f) => f.path === name || f.path.startsWith(`${name}.`));
+  return e ? html`<p class="error" id="${name}-error" role="alert">${e.message}</p>` : '';
+}
+
+export interface FieldOptions {
+  label: string;
+  name: string;
+  type?: 'text' | 'email' | 'password' | 'url';
+  value?: string;
+  autocomplete?: string;
+  required?: boolean;
+  hint?: string;
+  errors?: FieldError[];
+}
+
+export function inputField(o: FieldOptions): Html {
+  const message = fieldMessage(o.errors, o.name);
+  const describedBy = [o.hint ? `${o.name}-hint` : '', message ? `${o.name}-error` : ''].filter(Boolean).join(' ');
+  return html`<label for="${o.name}">${o.label}</label>
+${o.hint ? html`<p class="hint" id="${o.name}-hint">${o.hint}</p>` : ''}
+<input id="${o.name}" name="${o.name}" type="${o.type ?? 'text'}" value="${o.value ?? ''}"${o.autocomplete ? html` autocomplete="${o.autocomplete}"` : ''}${o.required ? html` required` : ''}${message ? html` aria-invalid="true"` : ''}${describedBy ? html` aria-describedby="${describedBy}"` : ''}>
+${message}`;
+}
+
+/** A notice box (errors that name no field, confirmations). */
+export const notice = (text: string | Html, kind: 'bad' | 'ok' | 'info' = 'info') =>
+  html`<div class="notice ${kind === 'info' ? '' : kind}" role="${kind === 'bad' ? 'alert' : 'status'}">${text}</div>`;
+
+/** A local path to go back to after signing in (never another site). */
+export function safeNext(value: unknown): string | undefined {
+  if (typeof value !== 'string' || !value.startsWith('/') || value.startsWith('//') || value.startsWith('/\\') || value.length > 4000) return undefined;
+  return value;
+}
+
+export function loginRedirect(req: FastifyRequest, reply: FastifyReply) {
+  return reply.redirect(`/account/login?next=${encodeURIComponent(req.url)}`, 303);
+}
+
+/**
+ * A scope of server-rendered pages: form bodies parsed, the stylesheet served, refusals shown
+ * as a page in the one wording of the error codes (not the API's JSON).
+ */
+export async function installPages(scope: FastifyInstance, nav: (req: FastifyRequest) => Promise<PageNav>) {
+  await scope.register(formbody, { bodyLimit: 64 * 1024 });
+  scope.get('/account/style.css', { schema: { hide: true } }, async (_req, reply) =>
+    reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').send(STYLESHEET),
+  );
+  scope.setErrorHandler(async (err, req, reply) => {
+    const mapped = mapError(err);
+    const status = ERROR_CODES[mapped.code];
+    if (status >= 500) req.log.error({ err }, 'page failed');
+    if (mapped.headers) void reply.headers(mapped.headers);
+    const fields = mapped.fields?.length ? html`<ul>${mapped.fields.map((f) => html`<li><code>${f.path}</code>: ${f.message}</li>`)}</ul>` : '';
+    const body = html`${notice(mapped.message, 'bad')}${fields}<p class="muted">Error ${mapped.code}, request ${req.id}.</p>`;
+    return sendPage(reply, layout(status >= 500 ? 'Something went wrong' : 'That did not work', await nav(req).catch(() => ({ session: undefined })), body), status);
+  });
+}

@@ -1,0 +1,163 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Tx } from '../../db/client.js';
+import type { MemberRole } from '../../db/schema/index.js';
+import type { Clock } from '../../lib/clock.js';
+import { hashCredential, newAccessToken, newRefreshToken, visiblePrefix } from '../../lib/tokens.js';
+import type { ClientRow, GrantRow, OauthRepository } from './oauth.repository.js';
+
+/**
+ * An OAuth protocol error (RFC 6749 §5.2, RFC 7591 §3.2.2, RFC 8628 §3.5), answered as
+ * `{ error, error_description }`, never in the API's error shape: OAuth clients read these.
+ */
+export class OAuthError extends Error {
+  constructor(
+    readonly error: string,
+    readonly description: string,
+    readonly status = 400,
+  ) {
+    super(description);
+    this.name = 'OAuthError';
+  }
+}
+
+/**
+ * What a token may do. The public API does not distinguish scopes (API.md §2: a token acts
+ * for its organisation), so every scope means the whole API; the names Postiz issues are
+ * accepted for the clients written for it.
+ */
+export const SCOPES: Record<string, string> = {
+  api: 'Use the public API for the organisation: read and change its channels, posts, media, webhooks and analytics, and publish in its name',
+  'mcp:read': 'Read the organisation’s data through the public API (same access as "api")',
+  'mcp:write': 'Change the organisation’s data through the public API (same access as "api")',
+};
+export const DEFAULT_SCOPE = 'api';
+
+/** The requested scope, normalised (space-separated, known names only), or an `invalid_scope` error. */
+export function parseScope(requested: string | undefined): string {
+  const names = (requested ?? '').split(' ').filter(Boolean);
+  if (names.length === 0) return DEFAULT_SCOPE;
+  const unknown = names.filter((n) => !(n in SCOPES));
+  if (unknown.length > 0) throw new OAuthError('invalid_scope', `Unknown scope ${unknown.map((u) => `"${u}"`).join(', ')}; this server knows ${Object.keys(SCOPES).join(', ')}`);
+  return [...new Set(names)].join(' ');
+}
+
+/** Who may let an app act for an organisation: those who may make its API keys. */
+export const GRANTING_ROLES: readonly MemberRole[] = ['owner', 'admin'];
+
+/** Constant-time comparison of two strings (through their SHA-256, so lengths never leak). */
+export function safeEqual(a: string, b: string): boolean {
+  const ha = createHash('sha256').update(a).digest();
+  const hb = createHash('sha256').update(b).digest();
+  return timingSafeEqual(ha, hb);
+}
+
+const VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
+
+/** RFC 7636 S256: BASE64URL(SHA256(verifier)) equals the challenge. */
+export function pkceMatches(verifier: string, challenge: string): boolean {
+  if (!VERIFIER.test(verifier)) return false;
+  return safeEqual(createHash('sha256').update(verifier).digest('base64url'), challenge);
+}
+
+export interface ClientCredentials {
+  clientId?: string;
+  clientSecret?: string;
+  /** the credentials came in an `Authorization: Basic` header (an `invalid_client` then answers 401 with a challenge) */
+  basic: boolean;
+}
+
+/** Reads `Authorization: Basic` (RFC 6749 §2.3.1: form-encoded id and secret) or the body's client_id / client_secret. */
+export function readClientCredentials(authorization: string | undefined, body: Record<string, unknown>): ClientCredentials {
+  const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
+  const basic = /^Basic\s+(\S+)$/i.exec(authorization ?? '');
+  if (basic) {
+    const decoded = Buffer.from(basic[1]!, 'base64').toString('utf8');
+    const colon = decoded.indexOf(':');
+    if (colon > 0) {
+      const decode = (s: string) => {
+        try {
+          return decodeURIComponent(s.replace(/\+/g, ' '));
+        } catch {
+          return s;
+        }
+      };
+      return { clientId: decode(decoded.slice(0, colon)), clientSecret: decode(decoded.slice(colon + 1)), basic: true };
+    }
+  }
+  return { clientId: str(body.client_id), clientSecret: str(body.client_secret), basic: false };
+}
+
+export interface IssuedTokens {
+  access_token: string;
+  token_type: 'Bearer';
+  expires_in?: number;
+  refresh_token?: string;
+  scope: string;
+  /** the organisation the token acts for (the Postiz token answer names it `id`) */
+  id: string;
+  organization_id: string;
+}
+
+/** Client authentication and token issuance, shared by the token endpoint's grants and the device flow. */
+export function createOauthCore(deps: { oauth: OauthRepository; clock: Clock; accessTokenTtlMs: number }) {
+  const { oauth, clock } = deps;
+
+  const invalidClient = () => new OAuthError('invalid_client', 'Client authentication failed', 401);
+
+  return {
+    /**
+     * The client a token request comes from. Confidential clients must prove their secret;
+     * public clients send only their id (and must not send a secret).
+     */
+    async authenticateClient(creds: ClientCredentials): Promise<ClientRow> {
+      if (!creds.clientId) throw new OAuthError('invalid_client', 'client_id is required (in the body, or with client_secret in an Authorization: Basic header)', 401);
+      const client = await oauth.findClientByClientId(creds.clientId);
+      if (!client) {
+        // the same work as for a real client, so timing does not tell which ids exist
+        safeEqual(creds.clientSecret ?? '', 'no-such-client');
+        throw invalidClient();
+      }
+      if (client.kind === 'public') {
+        if (creds.clientSecret) throw new OAuthError('invalid_client', 'This is a public client: send no client_secret', 401);
+        return client;
+      }
+      if (!creds.clientSecret || !client.secretHash || !safeEqual(hashCredential(creds.clientSecret), client.secretHash)) throw invalidClient();
+      return client;
+    },
+
+    /**
+     * Issues an access token for the grant, and a refresh token unless told not to. Access tokens
+     * never expire unless OAUTH_ACCESS_TOKEN_TTL is set (existing Postiz clients never refresh).
+     */
+    async issueTokens(tx: Tx, grant: GrantRow, client: ClientRow, opts: { refresh: boolean }): Promise<IssuedTokens> {
+      const now = clock.now();
+      const accessToken = newAccessToken();
+      const expiresAt = deps.accessTokenTtlMs > 0 ? new Date(now + deps.accessTokenTtlMs) : null;
+      const row = await oauth.insertAccessToken(tx, {
+        organizationId: grant.organizationId,
+        tokenHash: hashCredential(accessToken),
+        prefix: visiblePrefix(accessToken),
+        clientId: client.clientId,
+        grantId: grant.id,
+        scope: grant.scope,
+        expiresAt,
+      });
+      let refreshToken: string | undefined;
+      if (opts.refresh) {
+        refreshToken = newRefreshToken();
+        await oauth.insertRefreshToken(tx, { tokenHash: hashCredential(refreshToken), grantId: grant.id, accessTokenId: row.id });
+      }
+      return {
+        access_token: accessToken,
+        token_type: 'Bearer',
+        ...(expiresAt ? { expires_in: Math.round(deps.accessTokenTtlMs / 1000) } : {}),
+        ...(refreshToken ? { refresh_token: refreshToken } : {}),
+        scope: grant.scope,
+        id: grant.organizationId,
+        organization_id: grant.organizationId,
+      };
+    },
+  };
+}
+
+export type OauthCore = ReturnType<typeof createOauthCore>;

@@ -19,7 +19,7 @@ function render(value: unknown): string {
   if (value instanceof Html) return value.value;
   if (Array.isArray(value)) return value.map(render).join('');
   if (value === null || value === undefined || value === false) return '';
-  return escapeHtml(typeof value === 'string' ? value : String(value as number | boolean));
+  return escapeHtml(typeof value === 'string' ? value : String(value));
 }
 
 /** A template whose every interpolated value is escaped, except `Html` (and arrays of it). */

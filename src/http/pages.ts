@@ -19,7 +19,10 @@ function render(value: unknown): string {
   if (value instanceof Html) return value.value;
   if (Array.isArray(value)) return value.map(render).join('');
   if (value === null || value === undefined || value === false) return '';
-  return escapeHtml(typeof value === 'string' ? value : String(value));
+  if (typeof value === 'string') return escapeHtml(value);
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (value instanceof Date) return value.toISOString();
+  throw new TypeError(`a page cannot show a ${typeof value}`);
 }
 
 /** A template whose every interpolated value is escaped, except `Html` (and arrays of it). */

@@ -68,8 +68,10 @@ export class Browser {
   /** Posts a form; `_csrf` is the last page's unless given (or `null` to send none). */
   async post(url: string, fields: Record<string, string>, opts: { csrf?: string | null; headers?: Record<string, string> } = {}) {
     const form = new URLSearchParams(fields);
-    const token = opts.csrf === undefined ? this.csrf(url.split('?')[0]) : opts.csrf;
-    if (token !== null && !form.has('_csrf')) form.set('_csrf', token);
+    if (!form.has('_csrf')) {
+      const token = opts.csrf === undefined ? this.csrf(url.split('?')[0]) : opts.csrf;
+      if (token !== null) form.set('_csrf', token);
+    }
     const res = await this.app.inject({
       method: 'POST',
       url,

@@ -88,8 +88,8 @@ export function createAccountsRepository(db: Db) {
         .orderBy(asc(memberships.createdAt), asc(organizations.name));
     },
 
-    async findMembership(organizationId: string, userId: string) {
-      const [row] = await db
+    async findMembership(organizationId: string, userId: string, q: Db | Tx = db) {
+      const [row] = await q
         .select({ organizationId: organizations.id, name: organizations.name, role: memberships.role })
         .from(memberships)
         .innerJoin(organizations, eq(organizations.id, memberships.organizationId))
@@ -97,8 +97,8 @@ export function createAccountsRepository(db: Db) {
       return row;
     },
 
-    async listMembers(organizationId: string) {
-      return db
+    async listMembers(organizationId: string, q: Db | Tx = db) {
+      return q
         .select({ userId: users.id, email: users.email, name: users.name, role: memberships.role, since: memberships.createdAt })
         .from(memberships)
         .innerJoin(users, eq(users.id, memberships.userId))

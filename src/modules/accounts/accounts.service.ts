@@ -326,7 +326,7 @@ async function signUp(input: SignUpInput, client: Client, opts: { viaAdmin?: boo
       const me = await requireRole(session, 'admin');
       await accounts.transaction(async (tx) => {
         await accounts.lockMemberships(tx, me.organizationId);
-        const target = (await accounts.listMembers(me.organizationId)).find((m) => m.userId === userId);
+        const target = (await accounts.listMembers(me.organizationId, tx)).find((m) => m.userId === userId);
         if (!target) throw notFound('Member');
         if (me.role !== 'owner' && (target.role === 'owner' || role === 'owner')) throw new AppError('FORBIDDEN', 'Only an owner can make or unmake owners');
         if (target.role === 'owner' && role !== 'owner' && (await accounts.countOwners(tx, me.organizationId)) <= 1) {
@@ -345,7 +345,7 @@ async function signUp(input: SignUpInput, client: Client, opts: { viaAdmin?: boo
       const me = await requireRole(session, self ? 'member' : 'admin');
       await accounts.transaction(async (tx) => {
         await accounts.lockMemberships(tx, me.organizationId);
-        const target = (await accounts.listMembers(me.organizationId)).find((m) => m.userId === userId);
+        const target = (await accounts.listMembers(me.organizationId, tx)).find((m) => m.userId === userId);
         if (!target) throw notFound('Member');
         if (!self && ROLE_RANK[target.role] > ROLE_RANK[me.role]) throw new AppError('FORBIDDEN', 'Only an owner can remove an owner');
         if (target.role === 'owner' && (await accounts.countOwners(tx, me.organizationId)) <= 1) {

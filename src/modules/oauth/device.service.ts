@@ -121,7 +121,7 @@ export function createDeviceService(deps: {
           await oauth.updateDevice(tx, row.id, { status: 'consumed' });
           return { error: new OAuthError('access_denied', 'The approval was revoked') };
         }
-        const appClient = client ?? (await oauth.findClientById(row.clientId));
+        const appClient = client ?? (await oauth.findClientById(row.clientId, tx));
         await oauth.updateDevice(tx, row.id, { status: 'consumed', lastPolledAt: new Date(at) });
         return { tokens: await deps.core.issueTokens(tx, grant, appClient!, { refresh: dialect === 'rfc8628' }) };
       });

@@ -57,8 +57,8 @@ export function createOauthRepository(db: Db) {
       return row;
     },
 
-    async findClientById(id: string) {
-      const [row] = await db.select().from(oauthClients).where(eq(oauthClients.id, id));
+    async findClientById(id: string, q: Db | Tx = db) {
+      const [row] = await q.select().from(oauthClients).where(eq(oauthClients.id, id));
       return row;
     },
 

@@ -134,7 +134,7 @@ export function createOauthService(deps: {
       if (code.expiresAt <= at) return { error: new OAuthError('invalid_grant', 'The code has expired (codes live 10 minutes)') };
       if (body.redirect_uri !== undefined && body.redirect_uri !== code.redirectUri) return { error: new OAuthError('invalid_grant', 'redirect_uri does not match the authorisation request') };
       if (!pkceMatches(body.code_verifier!, code.codeChallenge)) return { error: new OAuthError('invalid_grant', 'code_verifier does not match the code_challenge') };
-      const member = await accounts.findMembership(code.organizationId, code.userId);
+      const member = await accounts.findMembership(code.organizationId, code.userId, tx);
       if (!member || !GRANTING_ROLES.includes(member.role)) return { error: new OAuthError('invalid_grant', 'The person who approved is no longer an owner or admin of the organisation') };
       const grant = await oauth.insertGrant(tx, { clientId: client.id, organizationId: code.organizationId, userId: code.userId, scope: code.scope });
       await oauth.markCodeUsed(tx, code.id, grant.id, at);
@@ -166,7 +166,7 @@ export function createOauthService(deps: {
         const revoked = await oauth.revokeGrant(tx, grant.id, at, 'refresh token reused');
         return { error: new OAuthError('invalid_grant', 'The refresh token was already used: every token of this grant is now revoked'), revoked };
       }
-      const member = await accounts.findMembership(grant.organizationId, grant.userId);
+      const member = await accounts.findMembership(grant.organizationId, grant.userId, tx);
       if (!member) {
         const revoked = await oauth.revokeGrant(tx, grant.id, at, 'no longer a member');
         return { error: new OAuthError('invalid_grant', 'The person who approved is no longer a member of the organisation'), revoked };

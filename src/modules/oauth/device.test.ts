@@ -57,9 +57,9 @@ describe('device login (RFC 8628 and the Postiz CLI protocol)', () => {
       interval: 2,
     });
     const pending = await postizPoll(start.device_code);
-    expect([pending.statusCode, pending.json().error]).toEqual([400, 'authorization_pending']);
+    expect([pending.statusCode, pending.json<{ error: string }>().error]).toEqual([400, 'authorization_pending']);
     // polled again at once: the Postiz dialect never says slow_down (its CLI would give up)
-    expect((await postizPoll(start.device_code)).json().error).toBe('authorization_pending');
+    expect((await postizPoll(start.device_code)).json<{ error: string }>().error).toBe('authorization_pending');
 
     // signed out, the verification page sends to sign-in and back
     const anon = await new Browser(t.app).get(`/device/verify?code=${start.user_code}`);
@@ -83,7 +83,7 @@ describe('device login (RFC 8628 and the Postiz CLI protocol)', () => {
     expect((await call(t.app, acmeKey, { method: 'GET', url: '/public/v1/groups' })).json()).toEqual([]);
     // handed out once
     const again = await postizPoll(start.device_code);
-    expect([again.statusCode, again.json().error]).toEqual([400, 'invalid_device_code']);
+    expect([again.statusCode, again.json<{ error: string }>().error]).toEqual([400, 'invalid_device_code']);
     // and listed among the approved apps
     expect((await owner.get('/account/approved-apps')).body).toContain('Command-line login (postiz CLI)');
   });
@@ -91,17 +91,17 @@ describe('device login (RFC 8628 and the Postiz CLI protocol)', () => {
   it('RFC 8628: slow_down when polling faster than the interval, access_denied when declined, expired_token after 15 minutes', async () => {
     const start = (await oauthPost(t.app, '/oauth/device_authorization', { client_id: 'postiz-cli' })).json<DeviceStart>();
     const poll = () => oauthPost(t.app, '/oauth/token', { grant_type: 'urn:ietf:params:oauth:grant-type:device_code', device_code: start.device_code, client_id: 'postiz-cli' });
-    expect((await poll()).json().error).toBe('authorization_pending');
+    expect((await poll()).json<{ error: string }>().error).toBe('authorization_pending');
     expect((await poll()).json()).toMatchObject({ error: 'slow_down', error_description: 'Poll at most every 7 s' });
     clock.advance(7_000);
-    expect((await poll()).json().error).toBe('authorization_pending');
+    expect((await poll()).json<{ error: string }>().error).toBe('authorization_pending');
     const res = await approve(owner, start.user_code, orgId, 'deny');
     expect(res.body).toContain('The device was refused');
-    expect((await poll()).json().error).toBe('access_denied');
+    expect((await poll()).json<{ error: string }>().error).toBe('access_denied');
 
     const late = (await oauthPost(t.app, '/oauth/device_authorization', { client_id: 'postiz-cli' })).json<DeviceStart>();
     clock.advance(900_001);
-    expect((await oauthPost(t.app, '/oauth/token', { grant_type: 'urn:ietf:params:oauth:grant-type:device_code', device_code: late.device_code, client_id: 'postiz-cli' })).json().error).toBe('expired_token');
+    expect((await oauthPost(t.app, '/oauth/token', { grant_type: 'urn:ietf:params:oauth:grant-type:device_code', device_code: late.device_code, client_id: 'postiz-cli' })).json<{ error: string }>().error).toBe('expired_token');
     const page = await owner.get(`/device/verify?code=${late.user_code}`);
     expect(page.statusCode).toBe(404);
     expect(page.body).toContain('older than 15 minutes');
@@ -113,11 +113,11 @@ describe('device login (RFC 8628 and the Postiz CLI protocol)', () => {
     const grant = { grant_type: 'urn:ietf:params:oauth:grant-type:device_code', device_code: start.device_code };
     // another client cannot collect it
     const registered = (await t.app.inject({ method: 'POST', url: '/oauth/register', payload: { redirect_uris: ['https://x.example/cb'], token_endpoint_auth_method: 'none' } })).json<{ client_id: string }>();
-    expect((await oauthPost(t.app, '/oauth/token', { ...grant, client_id: registered.client_id })).json().error).toBe('invalid_grant');
+    expect((await oauthPost(t.app, '/oauth/token', { ...grant, client_id: registered.client_id })).json<{ error: string }>().error).toBe('invalid_grant');
     const ok = await oauthPost(t.app, '/oauth/token', { ...grant, client_id: 'postiz-cli' });
     expect(ok.json()).toMatchObject({ access_token: expect.stringMatching(/^pos_/), refresh_token: expect.stringMatching(/^por_/), token_type: 'Bearer', organization_id: orgId });
-    expect((await oauthPost(t.app, '/oauth/token', { ...grant, client_id: 'postiz-cli' })).json().error).toBe('invalid_grant');
-    expect((await oauthPost(t.app, '/oauth/token', { ...grant, device_code: 'nope', client_id: 'postiz-cli' })).json().error).toBe('invalid_grant');
+    expect((await oauthPost(t.app, '/oauth/token', { ...grant, client_id: 'postiz-cli' })).json<{ error: string }>().error).toBe('invalid_grant');
+    expect((await oauthPost(t.app, '/oauth/token', { ...grant, device_code: 'nope', client_id: 'postiz-cli' })).json<{ error: string }>().error).toBe('invalid_grant');
   });
 
   it('members cannot approve devices; wrong codes are throttled per person', async () => {
@@ -132,7 +132,7 @@ describe('device login (RFC 8628 and the Postiz CLI protocol)', () => {
     await member.get('/account');
     const forced = await member.post('/device/verify', { code: start.user_code, organizationId: orgId, decision: 'approve' }, { csrf: member.csrf() });
     expect(forced.statusCode).toBe(403);
-    expect((await postizPoll(start.device_code)).json().error).toBe('authorization_pending');
+    expect((await postizPoll(start.device_code)).json<{ error: string }>().error).toBe('authorization_pending');
 
     const statuses: number[] = [];
     for (let i = 0; i < 11; i++) statuses.push((await member.get('/device/verify?code=BBBB-BBBB')).statusCode);

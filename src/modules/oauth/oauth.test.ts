@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Browser, logIn, shownSecret, signUp } from '../../../test/browser.js';
+import { Browser, shownSecret, signUp } from '../../../test/browser.js';
 import { buildTestApp, call, manualClock, type TestApp } from '../../../test/helpers.js';
 import { consent, oauthPost, pkce, registerApp } from '../../../test/oauth-client.js';
 
@@ -226,8 +226,8 @@ describe('OAuth 2.1 authorisation server', () => {
 
       const a = await fresh();
       const wrongVerifier = await exchange(a.code, pkce().verifier);
-      expect([wrongVerifier.statusCode, wrongVerifier.json().error]).toEqual([400, 'invalid_grant']);
-      expect(wrongVerifier.json().error_description).toContain('code_verifier');
+      expect([wrongVerifier.statusCode, wrongVerifier.json<{ error: string }>().error]).toEqual([400, 'invalid_grant']);
+      expect(wrongVerifier.json<{ error_description: string }>().error_description).toContain('code_verifier');
 
       const b = await fresh();
       const wrongRedirect = await exchange(b.code, b.verifier, { redirect_uri: 'http://127.0.0.1:8123/cb' });
@@ -236,7 +236,7 @@ describe('OAuth 2.1 authorisation server', () => {
       const c = await fresh();
       const wrongSecret = await exchange(c.code, c.verifier, {}, { id: app.clientId, secret: `${app.clientSecret}x` });
       expect(wrongSecret.statusCode).toBe(401);
-      expect(wrongSecret.json().error).toBe('invalid_client');
+      expect(wrongSecret.json<{ error: string }>().error).toBe('invalid_client');
       expect(wrongSecret.headers['www-authenticate']).toBe('Basic realm="tidings"');
       // the code survived the failed client authentication and still works once
       const first = await exchange(c.code, c.verifier);
@@ -247,7 +247,7 @@ describe('OAuth 2.1 authorisation server', () => {
       // the replay revoked what the first exchange issued
       expect((await apiAs(issued.access_token)).statusCode).toBe(401);
       const refresh = await oauthPost(t.app, '/oauth/token', { grant_type: 'refresh_token', refresh_token: issued.refresh_token }, basic);
-      expect(refresh.json().error).toBe('invalid_grant');
+      expect(refresh.json<{ error: string }>().error).toBe('invalid_grant');
 
       const d = await fresh();
       clock.advance(10 * 60_000 + 1);
@@ -258,7 +258,7 @@ describe('OAuth 2.1 authorisation server', () => {
       const e = await fresh();
       const other = await registerApp(owner, { name: 'Other', redirectUris: [REDIRECT] });
       const stolen = await exchange(e.code, e.verifier, {}, { id: other.clientId, secret: other.clientSecret! });
-      expect(stolen.json().error).toBe('invalid_grant');
+      expect(stolen.json<{ error: string }>().error).toBe('invalid_grant');
     });
 
     it('a replayed refresh token revokes the whole family', async () => {
@@ -268,17 +268,17 @@ describe('OAuth 2.1 authorisation server', () => {
       expect(replay.json()).toMatchObject({ error: 'invalid_grant', error_description: expect.stringContaining('already used') });
       expect((await apiAs(rotated.access_token)).statusCode).toBe(401);
       const next = await oauthPost(t.app, '/oauth/token', { grant_type: 'refresh_token', refresh_token: rotated.refresh_token }, basic);
-      expect(next.json().error).toBe('invalid_grant');
+      expect(next.json<{ error: string }>().error).toBe('invalid_grant');
     });
 
     it('names what is missing or unsupported', async () => {
       expect((await oauthPost(t.app, '/oauth/token', {}, basic)).json()).toEqual({ error: 'invalid_request', error_description: 'grant_type is required' });
-      expect((await oauthPost(t.app, '/oauth/token', { grant_type: 'password' }, basic)).json().error).toBe('unsupported_grant_type');
+      expect((await oauthPost(t.app, '/oauth/token', { grant_type: 'password' }, basic)).json<{ error: string }>().error).toBe('unsupported_grant_type');
       expect((await oauthPost(t.app, '/oauth/token', { grant_type: 'authorization_code' })).json()).toMatchObject({ error: 'invalid_client' });
-      expect((await oauthPost(t.app, '/oauth/token', { grant_type: 'authorization_code', code: 'x' }, basic)).json().error_description).toContain('code_verifier');
+      expect((await oauthPost(t.app, '/oauth/token', { grant_type: 'authorization_code', code: 'x' }, basic)).json<{ error_description: string }>().error_description).toContain('code_verifier');
       const json = await t.app.inject({ method: 'POST', url: '/oauth/token', payload: '{"grant_type": ', headers: { 'content-type': 'application/json' } });
       expect(json.statusCode).toBe(400);
-      expect(json.json().error).toBe('invalid_request');
+      expect(json.json<{ error: string }>().error).toBe('invalid_request');
     });
   });
 
@@ -331,7 +331,7 @@ describe('OAuth 2.1 authorisation server', () => {
       expect((await owner.post(`/account/organization/members/${adminId}/remove`, {}, { csrf: owner.csrf() })).statusCode).toBe(303);
       expect((await apiAs(adminTokens.access_token)).statusCode).toBe(401);
       const refreshed = await oauthPost(t.app, '/oauth/token', { grant_type: 'refresh_token', refresh_token: adminTokens.refresh_token }, basic);
-      expect(refreshed.json().error).toBe('invalid_grant');
+      expect(refreshed.json<{ error: string }>().error).toBe('invalid_grant');
     });
 
     it('deleting an app revokes its tokens; revocation (RFC 7009) of an access token or a refresh token', async () => {
@@ -348,7 +348,7 @@ describe('OAuth 2.1 authorisation server', () => {
       const other = await registerApp(owner, { name: 'Third', redirectUris: [REDIRECT] });
       const live = await grant();
       const foreign = await oauthPost(t.app, '/oauth/revoke', { token: live.access_token }, { id: other.clientId, secret: other.clientSecret! });
-      expect(foreign.json().error).toBe('unauthorized_client');
+      expect(foreign.json<{ error: string }>().error).toBe('unauthorized_client');
       expect((await apiAs(live.access_token)).statusCode).toBe(200);
 
       const apps = await owner.get('/account/apps');
@@ -356,7 +356,7 @@ describe('OAuth 2.1 authorisation server', () => {
       const appId = /action="\/account\/apps\/([0-9a-f-]{36})\/delete"/.exec(apps.body.slice(apps.body.indexOf(`<code>${app.clientId}</code>`)))![1]!;
       expect((await owner.post(`/account/apps/${appId}/delete`, {}, { csrf: owner.csrf() })).statusCode).toBe(303);
       expect((await apiAs(live.access_token)).statusCode).toBe(401);
-      expect((await oauthPost(t.app, '/oauth/token', { grant_type: 'refresh_token', refresh_token: live.refresh_token }, basic)).json().error).toBe('invalid_client');
+      expect((await oauthPost(t.app, '/oauth/token', { grant_type: 'refresh_token', refresh_token: live.refresh_token }, basic)).json<{ error: string }>().error).toBe('invalid_client');
     });
   });
 });

@@ -10,9 +10,19 @@ import { VERSION } from './version.js';
 
 class CliError extends Error {}
 
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 /** Runs one admin command: through the running service's admin socket, else on the database directly. */
 async function admin(config: Config, cmd: AdminCommand): Promise<unknown> {
-  AdminCommandSchema.parse(cmd);
+  const checked = AdminCommandSchema.safeParse(cmd);
+  if (!checked.success) {
+    throw new CliError(checked.error.issues.map((i) => `--${i.path.join('.').replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}: ${i.message}`).join('\n'));
+  }
+  cmd = checked.data;
   if (!config.databaseUrl) {
     const reply = await sendAdminCommand(config.dataDir, cmd);
     if (reply) {
@@ -136,6 +146,51 @@ export function buildCli(): Command {
     .action(async (id: string, o: { json?: boolean }) => {
       const r = (await admin(loadConfig(), { command: 'key.revoke', id })) as { key: KeyLike };
       print(!!o.json, r, () => `Revoked: ${keyLine(r.key)}`);
+    });
+
+  const user = program.command('user').description('people who sign in to the web pages');
+  user
+    .command('create')
+    .description('create an account (the first one owns the deployment); without --password-stdin, prints a one-time link to choose the password')
+    .requiredOption('--email <email>', 'email address', nonEmpty('--email'))
+    .option('--name <name>', 'display name', '')
+    .option('--org-name <name>', 'name of the organisation made for the account (when it gets a new one)')
+    .option('--password-stdin', 'read the password from standard input')
+    .option('--json', 'print JSON')
+    .action(async (o: { email: string; name: string; orgName?: string; passwordStdin?: boolean; json?: boolean }) => {
+      const password = o.passwordStdin ? (await readStdin()).replace(/\r?\n$/, '') : undefined;
+      const r = (await admin(loadConfig(), { command: 'user.create', email: o.email, name: o.name, password, organizationName: o.orgName })) as {
+        user: { id: string; email: string };
+        organizationId: string;
+        setPasswordLink?: string;
+      };
+      print(!!o.json, r, () =>
+        [
+          `Account ${r.user.email} created: ${r.user.id} (organisation ${r.organizationId})`,
+          r.setPasswordLink ? `Choose the password here (works once, for 24 hours): ${r.setPasswordLink}` : 'Password set; sign in at /account/login.',
+        ].join('\n'),
+      );
+    });
+  user
+    .command('list')
+    .description('list accounts and their organisations')
+    .option('--json', 'print JSON')
+    .action(async (o: { json?: boolean }) => {
+      const r = (await admin(loadConfig(), { command: 'user.list' })) as {
+        users: { id: string; email: string; deploymentOwner: boolean; organizations: { name: string; role: string }[] }[];
+      };
+      print(!!o.json, r, () =>
+        r.users.map((u) => `${u.id}  ${u.email}${u.deploymentOwner ? '  (deployment owner)' : ''}  ${u.organizations.map((m) => `${m.name}: ${m.role}`).join(', ')}`).join('\n') || 'No accounts.',
+      );
+    });
+  user
+    .command('reset-link')
+    .description('print a one-time link to choose a new password (for when mail is not set up)')
+    .requiredOption('--email <email>', 'email address', nonEmpty('--email'))
+    .option('--json', 'print JSON')
+    .action(async (o: { email: string; json?: boolean }) => {
+      const r = (await admin(loadConfig(), { command: 'user.reset-link', email: o.email })) as { link: string };
+      print(!!o.json, r, () => `Choose a new password here (works once, for 24 hours): ${r.link}`);
     });
 
   const plan = program.command('plan').description('plans and their limits');

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import type { OrganizationsService } from '../modules/organizations/organizations.service.js';
 import type { PlansService } from '../modules/plans/plans.service.js';
+import type { AccountsService } from '../modules/accounts/accounts.service.js';
+import { EmailSchema, NewPasswordSchema } from '../modules/accounts/accounts.schemas.js';
 
 /** What the admin CLI can ask, locally or through the admin socket of a running service. */
 export const AdminCommandSchema = z.discriminatedUnion('command', [
@@ -12,6 +14,16 @@ export const AdminCommandSchema = z.discriminatedUnion('command', [
   z.object({ command: z.literal('plan.set'), org: z.string().min(1), plan: z.string().min(1) }),
   z.object({ command: z.literal('plan.list') }),
   z.object({ command: z.literal('migrate') }),
+  z.object({
+    command: z.literal('user.create'),
+    email: EmailSchema,
+    name: z.string().trim().max(200).default(''),
+    /** absent: the answer carries a one-time link to choose it */
+    password: NewPasswordSchema.optional(),
+    organizationName: z.string().trim().min(1).max(200).optional(),
+  }),
+  z.object({ command: z.literal('user.list') }),
+  z.object({ command: z.literal('user.reset-link'), email: z.string().min(1) }),
 ]);
 
 export type AdminCommand = z.infer<typeof AdminCommandSchema>;
@@ -19,6 +31,7 @@ export type AdminCommand = z.infer<typeof AdminCommandSchema>;
 export interface AdminServices {
   organizations: OrganizationsService;
   plans: PlansService;
+  accounts: AccountsService;
 }
 
 export async function runAdminCommand(services: AdminServices, cmd: AdminCommand): Promise<unknown> {
@@ -43,5 +56,11 @@ export async function runAdminCommand(services: AdminServices, cmd: AdminCommand
     case 'migrate':
       // Migrations already ran when the database was opened.
       return { migrated: true };
+    case 'user.create':
+      return services.accounts.createUserByAdmin({ email: cmd.email, name: cmd.name, password: cmd.password, organizationName: cmd.organizationName });
+    case 'user.list':
+      return { users: await services.accounts.listUsers() };
+    case 'user.reset-link':
+      return services.accounts.resetLinkByAdmin(cmd.email);
   }
 }

@@ -71,6 +71,40 @@ describe.runIf(testDbKind() === 'pglite')('CLI and service in embedded mode (rea
     expect(bad.stderr).toContain('Unknown plan "gold"');
   });
 
+  it('user create makes the first account (owner of the organisations made before) with a link to choose its password; through the socket too', async () => {
+    const first = await runCli(['user', 'create', '--email', ' Boss@Example.TEST ', '--name', 'Boss', '--json'], env);
+    expect(first.code, first.stderr).toBe(0);
+    const made = JSON.parse(first.stdout) as { user: { email: string }; setPasswordLink: string };
+    expect(made.user.email).toBe('boss@example.test');
+    expect(made.setPasswordLink).toMatch(new RegExp(`^http://localhost:\\d+/account/reset\\?token=[0-9A-Za-z]{43}$`));
+    const second = await runCli(['user', 'create', '--email', 'dev@example.test', '--password-stdin'], env, 'a long enough password\n');
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stdout).toContain('Password set');
+    const list = JSON.parse((await runCli(['user', 'list', '--json'], env)).stdout) as { users: { email: string; deploymentOwner: boolean; organizations: { name: string; role: string }[] }[] };
+    expect(list.users.map((u) => [u.email, u.deploymentOwner, u.organizations.map((o) => `${o.name}:${o.role}`)])).toEqual([
+      ['boss@example.test', true, ['Acme:owner', 'Beta:owner']],
+      ['dev@example.test', false, ["dev's organisation:owner"]],
+    ]);
+    // the running service answers the same commands on its admin socket, and the password works over HTTP
+    const link = await runCli(['user', 'reset-link', '--email', 'dev@example.test'], env);
+    expect(link.stdout).toMatch(/reset\?token=/);
+    const form = await fetch(`${service!.url}/account/login`);
+    const cookie = form.headers.getSetCookie()[0]!.split(';')[0]!;
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(await form.text())![1]!;
+    const login = await fetch(`${service!.url}/account/login`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ _csrf: csrf, email: 'dev@example.test', password: 'a long enough password' }).toString(),
+    });
+    expect(login.status).toBe(303);
+    const bad = await runCli(['user', 'create', '--email', 'not-an-email'], env);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('--email: Enter an email address');
+    const short = await runCli(['user', 'create', '--email', 'x@example.test', '--password-stdin'], env, 'short\n');
+    expect(short.stderr).toContain('--password: Use at least 10 characters');
+  });
+
   it('refuses a second process on the same data folder with a clear message', async () => {
     const second = await runCli(['serve'], { ...env, PORT: '0' });
     expect(second.code).toBe(1);
@@ -82,7 +116,7 @@ describe.runIf(testDbKind() === 'pglite')('CLI and service in embedded mode (rea
     expect(existsSync(join(dataDir, 'tidings.lock'))).toBe(false);
     expect(existsSync(adminSocketPath(dataDir))).toBe(false);
     const r = await runCli(['org', 'list', '--json'], env);
-    expect((JSON.parse(r.stdout) as { organizations: { name: string }[] }).organizations.map((o) => o.name)).toEqual(['Acme', 'Beta']);
+    expect((JSON.parse(r.stdout) as { organizations: { name: string }[] }).organizations.map((o) => o.name)).toEqual(['Acme', 'Beta', "dev's organisation"]);
   });
 
   it('recovers after SIGKILL: stale lock and socket are taken over', async () => {

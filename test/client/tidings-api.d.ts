@@ -71,7 +71,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -80,7 +80,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -232,7 +232,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -313,7 +313,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -440,7 +440,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -521,7 +521,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -677,7 +677,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -716,7 +716,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -868,7 +868,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -949,7 +949,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -1089,7 +1089,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1149,7 +1149,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -1287,7 +1287,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1296,7 +1296,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -1445,7 +1445,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1454,7 +1454,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -1505,7 +1505,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -1683,7 +1683,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1692,7 +1692,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -1806,7 +1806,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -2000,7 +2000,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2123,7 +2123,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -2312,7 +2312,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2435,7 +2435,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -2617,7 +2617,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2698,7 +2698,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -2884,7 +2884,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2965,7 +2965,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -3143,7 +3143,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3152,7 +3152,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -3280,7 +3280,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3331,7 +3331,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -3474,7 +3474,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3555,7 +3555,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -3679,7 +3679,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3760,7 +3760,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -3902,7 +3902,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3911,7 +3911,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -4053,7 +4053,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4062,7 +4062,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -4264,7 +4264,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4273,7 +4273,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -4357,7 +4357,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -4493,7 +4493,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4532,7 +4532,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -4660,7 +4660,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4762,7 +4762,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -4903,7 +4903,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5005,7 +5005,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -5152,7 +5152,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5161,7 +5161,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -5275,7 +5275,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -5428,7 +5428,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5530,7 +5530,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -5676,7 +5676,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5778,7 +5778,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -5926,7 +5926,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -6007,7 +6007,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -6197,7 +6197,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -6248,7 +6248,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -6394,7 +6394,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -6445,7 +6445,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -6588,7 +6588,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -6597,7 +6597,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -6738,7 +6738,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -6840,7 +6840,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -6973,7 +6973,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -6982,7 +6982,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -7124,7 +7124,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -7133,7 +7133,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -7196,7 +7196,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -7332,7 +7332,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -7371,7 +7371,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -7511,7 +7511,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -7592,7 +7592,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -7720,7 +7720,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -7801,7 +7801,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -7946,7 +7946,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -8027,7 +8027,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -8173,7 +8173,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -8254,7 +8254,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -8400,7 +8400,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -8439,7 +8439,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -8584,7 +8584,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -8665,7 +8665,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */

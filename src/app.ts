@@ -20,10 +20,11 @@ import { integrationsRoutes } from './modules/integrations/integrations.routes.j
 import { notificationsRoutes } from './modules/notifications/notifications.routes.js';
 import { postsRoutes } from './modules/posts/posts.routes.js';
 import { webhooksRoutes } from './modules/webhooks/webhooks.routes.js';
+import { teamRoutes } from './modules/team/team.routes.js';
 import { VERSION } from './version.js';
 import cookie from '@fastify/cookie';
 import { installPages } from './http/pages.js';
-import { installSessions } from './http/session.js';
+import { cookieNames, installSessions } from './http/session.js';
 import { accountPages } from './modules/accounts/accounts.pages.js';
 import { oauthPages } from './modules/oauth/oauth.pages.js';
 import { oauthRoutes } from './modules/oauth/oauth.routes.js';
@@ -113,8 +114,8 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
     async (api) => {
       // Every route here answers the statuses of authentication, rate limit and request checks too.
       api.addHook('onRoute', completeResponses);
-      installAuth(api, services.auth);
-      installRateLimit(api, { store: deps.rateStore, clock, windowSeconds: config.rateLimit.windowSeconds });
+      installAuth(api, services.auth, { sessionCookie: cookieNames(config.accounts.secureCookies).session });
+      installRateLimit(api, { store: deps.rateStore, clock });
       await api.register(integrationsRoutes(services.integrations));
       await api.register(connectRoutes(services.connect));
       await api.register(toolsRoutes(services.tools));
@@ -124,6 +125,7 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
       await api.register(postsRoutes(services.posts));
       await api.register(mediaRoutes(services.media, config.media));
       await api.register(webhooksRoutes(services.webhooks));
+      await api.register(teamRoutes(services.accounts, services.oauth));
       if (opts.extraRoutes) await api.register(opts.extraRoutes);
     },
     { prefix: API_PREFIX },

@@ -99,6 +99,8 @@ const EnvSchema = z.object({
   OAUTH_DYNAMIC_REGISTRATION: bool.default(true),
   OAUTH_ACCESS_TOKEN_TTL: duration.default(0),
   DEVICE_POLL_INTERVAL_SECONDS: positiveInt.max(60).default(5),
+  APP_RATE_LIMIT: positiveInt.default(600),
+  APP_RATE_WINDOW_SECONDS: positiveInt.default(60),
 });
 
 export type Role = 'api' | 'worker' | 'all';
@@ -163,6 +165,8 @@ export interface AccountsConfig {
   /** 0 = access tokens valid until revoked */
   accessTokenTtlMs: number;
   devicePollIntervalSeconds: number;
+  /** the web app's API calls (session cookie): requests per window per person, not the organisation's budget */
+  appRateLimit: { max: number; windowSeconds: number };
 }
 
 export interface S3Config {
@@ -307,6 +311,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       dynamicRegistration: e.OAUTH_DYNAMIC_REGISTRATION,
       accessTokenTtlMs: e.OAUTH_ACCESS_TOKEN_TTL,
       devicePollIntervalSeconds: e.DEVICE_POLL_INTERVAL_SECONDS,
+      appRateLimit: { max: e.APP_RATE_LIMIT, windowSeconds: e.APP_RATE_WINDOW_SECONDS },
     },
     publish: {
       maxLatenessMs: e.PUBLISH_MAX_LATENESS,

@@ -164,11 +164,19 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
       logger,
     });
     const queue = createPublishQueue({ database, jobs });
+    const sessions = createSessionsService({ sessions: repositories.sessions, clock, options: config.accounts.session });
     const auth = createAuthService({
       auth: repositories.auth,
+      sessions,
       store: rateStore,
       clock,
-      options: { defaultRateLimit: config.rateLimit.max, failure: config.authFailure, cacheMs: config.authCacheSeconds * 1000 },
+      options: {
+        defaultRateLimit: config.rateLimit.max,
+        rateWindowSeconds: config.rateLimit.windowSeconds,
+        appRateLimit: config.accounts.appRateLimit,
+        failure: config.authFailure,
+        cacheMs: config.authCacheSeconds * 1000,
+      },
     });
     const notifications = createNotificationsService({ notifications: repositories.notifications, clock });
     const plans = createPlansService({ plans: repositories.plans });
@@ -193,7 +201,7 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
       clock,
       onAccessChanged: (change) => auth.invalidate(change),
     });
-    const accounts = createAccounts({ config, repositories, organizations, rateStore, clock, logger, onTokensRevoked: (ids) => ids.forEach((id) => auth.invalidate({ credentialId: id })) });
+    const accounts = createAccounts({ config, repositories, sessions, organizations, rateStore, clock, logger, onTokensRevoked: (ids) => ids.forEach((id) => auth.invalidate({ credentialId: id })) });
     closers.push(async () => accounts.mailer.close());
     const services = {
       organizations,
@@ -249,7 +257,7 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
     });
 
     // Housekeeping of the rate-limit logs (old failed-auth entries of addresses never seen again).
-    const maxWindowMs = Math.max(config.rateLimit.windowSeconds, config.authFailure.windowSeconds, config.accounts.loginFailure.windowSeconds, 3600) * 1000;
+    const maxWindowMs = Math.max(config.rateLimit.windowSeconds, config.authFailure.windowSeconds, config.accounts.loginFailure.windowSeconds, config.accounts.appRateLimit.windowSeconds, 3600) * 1000;
     const sweepTimer = setInterval(() => {
       rateStore.sweep(clock.now() - maxWindowMs).catch((err: unknown) => logger.warn({ err }, 'rate-limit sweep failed'));
     }, 10 * 60_000);
@@ -397,6 +405,7 @@ function createAccounts(input: {
   config: Config;
   repositories: { accounts: ReturnType<typeof createAccountsRepository>; sessions: ReturnType<typeof createSessionsRepository>; oauth: ReturnType<typeof createOauthRepository> };
   organizations: ReturnType<typeof createOrganizationsService>;
+  sessions: ReturnType<typeof createSessionsService>;
   rateStore: SlidingLogStore;
   clock: Clock;
   logger: Logger;
@@ -406,7 +415,7 @@ function createAccounts(input: {
   const a = config.accounts;
   const throttle = (max: number, windowSeconds: number) => createFailureThrottle({ store: rateStore, clock, max, windowSeconds });
   const mailer = createMailer({ smtpUrl: a.smtpUrl, from: a.mailFrom, logger: input.logger });
-  const sessions = createSessionsService({ sessions: repositories.sessions, clock, options: a.session });
+  const { sessions } = input;
   const oauthCore = createOauthCore({ oauth: repositories.oauth, clock, accessTokenTtlMs: a.accessTokenTtlMs });
   const oauth = createOauthService({ oauth: repositories.oauth, core: oauthCore, accounts: repositories.accounts, clock, issuer: config.publicUrl, onTokensRevoked: (ids) => input.onTokensRevoked(ids) });
   const accounts = createAccountsService({

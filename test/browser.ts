@@ -83,6 +83,30 @@ export class Browser {
     return res;
   }
 
+  private apiCsrf?: string;
+
+  /**
+   * A call to the public API as the web app makes it: the session cookie, no Authorization
+   * header, and (for state-changing methods) the session's CSRF token from GET /me.
+   */
+  async api(method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload?: unknown, opts: { csrf?: string | null } = {}) {
+    let csrf = opts.csrf;
+    if (csrf === undefined && method !== 'GET') {
+      if (!this.apiCsrf) {
+        const me = await this.app.inject({ method: 'GET', url: '/public/v1/me', remoteAddress: this.opts.ip, headers: { cookie: this.cookieHeader() } });
+        this.apiCsrf = me.json<{ csrfToken: string }>().csrfToken;
+      }
+      csrf = this.apiCsrf;
+    }
+    return this.app.inject({
+      method,
+      url,
+      remoteAddress: this.opts.ip,
+      ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }),
+      headers: { cookie: this.cookieHeader(), ...(csrf ? { 'x-csrf-token': csrf } : {}) },
+    });
+  }
+
   /** Follows a redirect answer (GET of its Location, made relative to the app). */
   async follow(res: LightMyRequestResponse) {
     const location = res.headers.location;

@@ -1,4 +1,6 @@
-import type { FastifyInstance } from 'fastify';
+import '@fastify/cookie';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { AppError } from '../errors.js';
 import type { AuthContext, AuthService } from '../modules/auth/auth.service.js';
 
 declare module 'fastify' {
@@ -8,10 +10,34 @@ declare module 'fastify' {
   }
 }
 
-/** Authenticates every request of the scope it is installed in (API.md §2). */
-export function installAuth(app: FastifyInstance, auth: AuthService) {
+/**
+ * Authenticates every request of the scope it is installed in (API.md §2): the `Authorization`
+ * header (API key or `pos_` token); without one, the web app's session cookie.
+ */
+export function installAuth(app: FastifyInstance, auth: AuthService, opts: { sessionCookie: string }) {
   app.decorateRequest('auth', null as unknown as AuthContext);
   app.addHook('onRequest', async (req) => {
-    req.auth = await auth.authenticate(req.headers.authorization, req.ip);
+    const header = req.headers.authorization;
+    const cookie = req.cookies[opts.sessionCookie];
+    if ((header === undefined || header.trim() === '') && cookie) {
+      const csrf = req.headers['x-csrf-token'];
+      const fetchSite = req.headers['sec-fetch-site'];
+      req.auth = await auth.authenticateSession(cookie, {
+        method: req.method,
+        csrfToken: typeof csrf === 'string' ? csrf : undefined,
+        fetchSite: typeof fetchSite === 'string' ? fetchSite : undefined,
+        address: req.ip,
+      });
+      return;
+    }
+    req.auth = await auth.authenticate(header, req.ip);
   });
+}
+
+/** The signed-in person of a web-app call; routes that manage people and keys need one. */
+export function requireSession(req: FastifyRequest) {
+  if (!req.auth.session) {
+    throw new AppError('FORBIDDEN', 'This route is for the signed-in web app (session cookie); API keys and OAuth tokens cannot manage people, keys or approvals');
+  }
+  return req.auth.session;
 }

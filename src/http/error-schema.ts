@@ -38,7 +38,8 @@ const METHODS_WITHOUT_BODY = new Set(['GET', 'HEAD']);
  * response schemas when it is registered (an `onRoute` hook), so the OpenAPI document and the
  * serialiser both know them: authentication (401), the rate limit and failed-auth throttle (429),
  * request checks (400: query and body validation, unstorable text, malformed URLs), a dependency
- * down (503) and the unexpected (500); with path parameters, objects not found (404) and
+ * down (503) and the unexpected (500); the web app's session calls (403: no CSRF token, or no
+ * organisation to work in); with path parameters, objects not found (404) and
  * over-long parameters (414); with a body, its size (413) and type (415).
  */
 export function completeResponses(route: RouteOptions) {
@@ -48,7 +49,7 @@ export function completeResponses(route: RouteOptions) {
   const add = (code: ErrorCode) => {
     response[ERROR_CODES[code]] ??= ErrorBodySchema;
   };
-  for (const code of ['VALIDATION_FAILED', 'AUTH_MISSING', 'RATE_LIMITED', 'INTERNAL', 'SERVICE_UNAVAILABLE'] as const) add(code);
+  for (const code of ['VALIDATION_FAILED', 'AUTH_MISSING', 'CSRF_FAILED', 'RATE_LIMITED', 'INTERNAL', 'SERVICE_UNAVAILABLE'] as const) add(code);
   if (route.url.includes(':')) {
     add('NOT_FOUND');
     add('URI_TOO_LONG');

@@ -11,6 +11,8 @@ export const users = pgTable(
     id: uuid('id').primaryKey().defaultRandom(),
     email: text('email').notNull(),
     name: text('name').notNull().default(''),
+    /** the IANA time zone the calendar app shows times in (null: the browser's); UTC is kept as the truth */
+    timezone: text('timezone'),
     passwordHash: text('password_hash').notNull(),
     /** the deployment's owner: the first user, who may also change deployment-wide settings */
     deploymentOwnerSince: timestamp('deployment_owner_since', { withTimezone: true }),

@@ -51,6 +51,11 @@ export function createAccountsRepository(db: Db) {
       return db.select().from(users).orderBy(asc(users.createdAt));
     },
 
+    async setProfile(userId: string, patch: { name?: string; timezone?: string | null }, at: Date) {
+      const [row] = await db.update(users).set({ ...patch, updatedAt: at }).where(eq(users.id, userId)).returning();
+      return row;
+    },
+
     async setPassword(q: Db | Tx, userId: string, passwordHash: string, at: Date) {
       await q.update(users).set({ passwordHash, passwordChangedAt: at, updatedAt: at }).where(eq(users.id, userId));
     },

@@ -239,6 +239,27 @@ async function signUp(input: SignUpInput, client: Client, opts: { viaAdmin?: boo
       return { memberships, current };
     },
 
+    /** Who is signed in, where they work, and their display preferences (the web app's `GET /me`). */
+    async profile(session: SessionContext) {
+      const user = await accounts.findUser(session.userId);
+      if (!user) throw new AppError('SESSION_REQUIRED', 'Your account no longer exists');
+      const memberships = await accounts.listMemberships(session.userId);
+      const current = memberships.find((m) => m.organizationId === session.organizationId);
+      return { user: { id: user.id, email: user.email, name: user.name, timezone: user.timezone }, current, memberships };
+    },
+
+    /** Display name and time zone (an IANA name such as Europe/Paris; null: the browser's own). */
+    async updateProfile(session: SessionContext, patch: { name?: string; timezone?: string | null }) {
+      if (patch.timezone) {
+        try {
+          new Intl.DateTimeFormat('en', { timeZone: patch.timezone });
+        } catch {
+          throw fieldError('timezone', `Unknown time zone "${patch.timezone}": use an IANA name such as Europe/Paris`);
+        }
+      }
+      await accounts.setProfile(session.userId, patch, now());
+    },
+
     async switchOrganization(session: SessionContext, organizationId: string) {
       const membership = isUuid(organizationId) ? await accounts.findMembership(organizationId, session.userId) : undefined;
       if (!membership) throw notFound('Organization');

@@ -1,6 +1,6 @@
-import { and, eq, gt, isNull, or, type SQL } from 'drizzle-orm';
+import { and, asc, eq, gt, isNull, or, type SQL } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
-import { apiKeys, oauthAccessTokens, organizations, plans } from '../../db/schema/index.js';
+import { apiKeys, memberships, oauthAccessTokens, organizations, plans } from '../../db/schema/index.js';
 
 export interface CredentialOwner {
   credentialId: string;
@@ -31,6 +31,29 @@ export function createAuthRepository(db: Db) {
         oauthAccessTokens,
         and(eq(oauthAccessTokens.tokenHash, tokenHash), or(isNull(oauthAccessTokens.expiresAt), gt(oauthAccessTokens.expiresAt, now))),
       ),
+
+    /** A person's membership of a live organisation, with its plan (first-party sessions). */
+    async findMember(organizationId: string, userId: string) {
+      const [row] = await db
+        .select({ organizationId: organizations.id, role: memberships.role, planName: plans.name, planRateLimit: plans.rateLimit })
+        .from(memberships)
+        .innerJoin(organizations, eq(organizations.id, memberships.organizationId))
+        .innerJoin(plans, eq(plans.name, organizations.planName))
+        .where(and(eq(memberships.organizationId, organizationId), eq(memberships.userId, userId), isNull(organizations.deletedAt)));
+      return row;
+    },
+
+    /** The person's oldest membership of a live organisation (a session whose organisation is gone falls back to it). */
+    async findFirstMembership(userId: string) {
+      const [row] = await db
+        .select({ organizationId: memberships.organizationId })
+        .from(memberships)
+        .innerJoin(organizations, eq(organizations.id, memberships.organizationId))
+        .where(and(eq(memberships.userId, userId), isNull(organizations.deletedAt)))
+        .orderBy(asc(memberships.createdAt))
+        .limit(1);
+      return row?.organizationId;
+    },
 
     async touchApiKey(id: string, at: Date) {
       await db.update(apiKeys).set({ lastUsedAt: at }).where(eq(apiKeys.id, id));

@@ -3,17 +3,29 @@ import type { Clock } from '../../lib/clock.js';
 import { hashCredential, OAUTH_TOKEN_PREFIX } from '../../lib/tokens.js';
 import type { SlidingLogStore } from '../../rate-limit/store.js';
 import type { AuthRepository, CredentialOwner } from './auth.repository.js';
+import type { MemberRole } from '../../db/schema/index.js';
+import { csrfTokens, type SessionContext, type SessionsService } from '../sessions/sessions.service.js';
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 export interface AuthContext {
   organizationId: string;
-  credential: { kind: 'api_key' | 'oauth_token'; id: string };
+  credential: { kind: 'api_key' | 'oauth_token' | 'session'; id: string };
   planName: string;
-  /** requests per window for this organisation (plan override or the configured default) */
+  /** whose budget the request counts against: the organisation's, or (the web app) the person's */
+  rateKey: string;
+  /** requests per window for that budget (plan override or the configured default; the app's own limit) */
   rateLimit: number;
+  rateWindowSeconds: number;
+  /** the signed-in person and their role, for calls of the first-party web app (session cookie) */
+  session?: SessionContext & { role: MemberRole };
 }
 
 export interface AuthServiceOptions {
   defaultRateLimit: number;
+  rateWindowSeconds: number;
+  /** the web app's calls (session cookie): a per-person budget instead of the organisation's */
+  appRateLimit: { max: number; windowSeconds: number };
   failure: { max: number; windowSeconds: number };
   /** last-used times are written at most this often per credential (a write per request would be waste) */
   touchIntervalMs?: number;
@@ -34,6 +46,7 @@ const SCHEME_WORD = /^\S+\s+\S/;
  */
 export function createAuthService(deps: {
   auth: AuthRepository;
+  sessions: SessionsService;
   store: SlidingLogStore;
   clock: Clock;
   options: AuthServiceOptions;
@@ -122,7 +135,46 @@ export function createAuthService(deps: {
         organizationId: owner.organizationId,
         credential: { kind, id: owner.credentialId },
         planName: owner.planName,
+        rateKey: `api:${owner.organizationId}`,
         rateLimit: owner.planRateLimit ?? options.defaultRateLimit,
+        rateWindowSeconds: options.rateWindowSeconds,
+      };
+    },
+
+    /**
+     * The first-party web app's calls: no Authorization header, the session cookie instead. They act
+     * for the organisation the person works in (any role; routes that manage people or keys check
+     * the role), state-changing ones carry the session's CSRF token in `X-CSRF-Token`, and they
+     * count against a budget of the person's own, not the organisation's API budget.
+     */
+    async authenticateSession(cookie: string, req: { method: string; csrfToken: string | undefined; fetchSite: string | undefined; address: string }): Promise<AuthContext> {
+      const now = clock.now();
+      const session = await deps.sessions.resolve(cookie);
+      if (!session) throw await refuse(req.address, new AppError('SESSION_REQUIRED', 'Your session has ended: sign in again at /account/login'), now);
+      if (!SAFE_METHODS.has(req.method)) {
+        if (req.fetchSite === 'cross-site' || !req.csrfToken || !csrfTokens.verify(session.csrfSecret, req.csrfToken)) {
+          throw new AppError('CSRF_FAILED', 'A call made with the session cookie must carry the session\'s CSRF token in X-CSRF-Token (GET /me gives it)');
+        }
+      }
+      let member = session.organizationId ? await auth.findMember(session.organizationId, session.userId) : undefined;
+      if (!member) {
+        // The organisation the session worked in is gone (left, removed, deleted): work in another.
+        const fallback = await auth.findFirstMembership(session.userId);
+        if (fallback) {
+          await deps.sessions.switchOrganization(session.id, fallback);
+          session.organizationId = fallback;
+          member = await auth.findMember(fallback, session.userId);
+        }
+      }
+      if (!member) throw new AppError('FORBIDDEN', 'You do not belong to any organisation yet: accept an invitation, or create one at /account');
+      return {
+        organizationId: member.organizationId,
+        credential: { kind: 'session', id: session.id },
+        planName: member.planName,
+        rateKey: `app:${session.userId}`,
+        rateLimit: options.appRateLimit.max,
+        rateWindowSeconds: options.appRateLimit.windowSeconds,
+        session: { ...session, role: member.role },
       };
     },
   };

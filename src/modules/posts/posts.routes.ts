@@ -16,6 +16,8 @@ import {
   SettingsBodySchema,
   SettingsResponseSchema,
   StatusBodySchema,
+  DateBodySchema,
+  DateResponseSchema,
   StatusResponseSchema,
 } from './posts.schemas.js';
 
@@ -40,7 +42,7 @@ export function postsRoutes(service: PostsService): FastifyPluginAsyncZod {
         },
       },
       async (req, reply) => {
-        const creationMethod = req.body.creationMethod === 'CLI' ? 'CLI' : 'API';
+        const creationMethod = req.auth.credential.kind === 'session' ? 'WEB' : req.body.creationMethod === 'CLI' ? 'CLI' : 'API';
         const r = await service.createPosts(req.auth.organizationId, req.body, { idempotencyKey: req.headers['idempotency-key'], creationMethod });
         if (r.replayed) void reply.header('idempotent-replayed', 'true');
         return reply.status(r.status as 201).send(r.body as z.infer<typeof CreatePostsResponseSchema>);
@@ -111,6 +113,20 @@ export function postsRoutes(service: PostsService): FastifyPluginAsyncZod {
         },
       },
       async (req) => service.changeStatus(req.auth.organizationId, req.params.id, req.body.status),
+    );
+
+    app.put(
+      '/posts/:id/date',
+      {
+        schema: {
+          tags: ['Posts'],
+          summary: 'Extension: move a queued post or draft (with its thread items) to another time; published and failed posts do not move',
+          params: PostParamsSchema,
+          body: DateBodySchema,
+          response: { 200: DateResponseSchema, ...errorResponses('PLAN_LIMIT_REACHED', 'CONFLICT') },
+        },
+      },
+      async (req) => service.reschedule(req.auth.organizationId, req.params.id, req.body.date),
     );
 
     app.put(

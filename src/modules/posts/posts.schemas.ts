@@ -178,6 +178,8 @@ export const PostParamsSchema = z.object({ id: z.string() });
 export const GroupParamsSchema = z.object({ group: z.string() });
 
 export const StatusBodySchema = z.object({ status: z.enum(['draft', 'schedule']) });
+export const DateBodySchema = z.object({ date: InstantSchema.describe('the new publish time (any offset; UTC when none is given)') });
+export const DateResponseSchema = z.object({ id: z.string(), state: z.enum(['DRAFT', 'QUEUE']), publishDate: z.iso.datetime() });
 export const StatusResponseSchema = z.object({ id: z.string(), state: z.enum(['DRAFT', 'QUEUE', 'PUBLISHED', 'ERROR']) });
 
 export const SettingsBodySchema = z.object({ settings: z.record(z.string(), z.unknown(), { error: 'Must be an object' }) });

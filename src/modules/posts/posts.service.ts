@@ -149,7 +149,7 @@ export function createPostsService(deps: PostsServiceDeps) {
      * `POST /posts`: creates (or, with `group` / `value[].id`, edits) the posts of one request, all
      * in one transaction with their publish jobs. Field errors name `posts.N.…` paths.
      */
-    async createPosts(organizationId: string, body: CreatePostsBody, opts: { idempotencyKey?: string; creationMethod: 'API' | 'CLI' }) {
+    async createPosts(organizationId: string, body: CreatePostsBody, opts: { idempotencyKey?: string; creationMethod: 'API' | 'CLI' | 'WEB' }) {
       const requestHash = createHash('sha256').update(JSON.stringify(body)).digest('hex');
       if (opts.idempotencyKey !== undefined) {
         const previous = await repo.findIdempotency(organizationId, opts.idempotencyKey, new Date(clock.now() - IDEMPOTENCY_TTL_MS));
@@ -454,6 +454,44 @@ export function createPostsService(deps: PostsServiceDeps) {
         await queue.schedule(tx, first.id, dueAt);
         await emitScheduled(tx, root, integration, dueAt, at);
         return { id: root.id, state: 'QUEUE' as const };
+      });
+      if (dueAt) queue.notifyScheduled(dueAt);
+      return result;
+    },
+
+    /**
+     * Moves a queued post or draft (with its thread items) to another time: the calendar's drag
+     * and drop. A queued post is put back on the queue for the new time (a past time publishes
+     * now); published and failed posts do not move.
+     */
+    async reschedule(organizationId: string, id: string, date: string) {
+      const at = now();
+      const publishDate = new Date(parseInstant(date));
+      // The month of a queued post counts against the plan's scheduled posts (checked before the
+      // transaction, as for new posts: one connection on PGlite).
+      const current = await repo.findTree(organizationId, id);
+      if (!current) throw notFound('Post');
+      const month = (d: Date) => d.getUTCFullYear() * 12 + d.getUTCMonth();
+      if (current.root.state === 'QUEUE' && month(current.root.publishDate) !== month(publishDate)) await assertScheduledWithinPlan(organizationId, publishDate, 1);
+      let dueAt: Date | undefined;
+      const result = await repo.transaction(async (tx) => {
+        const tree = await repo.lockTree(tx, organizationId, id);
+        if (!tree) throw notFound('Post');
+        const rows = [tree.root, ...tree.items];
+        if (inFlight(rows)) throw conflictInFlight();
+        const { root } = tree;
+        if (root.state !== 'QUEUE' && root.state !== 'DRAFT') {
+          throw new AppError('CONFLICT', root.state === 'PUBLISHED' ? 'This post is published: it stays where it went out' : 'This post failed: retry it or make it a draft before moving it');
+        }
+        for (const r of rows) await repo.updateRow(tx, r.id, { publishDate, updatedAt: at });
+        if (root.state === 'QUEUE') {
+          const integration = await repo.findIntegration(root.integrationId, tx);
+          if (!integration) throw notFound('Post');
+          dueAt = new Date(Math.max(publishDate.getTime(), at.getTime()));
+          await queue.schedule(tx, root.id, dueAt);
+          await emitScheduled(tx, { ...root, publishDate }, integration, dueAt, at);
+        }
+        return { id: root.id, state: root.state, publishDate: publishDate.toISOString() };
       });
       if (dueAt) queue.notifyScheduled(dueAt);
       return result;

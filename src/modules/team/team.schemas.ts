@@ -1,0 +1,59 @@
+import { z } from 'zod';
+import { MEMBER_ROLES } from '../../db/schema/index.js';
+import { EmailSchema } from '../accounts/accounts.schemas.js';
+
+const Role = z.enum(MEMBER_ROLES);
+const Membership = z.object({ id: z.string(), name: z.string(), role: Role });
+
+export const MeSchema = z.object({
+  user: z.object({ id: z.string(), email: z.string(), name: z.string(), timezone: z.string().nullable().describe('IANA time zone for display; null: the browser’s own') }),
+  organization: Membership.describe('the organisation the session works in (every call acts for it)'),
+  organizations: z.array(Membership),
+  csrfToken: z.string().describe('send it as X-CSRF-Token on every state-changing call made with the session cookie'),
+});
+
+export const UpdateMeBodySchema = z
+  .object({
+    name: z.string().trim().max(200).optional(),
+    timezone: z.string().max(100).nullable().optional(),
+  })
+  .strict();
+
+export const SwitchOrganizationBodySchema = z.object({ organizationId: z.string().min(1) });
+
+export const MemberSchema = z.object({ userId: z.string(), email: z.string(), name: z.string(), role: Role, since: z.iso.datetime() });
+export const InvitationSchema = z.object({ id: z.string(), email: z.string().nullable(), role: Role, createdAt: z.iso.datetime(), expiresAt: z.iso.datetime() });
+export const MembersSchema = z.object({
+  me: z.object({ role: Role }),
+  members: z.array(MemberSchema),
+  invitations: z.array(InvitationSchema).describe('open invitations (owners and admins only; empty for members)'),
+});
+
+export const CreateInvitationBodySchema = z.object({
+  email: z.union([z.literal(''), EmailSchema]).optional().describe('only this address may accept; mailed when mail is set up'),
+  role: Role.default('member'),
+});
+export const CreatedInvitationSchema = z.object({
+  invitation: InvitationSchema,
+  link: z.string().describe('the invitation link, shown once'),
+  mailed: z.boolean(),
+});
+
+export const UserParamsSchema = z.object({ userId: z.string() });
+export const IdParamsSchema = z.object({ id: z.string() });
+export const RoleBodySchema = z.object({ role: Role });
+
+export const ApiKeySchema = z.object({ id: z.string(), name: z.string(), prefix: z.string(), createdAt: z.iso.datetime(), lastUsedAt: z.iso.datetime().nullable(), revokedAt: z.iso.datetime().nullable() });
+export const CreateApiKeyBodySchema = z.object({ name: z.string().trim().min(1).max(200) });
+export const CreatedApiKeySchema = z.object({ key: ApiKeySchema, apiKey: z.string().describe('the key, shown once') });
+
+export const ApprovedAppSchema = z.object({
+  id: z.string(),
+  clientName: z.string(),
+  selfRegistered: z.boolean(),
+  organizationId: z.string(),
+  organizationName: z.string(),
+  scope: z.string(),
+  createdAt: z.iso.datetime(),
+  lastUsedAt: z.iso.datetime().nullable(),
+});

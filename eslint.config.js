@@ -3,8 +3,8 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  // (test/client/tidings-api.d.ts is generated from the OpenAPI document: `npm run api:types`)
-  { ignores: ['dist/', 'data/', 'node_modules/', 'src/db/migrations/', 'coverage/', 'scratch/', 'test/client/tidings-api.d.ts'] },
+  // (web/src/api/schema.d.ts is generated from the OpenAPI document: `npm run api:types`)
+  { ignores: ['dist/', 'web/dist/', 'data/', 'node_modules/', 'src/db/migrations/', 'coverage/', 'scratch/', 'web/src/api/schema.d.ts'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -1,8 +1,10 @@
+import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vitest/config';
 
 // Every database-touching test runs twice: on embedded PGlite and on the PostgreSQL server
 // (TEST_DATABASE_URL, default the CI machine's postgres://postgres@127.0.0.1:5432/test).
-// `*.unit.test.ts` files touch no database and run once.
+// `*.unit.test.ts` files touch no database and run once. The calendar app's component tests
+// (`web/src/**/*.test.tsx`) run once in happy-dom; its browser tests are `test/browser/`.
 const dbTests = ['src/**/*.test.ts', 'test/**/*.test.ts'];
 const unitTests = ['src/**/*.unit.test.ts', 'test/**/*.unit.test.ts'];
 
@@ -12,6 +14,10 @@ export default defineConfig({
     hookTimeout: 60_000,
     projects: [
       { test: { name: 'unit', include: unitTests } },
+      {
+        plugins: [react()],
+        test: { name: 'web', root: 'web', include: ['src/**/*.test.{ts,tsx}'], environment: 'happy-dom', setupFiles: ['src/test-setup.ts'] },
+      },
       {
         test: {
           name: 'pglite',

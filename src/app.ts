@@ -25,6 +25,7 @@ import { VERSION } from './version.js';
 import cookie from '@fastify/cookie';
 import { installPages } from './http/pages.js';
 import { cookieNames, installSessions } from './http/session.js';
+import { installWebApp, type WebApp } from './http/web-app.js';
 import { accountPages } from './modules/accounts/accounts.pages.js';
 import { oauthPages } from './modules/oauth/oauth.pages.js';
 import { oauthRoutes } from './modules/oauth/oauth.routes.js';
@@ -42,6 +43,8 @@ export interface BuildAppOptions {
   logger?: FastifyBaseLogger;
   /** Extra routes mounted in the authenticated, rate-limited scope (tests). */
   extraRoutes?: FastifyPluginAsyncZod;
+  /** The built calendar app to serve (default web/dist when it exists); false: none. */
+  webApp?: false | { dir: string };
 }
 
 /** Builds the HTTP application from its dependencies. Never listens (tests use `inject`). */
@@ -67,7 +70,8 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
 
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
-  installErrorHandling(app);
+  let webApp: WebApp | undefined;
+  installErrorHandling(app, { spa: () => webApp });
   installJsonParser(app);
   installRequestGuards(app);
   const inflight = trackInflight(app);
@@ -77,6 +81,7 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
   });
 
   await app.register(cookie);
+  webApp = opts.webApp === false ? undefined : await installWebApp(app, { dir: opts.webApp?.dir });
   await installOpenApi(app, { publicUrl: config.publicUrl, version: VERSION });
   await app.register(healthRoutes(services.health));
   await app.register(callbackRoutes(services.connect));
@@ -92,10 +97,10 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
     const nav = async (req: { session: SessionContext | undefined }) => {
       if (!req.session) return { session: undefined };
       const { current } = await services.accounts.overview(req.session);
-      return { session: req.session, organizationName: current?.name };
+      return { session: req.session, organizationName: current?.name, app: webApp !== undefined };
     };
     await installPages(pages, nav);
-    const pageDeps = { accounts: services.accounts, helpers, nav };
+    const pageDeps = { accounts: services.accounts, helpers, nav, home: webApp ? '/' : '/account' };
     await pages.register(accountPages(pageDeps));
     await pages.register(oauthPages({ ...pageDeps, oauth: services.oauth, clients: services.clients, device: services.device }));
   });

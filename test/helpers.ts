@@ -1,7 +1,7 @@
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { expect, inject } from 'vitest';
-import { buildApp } from '../src/app.js';
+import { buildApp, type BuildAppOptions } from '../src/app.js';
 import { API_PREFIX } from '../src/http/openapi.js';
 import { loadConfig } from '../src/config.js';
 import { createDeps, type AppDeps, type CreateDepsOptions } from '../src/deps.js';
@@ -39,6 +39,8 @@ export interface BuildTestAppOptions {
   webhookResolve?: CreateDepsOptions['webhookResolve'];
   /** Where the service's warnings go (silent by default). */
   logger?: CreateDepsOptions['logger'];
+  /** Serve a built calendar app (default none, so tests do not depend on `npm run build:web`). */
+  webApp?: BuildAppOptions['webApp'];
 }
 
 /** A fresh app on its own fresh database (PGlite or PostgreSQL per TEST_DB), driven with `inject`. */
@@ -52,7 +54,7 @@ export async function buildTestApp(opts: BuildTestAppOptions = {}): Promise<Test
     ...opts.env,
   });
   const deps = await createDeps(config, { database: testDb.database, clock, remoteFetch: opts.remoteFetch, webhookResolve: opts.webhookResolve, logger: opts.logger });
-  const app = await buildApp(deps, { extraRoutes: opts.extraRoutes });
+  const app = await buildApp(deps, { extraRoutes: opts.extraRoutes, webApp: opts.webApp ?? false });
   const undocumented = recordUndocumentedStatuses(app);
   if (opts.startWorker) await deps.startWorker();
   await app.ready();

@@ -70,6 +70,8 @@ const PAGE_HEADERS = {
 
 export interface PageNav {
   session: SessionContext | undefined;
+  /** the calendar app is served: link to it */
+  app?: boolean;
   /** the organisation the person works in, for the header */
   organizationName?: string;
 }
@@ -77,6 +79,7 @@ export interface PageNav {
 export function layout(title: string, nav: PageNav, body: Html): Html {
   const links = nav.session
     ? html`<nav aria-label="Account">
+        ${nav.app ? html`<a href="/">Calendar</a>` : ''}
         <a href="/account">Account</a>
         <a href="/account/organization">Organisation</a>
         <a href="/account/api-keys">API keys</a>

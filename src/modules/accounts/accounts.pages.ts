@@ -36,6 +36,8 @@ export function formError(e: unknown): { status: number; message: string; fields
 }
 
 export interface PageDeps {
+  /** where a person lands after signing in: the calendar app when it is built, else /account */
+  home: string;
   accounts: AccountsService;
   helpers: SessionHelpers;
   nav(req: FastifyRequest): Promise<PageNav>;
@@ -59,7 +61,8 @@ export function accountPages(deps: PageDeps) {
   }
 
   return async (app: FastifyInstance) => {
-    app.get('/', { schema: { hide: true } }, async (req, reply) => reply.redirect(req.session ? '/account' : '/account/login', 302));
+    // Without the calendar app built, `/` is the account page (with it, `/` is the app).
+    if (deps.home !== '/') app.get('/', { schema: { hide: true } }, async (req, reply) => reply.redirect(req.session ? '/account' : '/account/login', 302));
 
     // ---- sign-up -------------------------------------------------------------------------
     async function signupPage(req: FastifyRequest, reply: FastifyReply, state: { values?: Body; message?: string; fields?: FieldError[] } = {}, status = 200) {
@@ -102,7 +105,7 @@ ${orgField}
       try {
         const made = await accounts.signUp(parsed.data, clientOf(req));
         helpers.setSession(reply, made.session!.token);
-        return reply.redirect('/account', 303);
+        return reply.redirect(deps.home, 303);
       } catch (e) {
         const f = formError(e);
         return signupPage(req, reply, { values: body, message: f.fields ? undefined : f.message, fields: f.fields }, f.status);
@@ -133,7 +136,7 @@ ${inputField({ label: 'Password', name: 'password', type: 'password', autocomple
         const started = await accounts.logIn(parsed.data, clientOf(req));
         // A session cookie the browser had before is replaced, never reused (session fixation).
         helpers.setSession(reply, started.token);
-        return reply.redirect(next ?? '/account', 303);
+        return reply.redirect(next ?? deps.home, 303);
       } catch (e) {
         const f = formError(e);
         if (f.headers) void reply.headers(f.headers);

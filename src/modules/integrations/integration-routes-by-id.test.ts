@@ -54,6 +54,9 @@ describe('channel routes by id: PUT /integrations, integration-settings, find-sl
       expect(out.defaults).toEqual({});
       const sky = (await call(t.app, acme.apiKey, { method: 'GET', url: `/public/v1/integration-settings/${blueskyId}` })).json<{ output: { settings: unknown; maxLength: number } }>();
       expect(sky.output).toMatchObject({ settings: 'No additional settings required', maxLength: 300 });
+      // extensions the web app's composer counts and checks with
+      expect(sky.output).toMatchObject({ counting: 'graphemes', editor: 'normal', thread: { supported: true, kind: 'reply' }, media: { maxItems: 4, image: { maxCount: 4 } } });
+      expect(out).toMatchObject({ counting: 'characters', media: { minItems: 1 } });
     });
 
     it('saves defaults validated against the platform, naming fields under settings.', async () => {

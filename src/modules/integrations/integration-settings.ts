@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { PlatformMetadata } from '../../platforms/platform.js';
+import type { MediaKindRule, PlatformMetadata } from '../../platforms/platform.js';
 
 /** A tool's data schema as the reference lists it: `[{ key, type, description }]`. */
 function toolFields(schema: z.ZodType) {
@@ -13,11 +13,31 @@ function toolFields(schema: z.ZodType) {
   }));
 }
 
+function kindRule(r: MediaKindRule) {
+  return {
+    maxCount: r.maxCount,
+    mimeTypes: [...r.mimeTypes],
+    ...(r.maxBytes !== undefined ? { maxBytes: r.maxBytes } : {}),
+    ...(r.maxDurationSeconds !== undefined ? { maxDurationSeconds: r.maxDurationSeconds } : {}),
+  };
+}
+
 /** `output` of `GET /integration-settings/{id}` for a platform (reference shape). */
 export function describeSettings(m: PlatformMetadata) {
   return {
     rules: m.rules,
     maxLength: m.text.maxLength,
+    counting: m.text.counting,
+    editor: m.editor,
+    thread: { supported: m.thread.supported, ...(m.thread.kind ? { kind: m.thread.kind } : {}) },
+    media: {
+      minItems: m.media.minItems,
+      maxItems: m.media.maxItems,
+      mixed: m.media.mixed,
+      onThreadItems: m.media.onThreadItems,
+      ...(m.media.image ? { image: kindRule(m.media.image) } : {}),
+      ...(m.media.video ? { video: kindRule(m.media.video) } : {}),
+    },
     settings: m.settings
       ? (z.toJSONSchema(m.settings, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>)
       : ('No additional settings required' as const),

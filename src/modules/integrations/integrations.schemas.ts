@@ -47,10 +47,36 @@ export const UpdateIntegrationBodySchema = z.object({
 
 export type UpdateIntegrationBody = z.infer<typeof UpdateIntegrationBodySchema>;
 
+const MediaKindSchema = z.object({
+  maxCount: z.number().int(),
+  mimeTypes: z.array(z.string()),
+  maxBytes: z.number().int().optional(),
+  maxDurationSeconds: z.number().optional(),
+});
+
 export const IntegrationSettingsSchema = z.object({
   output: z.object({
     rules: z.string(),
     maxLength: z.number().int(),
+    counting: z
+      .enum(['characters', 'graphemes', 'twitter-weighted', 'bytes', 'mastodon'])
+      .describe(
+        'Extension: how `maxLength` is counted. characters: UTF-16 code units; graphemes: user-perceived characters; twitter-weighted: twitter-text weighted length (URLs 23, CJK and emoji 2); bytes: UTF-8 bytes; mastodon: graphemes with every URL as 23 and @user@domain as @user',
+      ),
+    editor: z.enum(['normal', 'markdown', 'html']).describe('Extension: the form the platform takes the text in (HTML from the API is converted to it)'),
+    thread: z
+      .object({ supported: z.boolean(), kind: z.enum(['reply', 'comment']).optional() })
+      .describe('Extension: whether thread items (`value[1..]`) are published, as replies or comments'),
+    media: z
+      .object({
+        minItems: z.number().int(),
+        maxItems: z.number().int(),
+        mixed: z.boolean(),
+        onThreadItems: z.boolean(),
+        image: MediaKindSchema.optional(),
+        video: MediaKindSchema.optional(),
+      })
+      .describe('Extension: the attachments a post item may carry'),
     settings: z.union([z.record(z.string(), z.unknown()), z.literal('No additional settings required')]),
     tools: z.array(
       z.object({

@@ -8,6 +8,18 @@ import { describeSettings } from './integration-settings.js';
 import type { Integration, UpdateIntegrationBody } from './integrations.schemas.js';
 import type { IntegrationRow, IntegrationsRepository } from './integrations.repository.js';
 
+/** What a channel of a platform this build does not carry (yet) answers: nothing may be posted. */
+const UNKNOWN_PLATFORM_SETTINGS: ReturnType<typeof describeSettings> = {
+  rules: '',
+  maxLength: 0,
+  counting: 'characters',
+  editor: 'normal',
+  thread: { supported: false },
+  media: { minItems: 0, maxItems: 0, mixed: false, onThreadItems: false },
+  settings: 'No additional settings required',
+  tools: [],
+};
+
 export function toIntegration(row: IntegrationRow, customer: { id: string; name: string } | null): Integration {
   // Credentials never leave the service: this is the only mapping to the wire.
   return {
@@ -57,7 +69,7 @@ export function createIntegrationsService(deps: {
     const m = metadataOf(row.identifier);
     let output = described.get(row.identifier);
     if (!output) {
-      output = m ? describeSettings(m) : { rules: '', maxLength: 0, settings: 'No additional settings required' as const, tools: [] };
+      output = m ? describeSettings(m) : UNKNOWN_PLATFORM_SETTINGS;
       described.set(row.identifier, output);
     }
     return { output: { ...output, defaults: row.defaultSettings ?? {} } };

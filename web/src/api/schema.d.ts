@@ -699,6 +699,41 @@ export interface paths {
                             output: {
                                 rules: string;
                                 maxLength: number;
+                                /**
+                                 * @description Extension: how `maxLength` is counted. characters: UTF-16 code units; graphemes: user-perceived characters; twitter-weighted: twitter-text weighted length (URLs 23, CJK and emoji 2); bytes: UTF-8 bytes; mastodon: graphemes with every URL as 23 and @user@domain as @user
+                                 * @enum {string}
+                                 */
+                                counting: "characters" | "graphemes" | "twitter-weighted" | "bytes" | "mastodon";
+                                /**
+                                 * @description Extension: the form the platform takes the text in (HTML from the API is converted to it)
+                                 * @enum {string}
+                                 */
+                                editor: "normal" | "markdown" | "html";
+                                /** @description Extension: whether thread items (`value[1..]`) are published, as replies or comments */
+                                thread: {
+                                    supported: boolean;
+                                    /** @enum {string} */
+                                    kind?: "reply" | "comment";
+                                };
+                                /** @description Extension: the attachments a post item may carry */
+                                media: {
+                                    minItems: number;
+                                    maxItems: number;
+                                    mixed: boolean;
+                                    onThreadItems: boolean;
+                                    image?: {
+                                        maxCount: number;
+                                        mimeTypes: string[];
+                                        maxBytes?: number;
+                                        maxDurationSeconds?: number;
+                                    };
+                                    video?: {
+                                        maxCount: number;
+                                        mimeTypes: string[];
+                                        maxBytes?: number;
+                                        maxDurationSeconds?: number;
+                                    };
+                                };
                                 settings: {
                                     [key: string]: unknown;
                                 } | "No additional settings required";
@@ -911,6 +946,41 @@ export interface paths {
                             output: {
                                 rules: string;
                                 maxLength: number;
+                                /**
+                                 * @description Extension: how `maxLength` is counted. characters: UTF-16 code units; graphemes: user-perceived characters; twitter-weighted: twitter-text weighted length (URLs 23, CJK and emoji 2); bytes: UTF-8 bytes; mastodon: graphemes with every URL as 23 and @user@domain as @user
+                                 * @enum {string}
+                                 */
+                                counting: "characters" | "graphemes" | "twitter-weighted" | "bytes" | "mastodon";
+                                /**
+                                 * @description Extension: the form the platform takes the text in (HTML from the API is converted to it)
+                                 * @enum {string}
+                                 */
+                                editor: "normal" | "markdown" | "html";
+                                /** @description Extension: whether thread items (`value[1..]`) are published, as replies or comments */
+                                thread: {
+                                    supported: boolean;
+                                    /** @enum {string} */
+                                    kind?: "reply" | "comment";
+                                };
+                                /** @description Extension: the attachments a post item may carry */
+                                media: {
+                                    minItems: number;
+                                    maxItems: number;
+                                    mixed: boolean;
+                                    onThreadItems: boolean;
+                                    image?: {
+                                        maxCount: number;
+                                        mimeTypes: string[];
+                                        maxBytes?: number;
+                                        maxDurationSeconds?: number;
+                                    };
+                                    video?: {
+                                        maxCount: number;
+                                        mimeTypes: string[];
+                                        maxBytes?: number;
+                                        maxDurationSeconds?: number;
+                                    };
+                                };
                                 settings: {
                                     [key: string]: unknown;
                                 } | "No additional settings required";

@@ -1,0 +1,81 @@
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { lazy, Suspense, useEffect } from 'react';
+import { BrowserRouter, Navigate, Route, Routes } from 'react-router';
+import { ApiFailure, signInUrl } from '../api/client.js';
+import { MeProvider, useMeQuery } from '../api/session.js';
+import { ErrorNotice, Notice, Spinner } from '../components/ui.js';
+import { Layout } from './Layout.js';
+
+// Each page is its own chunk: the first load carries the shell and the calendar only.
+const CalendarPage = lazy(() => import('../features/calendar/CalendarPage.js'));
+const PostDetailPage = lazy(() => import('../features/posts/PostDetailPage.js'));
+const ChannelsPage = lazy(() => import('../features/channels/ChannelsPage.js'));
+const MediaPage = lazy(() => import('../features/media/MediaPage.js'));
+const AnalyticsPage = lazy(() => import('../features/analytics/AnalyticsPage.js'));
+const NotificationsPage = lazy(() => import('../features/notifications/NotificationsPage.js'));
+const SettingsPage = lazy(() => import('../features/settings/SettingsPage.js'));
+
+export function createQueryClient() {
+  return new QueryClient({
+    defaultOptions: {
+      queries: { retry: (count, err) => !(err instanceof ApiFailure) && count < 2, refetchOnWindowFocus: false },
+    },
+  });
+}
+
+function Shell() {
+  const me = useMeQuery();
+  useEffect(() => {
+    if (me.error instanceof ApiFailure && me.error.status === 401) window.location.assign(signInUrl());
+  }, [me.error]);
+  if (me.isPending) {
+    return (
+      <div className="content">
+        <Spinner label="Signing in" />
+      </div>
+    );
+  }
+  if (me.error) {
+    const noOrganisation = me.error instanceof ApiFailure && me.error.status === 403;
+    return (
+      <div className="content">
+        {noOrganisation ? (
+          <Notice>
+            You do not belong to an organisation yet. <a href="/account">Create one</a>, or open the invitation link you were sent.
+          </Notice>
+        ) : (
+          <ErrorNotice error={me.error} />
+        )}
+      </div>
+    );
+  }
+  return (
+    <MeProvider me={me.data}>
+      <Layout>
+        <Suspense fallback={<Spinner />}>
+          <Routes>
+            <Route path="/" element={<Navigate to="/calendar" replace />} />
+            <Route path="/calendar" element={<CalendarPage />} />
+            <Route path="/posts/:id" element={<PostDetailPage />} />
+            <Route path="/channels" element={<ChannelsPage />} />
+            <Route path="/library" element={<MediaPage />} />
+            <Route path="/analytics" element={<AnalyticsPage />} />
+            <Route path="/notifications" element={<NotificationsPage />} />
+            <Route path="/settings/*" element={<SettingsPage />} />
+            <Route path="*" element={<Notice kind="bad">No such page.</Notice>} />
+          </Routes>
+        </Suspense>
+      </Layout>
+    </MeProvider>
+  );
+}
+
+export function App({ queryClient = createQueryClient() }: { queryClient?: QueryClient }) {
+  return (
+    <QueryClientProvider client={queryClient}>
+      <BrowserRouter>
+        <Shell />
+      </BrowserRouter>
+    </QueryClientProvider>
+  );
+}

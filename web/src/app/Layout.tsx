@@ -1,0 +1,74 @@
+import { useQueryClient } from '@tanstack/react-query';
+import { useState, type ReactNode } from 'react';
+import { NavLink, useLocation } from 'react-router';
+import { api, csrfHeader, unwrap } from '../api/client.js';
+import { useMe } from '../api/session.js';
+import { NotificationBell } from '../features/notifications/NotificationBell.js';
+
+const NAV = [
+  { to: '/calendar', label: 'Calendar' },
+  { to: '/channels', label: 'Channels' },
+  { to: '/library', label: 'Media library' },
+  { to: '/analytics', label: 'Analytics' },
+  { to: '/settings', label: 'Settings' },
+];
+
+/** The app shell: navigation, organisation switcher, notifications, account. */
+export function Layout({ children }: { children: ReactNode }) {
+  const me = useMe();
+  const queryClient = useQueryClient();
+  const [menuOpen, setMenuOpen] = useState(false);
+  const location = useLocation();
+
+  async function switchTo(organizationId: string) {
+    await unwrap(api.PUT('/me/organization', { body: { organizationId } }));
+    // everything cached belonged to the other organisation
+    queryClient.clear();
+    window.location.assign('/calendar');
+  }
+
+  return (
+    <div className="shell">
+      <nav className={`sidebar${menuOpen ? ' open' : ''}`} aria-label="Main">
+        <a className="brand" href="/calendar">
+          <img src="/favicon.svg" alt="" width="24" height="24" /> Tidings
+        </a>
+        {NAV.map((n) => (
+          <NavLink key={n.to} to={n.to} className={({ isActive }) => `nav-link${isActive ? ' active' : ''}`} onClick={() => setMenuOpen(false)}>
+            {n.label}
+          </NavLink>
+        ))}
+        <div className="sidebar-foot">
+          <label htmlFor="org-switch" className="hint">
+            Organisation
+          </label>
+          <select id="org-switch" value={me.organization.id} onChange={(e) => void switchTo(e.target.value)}>
+            {me.organizations.map((o) => (
+              <option key={o.id} value={o.id}>
+                {o.name}
+              </option>
+            ))}
+          </select>
+          <a href="/account">{me.user.email}</a>
+          <form method="post" action="/account/logout">
+            <input type="hidden" name="_csrf" value={csrfHeader()['x-csrf-token'] ?? ''} />
+            <button type="submit" className="btn btn-ghost">
+              Sign out
+            </button>
+          </form>
+        </div>
+      </nav>
+      <div className="main">
+        <div className="topbar">
+          <button type="button" className="btn btn-ghost menu-toggle" aria-expanded={menuOpen} aria-label="Menu" onClick={() => setMenuOpen((o) => !o)}>
+            ☰ Menu
+          </button>
+          <NotificationBell key={location.pathname === '/notifications' ? 'seen' : 'bell'} />
+        </div>
+        <main className="content" id="main">
+          {children}
+        </main>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,6 @@
+import { PageHeader } from '../../components/ui.js';
+
+/** Placeholder: built in its own slice of issue 16. */
+export default function NotificationsPage() {
+  return <PageHeader title="Notifications" />;
+}

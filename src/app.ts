@@ -70,8 +70,8 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
 
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
-  let webApp: WebApp | undefined;
-  installErrorHandling(app, { spa: () => webApp });
+  const webApp: WebApp | undefined = opts.webApp === false ? undefined : await installWebApp(app, { dir: opts.webApp?.dir });
+  installErrorHandling(app, { spa: webApp });
   installJsonParser(app);
   installRequestGuards(app);
   const inflight = trackInflight(app);
@@ -81,7 +81,6 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
   });
 
   await app.register(cookie);
-  webApp = opts.webApp === false ? undefined : await installWebApp(app, { dir: opts.webApp?.dir });
   await installOpenApi(app, { publicUrl: config.publicUrl, version: VERSION });
   await app.register(healthRoutes(services.health));
   await app.register(callbackRoutes(services.connect));

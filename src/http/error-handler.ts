@@ -129,11 +129,10 @@ export function clientErrorHandler(this: FastifyInstance, err: Error & { code?: 
  * The one error handler, and what answers unknown routes: the calendar app's page for a browser
  * on one of the app's own paths (`spa`), else 404 ROUTE_NOT_FOUND in the error shape.
  */
-export function installErrorHandling(app: FastifyInstance, opts: { spa?: () => { handles(req: FastifyRequest): boolean; sendIndex(reply: FastifyReply): unknown } | undefined } = {}) {
+export function installErrorHandling(app: FastifyInstance, opts: { spa?: { handles(req: FastifyRequest): boolean; sendIndex(reply: FastifyReply): unknown } } = {}) {
   app.setErrorHandler((err, req, reply) => sendError(req, reply, err));
   app.setNotFoundHandler((req, reply) => {
-    const spa = opts.spa?.();
-    if (spa?.handles(req)) return spa.sendIndex(reply);
+    if (opts.spa?.handles(req)) return opts.spa.sendIndex(reply);
     return sendError(req, reply, new AppError('ROUTE_NOT_FOUND', `Route ${req.method} ${req.url.split('?')[0]} not found`));
   });
 }

@@ -1,0 +1,111 @@
+import { mkdirSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser as Chromium, type BrowserContext, type Page } from 'playwright-core';
+import { BSKY_ENTRYWAY, BSKY_PDS, BSKY_VIDEO, startBlueskySimulator, type BlueskySimulator } from '../../src/platforms/bluesky/bluesky.simulator.js';
+import { startTelegramSimulator, type TelegramSimulator } from '../../src/platforms/telegram/telegram.simulator.js';
+import { WEB_DIST } from '../../src/http/web-app.js';
+import { signUp, type Browser as FormBrowser } from '../browser.js';
+import { buildTestApp, type BuildTestAppOptions, type TestApp } from '../helpers.js';
+
+/**
+ * The browser tier (issue 16): the real service (built app, API, worker) on a loopback port, the
+ * Bluesky and Telegram simulators behind it, and Debian's Chromium driven by playwright-core.
+ * Nothing downloads a browser: CHROMIUM (default /usr/bin/chromium) is the one `.ci/run` installs.
+ */
+export const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
+export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+/** Screenshots go to .ci/out/screenshots, or to docs/screenshots with UPDATE_SCREENSHOTS=1 (the README's). */
+const SHOTS = fileURLToPath(new URL(process.env.UPDATE_SCREENSHOTS ? '../../docs/screenshots/' : '../../.ci/out/screenshots/', import.meta.url));
+
+export const TELEGRAM_BOT = '123456:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw';
+export const TELEGRAM_CHAT = { id: -1001234567890, title: 'Acme News', username: 'acmenews' };
+export const BLUESKY_ACCOUNT = { handle: 'acme.bsky.social', did: 'did:plc:acme123', password: 'app-pass-1234', displayName: 'Acme on Bluesky' };
+
+export interface WebHarness {
+  t: TestApp;
+  origin: string;
+  chromium: Chromium;
+  sky: BlueskySimulator;
+  telegram: TelegramSimulator;
+  /** A signed-up person (owner of a new organisation) with a browser context holding their session. */
+  signUp(input?: { email?: string; name?: string; organization?: string; timezone?: string }): Promise<SignedIn>;
+  close(): Promise<void>;
+}
+
+export interface SignedIn {
+  context: BrowserContext;
+  page: Page;
+  /** the same person's session for `inject` calls (arrange through the API: `form.api(method, url, body)`) */
+  form: FormBrowser;
+  organizationId: string;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export async function startWebHarness(opts: Pick<BuildTestAppOptions, 'clock' | 'env'> = {}): Promise<WebHarness> {
+  const sky = await startBlueskySimulator();
+  sky.addAccount(BLUESKY_ACCOUNT);
+  const telegram = await startTelegramSimulator();
+  telegram.addBot(TELEGRAM_BOT, { id: 123456, username: 'tidings_bot' });
+  telegram.addChat({ ...TELEGRAM_CHAT, admins: [123456] });
+  const port = await freePort();
+  const origin = `http://127.0.0.1:${port}`;
+  const origins = [`https://api.telegram.org=${telegram.origin}`, ...[BSKY_ENTRYWAY, BSKY_PDS, BSKY_VIDEO].map((o) => `${o}=${sky.origin}`)];
+  const t = await buildTestApp({
+    clock: opts.clock,
+    startWorker: true,
+    webApp: { dir: WEB_DIST },
+    env: { PUBLIC_URL: origin, PLATFORM_ORIGINS: origins.join(','), SIGNUP: 'open', ...opts.env },
+  });
+  await t.app.listen({ port, host: '127.0.0.1' });
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
+  let people = 0;
+
+  return {
+    t,
+    origin,
+    chromium: browser,
+    sky,
+    telegram,
+    async signUp(input = {}) {
+      people += 1;
+      const form = await signUp(t.app, {
+        email: input.email ?? `person${people}@example.test`,
+        name: input.name ?? `Person ${people}`,
+        organization: input.organization ?? `Org ${people}`,
+      });
+      if (input.timezone) await form.api('PUT', '/public/v1/me', { timezone: input.timezone });
+      const me = (await form.api('GET', '/public/v1/me')).json<{ organization: { id: string } }>();
+      const context = await browser.newContext({ baseURL: origin, viewport: { width: 1360, height: 860 }, timezoneId: 'UTC', locale: 'en-GB' });
+      await context.addCookies([...form.cookies].map(([name, value]) => ({ name, value, url: origin })));
+      const page = await context.newPage();
+      return { context, page, form, organizationId: me.organization.id };
+    },
+    async close() {
+      await browser.close();
+      await t.close();
+      await sky.close();
+      await telegram.close();
+    },
+  };
+}
+
+/** Saves a PNG of the page (see SHOTS) and answers its path. */
+export async function screenshot(page: Page, name: string): Promise<string> {
+  mkdirSync(SHOTS, { recursive: true });
+  const path = join(SHOTS, `${name}.png`);
+  await page.screenshot({ path, fullPage: false });
+  return path;
+}

@@ -64,7 +64,13 @@ export async function installOpenApi(app: FastifyInstance, opts: { publicUrl: st
         version: opts.version,
         description:
           'Plan, schedule and publish social posts. Wire-compatible with the Postiz public API v1. ' +
-          'Send the API key (or `pos_` access token) alone in the `Authorization` header, with no scheme word.',
+          'Send the API key (or `pos_` access token) alone in the `Authorization` header, with no scheme word.\n\n' +
+          '**Rate limits.** Requests made with an API key or a `pos_` token count against the organisation’s plan limit ' +
+          '(90 per hour by default; `RateLimit-*` headers say what is left). The calendar web app served at `/` calls this same API ' +
+          'with the first-party session cookie (and `X-CSRF-Token` on writes); those calls are **not** counted against the ' +
+          'organisation’s budget: each signed-in person has a separate, generous one (`APP_RATE_LIMIT` per `APP_RATE_WINDOW_SECONDS`, ' +
+          'default 600 per minute). The routes tagged Web app (`/me`, `/members`, `/invitations`, `/api-keys`, `/approved-apps`) answer ' +
+          'only that session: an API key or token gets 403 FORBIDDEN.',
       },
       servers: [{ url: `${opts.publicUrl}${API_PREFIX}` }],
       components: {

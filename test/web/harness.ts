@@ -6,6 +6,7 @@ import { chromium, type Browser as Chromium, type BrowserContext, type Page } fr
 import { BSKY_ENTRYWAY, BSKY_PDS, BSKY_VIDEO, startBlueskySimulator, type BlueskySimulator } from '../../src/platforms/bluesky/bluesky.simulator.js';
 import { startTelegramSimulator, type TelegramSimulator } from '../../src/platforms/telegram/telegram.simulator.js';
 import { WEB_DIST } from '../../src/http/web-app.js';
+import { CHROMIUM, CHROMIUM_ARGS } from './chromium.js';
 import { signUp, type Browser as FormBrowser } from '../browser.js';
 import { buildTestApp, type BuildTestAppOptions, type TestApp } from '../helpers.js';
 
@@ -14,8 +15,7 @@ import { buildTestApp, type BuildTestAppOptions, type TestApp } from '../helpers
  * Bluesky and Telegram simulators behind it, and Debian's Chromium driven by playwright-core.
  * Nothing downloads a browser: CHROMIUM (default /usr/bin/chromium) is the one `.ci/run` installs.
  */
-export const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
-export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+export { CHROMIUM, CHROMIUM_ARGS } from './chromium.js';
 
 /** Screenshots go to .ci/out/screenshots, or to docs/screenshots with UPDATE_SCREENSHOTS=1 (the README's). */
 const SHOTS = fileURLToPath(new URL(process.env.UPDATE_SCREENSHOTS ? '../../docs/screenshots/' : '../../.ci/out/screenshots/', import.meta.url));

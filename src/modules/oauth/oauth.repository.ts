@@ -201,6 +201,7 @@ export function createOauthRepository(db: Db) {
           clientName: oauthClients.name,
           clientOrigin: oauthClients.origin,
           clientUri: oauthClients.clientUri,
+          logoUrl: oauthClients.logoUrl,
           organizationId: organizations.id,
           organizationName: organizations.name,
           lastUsedAt: sql<Date | null>`(select max(${oauthAccessTokens.lastUsedAt}) from ${oauthAccessTokens} where ${oauthAccessTokens.grantId} = ${oauthGrants.id})`.mapWith(

@@ -39,7 +39,7 @@ describe('OAuth 2.1 authorisation server', () => {
     owner = await signUp(t.app, { email: 'owner@example.test', organization: 'Acme' });
     const user = await t.deps.repositories.accounts.findUserByEmail('owner@example.test');
     orgId = (await t.deps.repositories.accounts.listMemberships(user!.id))[0]!.organizationId;
-    app = await registerApp(owner, { name: 'Scheduler Pro', redirectUris: [REDIRECT, 'http://127.0.0.1:8123/cb'] });
+    app = await registerApp(owner, { name: 'Scheduler Pro', logoUrl: 'https://app.example/logo.png', redirectUris: [REDIRECT, 'http://127.0.0.1:8123/cb'] });
     basic = { id: app.clientId, secret: app.clientSecret! };
   });
   afterAll(async () => t.close());
@@ -129,6 +129,13 @@ describe('OAuth 2.1 authorisation server', () => {
       expect(page.body).toContain('Scheduler Pro');
       expect(page.body).toContain('<td>Acme</td>');
       const grantId = /action="\/account\/approved-apps\/([0-9a-f-]{36})\/revoke"/.exec(page.body)![1]!;
+      // the web app's JSON list: the app's logo and what each scope lets it do
+      const listed = (await owner.api('GET', '/public/v1/approved-apps')).json<{ id: string; clientName: string; logoUrl: string | null; scopes: { name: string; description: string }[] }[]>();
+      expect(listed.find((g) => g.id === grantId)).toMatchObject({
+        clientName: 'Scheduler Pro',
+        logoUrl: 'https://app.example/logo.png',
+        scopes: [{ name: 'api', description: expect.stringContaining('public API') }],
+      });
       expect((await apiAs(tokens.access_token)).statusCode).toBe(200);
       const revoked = await owner.post(`/account/approved-apps/${grantId}/revoke`, {}, { csrf: owner.csrf() });
       expect(revoked.statusCode).toBe(303);

@@ -4,6 +4,7 @@ import { csrfTokens } from '../sessions/sessions.service.js';
 import { requireSession } from '../../http/auth.js';
 import { errorResponses } from '../../http/error-schema.js';
 import type { AccountsService } from '../accounts/accounts.service.js';
+import { SCOPES } from '../oauth/oauth-core.js';
 import type { OauthService } from '../oauth/oauth.service.js';
 import {
   ApiKeySchema,
@@ -132,10 +133,15 @@ export function teamRoutes(accounts: AccountsService, oauth: OauthService): Fast
       (await oauth.listApprovedApps(requireSession(req))).map((g) => ({
         id: g.id,
         clientName: g.clientName,
+        logoUrl: g.logoUrl || null,
         selfRegistered: g.clientOrigin === 'dynamic',
         organizationId: g.organizationId,
         organizationName: g.organizationName,
         scope: g.scope,
+        scopes: g.scope
+          .split(' ')
+          .filter(Boolean)
+          .map((name) => ({ name, description: SCOPES[name] ?? name })),
         createdAt: iso(g.createdAt),
         lastUsedAt: g.lastUsedAt ? iso(g.lastUsedAt) : null,
       })),

@@ -50,10 +50,12 @@ export const CreatedApiKeySchema = z.object({ key: ApiKeySchema, apiKey: z.strin
 export const ApprovedAppSchema = z.object({
   id: z.string(),
   clientName: z.string(),
+  logoUrl: z.string().nullable().describe("the app's https logo, when it gave one"),
   selfRegistered: z.boolean(),
   organizationId: z.string(),
   organizationName: z.string(),
   scope: z.string(),
+  scopes: z.array(z.object({ name: z.string(), description: z.string() })).describe('what the approval lets the app do, scope by scope'),
   createdAt: z.iso.datetime(),
   lastUsedAt: z.iso.datetime().nullable(),
 });

@@ -12404,10 +12404,17 @@ export interface paths {
                         "application/json": {
                             id: string;
                             clientName: string;
+                            /** @description the app's https logo, when it gave one */
+                            logoUrl: string | null;
                             selfRegistered: boolean;
                             organizationId: string;
                             organizationName: string;
                             scope: string;
+                            /** @description what the approval lets the app do, scope by scope */
+                            scopes: {
+                                name: string;
+                                description: string;
+                            }[];
                             /** Format: date-time */
                             createdAt: string;
                             lastUsedAt: string | null;

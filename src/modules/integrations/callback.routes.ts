@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { AppError } from '../../errors.js';
@@ -5,14 +6,45 @@ import type { ConnectService } from './connect.service.js';
 
 const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
-function page(title: string, body: string) {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${escape(title)} · Tidings</title><style>body{font:16px/1.5 system-ui,sans-serif;max-width:34rem;margin:4rem auto;padding:0 1rem;color:#222}h1{font-size:1.4rem}</style></head><body><h1>${escape(title)}</h1><p>${escape(body)}</p></body></html>`;
+/** What the page tells the app that opened it (`window.opener`), and other tabs of the app. */
+export type ConnectMessage =
+  | { type: 'tidings:connected'; identifier: string; integration: { id: string; name: string; profile: string | null; identifier: string } }
+  | { type: 'tidings:connect-failed'; identifier: string; code: string; message: string };
+
+/**
+ * Runs in the page the platform redirected to. The message comes from the page's own
+ * `data-message` attribute (escaped as HTML, read back as text), never from script source, so no
+ * value reaches JavaScript unparsed. When the window was opened by the app (same origin), the
+ * app is told and the window closes; otherwise the page stays, with its text and a link back.
+ * Other tabs of the app hear it too (BroadcastChannel, same origin by definition): the app
+ * refreshes its channels even when the platform's pages cut the link to the opener.
+ */
+const SCRIPT = `(function(){var m;try{m=JSON.parse(document.body.getAttribute('data-message')||'null')}catch(e){return}if(!m)return;try{var b=new BroadcastChannel('tidings-connect');b.postMessage(m);b.close()}catch(e){}var o=window.opener,same=false;try{same=!!o&&o!==window&&o.location.origin===location.origin}catch(e){same=false}if(same){o.postMessage(m,location.origin);window.close()}})();`;
+
+const STYLE = 'body{font:16px/1.5 system-ui,sans-serif;max-width:34rem;margin:4rem auto;padding:0 1rem;color:#222}h1{font-size:1.4rem}@media (prefers-color-scheme:dark){body{color:#ececf1;background:#16161a}a{color:#8fb0ff}}';
+
+function page(title: string, body: string, message: ConnectMessage) {
+  const nonce = randomBytes(16).toString('base64');
+  const markup = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${escape(title)} · Tidings</title><style nonce="${nonce}">${STYLE}</style></head><body data-message="${escape(JSON.stringify(message))}"><h1>${escape(title)}</h1><p>${escape(body)}</p><p><a href="/channels">Back to your channels</a></p><script nonce="${nonce}">${SCRIPT}</script></body></html>`;
+  return {
+    markup,
+    headers: {
+      // only this response's own style and script run; nothing is loaded, nothing may frame it
+      'content-security-policy': `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
+      'x-frame-options': 'DENY',
+      // the URL carries the platform's code and state
+      'referrer-policy': 'no-referrer',
+      'cache-control': 'no-store',
+      'x-content-type-options': 'nosniff',
+    },
+  };
 }
 
 /**
  * Where platforms send the user back after OAuth. Outside /public/v1 and without an API
  * credential: the single-use `state` binds the answer to the organisation that asked.
- * Answers a small page for the person in the browser.
+ * Answers a small page for the person in the browser, which tells the app's window that opened
+ * the connection (if any) how it went.
  */
 export function callbackRoutes(service: ConnectService): FastifyPluginAsyncZod {
   return async (app) => {
@@ -31,16 +63,29 @@ export function callbackRoutes(service: ConnectService): FastifyPluginAsyncZod {
         },
       },
       async (req, reply) => {
+        const identifier = req.params.identifier;
+        let status = 200;
+        let shown;
         try {
-          const { integration, platform } = await service.completeConnect(req.params.identifier, req.query);
-          return reply
-            .type('text/html; charset=utf-8')
-            .send(page(`${platform} connected`, `${integration.name}${integration.profile ? ` (${integration.profile})` : ''} is connected to Tidings. You can close this window.`));
+          const { integration, platform } = await service.completeConnect(identifier, req.query);
+          shown = page(`${platform} connected`, `${integration.name}${integration.profile ? ` (${integration.profile})` : ''} is connected to Tidings. You can close this window.`, {
+            type: 'tidings:connected',
+            identifier,
+            integration: { id: integration.id, name: integration.name, profile: integration.profile, identifier: integration.identifier },
+          });
         } catch (e) {
-          if (!(e instanceof AppError)) throw e;
-          req.log.info({ code: e.code }, e.message);
-          return reply.status(e.status).type('text/html; charset=utf-8').send(page('Could not connect', e.message));
+          if (e instanceof AppError) {
+            req.log.info({ code: e.code }, e.message);
+            status = e.status;
+            shown = page('Could not connect', e.message, { type: 'tidings:connect-failed', identifier, code: e.code, message: e.message });
+          } else {
+            req.log.error({ err: e }, 'completing a channel connection failed');
+            status = 500;
+            const message = 'Something went wrong while finishing the connection. Try again.';
+            shown = page('Could not connect', message, { type: 'tidings:connect-failed', identifier, code: 'INTERNAL', message });
+          }
         }
+        return reply.status(status).headers(shown.headers).type('text/html; charset=utf-8').send(shown.markup);
       },
     );
   };

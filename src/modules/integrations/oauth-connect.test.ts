@@ -1,5 +1,7 @@
 import dns from 'node:dns';
+import { runInNewContext } from 'node:vm';
 import { eq } from 'drizzle-orm';
+import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { connectStates, instanceApps, integrations } from '../../db/schema/index.js';
 import { startMastodonSimulator, type MastodonSimulator } from '../../platforms/mastodon/mastodon.simulator.js';
@@ -92,6 +94,98 @@ describe('connecting an OAuth channel through the API (mastodon: app registered 
     expect(await t.deps.database.db.select().from(integrations).where(eq(integrations.organizationId, beta.id))).toHaveLength(0);
   });
 
+  /** The page's inline script, run against a stand-in window (opener or not), and what it did. */
+  function runPageScript(res: LightMyRequestResponse, opener: 'same-origin' | 'cross-origin' | 'none') {
+    const nonce = /script-src 'nonce-([^']+)'/.exec(String(res.headers['content-security-policy']))![1]!;
+    const script = new RegExp(`<script nonce="${nonce.replace(/[+/=]/g, (c) => `\\${c}`)}">([^<]*)</script>`).exec(res.body)![1]!;
+    const attr = /<body data-message="([^"]*)"/.exec(res.body)![1]!;
+    const posted: { message: unknown; origin: string }[] = [];
+    const broadcast: unknown[] = [];
+    let closed = false;
+    const location = { origin: 'https://tidings.example' };
+    const openerWindow =
+      opener === 'none'
+        ? null
+        : {
+            get location() {
+              if (opener === 'cross-origin') throw new Error('SecurityError: cross-origin frame');
+              return { origin: 'https://tidings.example' };
+            },
+            postMessage: (message: unknown, origin: string) => posted.push({ message, origin }),
+          };
+    const win = { opener: openerWindow, close: () => (closed = true) };
+    const doc = { body: { getAttribute: (name: string) => (name === 'data-message' ? decodeEntities(attr) : null) } };
+    class FakeChannel {
+      constructor(readonly name: string) {}
+      postMessage(m: unknown) {
+        broadcast.push(m);
+      }
+      close() {}
+    }
+    runInNewContext(script, { window: win, document: doc, location, BroadcastChannel: FakeChannel });
+    return { posted, broadcast, closed, message: JSON.parse(decodeEntities(attr)) as Record<string, unknown> };
+  }
+
+  it('the callback page tells the app window that opened it (same origin) and closes; without an opener it stays, with a link back', async () => {
+    const { url } = (await begin(acme, `instanceUrl=${encodeURIComponent(INSTANCE)}`)).json<{ url: string }>();
+    const res = await approveAndReturn(url);
+    expect(res.statusCode).toBe(200);
+    const csp = String(res.headers['content-security-policy']);
+    expect(csp).toMatch(/^default-src 'none'; script-src 'nonce-[A-Za-z0-9+/=]{20,}'; style-src 'nonce-/);
+    expect(res.headers['referrer-policy']).toBe('no-referrer');
+    expect(res.headers['cache-control']).toBe('no-store');
+    expect(res.body).toContain('<a href="/channels">Back to your channels</a>');
+    expect(res.body).toContain('is connected to Tidings. You can close this window.');
+    // every inline element carries this response's nonce
+    const nonce = /'nonce-([^']+)'/.exec(csp)![1]!;
+    expect(res.body.match(/<(script|style)[^>]*>/g)!.every((tag) => tag.includes(`nonce="${nonce}"`))).toBe(true);
+
+    const same = runPageScript(res, 'same-origin');
+    const channel = (await call(t.app, acme.apiKey, { method: 'GET', url: '/public/v1/integrations' })).json<{ id: string }[]>()[0]!;
+    expect(same.message).toEqual({ type: 'tidings:connected', identifier: 'mastodon', integration: { id: channel.id, name: 'Alice Example', profile: '@alice@mastodon.example', identifier: 'mastodon' } });
+    expect(same.posted).toEqual([{ message: same.message, origin: 'https://tidings.example' }]);
+    expect(same.closed).toBe(true);
+    expect(same.broadcast).toEqual([same.message]);
+
+    const none = runPageScript(res, 'none');
+    expect(none.posted).toEqual([]);
+    expect(none.closed).toBe(false);
+    const foreign = runPageScript(res, 'cross-origin');
+    expect(foreign.posted).toEqual([]);
+    expect(foreign.closed).toBe(false);
+
+    // a new response, a new nonce
+    const again = await approveAndReturn((await begin(acme, `instanceUrl=${encodeURIComponent(INSTANCE)}`)).json<{ url: string }>().url);
+    expect(String(again.headers['content-security-policy'])).not.toContain(nonce);
+  });
+
+  it('a failed connection is reported to the opener with the code and message; names on the page are escaped', async () => {
+    const failed = await t.app.inject({ method: 'GET', url: '/integrations/social/mastodon/callback?code=x&state=no-such-state' });
+    expect(failed.statusCode).toBe(400);
+    const run = runPageScript(failed, 'same-origin');
+    expect(run.message).toMatchObject({ type: 'tidings:connect-failed', identifier: 'mastodon', code: 'VALIDATION_FAILED' });
+    expect(String(run.message.message)).toContain('expired or was already used');
+    expect(run.posted).toHaveLength(1);
+    expect(run.closed).toBe(true);
+    expect(failed.body).toContain('<a href="/channels">');
+
+    const evil = sim.addAccount({ username: 'eve', display_name: `</script><img src=x onerror="alert(1)"> Eve & 'co'` });
+    sim.signIn(evil.id);
+    try {
+      const { url } = (await begin(acme, `instanceUrl=${encodeURIComponent(INSTANCE)}`)).json<{ url: string }>();
+      const res = await approveAndReturn(url);
+      expect(res.statusCode).toBe(200);
+      expect(res.body).not.toContain('<img');
+      // the page's own script is the only one closed
+      expect(res.body.split('</script>')).toHaveLength(2);
+      expect(res.body).toContain('&#60;/script&#62;&#60;img src=x onerror=&#34;alert(1)&#34;&#62; Eve &#38; &#39;co&#39;');
+      const ran = runPageScript(res, 'same-origin');
+      expect(ran.message).toMatchObject({ type: 'tidings:connected', integration: { name: `</script><img src=x onerror="alert(1)"> Eve & 'co'` } });
+    } finally {
+      sim.signIn([...sim.accounts.values()][0]!.id);
+    }
+  });
+
   it('names a missing or private instance', async () => {
     const missing = expectError(await begin(beta, ''), 400, 'VALIDATION_FAILED');
     expect(missing.fields![0]!.path).toBe('instanceUrl');
@@ -116,3 +210,8 @@ describe('connecting an OAuth channel through the API (mastodon: app registered 
     }
   });
 });
+
+/** The page's numeric character references back to text (what the browser's parser does). */
+function decodeEntities(s: string): string {
+  return s.replace(/&#(\d+);/g, (_m, n: string) => String.fromCharCode(Number(n)));
+}

@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { credentialsForm, fieldErrors, humanize } from './credentials.js';
+
+const TELEGRAM = {
+  $schema: 'https://json-schema.org/draft/2020-12/schema',
+  type: 'object',
+  properties: {
+    botToken: { type: 'string', minLength: 1, description: 'bot token from @BotFather' },
+    chatId: { type: 'string', minLength: 1, description: 'numeric chat id or @channelname' },
+  },
+  required: ['botToken', 'chatId'],
+};
+
+describe('credential forms from the API’s JSON Schema', () => {
+  it('labels fields for people', () => {
+    expect(humanize('botToken')).toBe('Bot token');
+    expect(humanize('chatId')).toBe('Chat ID');
+    expect(humanize('siteUrl')).toBe('Site URL');
+    expect(humanize('apiKey')).toBe('API key');
+    expect(humanize('signerUuid')).toBe('Signer UUID');
+    expect(humanize('instance_url')).toBe('Instance URL');
+  });
+
+  it('drops the dialect line, hides secrets, keeps the rest of the schema', () => {
+    const { schema, uiSchema } = credentialsForm(TELEGRAM);
+    expect(schema).not.toHaveProperty('$schema');
+    expect(schema.required).toEqual(['botToken', 'chatId']);
+    expect(uiSchema.botToken).toMatchObject({ 'ui:title': 'Bot token', 'ui:widget': 'password' });
+    expect(uiSchema.chatId).toMatchObject({ 'ui:title': 'Chat ID' });
+    expect(uiSchema.chatId).not.toHaveProperty('ui:widget');
+  });
+
+  it('places the API’s field errors on the fields; the others are answered apart', () => {
+    const { schema } = credentialsForm({ ...TELEGRAM, properties: { ...TELEGRAM.properties, relays: { type: 'array', items: { type: 'string' } } } });
+    const out = fieldErrors(
+      [
+        { path: 'botToken', message: 'Telegram refused the bot token' },
+        { path: 'relays.1', message: 'Invalid URL' },
+        { path: 'body', message: 'Expected an object' },
+        { path: 'other', message: 'Unknown' },
+      ],
+      schema,
+    );
+    expect(out.errorSchema).toEqual({ botToken: { __errors: ['Telegram refused the bot token'] }, relays: { 1: { __errors: ['Invalid URL'] } } });
+    expect(out.unplaced).toEqual(['Expected an object', 'other: Unknown']);
+  });
+});

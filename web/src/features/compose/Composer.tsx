@@ -1,0 +1,564 @@
+import { zodResolver } from '@hookform/resolvers/zod';
+import * as Tabs from '@radix-ui/react-tabs';
+import { useMutation, useQueries, useQueryClient } from '@tanstack/react-query';
+import { lazy, Suspense, useMemo, useState } from 'react';
+import { useForm } from 'react-hook-form';
+import { z } from 'zod';
+import { api, ApiFailure, unwrap } from '../../api/client.js';
+import { queryKeys, useIntegrations, type CreatePostsBody, type Integration } from '../../api/queries.js';
+import { useTimeZone } from '../../api/session.js';
+import { Button, ErrorNotice, Field, Notice, Spinner } from '../../components/ui.js';
+import { platformName } from '../../lib/platforms.js';
+import { formatDateTime, instantFromZone, partsInZone, utcTitle } from '../../lib/time.js';
+import { ItemEditor, type ItemProblem, type Target } from './ItemEditor.js';
+import {
+  buildPostsBody,
+  describeWhere,
+  emptyItem,
+  itemsFor,
+  localProblems,
+  locateInPost,
+  newKey,
+  problemsFromApi,
+  settingsErrorTree,
+  threadSupported,
+  usesShared,
+  withoutTypeTag,
+  type AttachedMedia,
+  type ComposeItem,
+  type ComposeState,
+  type PostType,
+  type Problem,
+  type Rules,
+} from './model.js';
+import { Avatar, PreviewCard } from './Preview.js';
+import { announce } from './toast.js';
+
+// rjsf and its schema machinery load only when a selected channel has settings.
+const SettingsForm = lazy(() => import('./SettingsForm.js'));
+
+const whenSchema = z.object({
+  date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'Choose a date'),
+  time: z.string().regex(/^\d{2}:\d{2}$/, 'Choose a time'),
+});
+type When = z.infer<typeof whenSchema>;
+
+const SHARED = 'shared';
+/** problems shown on a post item's fields */
+const itemFields = new Set(['content', 'media', 'delay', 'item']);
+
+function nextHour(): string {
+  const d = new Date(Date.now() + 60 * 60 * 1000);
+  d.setUTCMinutes(0, 0, 0);
+  return d.toISOString();
+}
+
+/** Why a channel cannot be chosen, or undefined when it can. */
+function unavailable(c: Integration): string | undefined {
+  if (c.disabled) return 'Disabled';
+  if (c.refreshNeeded) return 'Needs reconnecting';
+  return undefined;
+}
+
+function names(list: string[]): string {
+  if (list.length <= 1) return list.join('');
+  return `${list.slice(0, -1).join(', ')} and ${list[list.length - 1]}`;
+}
+
+/** "shared" or a channel id */
+type Scope = string;
+
+export function Composer({ initialState, initialDate, onDone }: { initialState: ComposeState; initialDate: string | undefined; onDone: () => void }) {
+  const tz = useTimeZone();
+  const queryClient = useQueryClient();
+  const integrations = useIntegrations();
+  const [state, setState] = useState<ComposeState>(initialState);
+  const [tab, setTab] = useState<string>(SHARED);
+  const [apiProblems, setApiProblems] = useState<Problem[]>([]);
+  const [checked, setChecked] = useState(false);
+  /** the API's refusal (or a network error) of the last attempt */
+  const [failure, setFailure] = useState<unknown>(null);
+  /** the last attempt was stopped here: what the API would refuse is shown live */
+  const [refused, setRefused] = useState(false);
+  const [slotChannel, setSlotChannel] = useState<string>('');
+  const [slotNote, setSlotNote] = useState<{ text: string; bad?: boolean }>();
+  const [slotBusy, setSlotBusy] = useState(false);
+
+  const channels = useMemo(() => integrations.data ?? [], [integrations.data]);
+  const byId = useMemo(() => new Map(channels.map((c) => [c.id, c])), [channels]);
+  const selected = state.channels.map((id) => byId.get(id)).filter((c): c is Integration => c !== undefined);
+
+  const rulesQueries = useQueries({
+    queries: state.channels.map((id) => ({
+      queryKey: queryKeys.settings(id),
+      queryFn: async () => (await unwrap(api.GET('/integration-settings/{id}', { params: { path: { id } } }))).output,
+      staleTime: 5 * 60_000,
+    })),
+  });
+  const rulesOf: Record<string, Rules | undefined> = Object.fromEntries(state.channels.map((id, i) => [id, rulesQueries[i]?.data]));
+  const rulesPending = rulesQueries.some((q) => q.isPending);
+  const rulesError = rulesQueries.find((q) => q.error)?.error;
+
+  const draftEntries = Object.entries(state.edit?.drafts ?? {});
+  const missingQueries = useQueries({
+    queries: draftEntries.map(([, postId]) => ({
+      queryKey: ['post-missing', postId],
+      queryFn: () => unwrap(api.GET('/posts/{id}/missing', { params: { path: { id: postId } } })),
+    })),
+  });
+
+  const when = useForm<When>({ resolver: zodResolver(whenSchema), defaultValues: partsInZone(initialDate ?? nextHour(), tz) });
+  const whenValues = when.watch();
+  const whenIso = whenSchema.safeParse(whenValues).success ? instantFromZone(whenValues.date, whenValues.time, tz) : undefined;
+
+  const liveLocal = checked ? localProblems(state, rulesOf, channels) : [];
+  const problems = [...liveLocal, ...apiProblems];
+
+  const save = useMutation({
+    mutationFn: (v: { body: CreatePostsBody; order: string[]; type: PostType }) => unwrap(api.POST('/posts', { body: v.body })),
+    onSuccess: (_res, v) => {
+      void queryClient.invalidateQueries({ queryKey: ['posts'] });
+      void queryClient.invalidateQueries({ queryKey: ['post'] });
+      void queryClient.invalidateQueries({ queryKey: ['post-missing'] });
+      const on = names(v.order.map((id) => byId.get(id)?.name ?? 'a channel'));
+      const date = v.body.date ? formatDateTime(v.body.date, tz) : '';
+      announce(
+        v.type === 'draft'
+          ? `Saved as a draft for ${on}.`
+          : v.type === 'schedule'
+            ? `Scheduled on ${on} for ${date}.`
+            : v.type === 'now'
+              ? `Publishing now on ${on}.`
+              : 'Changes saved.',
+      );
+      onDone();
+    },
+    onError: (e, v) => {
+      setFailure(e);
+      if (e instanceof ApiFailure && e.body.fields && e.body.fields.length > 0) setApiProblems(problemsFromApi(e.body.fields, v.order));
+    },
+  });
+
+  // ---- state updates ------------------------------------------------------------------------
+
+  function updateItems(scope: Scope, fn: (items: ComposeItem[]) => ComposeItem[]) {
+    setState((s) => {
+      if (scope === SHARED) return { ...s, shared: fn(s.shared) };
+      const own = s.perChannel[scope];
+      if (!own) return s;
+      return { ...s, perChannel: { ...s.perChannel, [scope]: { ...own, items: fn(own.items) } } };
+    });
+    // what the person changes is checked again live; the API's word on it no longer holds
+    setApiProblems((list) => list.filter((p) => !['content', 'media', 'delay', 'item'].includes(p.where.kind)));
+  }
+
+  function updateItem(scope: Scope, key: string, fn: (item: ComposeItem) => ComposeItem) {
+    updateItems(scope, (items) => items.map((it) => (it.key === key ? fn(it) : it)));
+  }
+
+  function toggleChannel(id: string) {
+    setState((s) => (s.channels.includes(id) ? { ...s, channels: s.channels.filter((x) => x !== id) } : { ...s, channels: [...s.channels, id] }));
+    if (tab === id) setTab(SHARED);
+    setApiProblems((list) => list.filter((p) => p.channelId !== id));
+  }
+
+  function setCustom(id: string, custom: boolean) {
+    setState((s) => {
+      const own = s.perChannel[id];
+      if (!custom) return own ? { ...s, perChannel: { ...s.perChannel, [id]: { ...own, custom: false } } } : s;
+      // its own text starts as a copy of the shared one (or what it had before)
+      const items = own && own.items.length > 0 ? own.items : s.shared.map((it) => ({ ...it, key: newKey(), media: [...it.media] }));
+      return { ...s, perChannel: { ...s.perChannel, [id]: { ...own, custom: true, items } } };
+    });
+  }
+
+  function setSettings(id: string, settings: Record<string, unknown>) {
+    setState((s) => ({ ...s, perChannel: { ...s.perChannel, [id]: { custom: false, items: [], ...s.perChannel[id], settings } } }));
+    setApiProblems((list) => list.filter((p) => !(p.channelId === id && p.where.kind === 'settings')));
+  }
+
+  async function findSlot() {
+    const id = slotChannel || state.channels[0];
+    if (!id) return;
+    setSlotBusy(true);
+    setSlotNote(undefined);
+    try {
+      const { date } = await unwrap(api.GET('/find-slot/{id}', { params: { path: { id } } }));
+      const parts = partsInZone(date, tz);
+      when.setValue('date', parts.date, { shouldValidate: true });
+      when.setValue('time', parts.time, { shouldValidate: true });
+      setSlotNote({ text: `Next free slot of ${byId.get(id)?.name ?? 'the channel'}: ${formatDateTime(date, tz)}` });
+    } catch (e) {
+      setSlotNote({ text: e instanceof Error ? e.message : 'No free slot found', bad: true });
+    } finally {
+      setSlotBusy(false);
+    }
+  }
+
+  // ---- submit -------------------------------------------------------------------------------
+
+  function submit(type: PostType, date: string | undefined) {
+    setFailure(null);
+    setRefused(false);
+    setApiProblems([]);
+    if (state.channels.length === 0) {
+      setFailure(new Error('Choose at least one channel.'));
+      return;
+    }
+    if (type !== 'draft') {
+      setChecked(true);
+      const local = localProblems(state, rulesOf, channels);
+      if (local.length > 0) {
+        const first = local[0]!;
+        setTab(first.channelId && !(usesShared(state, first.channelId) && itemFields.has(first.where.kind)) ? first.channelId : SHARED);
+        setRefused(true);
+        return;
+      }
+    }
+    save.mutate({ ...buildPostsBody(state, { type, date, rules: rulesOf }), type });
+  }
+
+  function act(type: PostType) {
+    if (type === 'now') {
+      submit(type, undefined);
+      return;
+    }
+    void when.handleSubmit((w) => submit(type, instantFromZone(w.date, w.time, tz)))();
+  }
+
+  // ---- where problems show ------------------------------------------------------------------
+
+  function itemProblems(scope: Scope, index: number): ItemProblem[] {
+    return problems.flatMap((p) => {
+      const w = p.where;
+      if (!('item' in w) || !itemFields.has(w.kind) || w.item !== index || !p.channelId) return [];
+      const shared = usesShared(state, p.channelId);
+      if (scope === SHARED ? !shared : shared || p.channelId !== scope) return [];
+      const name = byId.get(p.channelId)?.name;
+      return [{ field: w.kind, message: scope === SHARED && name ? `${name}: ${p.message}` : p.message }];
+    });
+  }
+  const channelProblems = (id: string) => problems.filter((p) => p.channelId === id);
+  const dateProblems = problems.filter((p) => p.where.kind === 'date');
+  const sharedCount = problems.filter((p) => p.channelId && usesShared(state, p.channelId) && itemFields.has(p.where.kind)).length;
+
+  function targetsFor(scope: Scope, index: number): Target[] {
+    const ids = scope === SHARED ? state.channels.filter((id) => usesShared(state, id)) : [scope];
+    return ids
+      .filter((id) => index === 0 || threadSupported(rulesOf[id]))
+      .map((id) => byId.get(id))
+      .filter((c): c is Integration => c !== undefined)
+      .map((channel) => ({ channel, rules: rulesOf[channel.id] }));
+  }
+
+  function itemEditors(scope: Scope, items: ComposeItem[], channelName?: string) {
+    const threads = scope === SHARED ? state.channels.some((id) => usesShared(state, id) && threadSupported(rulesOf[id])) || state.channels.length === 0 : threadSupported(rulesOf[scope]);
+    const shown = threads ? items : items.slice(0, 1);
+    const suffix = channelName ? ` for ${channelName}` : '';
+    return (
+      <>
+        {shown.map((item, j) => (
+          <ItemEditor
+            key={item.key}
+            item={item}
+            index={j}
+            label={j === 0 ? `Post text${suffix}` : `Thread item ${j}${suffix}`}
+            targets={targetsFor(scope, j)}
+            problems={itemProblems(scope, j)}
+            onText={(text) => updateItem(scope, item.key, (it) => ({ ...it, text }))}
+            onDelay={(delay) => updateItem(scope, item.key, (it) => ({ ...it, delay }))}
+            onMedia={(fn: (m: AttachedMedia[]) => AttachedMedia[]) => updateItem(scope, item.key, (it) => ({ ...it, media: fn(it.media) }))}
+            {...(j > 0 ? { onRemove: () => updateItems(scope, (list) => list.filter((x) => x.key !== item.key)) } : {})}
+          />
+        ))}
+        {threads ? (
+          <Button variant="secondary" className="compose-add-item" onClick={() => updateItems(scope, (list) => [...list, emptyItem(list.length > 0 ? 5 : 0)])}>
+            + Add thread item
+          </Button>
+        ) : null}
+      </>
+    );
+  }
+
+  const sharedUsers = selected.filter((c) => usesShared(state, c.id));
+  const noThreads = sharedUsers.filter((c) => rulesOf[c.id] && !threadSupported(rulesOf[c.id]));
+  const published = state.edit?.published ?? false;
+  const busy = save.isPending;
+  const locked = new Set(Object.keys(state.edit?.rowIds ?? {}));
+
+  const missingList = draftEntries.flatMap(([channelId], i) => {
+    const q = missingQueries[i];
+    return (q?.data?.missing ?? []).map((m) => ({ channelId, text: `${describeWhere(locateInPost(m.field))}: ${m.message}` }));
+  });
+  const missingLoaded = draftEntries.length > 0 && missingQueries.every((q) => q.data);
+
+  return (
+    <div className="compose">
+      <fieldset className="compose-channels">
+        <legend>Channels</legend>
+        {integrations.isPending ? <Spinner label="Loading channels" /> : null}
+        <ErrorNotice error={integrations.error} />
+        {integrations.data && channels.length === 0 ? <p className="hint">No channels yet: connect one on the Channels page first.</p> : null}
+        <ul className="compose-chips">
+          {channels.map((c) => {
+            const on = state.channels.includes(c.id);
+            const why = unavailable(c);
+            const isLocked = locked.has(c.id);
+            return (
+              <li key={c.id}>
+                <button
+                  type="button"
+                  className={`compose-chip${on ? ' on' : ''}`}
+                  aria-pressed={on}
+                  disabled={(Boolean(why) && !on) || isLocked}
+                  onClick={() => toggleChannel(c.id)}
+                  title={isLocked ? 'Part of the post being edited (delete it from the post page)' : (why ?? `${c.name} on ${platformName(c.identifier)}`)}
+                >
+                  <Avatar channel={c} size="sm" />
+                  <span className="compose-chip-text">
+                    <span className="compose-chip-name">{c.name}</span>
+                    <span className="compose-chip-sub">{why ? why : platformName(c.identifier)}</span>
+                  </span>
+                </button>
+              </li>
+            );
+          })}
+        </ul>
+      </fieldset>
+
+      <div className="compose-body">
+        <div className="compose-editor">
+          <fieldset className="compose-when">
+            <legend>When</legend>
+            <div className="compose-when-row">
+              <Field label="Date" error={when.formState.errors.date?.message ?? dateProblems[0]?.message}>
+                {(p) => <input {...p} type="date" className="input" {...when.register('date', { onChange: () => setApiProblems((l) => l.filter((x) => x.where.kind !== 'date')) })} />}
+              </Field>
+              <Field label="Time" error={when.formState.errors.time?.message}>
+                {(p) => <input {...p} type="time" className="input" {...when.register('time')} />}
+              </Field>
+              <div className="compose-slot">
+                {state.channels.length > 1 ? (
+                  <select className="compose-slot-channel" aria-label="Channel for the next free slot" value={slotChannel || state.channels[0]} onChange={(e) => setSlotChannel(e.target.value)}>
+                    {selected.map((c) => (
+                      <option key={c.id} value={c.id}>
+                        {c.name}
+                      </option>
+                    ))}
+                  </select>
+                ) : null}
+                <Button variant="secondary" onClick={() => void findSlot()} disabled={state.channels.length === 0 || slotBusy}>
+                  Next free slot
+                </Button>
+              </div>
+            </div>
+            <p className="hint">
+              In {tz}
+              {whenIso ? (
+                <>
+                  {' '}
+                  · <span title={utcTitle(whenIso)}>{utcTitle(whenIso)}</span>
+                  {new Date(whenIso).getTime() < Date.now() ? ' · this time has passed: scheduling publishes at once' : ''}
+                </>
+              ) : null}
+            </p>
+            {slotNote ? (
+              <p className={slotNote.bad ? 'error' : 'hint'} role="status">
+                {slotNote.text}
+              </p>
+            ) : null}
+          </fieldset>
+
+          {draftEntries.length > 0 ? (
+            missingLoaded && missingList.length === 0 ? (
+              <Notice kind="ok">This draft has everything it needs to be scheduled.</Notice>
+            ) : missingList.length > 0 ? (
+              <Notice>
+                <strong>What still keeps this draft from publishing</strong>
+                <ul className="compose-missing">
+                  {missingList.map((m, i) => (
+                    <li key={i}>
+                      {byId.get(m.channelId)?.name ?? 'Channel'} · {m.text}
+                    </li>
+                  ))}
+                </ul>
+              </Notice>
+            ) : null
+          ) : null}
+          {published ? <Notice>Part of this post is already published: saving changes Tidings’ record only; nothing changes on the platforms.</Notice> : null}
+
+          <Tabs.Root value={tab} onValueChange={setTab} className="compose-tabs">
+            <Tabs.List className="compose-tablist" aria-label="Text per channel">
+              <Tabs.Trigger value={SHARED} className="compose-tab">
+                All channels
+                {sharedCount > 0 ? <span className="compose-tab-bad" aria-label={`${sharedCount} problem${sharedCount > 1 ? 's' : ''}`}>{sharedCount}</span> : null}
+              </Tabs.Trigger>
+              {selected.map((c) => {
+                const n = channelProblems(c.id).filter((p) => !(usesShared(state, c.id) && itemFields.has(p.where.kind))).length;
+                return (
+                  <Tabs.Trigger key={c.id} value={c.id} className="compose-tab">
+                    <Avatar channel={c} size="sm" />
+                    {c.name}
+                    {!usesShared(state, c.id) ? <span className="compose-tab-own">own text</span> : null}
+                    {n > 0 ? <span className="compose-tab-bad" aria-label={`${n} problem${n > 1 ? 's' : ''}`}>{n}</span> : null}
+                  </Tabs.Trigger>
+                );
+              })}
+            </Tabs.List>
+
+            <Tabs.Content value={SHARED} className="compose-tabpanel" forceMount>
+              {state.channels.length > 0 && sharedUsers.length === 0 ? <p className="hint">Every selected channel has its own text; this text is not sent.</p> : null}
+              {itemEditors(SHARED, state.shared)}
+              {noThreads.length > 0 && state.shared.length > 1 ? (
+                <p className="hint">
+                  {names(noThreads.map((c) => c.name))} {noThreads.length > 1 ? 'have' : 'has'} no replies or comments: only the first item goes there.
+                </p>
+              ) : null}
+            </Tabs.Content>
+
+            {selected.map((c) => {
+              const rules = rulesOf[c.id];
+              const own = state.perChannel[c.id];
+              const custom = Boolean(own?.custom);
+              const mine = channelProblems(c.id);
+              const extra = settingsErrorTree(mine);
+              const mineMissing = missingList.filter((m) => m.channelId === c.id);
+              return (
+                <Tabs.Content key={c.id} value={c.id} className="compose-tabpanel" forceMount>
+                  <div className="compose-channel-head">
+                    <Avatar channel={c} />
+                    <div>
+                      <strong>{c.name}</strong>
+                      <div className="hint">
+                        {platformName(c.identifier)}
+                        {c.profile ? ` · @${c.profile.replace(/^@/, '')}` : ''}
+                        {rules?.rules ? ` · ${rules.rules}` : ''}
+                      </div>
+                    </div>
+                  </div>
+                  {mine.length > 0 ? (
+                    <Notice kind="bad">
+                      <strong>Problems on {c.name}</strong>
+                      <ul className="compose-problems">
+                        {mine.map((p, i) => (
+                          <li key={i}>
+                            {describeWhere(p.where)}: {p.message}
+                          </li>
+                        ))}
+                      </ul>
+                    </Notice>
+                  ) : null}
+                  {mineMissing.length > 0 ? (
+                    <Notice>
+                      <strong>Still missing for this draft</strong>
+                      <ul className="compose-missing">
+                        {mineMissing.map((m, i) => (
+                          <li key={i}>{m.text}</li>
+                        ))}
+                      </ul>
+                    </Notice>
+                  ) : null}
+                  <fieldset className="compose-mode">
+                    <legend className="visually-hidden">Text for {c.name}</legend>
+                    <label>
+                      <input type="radio" name={`mode-${c.id}`} checked={!custom} onChange={() => setCustom(c.id, false)} /> Use the shared text
+                    </label>
+                    <label>
+                      <input type="radio" name={`mode-${c.id}`} checked={custom} onChange={() => setCustom(c.id, true)} /> Its own text
+                    </label>
+                  </fieldset>
+                  {custom && own ? itemEditors(c.id, own.items, c.name) : <p className="hint">{c.name} gets the text written under “All channels”.</p>}
+                  <h3 className="compose-h3">Settings</h3>
+                  {!rules ? (
+                    rulesError ? <ErrorNotice error={rulesError} /> : <Spinner label="Loading the channel’s rules" />
+                  ) : typeof rules.settings === 'string' ? (
+                    <p className="hint">No additional settings required.</p>
+                  ) : (
+                    <Suspense fallback={<Spinner label="Loading the settings form" />}>
+                      <SettingsForm
+                        schema={rules.settings}
+                        formData={own?.settings ?? withoutTypeTag(rules.defaults)}
+                        onChange={(d) => setSettings(c.id, d)}
+                        {...(extra ? { extraErrors: extra } : {})}
+                        idPrefix={`settings-${c.id}`}
+                      />
+                    </Suspense>
+                  )}
+                </Tabs.Content>
+              );
+            })}
+          </Tabs.Root>
+        </div>
+
+        <aside className="compose-preview" aria-label="Previews">
+          <h3 className="compose-h3">Preview</h3>
+          {selected.length === 0 ? <p className="hint">Choose one or more channels to see how the post will look on each.</p> : null}
+          {selected.map((c) => {
+            const rules = rulesOf[c.id];
+            const all = usesShared(state, c.id) ? state.shared : (state.perChannel[c.id]?.items ?? []);
+            const items = itemsFor(state, c.id, rules);
+            return <PreviewCard key={c.id} channel={c} rules={rules} items={items} dropped={all.length - items.length} when={whenIso ? { label: formatDateTime(whenIso, tz), title: utcTitle(whenIso) } : undefined} />;
+          })}
+        </aside>
+      </div>
+
+      <div className="compose-footer">
+        <div className="compose-status">
+          {(refused && problems.length > 0) || failure ? (
+            <div className="notice notice-bad" role="alert">
+              <strong>
+                {refused
+                  ? `Not sent: ${problems.length === 1 ? 'one thing needs' : `${problems.length} things need`} fixing first.`
+                  : failure instanceof ApiFailure && problems.length > 0
+                    ? `Not sent: the service refused ${problems.length === 1 ? 'one field' : `${problems.length} fields`}.`
+                    : failure instanceof Error
+                      ? failure.message
+                      : 'Not sent.'}
+              </strong>
+              {problems.length > 0 ? (
+                <ul className="compose-problems">
+                  {problems.map((p, i) => {
+                    const c = p.channelId ? byId.get(p.channelId) : undefined;
+                    const target = p.channelId && !(usesShared(state, p.channelId) && itemFields.has(p.where.kind)) ? p.channelId : SHARED;
+                    return (
+                      <li key={i}>
+                        <button type="button" className="compose-link-button" onClick={() => setTab(target)}>
+                          {c ? `${c.name} · ` : ''}
+                          {describeWhere(p.where)}
+                        </button>
+                        : {p.message}
+                      </li>
+                    );
+                  })}
+                </ul>
+              ) : null}
+            </div>
+          ) : rulesError ? (
+            <ErrorNotice error={rulesError} />
+          ) : null}
+          {rulesPending && state.channels.length > 0 ? <Spinner label="Loading the channels’ rules" /> : null}
+        </div>
+        <div className="compose-actions">
+          {published ? (
+            <Button onClick={() => act('update')} disabled={busy || rulesPending}>
+              Save changes
+            </Button>
+          ) : (
+            <>
+              <Button variant="secondary" onClick={() => act('draft')} disabled={busy || rulesPending}>
+                Save as draft
+              </Button>
+              <Button variant="secondary" onClick={() => act('now')} disabled={busy || rulesPending}>
+                Post now
+              </Button>
+              <Button onClick={() => act('schedule')} disabled={busy || rulesPending}>
+                Schedule
+              </Button>
+            </>
+          )}
+          {busy ? <Spinner label="Saving" /> : null}
+        </div>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,69 @@
+import type { IntegrationSettings } from '../../api/queries.js';
+// The server's own functions, imported by path: the composer counts exactly as POST /posts
+// validates (same libraries: twitter-text for X, unicode-segmenter for graphemes).
+import { htmlToText } from '../../../../src/platforms/common/html.js';
+import { countText } from '../../../../src/platforms/text-length.js';
+
+export type Counting = IntegrationSettings['counting'];
+
+const encoder = new TextEncoder();
+
+/**
+ * The length of plain `text` as the platform counts it. The server's `countText`, except for
+ * `bytes`, where it uses Node's Buffer: TextEncoder gives the same UTF-8 length (a lone surrogate
+ * is U+FFFD, 3 bytes, in both); counting.test.ts checks the two agree.
+ */
+export function countFor(text: string, counting: Counting): number {
+  return counting === 'bytes' ? encoder.encode(text).length : countText(text, counting);
+}
+
+/** Escapes the characters HTML gives a meaning to. */
+export function escapeHtml(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+}
+
+/**
+ * What the composer sends as `content`: each line of the plain text a paragraph (an empty line an
+ * empty paragraph, so blank lines survive), the text escaped. The API stores HTML and turns it into
+ * each platform's form (plain text, Telegram's HTML, Markdown); a bare `&` or `<` in plain text
+ * would otherwise reach an HTML platform unescaped.
+ */
+export function textToHtml(text: string): string {
+  const t = text.replace(/\r\n?/g, '\n');
+  if (t.trim() === '') return '';
+  return t
+    .split('\n')
+    .map((line) => `<p>${escapeHtml(line)}</p>`)
+    .join('');
+}
+
+/** Stored content (HTML, or plain text from API clients) → the text the composer edits. */
+export function htmlToPlain(html: string): string {
+  return htmlToText(html);
+}
+
+/** The text the platform receives from what the person typed, as the server reads it. */
+export function platformText(text: string): string {
+  return htmlToText(textToHtml(text));
+}
+
+/** The length the server checks against `maxLength` for text typed in the composer. */
+export function lengthOnPlatform(text: string, counting: Counting): number {
+  return countFor(platformText(text), counting);
+}
+
+/** The unit `maxLength` is counted in (the server's wording in its refusals). */
+export function countingUnit(counting: Counting): string {
+  switch (counting) {
+    case 'characters':
+      return 'characters';
+    case 'graphemes':
+      return 'characters (graphemes)';
+    case 'twitter-weighted':
+      return 'weighted characters (URLs count 23, emoji and CJK 2)';
+    case 'bytes':
+      return 'bytes (UTF-8)';
+    case 'mastodon':
+      return 'characters (a link counts 23)';
+  }
+}

@@ -1,0 +1,39 @@
+import { useEffect } from 'react';
+import { createRoot, type Root } from 'react-dom/client';
+import { Notice } from '../../components/ui.js';
+
+/**
+ * The success notice after a save: the dialog has closed by then (and its caller may unmount it),
+ * so the notice lives in its own small root at the end of the page, and goes after a while or
+ * when dismissed.
+ */
+let root: Root | undefined;
+let host: HTMLElement | undefined;
+
+function Toast({ message, onClose }: { message: string; onClose: () => void }) {
+  useEffect(() => {
+    const t = setTimeout(onClose, 8000);
+    return () => clearTimeout(t);
+  }, [message, onClose]);
+  return (
+    <div className="compose-toast">
+      <Notice kind="ok">
+        <span>{message}</span>
+        <button type="button" className="btn btn-ghost compose-small" onClick={onClose} aria-label="Dismiss">
+          ×
+        </button>
+      </Notice>
+    </div>
+  );
+}
+
+export function announce(message: string) {
+  if (!host || !host.isConnected) {
+    host = document.createElement('div');
+    host.className = 'compose-toast-host';
+    document.body.append(host);
+    root = createRoot(host);
+  }
+  const close = () => root?.render(null);
+  root!.render(<Toast key={Date.now()} message={message} onClose={close} />);
+}

@@ -1,4 +1,4 @@
-import { useQuery } from '@tanstack/react-query';
+import { useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../../api/client.js';
 import { queryKeys } from '../../api/queries.js';
 import { ErrorNotice, Modal, Spinner } from '../../components/ui.js';
@@ -12,7 +12,7 @@ export interface ComposeInitial {
   date?: string;
   /** channels preselected */
   integrationIds?: string[];
-  /** edit the posts of this group (GET /posts/group/{group}) */
+  /** edit the posts of this group (read around `date`, or the date of a post of the group the app has already loaded) */
   group?: string;
   /** start from a copy of this post (duplicate) */
   duplicateOf?: string;
@@ -33,15 +33,31 @@ async function loadGroup(group: string, date: string | undefined) {
   return mine;
 }
 
+/** The publish date of a post of the group that a page has already loaded (post detail, calendar). */
+function cachedGroupDate(queryClient: QueryClient, group: string): string | undefined {
+  const seen: unknown[] = [...queryClient.getQueriesData({ queryKey: ['post'] }), ...queryClient.getQueriesData({ queryKey: ['posts'] })].map(([, data]) => data);
+  for (const data of seen) {
+    const list = Array.isArray(data) ? data : [data];
+    for (const p of list) {
+      if (p && typeof p === 'object' && (p as { group?: unknown }).group === group) {
+        const d = (p as { publishDate?: unknown }).publishDate;
+        if (typeof d === 'string') return d;
+      }
+    }
+  }
+  return undefined;
+}
+
 interface Seed {
   state: ComposeState;
   date: string | undefined;
 }
 
 function Loader({ initial, onDone }: { initial: ComposeInitial | undefined; onDone: () => void }) {
+  const queryClient = useQueryClient();
   const group = useQuery({
     queryKey: ['compose-group', initial?.group ?? '', initial?.date ?? ''],
-    queryFn: () => loadGroup(initial!.group!, initial?.date),
+    queryFn: () => loadGroup(initial!.group!, initial?.date ?? cachedGroupDate(queryClient, initial!.group!)),
     enabled: Boolean(initial?.group),
     staleTime: Infinity,
     gcTime: 0,

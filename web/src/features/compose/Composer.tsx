@@ -406,7 +406,7 @@ export function Composer({ initialState, initialDate, onDone }: { initialState: 
               })}
             </Tabs.List>
 
-            <Tabs.Content value={SHARED} className="compose-tabpanel" forceMount>
+            <Tabs.Content value={SHARED} className="compose-tabpanel" forceMount hidden={tab !== SHARED}>
               {state.channels.length > 0 && sharedUsers.length === 0 ? <p className="hint">Every selected channel has its own text; this text is not sent.</p> : null}
               {itemEditors(SHARED, state.shared)}
               {noThreads.length > 0 && state.shared.length > 1 ? (
@@ -424,7 +424,7 @@ export function Composer({ initialState, initialDate, onDone }: { initialState: 
               const extra = settingsErrorTree(mine);
               const mineMissing = missingList.filter((m) => m.channelId === c.id);
               return (
-                <Tabs.Content key={c.id} value={c.id} className="compose-tabpanel" forceMount>
+                <Tabs.Content key={c.id} value={c.id} className="compose-tabpanel" forceMount hidden={tab !== c.id}>
                   <div className="compose-channel-head">
                     <Avatar channel={c} />
                     <div>

@@ -115,7 +115,7 @@ export function ItemEditor({
 
   const describedBy = [`${id}-counters`, textProblems.length > 0 ? `${id}-text-error` : ''].filter(Boolean).join(' ');
   return (
-    <section className="compose-item" aria-label={label}>
+    <div className="compose-item">
       <div className="compose-item-head">
         <label htmlFor={`${id}-text`} className="compose-item-label">
           {label}
@@ -256,6 +256,6 @@ export function ItemEditor({
         ) : null}
       </div>
       <MediaPicker open={picking} onOpenChange={setPicking} room={room} onPick={(items) => onMedia((list) => [...list, ...items.map(fromLibrary)])} />
-    </section>
+    </div>
   );
 }

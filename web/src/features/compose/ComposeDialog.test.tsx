@@ -142,8 +142,8 @@ describe('the compose dialog', () => {
     expect(off.textContent).toContain('Disabled');
     expect(within(dialog).getByRole('button', { name: /Stale Mastodon/ }).textContent).toContain('Needs reconnecting');
     // the date in the person's zone (Berlin, UTC+2 in July)
-    expect((within(dialog).getByLabelText('Date') as HTMLInputElement).value).toBe('2026-07-01');
-    expect((within(dialog).getByLabelText('Time') as HTMLInputElement).value).toBe('09:00');
+    expect(within(dialog).getByLabelText<HTMLInputElement>('Date').value).toBe('2026-07-01');
+    expect(within(dialog).getByLabelText<HTMLInputElement>('Time').value).toBe('09:00');
 
     await userEvent.click(within(dialog).getByRole('button', { name: /Acme on Bluesky/ }));
     await userEvent.click(within(dialog).getByRole('button', { name: /Acme Pins/ }));
@@ -162,8 +162,8 @@ describe('the compose dialog', () => {
     // next free slot fills the time
     await userEvent.selectOptions(within(dialog).getByLabelText('Channel for the next free slot'), 'sky');
     await userEvent.click(within(dialog).getByRole('button', { name: 'Next free slot' }));
-    await waitFor(() => expect((within(dialog).getByLabelText('Time') as HTMLInputElement).value).toBe('10:30'));
-    expect((within(dialog).getByLabelText('Date') as HTMLInputElement).value).toBe('2026-07-02');
+    await waitFor(() => expect(within(dialog).getByLabelText<HTMLInputElement>('Time').value).toBe('10:30'));
+    expect(within(dialog).getByLabelText<HTMLInputElement>('Date').value).toBe('2026-07-02');
     expect(calls.some((c) => c.path === '/find-slot/sky')).toBe(true);
 
     // Bluesky gets its own, too long, text: its counter goes red and Schedule sends nothing
@@ -174,7 +174,7 @@ describe('the compose dialog', () => {
     await waitFor(() => expect(dialog.querySelector('[data-channel="sky"].over')).toBeTruthy());
     // Pinterest's settings form comes from its schema, prefilled from the saved defaults
     await userEvent.click(within(dialog).getByRole('tab', { name: /Acme Pins/ }));
-    expect(((await within(dialog).findByLabelText(/title/)) as HTMLInputElement).value).toBe('Saved title');
+    expect((await within(dialog).findByLabelText<HTMLInputElement>(/title/)).value).toBe('Saved title');
 
     await userEvent.click(within(dialog).getByRole('button', { name: 'Schedule' }));
     const refusal = await within(dialog).findByText(/Not sent: one thing needs fixing first/);
@@ -194,7 +194,7 @@ describe('the compose dialog', () => {
     await waitFor(() => expect(dialog.querySelector('.compose-settings-form .error-detail')?.textContent).toContain('Board is required'));
     expect(within(dialog).getByRole('tab', { name: /Acme Pins/ }).textContent).toContain('1');
     // nothing typed was lost
-    expect((within(dialog).getByLabelText('Post text') as HTMLTextAreaElement).value).toBe(`Launch ${family} day`);
+    expect(within(dialog).getByLabelText<HTMLTextAreaElement>('Post text').value).toBe(`Launch ${family} day`);
 
     fireEvent.change(within(dialog).getByLabelText(/board/), { target: { value: '12345' } });
     await userEvent.click(within(dialog).getByRole('button', { name: 'Schedule' }));
@@ -249,11 +249,11 @@ describe('the compose dialog', () => {
     );
     const { onOpenChange } = open({ group: 'g-1', date: '2026-07-01T07:00:00.000Z' });
     const dialog = await screen.findByRole('dialog', { name: 'Edit post' });
-    expect(((await within(dialog).findByLabelText('Post text')) as HTMLTextAreaElement).value).toBe('Draft text');
-    expect((within(dialog).getByLabelText('Thread item 1') as HTMLTextAreaElement).value).toBe('Reply');
+    expect((await within(dialog).findByLabelText<HTMLTextAreaElement>('Post text')).value).toBe('Draft text');
+    expect(within(dialog).getByLabelText<HTMLTextAreaElement>('Thread item 1').value).toBe('Reply');
     expect((await within(dialog).findAllByText(/text of the post: Bluesky allows 300 characters \(graphemes\); this text has 320/)).length).toBeGreaterThan(0);
     // the channel of the edited post stays (deleting it is the post page's)
-    expect((within(dialog).getByRole('button', { name: /Acme on Bluesky/ }) as HTMLButtonElement).disabled).toBe(true);
+    expect(within(dialog).getByRole<HTMLButtonElement>('button', { name: /Acme on Bluesky/ }).disabled).toBe(true);
 
     fireEvent.change(within(dialog).getByLabelText('Post text'), { target: { value: 'Better text' } });
     await userEvent.click(within(dialog).getByRole('button', { name: 'Save as draft' }));

@@ -1,6 +1,227 @@
-import { PageHeader } from '../../components/ui.js';
+import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useRef, useState, type DragEvent } from 'react';
+import { api, unwrap } from '../../api/client.js';
+import { queryKeys, type MediaItem } from '../../api/queries.js';
+import { Button, EmptyState, ErrorNotice, PageHeader, Spinner } from '../../components/ui.js';
+import { ConfirmButton } from '../settings/common.js';
+import { formatBytes, formatSeconds } from './format.js';
+import { FINISHED, useUploadQueue, type UploadEntry } from './uploadQueue.js';
+import './media.css';
 
-/** Placeholder: built in its own slice of issue 16. */
+/** What the file picker offers (the server reads the real type from the bytes and says when it refuses one). */
+const ACCEPT = 'image/jpeg,image/png,image/gif,image/webp,image/avif,image/tiff,video/mp4,video/quicktime';
+
+const displayName = (m: MediaItem) => m.originalName ?? m.name;
+
+function DropZone({ onFiles }: { onFiles: (files: FileList) => void }) {
+  const input = useRef<HTMLInputElement>(null);
+  const [over, setOver] = useState(false);
+  const depth = useRef(0);
+
+  function onDrop(e: DragEvent) {
+    e.preventDefault();
+    depth.current = 0;
+    setOver(false);
+    if (e.dataTransfer.files.length) onFiles(e.dataTransfer.files);
+  }
+
+  return (
+    <div
+      className={`drop-zone${over ? ' over' : ''}`}
+      onDragEnter={(e) => {
+        e.preventDefault();
+        depth.current += 1;
+        setOver(true);
+      }}
+      onDragOver={(e) => {
+        e.preventDefault();
+        e.dataTransfer.dropEffect = 'copy';
+      }}
+      onDragLeave={() => {
+        depth.current = Math.max(0, depth.current - 1);
+        if (depth.current === 0) setOver(false);
+      }}
+      onDrop={onDrop}
+    >
+      <p className="drop-title">{over ? 'Drop to upload' : 'Drag images and videos here'}</p>
+      <p className="hint">JPEG, PNG, GIF, WebP, AVIF, TIFF, MP4 or QuickTime; several at once.</p>
+      <Button variant="secondary" onClick={() => input.current?.click()}>
+        Choose files…
+      </Button>
+      <input
+        ref={input}
+        type="file"
+        multiple
+        accept={ACCEPT}
+        className="visually-hidden"
+        tabIndex={-1}
+        aria-label="Choose files to upload"
+        onChange={(e) => {
+          if (e.target.files?.length) onFiles(e.target.files);
+          e.target.value = '';
+        }}
+      />
+    </div>
+  );
+}
+
+const STATUS_TEXT: Record<UploadEntry['status'], string> = { waiting: 'Waiting', uploading: 'Uploading', done: 'Uploaded', failed: 'Failed', cancelled: 'Cancelled' };
+
+function UploadRow({ entry, onCancel, onDismiss }: { entry: UploadEntry; onCancel: () => void; onDismiss: () => void }) {
+  const pct = Math.round(entry.progress * 100);
+  const finished = FINISHED.includes(entry.status);
+  return (
+    <li className={`upload-row upload-${entry.status}`}>
+      <div className="upload-line">
+        <span className="upload-name" title={entry.file.name}>
+          {entry.file.name}
+        </span>
+        <span className="upload-size muted">{formatBytes(entry.file.size)}</span>
+        <span className="upload-status">{entry.status === 'uploading' ? `${pct}%` : STATUS_TEXT[entry.status]}</span>
+        {finished ? (
+          <Button variant="ghost" className="btn-small" aria-label={`Dismiss ${entry.file.name}`} onClick={onDismiss}>
+            ×
+          </Button>
+        ) : (
+          <Button variant="ghost" className="btn-small" aria-label={`Cancel ${entry.file.name}`} onClick={onCancel}>
+            Cancel
+          </Button>
+        )}
+      </div>
+      <progress max={100} value={pct} aria-label={`Upload of ${entry.file.name}`} aria-valuetext={`${STATUS_TEXT[entry.status]}, ${pct}%`} />
+      {entry.error ? (
+        <p className="error" role="alert">
+          {entry.file.name}: {entry.error}
+        </p>
+      ) : null}
+    </li>
+  );
+}
+
+function MediaCard({ item, onDeleted }: { item: MediaItem; onDeleted: () => Promise<unknown> }) {
+  const name = displayName(item);
+  const dims = item.width && item.height ? `${item.width}×${item.height}` : null;
+  return (
+    <li className="media-card">
+      <a className="media-thumb" href={item.path} target="_blank" rel="noreferrer" aria-label={`Open ${name}`}>
+        {item.type === 'image' ? (
+          <img src={item.path} alt={item.alt ?? ''} loading="lazy" />
+        ) : item.thumbnail ? (
+          <img src={item.thumbnail} alt={item.alt ?? ''} loading="lazy" />
+        ) : (
+          <video src={item.path} preload="metadata" muted playsInline />
+        )}
+        {item.type === 'video' ? (
+          <span className="media-duration">
+            <span aria-hidden="true">▶ </span>
+            {item.duration !== null ? formatSeconds(item.duration) : 'Video'}
+          </span>
+        ) : null}
+      </a>
+      <div className="media-info">
+        <p className="media-name" title={name}>
+          {name}
+        </p>
+        <p className="media-meta">
+          <span className={`badge media-type-${item.type}`}>{item.type === 'image' ? 'Image' : 'Video'}</span> <span title={item.mimeType}>{item.mimeType.split('/')[1]?.toUpperCase()}</span> · {formatBytes(item.size)}
+          {dims ? ` · ${dims}` : ''}
+          {item.type === 'video' && item.duration !== null ? ` · ${formatSeconds(item.duration)}` : ''}
+        </p>
+      </div>
+      <div className="media-actions">
+        <ConfirmButton label="Delete" ariaLabel={`Delete ${name}`} title={`Delete ${name}?`} confirmLabel="Delete file" onConfirm={onDeleted}>
+          <p>The file is removed from the library and from storage. Published posts keep what the platforms already have; a draft or queued post that uses it must drop it first.</p>
+        </ConfirmButton>
+      </div>
+    </li>
+  );
+}
+
+/** The media library (/library): the organisation's files, newest first, 100 a page; upload and delete. */
 export default function MediaPage() {
-  return <PageHeader title="Media" />;
+  const queryClient = useQueryClient();
+  const [page, setPage] = useState(0);
+  const media = useQuery({
+    queryKey: queryKeys.media(page),
+    queryFn: () => unwrap(api.GET('/media', { params: { query: { page } } })),
+    placeholderData: keepPreviousData,
+  });
+  const invalidate = () => queryClient.invalidateQueries({ queryKey: ['media'] });
+  const queue = useUploadQueue({ onUploaded: () => void invalidate() });
+
+  // a page emptied by deletions gives way to the one before it
+  const data = media.data;
+  useEffect(() => {
+    if (data && data.media.length === 0 && page > 0) setPage((p) => p - 1);
+  }, [data, page]);
+
+  const pages = data ? Math.max(1, Math.ceil(data.total / data.limit)) : 1;
+  const finished = queue.entries.filter((e) => FINISHED.includes(e.status)).length;
+  const running = queue.entries.filter((e) => e.status === 'uploading' || e.status === 'waiting').length;
+
+  return (
+    <div className="media-page">
+      <PageHeader title="Media library">
+        <p className="hint">{data ? `${data.total} ${data.total === 1 ? 'file' : 'files'} · images and videos for your posts` : 'Images and videos for your posts'}</p>
+      </PageHeader>
+
+      <DropZone onFiles={queue.add} />
+
+      {queue.entries.length > 0 ? (
+        <section className="upload-queue" aria-label="Uploads">
+          <div className="upload-queue-head">
+            <h2>{running > 0 ? `Uploading ${running} ${running === 1 ? 'file' : 'files'}…` : 'Uploads finished'}</h2>
+            {finished > 0 ? (
+              <Button variant="ghost" className="btn-small" onClick={queue.clearFinished}>
+                Clear finished
+              </Button>
+            ) : null}
+          </div>
+          <ul>
+            {queue.entries.map((e) => (
+              <UploadRow key={e.key} entry={e} onCancel={() => queue.cancel(e.key)} onDismiss={() => queue.dismiss(e.key)} />
+            ))}
+          </ul>
+        </section>
+      ) : null}
+
+      {media.isPending ? (
+        <Spinner label="Loading the media library" />
+      ) : media.error ? (
+        <ErrorNotice error={media.error} />
+      ) : media.data.media.length === 0 ? (
+        <EmptyState title="No media yet">
+          <p>Upload images or videos to use them in posts.</p>
+        </EmptyState>
+      ) : (
+        <>
+          <ul className="media-grid" aria-label="Media files" aria-busy={media.isFetching}>
+            {media.data.media.map((m) => (
+              <MediaCard
+                key={m.id}
+                item={m}
+                onDeleted={async () => {
+                  await unwrap(api.DELETE('/media/{id}', { params: { path: { id: m.id } } }));
+                  await invalidate();
+                }}
+              />
+            ))}
+          </ul>
+          {pages > 1 ? (
+            <nav className="media-pager" aria-label="Media pages">
+              <Button variant="secondary" disabled={page === 0} onClick={() => setPage((p) => Math.max(0, p - 1))}>
+                ← Newer
+              </Button>
+              <span>
+                Page {page + 1} of {pages}
+              </span>
+              <Button variant="secondary" disabled={!media.data.hasMore} onClick={() => setPage((p) => p + 1)}>
+                Older →
+              </Button>
+            </nav>
+          ) : null}
+        </>
+      )}
+    </div>
+  );
 }

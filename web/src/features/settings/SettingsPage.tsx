@@ -1,6 +1,46 @@
-import { PageHeader } from '../../components/ui.js';
+import { Navigate, NavLink, Route, Routes } from 'react-router';
+import { useCanManage } from '../../api/session.js';
+import { Notice, PageHeader } from '../../components/ui.js';
+import { ApiKeysSettings } from './ApiKeysSettings.js';
+import { ApprovedAppsSettings } from './ApprovedAppsSettings.js';
+import { MembersSettings } from './MembersSettings.js';
+import { ProfileSettings } from './ProfileSettings.js';
+import { WebhooksSettings } from './WebhooksSettings.js';
+import './settings.css';
 
-/** Placeholder: built in its own slice of issue 16. */
+const TABS = [
+  { to: 'profile', label: 'Profile' },
+  { to: 'members', label: 'Members' },
+  { to: 'api-keys', label: 'API keys', managers: true },
+  { to: 'apps', label: 'Approved apps' },
+  { to: 'webhooks', label: 'Webhooks' },
+];
+
+/** Settings (mounted at /settings/*): profile, members, API keys, approved apps, webhooks. */
 export default function SettingsPage() {
-  return <PageHeader title="Settings" />;
+  const canManage = useCanManage();
+  return (
+    <div className="settings">
+      <PageHeader title="Settings" />
+      <nav className="settings-tabs" aria-label="Settings sections">
+        {TABS.map((t) => (
+          <NavLink key={t.to} to={`/settings/${t.to}`} className={({ isActive }) => `settings-tab${isActive ? ' active' : ''}`}>
+            {t.label}
+            {t.managers && !canManage ? <span className="visually-hidden"> (owners and admins)</span> : null}
+          </NavLink>
+        ))}
+      </nav>
+      <div className="settings-body">
+        <Routes>
+          <Route index element={<Navigate to="/settings/profile" replace />} />
+          <Route path="profile" element={<ProfileSettings />} />
+          <Route path="members" element={<MembersSettings />} />
+          <Route path="api-keys" element={<ApiKeysSettings />} />
+          <Route path="apps" element={<ApprovedAppsSettings />} />
+          <Route path="webhooks" element={<WebhooksSettings />} />
+          <Route path="*" element={<Notice kind="bad">No such settings page.</Notice>} />
+        </Routes>
+      </div>
+    </div>
+  );
 }

@@ -1,0 +1,148 @@
+import { useMutation } from '@tanstack/react-query';
+import { useId, useState, type FormEvent } from 'react';
+import { api, unwrap } from '../../api/client.js';
+import { useIntegrations } from '../../api/queries.js';
+import { Button, ErrorNotice, Field, Spinner, TextInput } from '../../components/ui.js';
+import { platformName } from '../../lib/platforms.js';
+import { fieldError, onlyFieldErrors } from './errors.js';
+import { EVENT_GROUPS, EVENT_LABELS } from './webhookEvents.js';
+import type { CreatedWebhook, SubscribableEventType, Webhook } from './types.js';
+
+const FORM_FIELDS = ['name', 'url', 'events', 'integrations', 'enabled'] as const;
+
+/** Toggles `item` in a list (checkbox groups). */
+function toggle<T>(list: T[], item: T, on: boolean): T[] {
+  return on ? (list.includes(item) ? list : [...list, item]) : list.filter((x) => x !== item);
+}
+
+/**
+ * Create or edit a webhook: name, URL, the events it receives (none ticked = all), the channels
+ * whose events it receives (none ticked = every channel), enabled. The API checks the URL (public
+ * addresses only) and names it when it refuses.
+ */
+export function WebhookForm({ webhook, onSaved, onCancel }: { webhook?: Webhook; onSaved: (saved: CreatedWebhook | Webhook) => void; onCancel: () => void }) {
+  const id = useId();
+  const integrations = useIntegrations();
+  const [name, setName] = useState(webhook?.name ?? '');
+  const [url, setUrl] = useState(webhook?.url ?? '');
+  const [events, setEvents] = useState<SubscribableEventType[]>(() => (webhook?.events ?? []).filter((e): e is SubscribableEventType => e in EVENT_LABELS));
+  const [channels, setChannels] = useState<string[]>(webhook?.integrations ?? []);
+  const [enabled, setEnabled] = useState(webhook?.enabled ?? true);
+
+  const save = useMutation({
+    mutationFn: async (): Promise<CreatedWebhook | Webhook> => {
+      const body = { name: name.trim(), url: url.trim(), events, integrations: channels, enabled };
+      if (webhook) return unwrap(api.PUT('/webhooks/{id}', { params: { path: { id: webhook.id } }, body }));
+      return unwrap(api.POST('/webhooks', { body }));
+    },
+    onSuccess: onSaved,
+  });
+
+  function submit(e: FormEvent) {
+    e.preventDefault();
+    save.mutate();
+  }
+
+  const eventsError = fieldError(save.error, 'events');
+  const channelsError = fieldError(save.error, 'integrations');
+  // channels named in the filter that are gone (deleted) stay visible, so saving does not silently drop them
+  const known = new Set((integrations.data ?? []).map((i) => i.id));
+  const unknownChannels = channels.filter((c) => !known.has(c));
+
+  return (
+    <form className="webhook-form" onSubmit={submit} noValidate>
+      <Field label="Name" error={fieldError(save.error, 'name')}>
+        {(p) => <TextInput {...p} value={name} maxLength={100} required autoComplete="off" placeholder="e.g. CRM sync" onChange={(e) => setName(e.target.value)} />}
+      </Field>
+      <Field label="URL" hint="Where events are POSTed (http or https). It must reach a public address." error={fieldError(save.error, 'url')}>
+        {(p) => <TextInput {...p} type="url" value={url} maxLength={2048} required autoComplete="off" spellCheck={false} placeholder="https://example.com/hooks/tidings" onChange={(e) => setUrl(e.target.value)} />}
+      </Field>
+
+      <fieldset className="choice-group" aria-describedby={`${id}-events-hint${eventsError ? ` ${id}-events-error` : ''}`}>
+        <legend>Events</legend>
+        <p className="hint" id={`${id}-events-hint`}>
+          {events.length === 0 ? 'None ticked: every event is sent, including types added later.' : `${events.length} of ${Object.keys(EVENT_LABELS).length} event types.`}
+        </p>
+        <div className="choice-columns">
+          {EVENT_GROUPS.map((g) => (
+            <div key={g.label} className="choice-column">
+              <p className="choice-heading">{g.label}</p>
+              {g.types.map((t) => (
+                <label key={t} className="check">
+                  <input type="checkbox" checked={events.includes(t)} onChange={(e) => setEvents((list) => toggle(list, t, e.target.checked))} />
+                  <span>
+                    <code>{t}</code>
+                    <span className="check-hint">{EVENT_LABELS[t]}</span>
+                  </span>
+                </label>
+              ))}
+            </div>
+          ))}
+        </div>
+        {eventsError ? (
+          <p className="error" id={`${id}-events-error`} role="alert">
+            {eventsError}
+          </p>
+        ) : null}
+      </fieldset>
+
+      <fieldset className="choice-group" aria-describedby={`${id}-channels-hint${channelsError ? ` ${id}-channels-error` : ''}`}>
+        <legend>Channels</legend>
+        <p className="hint" id={`${id}-channels-hint`}>
+          {channels.length === 0 ? 'None ticked: events of every channel are sent. Events not about a channel always are.' : `Only events about the ${channels.length} ticked ${channels.length === 1 ? 'channel' : 'channels'} (and events not about a channel).`}
+        </p>
+        {integrations.isPending ? (
+          <Spinner label="Loading channels" />
+        ) : integrations.error ? (
+          <ErrorNotice error={integrations.error} />
+        ) : integrations.data.length === 0 && unknownChannels.length === 0 ? (
+          <p className="muted">No channels connected yet.</p>
+        ) : (
+          <div className="choice-columns">
+            {integrations.data.map((i) => (
+              <label key={i.id} className="check">
+                <input type="checkbox" checked={channels.includes(i.id)} onChange={(e) => setChannels((list) => toggle(list, i.id, e.target.checked))} />
+                <span>
+                  {i.name}
+                  <span className="check-hint">{platformName(i.identifier)}</span>
+                </span>
+              </label>
+            ))}
+            {unknownChannels.map((c) => (
+              <label key={c} className="check">
+                <input type="checkbox" checked onChange={(e) => setChannels((list) => toggle(list, c, e.target.checked))} />
+                <span>
+                  <span className="muted">A removed channel</span>
+                  <span className="check-hint">{c}</span>
+                </span>
+              </label>
+            ))}
+          </div>
+        )}
+        {channelsError ? (
+          <p className="error" id={`${id}-channels-error`} role="alert">
+            {channelsError}
+          </p>
+        ) : null}
+      </fieldset>
+
+      <label className="check check-enabled">
+        <input type="checkbox" checked={enabled} onChange={(e) => setEnabled(e.target.checked)} />
+        <span>
+          Enabled
+          <span className="check-hint">{webhook?.disabledReason && !webhook.enabled ? 'Ticking it re-enables the webhook the service disabled.' : 'Disabling it cancels the deliveries still waiting.'}</span>
+        </span>
+      </label>
+
+      {save.error && !onlyFieldErrors(save.error, FORM_FIELDS) ? <ErrorNotice error={save.error} /> : null}
+      <div className="dialog-actions">
+        <Button variant="ghost" onClick={onCancel} disabled={save.isPending}>
+          Cancel
+        </Button>
+        <Button type="submit" disabled={save.isPending}>
+          {save.isPending ? 'Saving…' : webhook ? 'Save changes' : 'Create webhook'}
+        </Button>
+      </div>
+    </form>
+  );
+}

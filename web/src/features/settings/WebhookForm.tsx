@@ -55,7 +55,23 @@ export function WebhookForm({ webhook, onSaved, onCancel }: { webhook?: Webhook;
         {(p) => <TextInput {...p} value={name} maxLength={100} required autoComplete="off" placeholder="e.g. CRM sync" onChange={(e) => setName(e.target.value)} />}
       </Field>
       <Field label="URL" hint="Where events are POSTed (http or https). It must reach a public address." error={fieldError(save.error, 'url')}>
-        {(p) => <TextInput {...p} type="url" value={url} maxLength={2048} required autoComplete="off" spellCheck={false} placeholder="https://example.com/hooks/tidings" onChange={(e) => setUrl(e.target.value)} />}
+        {(p) => (
+          <TextInput
+            {...p}
+            type="url"
+            value={url}
+            maxLength={2048}
+            required
+            autoComplete="off"
+            spellCheck={false}
+            placeholder="https://example.com/hooks/tidings"
+            onChange={(e) => {
+              setUrl(e.target.value);
+              // the API's verdict was about the URL as it was: it goes once the URL changes
+              if (fieldError(save.error, 'url')) save.reset();
+            }}
+          />
+        )}
       </Field>
 
       <fieldset className="choice-group" aria-describedby={`${id}-events-hint${eventsError ? ` ${id}-events-error` : ''}`}>

@@ -125,7 +125,7 @@ describe('connecting a channel', () => {
 
     const token = await within(dialog).findByLabelText(/Bot token/);
     expect(token.getAttribute('type')).toBe('password');
-    expect(within(dialog).getByText(/bot token from @BotFather/)).toBeTruthy();
+    expect(within(dialog).getByText(/Bot token from @BotFather/)).toBeTruthy();
     const chat = within(dialog).getByLabelText(/Chat ID/);
     await user.type(token, '123:wrong');
     await user.type(chat, '@acmenews');

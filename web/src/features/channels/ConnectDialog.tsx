@@ -1,12 +1,14 @@
 import { useQueryClient } from '@tanstack/react-query';
-import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
+import { lazy, Suspense, useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
 import { api, ApiFailure, unwrap } from '../../api/client.js';
 import { queryKeys, type Integration, type PlatformIdentifier } from '../../api/queries.js';
 import { Button, ErrorNotice, Field, Modal, Notice, Spinner, TextInput } from '../../components/ui.js';
 import { PLATFORM_NAMES, platformName } from '../../lib/platforms.js';
 import { instanceFromProfile, INSTANCE_OAUTH, openConnectWindow, useConnectMessages } from './connect.js';
-import { CredentialsForm } from './CredentialsForm.js';
 import { PlatformMark } from './PlatformMark.js';
+
+// The JSON-Schema form library loads only when a credential form is shown.
+const CredentialsForm = lazy(() => import('./CredentialsForm.js').then((m) => ({ default: m.CredentialsForm })));
 
 const PLATFORMS = (Object.keys(PLATFORM_NAMES) as PlatformIdentifier[]).sort((a, b) => platformName(a).localeCompare(platformName(b)));
 
@@ -27,22 +29,27 @@ type Step =
  * platform before anything is saved).
  */
 export function ConnectDialog({ open, onOpenChange, reconnect }: { open: boolean; onOpenChange: (open: boolean) => void; reconnect?: Integration }) {
+  // wide while the platforms are listed, a form's width after
+  const [picking, setPicking] = useState(true);
   return (
     <Modal
       open={open}
       onOpenChange={onOpenChange}
       title={reconnect ? `Reconnect ${reconnect.name}` : 'Connect a channel'}
       description={reconnect ? `Sign in to ${platformName(reconnect.identifier)} again as ${reconnect.profile ?? reconnect.name}; the channel keeps its posts and settings.` : undefined}
-      wide={!reconnect}
+      wide={!reconnect && picking}
     >
-      {open ? <ConnectFlow reconnect={reconnect} onClose={() => onOpenChange(false)} /> : null}
+      {open ? <ConnectFlow reconnect={reconnect} onClose={() => onOpenChange(false)} onPicking={setPicking} /> : null}
     </Modal>
   );
 }
 
-function ConnectFlow({ reconnect, onClose }: { reconnect?: Integration; onClose: () => void }) {
+function ConnectFlow({ reconnect, onClose, onPicking }: { reconnect?: Integration; onClose: () => void; onPicking: (picking: boolean) => void }) {
   const queryClient = useQueryClient();
   const [step, setStep] = useState<Step>({ kind: 'choose' });
+  const picking = step.kind === 'choose';
+  useEffect(() => onPicking(picking), [picking, onPicking]);
+  useEffect(() => () => onPicking(true), [onPicking]);
   const [instanceUrl, setInstanceUrl] = useState(() => (reconnect ? instanceFromProfile(reconnect.profile) : ''));
   const popup = useRef<Window | null>(null);
   const refresh = reconnect?.id;
@@ -174,18 +181,20 @@ function ConnectFlow({ reconnect, onClose }: { reconnect?: Integration; onClose:
         <div className="ch-flow">
           <FlowHead platform={step.platform} />
           <p className="hint">Tidings checks these with {platformName(step.platform)} before saving them; they are stored encrypted and never shown again.</p>
-          <CredentialsForm
-            credentials={step.schema}
-            submitLabel={reconnect ? 'Reconnect' : 'Connect'}
-            secondary={back}
-            onSubmit={async (body) => {
-              const saved = await unwrap(
-                api.POST('/social/{identifier}', { params: { path: { identifier: step.platform }, query: refresh ? { refresh } : {} }, body }),
-              );
-              await refetchChannels();
-              setStep({ kind: 'done', platform: step.platform, name: saved.name, profile: saved.profile });
-            }}
-          />
+          <Suspense fallback={<Spinner label="Loading the form" />}>
+            <CredentialsForm
+              credentials={step.schema}
+              submitLabel={reconnect ? 'Reconnect' : 'Connect'}
+              secondary={back}
+              onSubmit={async (body) => {
+                const saved = await unwrap(
+                  api.POST('/social/{identifier}', { params: { path: { identifier: step.platform }, query: refresh ? { refresh } : {} }, body }),
+                );
+                await refetchChannels();
+                setStep({ kind: 'done', platform: step.platform, name: saved.name, profile: saved.profile });
+              }}
+            />
+          </Suspense>
         </div>
       );
 

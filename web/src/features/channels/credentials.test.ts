@@ -25,7 +25,7 @@ describe('credential forms from the API’s JSON Schema', () => {
     const { schema, uiSchema } = credentialsForm(TELEGRAM);
     expect(schema).not.toHaveProperty('$schema');
     expect(schema.required).toEqual(['botToken', 'chatId']);
-    expect(uiSchema.botToken).toMatchObject({ 'ui:title': 'Bot token', 'ui:widget': 'password' });
+    expect(uiSchema.botToken).toMatchObject({ 'ui:title': 'Bot token', 'ui:widget': 'password', 'ui:description': 'Bot token from @BotFather' });
     expect(uiSchema.chatId).toMatchObject({ 'ui:title': 'Chat ID' });
     expect(uiSchema.chatId).not.toHaveProperty('ui:widget');
   });

@@ -32,8 +32,10 @@ export function credentialsForm(credentials: Record<string, unknown>): { schema:
   for (const [key, prop] of Object.entries(properties)) {
     const secret = SECRET.test(key);
     const title = isRecord(prop) && typeof prop.title === 'string' ? prop.title : humanize(key);
+    const description = isRecord(prop) && typeof prop.description === 'string' ? prop.description : '';
     uiSchema[key] = {
       'ui:title': title,
+      ...(description ? { 'ui:description': description.charAt(0).toUpperCase() + description.slice(1) } : {}),
       ...(secret ? { 'ui:widget': 'password', 'ui:autocomplete': 'new-password' } : { 'ui:autocomplete': 'off' }),
     };
   }

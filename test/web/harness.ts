@@ -67,7 +67,8 @@ export async function startWebHarness(opts: Pick<BuildTestAppOptions, 'clock' | 
     clock: opts.clock,
     startWorker: true,
     webApp: { dir: WEB_DIST },
-    env: { PUBLIC_URL: origin, PLATFORM_ORIGINS: origins.join(','), SIGNUP: 'open', ...opts.env },
+    // PLATFORM_ORIGINS given by a test adds to the simulators' mappings
+    env: { PUBLIC_URL: origin, SIGNUP: 'open', ...opts.env, PLATFORM_ORIGINS: [...origins, ...(opts.env?.PLATFORM_ORIGINS ? [opts.env.PLATFORM_ORIGINS] : [])].join(',') },
   });
   await t.app.listen({ port, host: '127.0.0.1' });
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });

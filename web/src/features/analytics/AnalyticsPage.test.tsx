@@ -92,7 +92,7 @@ describe('analytics page', () => {
     expect(followers.querySelector('.metric-value')?.textContent).toBe('120');
     expect(followers.textContent).toContain('+20%');
     const chart = JSON.parse((await within(followers).findByTestId('chart')).textContent ?? '') as { labels: string[]; datasets: { data: number[] }[] };
-    expect(chart).toEqual({ labels: ['1 Mar 2025', '2 Mar 2025'], datasets: [{ label: 'Followers', data: [100, 120] }] });
+    expect(chart).toEqual({ labels: ['1 Mar 2025', '2 Mar 2025'], ticks: ['1 Mar', '2 Mar'], datasets: [{ label: 'Followers', data: [100, 120] }] });
     const rows = within(followers).getAllByRole('row').map((r) => r.textContent);
     expect(rows).toHaveLength(3);
     // one point is a figure: no chart, no made-up change

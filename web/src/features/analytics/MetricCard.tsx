@@ -38,9 +38,10 @@ export function MetricCard({ series, timeZone, compact = false }: { series: Anal
           <MetricChart series={series} timeZone={timeZone} height={compact ? 70 : 170} compact={compact} />
         </Suspense>
       ) : null}
-      {points.length > 0 ? (
+      {/* one point is already written out above; a history is also given as a table */}
+      {points.length > 1 ? (
         <details className="metric-numbers">
-          <summary>{points.length === 1 ? 'The number' : `All ${points.length} numbers`}</summary>
+          <summary>All {points.length} numbers</summary>
           <table className="table">
             <caption className="visually-hidden">{series.label} by date</caption>
             <thead>
@@ -72,7 +73,8 @@ export function MetricCard({ series, timeZone, compact = false }: { series: Anal
 /** A grid of metric cards. */
 export function MetricGrid({ series, timeZone, compact }: { series: AnalyticsSeries[]; timeZone: string; compact?: boolean }) {
   return (
-    <div className={`metric-grid${compact ? ' metric-grid-compact' : ''}`}>
+    // figures without a history are small tiles; charts get room
+    <div className={`metric-grid${compact || !series.some(isTrend) ? ' metric-grid-compact' : ''}`}>
       {series.map((s, i) => (
         <MetricCard key={`${i}:${s.label}`} series={s} timeZone={timeZone} compact={compact ?? false} />
       ))}

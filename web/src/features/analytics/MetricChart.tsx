@@ -26,9 +26,9 @@ function withAlpha(hex: string, alpha: number): string {
  * screen readers; the numbers themselves are in the table that goes with each chart.
  */
 export default function MetricChart({ series, timeZone, height = 160, compact = false }: { series: AnalyticsSeries; timeZone: string; height?: number; compact?: boolean }) {
+  const input = useMemo(() => toChartData(series, timeZone), [series, timeZone]);
   const data = useMemo(() => {
     const c = themeColours();
-    const input = toChartData(series, timeZone);
     return {
       labels: input.labels,
       datasets: input.datasets.map((d) => ({
@@ -44,7 +44,7 @@ export default function MetricChart({ series, timeZone, height = 160, compact = 
         spanGaps: true,
       })),
     };
-  }, [series, timeZone]);
+  }, [input]);
 
   const options = useMemo<ChartOptions<'line'>>(() => {
     const c = themeColours();
@@ -55,11 +55,11 @@ export default function MetricChart({ series, timeZone, height = 160, compact = 
       interaction: { mode: 'index', intersect: false },
       plugins: { legend: { display: false }, tooltip: { displayColors: false } },
       scales: {
-        x: { display: !compact, grid: { display: false }, ticks: { color: c.muted, maxTicksLimit: 6, maxRotation: 0 } },
+        x: { display: !compact, grid: { display: false }, ticks: { color: c.muted, maxTicksLimit: 6, maxRotation: 0, autoSkipPadding: 12, callback: (_value, index) => input.ticks[index] ?? '' } },
         y: { display: !compact, beginAtZero: false, grid: { color: c.line }, ticks: { color: c.muted, maxTicksLimit: 5, precision: 0 } },
       },
     };
-  }, [compact]);
+  }, [compact, input]);
 
   return (
     <div className="metric-chart" style={{ height }}>

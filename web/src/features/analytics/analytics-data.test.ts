@@ -15,10 +15,16 @@ describe('analytics answers → charts and figures', () => {
   it('orders points by date, reads numeric strings and leaves a gap where a figure is not a number', () => {
     const chart = toChartData(followers, 'UTC', 'en-GB');
     expect(chart.labels).toEqual(['1 Mar 2025', '2 Mar 2025', '3 Mar 2025']);
+    expect(chart.ticks).toEqual(['1 Mar', '2 Mar', '3 Mar']);
     expect(chart.datasets).toEqual([{ label: 'Followers', data: [100, null, 130] }]);
     expect(latest(followers)).toEqual({ value: 130, date: '2025-03-03' });
     expect(figure('')).toBeNull();
     expect(figure(' 42 ')).toBe(42);
+  });
+
+  it('axis dates carry the year only when the points span years', () => {
+    const span: AnalyticsSeries = { label: 'Views', percentageChange: 0, data: [{ total: 1, date: '2024-12-31' }, { total: 2, date: '2025-01-01' }] };
+    expect(toChartData(span, 'UTC', 'en-GB').ticks).toEqual(['31 Dec 24', '1 Jan 25']);
   });
 
   it('a reported day stays that day in every time zone (days are not instants)', () => {

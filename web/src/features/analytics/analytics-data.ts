@@ -33,6 +33,14 @@ export function dateLabel(date: string, timeZone: string, locale?: string): stri
   return new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeZone }).format(new Date(at));
 }
 
+/** A short date for a chart's axis ("3 Mar"); the year only when the points span more than one. */
+export function shortDateLabel(date: string, timeZone: string, withYear: boolean, locale?: string): string {
+  const opts: Intl.DateTimeFormatOptions = withYear ? { day: 'numeric', month: 'short', year: '2-digit' } : { day: 'numeric', month: 'short' };
+  if (DAY.test(date)) return new Intl.DateTimeFormat(locale, { ...opts, timeZone: 'UTC' }).format(new Date(`${date}T00:00:00Z`));
+  const at = Date.parse(date);
+  return Number.isNaN(at) ? date : new Intl.DateTimeFormat(locale, { ...opts, timeZone }).format(new Date(at));
+}
+
 /** The points of a series in date order (the API does not promise an order). */
 export function sortedPoints(series: AnalyticsSeries): AnalyticsSeries['data'] {
   return [...series.data].sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
@@ -69,15 +77,20 @@ export function formatFigure(n: number, locale?: string): string {
 
 /** What chart.js draws for one series: labels on the x axis and one dataset of figures. */
 export interface ChartInput {
+  /** full dates (tooltips) */
   labels: string[];
+  /** short dates (the axis) */
+  ticks: string[];
   datasets: { label: string; data: (number | null)[] }[];
 }
 
 /** A series → chart.js data: dates as labels (in order), figures (gaps where a platform sent none). */
 export function toChartData(series: AnalyticsSeries, timeZone: string, locale?: string): ChartInput {
   const points = sortedPoints(series);
+  const years = new Set(points.map((p) => p.date.slice(0, 4)));
   return {
     labels: points.map((p) => dateLabel(p.date, timeZone, locale)),
+    ticks: points.map((p) => shortDateLabel(p.date, timeZone, years.size > 1, locale)),
     datasets: [{ label: series.label, data: points.map((p) => figure(p.total)) }],
   };
 }

@@ -24,6 +24,8 @@ export function MissingPanel({ post }: { post: PostDetail }) {
   const platform = platformName(post.integration.providerIdentifier);
   if (!enabled) return null;
   const data = missing.data;
+  // a failed post with nothing in its way needs no section: Retry says it all
+  if (post.state === 'ERROR' && data?.ready) return null;
   return (
     <section className="post-section" aria-labelledby="post-missing">
       <h2 id="post-missing">{unknownRelease ? `Which ${platform} post is it?` : post.state === 'DRAFT' ? 'Before it can be scheduled' : 'Before retrying'}</h2>

@@ -26,6 +26,16 @@ function When({ iso, tz }: { iso: string | null; tz: string }) {
   );
 }
 
+/** An address without its scheme, as people read it ("t.me/acmenews/7"). */
+function shortUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.host}${u.pathname === '/' ? '' : u.pathname}`;
+  } catch {
+    return url;
+  }
+}
+
 function MediaStrip({ items }: { items: Media[] }) {
   if (items.length === 0) return null;
   return (
@@ -107,7 +117,7 @@ function Facts({ post, tz, platform }: { post: PostDetail; tz: string; platform:
             {post.integration.name} <span className="hint">({platform})</span>
           </span>
         </dd>
-        <dt>{post.state === 'PUBLISHED' ? 'Planned for' : 'Publishes'}</dt>
+        <dt>{post.state === 'DRAFT' || post.state === 'QUEUE' ? 'Publishes' : 'Planned for'}</dt>
         <dd>
           <When iso={post.publishDate} tz={tz} />
         </dd>
@@ -127,7 +137,7 @@ function Facts({ post, tz, platform }: { post: PostDetail; tz: string; platform:
             </dd>
           </>
         ) : null}
-        {post.attempts > 0 ? (
+        {post.attempts > 1 || (post.attempts > 0 && post.state !== 'PUBLISHED') ? (
           <>
             <dt>Attempts</dt>
             <dd>
@@ -144,7 +154,15 @@ function Facts({ post, tz, platform }: { post: PostDetail; tz: string; platform:
         {post.state === 'PUBLISHED' ? (
           <>
             <dt>On {platform}</dt>
-            <dd>{post.releaseURL ? <PlatformLink url={post.releaseURL} platform={platform} /> : <span className="hint">{post.releaseId === 'missing' ? 'not known yet' : 'no link'}</span>}</dd>
+            <dd>
+              {post.releaseURL ? (
+                <PlatformLink url={post.releaseURL} platform={platform}>
+                  {shortUrl(post.releaseURL)}
+                </PlatformLink>
+              ) : (
+                <span className="hint">{post.releaseId === 'missing' ? 'not known yet' : 'no link'}</span>
+              )}
+            </dd>
           </>
         ) : null}
         {post.tags.length > 0 ? (

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { signPayload } from '../../src/webhooks/send.js';
 import { screenshot, startWebHarness, type SignedIn, type WebHarness } from './harness.js';
 
@@ -27,6 +27,9 @@ async function startReceiver(): Promise<{ url: string; received: Received[]; clo
   const { port } = server.address() as AddressInfo;
   return { url: `http://127.0.0.1:${port}/hooks/tidings`, received, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }
+
+// pages load lazily on a busy 2-core machine: polls wait up to 15 s instead of the default 1 s
+vi.setConfig({ expect: { poll: { timeout: 15_000, interval: 100 } } });
 
 describe('the calendar app in Chromium: settings and the media library', () => {
   let h: WebHarness;

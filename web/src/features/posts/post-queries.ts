@@ -58,7 +58,8 @@ export function usePostAnalytics(id: string, days: number, enabled: boolean) {
     queryFn: (): Promise<PostFigures> => unwrap(api.GET('/analytics/post/{postId}', { params: { path: { postId: id }, query: { date: days } } })),
     enabled,
     staleTime: 5 * 60_000,
-    placeholderData: (previous) => previous,
+    // another period of the same post keeps its figures on screen until the new ones arrive
+    placeholderData: (previous, previousQuery) => (previousQuery?.queryKey[1] === id ? previous : undefined),
   });
 }
 

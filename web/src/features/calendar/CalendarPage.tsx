@@ -1,6 +1,347 @@
-import { PageHeader } from '../../components/ui.js';
+import type { DateSpanApi, DatesSetArg, EventApi, EventClickArg, EventContentArg, EventDropArg } from '@fullcalendar/core';
+import dayGridPlugin from '@fullcalendar/daygrid';
+import interactionPlugin, { type DateClickArg } from '@fullcalendar/interaction';
+import listPlugin from '@fullcalendar/list';
+import luxonPlugin from '@fullcalendar/luxon3';
+import FullCalendar from '@fullcalendar/react';
+import timeGridPlugin from '@fullcalendar/timegrid';
+import { useQueryClient } from '@tanstack/react-query';
+import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { Link, useNavigate, useSearchParams } from 'react-router';
+import { api, unwrap } from '../../api/client.js';
+import { useGroups, useIntegrations, usePosts } from '../../api/queries.js';
+import { useTimeZone } from '../../api/session.js';
+import { Button, ErrorNotice, Notice, PageHeader, Spinner, STATE_LABEL } from '../../components/ui.js';
+import { formatDateTime, utcTitle } from '../../lib/time.js';
+import type { ComposeInitial } from '../compose/ComposeDialog.js';
+import { CalendarFilters } from './CalendarFilters.js';
+import { ChannelAvatar } from './ChannelAvatar.js';
+import { StateIcon } from './StateIcon.js';
+import {
+  applyFilters,
+  dateIn,
+  isMovable,
+  localeFirstDay,
+  localeUses24h,
+  postToEvent,
+  readSearch,
+  slotInstant,
+  todayIn,
+  viewNameOf,
+  viewRange,
+  VIEWS,
+  writeFilters,
+  writePlace,
+  type CalendarFilters as Filters,
+  type CalendarPost,
+  type PostEventProps,
+  type ViewName,
+} from './calendarModel.js';
+import './calendar.css';
 
-/** Placeholder: built in its own slice of issue 16. */
+// the composer is its own chunk, fetched when it is first opened
+const ComposeDialog = lazy(() => import('../compose/ComposeDialog.js'));
+
+const NARROW = '(max-width: 760px)';
+const PLUGINS = [luxonPlugin, dayGridPlugin, timeGridPlugin, listPlugin, interactionPlugin];
+const PERIOD: Record<ViewName, string> = { week: 'this week', month: 'this month', day: 'this day', list: 'this week' };
+
+type Feedback = { kind: 'ok'; text: string; title?: string } | { kind: 'info'; text: string } | { kind: 'bad'; error: unknown };
+
+/** "GMT+1": the zone's offset now, for the toolbar. */
+function offsetLabel(timeZone: string): string {
+  try {
+    return new Intl.DateTimeFormat('en', { timeZone, timeZoneName: 'shortOffset' }).formatToParts(new Date()).find((p) => p.type === 'timeZoneName')?.value ?? '';
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * An event as the calendar draws it: channel picture, time, channel, state (mark and name) and
+ * the first line. The list view has room for the state's name; the grids show its mark and keep
+ * the name for screen readers (and the hover title).
+ */
+function EventContent({ arg }: { arg: EventContentArg }) {
+  const p = arg.event.extendedProps as PostEventProps;
+  const list = arg.view.type.startsWith('list');
+  const label = STATE_LABEL[p.post.state] ?? p.post.state;
+  return (
+    <div className="cal-event" title={p.tooltip}>
+      <ChannelAvatar picture={p.post.integration.picture} platform={p.post.integration.providerIdentifier} size={list ? 22 : 16} />
+      <div className="cal-event-main">
+        <div className="cal-event-head">
+          {!list && arg.timeText ? <span className="cal-event-time">{arg.timeText}</span> : null}
+          <span className="cal-event-channel">{p.channel}</span>
+          <span className="cal-event-mark">
+            <StateIcon state={p.post.state} />
+            <span className={list ? 'cal-event-state' : 'cal-event-state visually-hidden'}>{label}</span>
+          </span>
+        </div>
+        <div className="cal-event-text">{p.text || <em>No text</em>}</div>
+      </div>
+    </div>
+  );
+}
+
+/** A post moves only to a time still to come (the API would publish a queued post at once). */
+function allowDrop(span: DateSpanApi, moving: EventApi | null): boolean {
+  return !moving || span.start.getTime() >= Date.now();
+}
+
+function renderEventContent(arg: EventContentArg) {
+  return <EventContent arg={arg} />;
+}
+
+/** The organisation's posts of every channel in week, month, day and list views (issue 16). */
 export default function CalendarPage() {
-  return <PageHeader title="Calendar" />;
+  const timeZone = useTimeZone();
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  const [params, setParams] = useSearchParams();
+  const search = useMemo(() => readSearch(params), [params]);
+  // The filters answer a click at once (local state) and are mirrored in the URL, so a reload or a
+  // shared link keeps them; a change of the URL from outside (back, a link) is taken in.
+  const urlFilters = useMemo(() => writeFilters(new URLSearchParams(), search).toString(), [search]);
+  const [filters, setFilterState] = useState<Filters>(() => readSearch(new URLSearchParams(urlFilters)));
+  const [seenUrl, setSeenUrl] = useState(urlFilters);
+  if (urlFilters !== seenUrl) {
+    setSeenUrl(urlFilters);
+    setFilterState(readSearch(new URLSearchParams(urlFilters)));
+  }
+
+  const firstDay = useMemo(() => localeFirstDay(), []);
+  const hour12 = useMemo(() => !localeUses24h(), []);
+  // where the calendar opens: the URL's view and date, else this week (a list on narrow screens)
+  const [initial] = useState(() => ({
+    view: search.view ?? (typeof window !== 'undefined' && window.matchMedia?.(NARROW).matches ? 'list' : 'week'),
+    date: search.date ?? todayIn(timeZone),
+  }));
+  // the visible range, known before FullCalendar lays out (the same instants its datesSet gives)
+  const [range, setRange] = useState(() => viewRange(initial.view, initial.date, timeZone, firstDay));
+
+  const integrations = useIntegrations();
+  const groups = useGroups();
+  const posts = usePosts(range.start, range.end, filters.group);
+  // while another period loads, the last answer stays (FullCalendar shows only what falls in view)
+  const lastPosts = useRef<CalendarPost[]>([]);
+  if (posts.data) lastPosts.current = posts.data;
+  const loaded = posts.data ?? lastPosts.current;
+
+  const shown = useMemo(() => applyFilters(loaded, filters, integrations.data ?? []), [loaded, filters, integrations.data]);
+  const events = useMemo(() => shown.map(postToEvent), [shown]);
+
+  const [feedback, setFeedback] = useState<Feedback | null>(null);
+  const [compose, setCompose] = useState<{ key: number; initial: ComposeInitial } | null>(null);
+  const openComposer = useCallback((init: ComposeInitial) => setCompose({ key: Date.now(), initial: init }), []);
+
+  const setFilters = useCallback(
+    (next: Filters) => {
+      setFilterState(next);
+      setParams((p) => writeFilters(p, next), { replace: true });
+    },
+    [setParams],
+  );
+
+  // the view and the period shown, written to the URL after FullCalendar has rendered them
+  const [place, setPlace] = useState<{ view: ViewName; date: string | null }>({ view: initial.view, date: search.date ?? null });
+  const onDatesSet = useCallback(
+    (arg: DatesSetArg) => {
+      const start = arg.start.toISOString();
+      const end = arg.end.toISOString();
+      setRange((r) => (r.start === start && r.end === end ? r : { start, end }));
+      const name = viewNameOf(arg.view.type) ?? 'week';
+      // the date is kept only away from today's period, so /calendar?view=week stays "this week"
+      const now = Date.now();
+      const showsToday = arg.view.currentStart.getTime() <= now && now < arg.view.currentEnd.getTime();
+      const date = showsToday ? null : dateIn(arg.view.currentStart, timeZone);
+      setPlace((p) => (p.view === name && p.date === date ? p : { view: name, date }));
+    },
+    [timeZone],
+  );
+  useEffect(() => {
+    setParams(
+      (p) => {
+        const next = writePlace(p, { view: place.view, date: place.date ?? '' });
+        if (!place.date) next.delete('date');
+        return next.toString() === p.toString() ? p : next;
+      },
+      { replace: true },
+    );
+  }, [place, setParams]);
+  const view = place.view;
+
+  const moveEvent = useCallback(
+    async (info: EventDropArg) => {
+      const { post } = info.event.extendedProps as PostEventProps;
+      const start = info.event.start;
+      if (!start || !isMovable(post.state)) {
+        info.revert();
+        return;
+      }
+      if (start.getTime() < Date.now()) {
+        info.revert();
+        setFeedback({ kind: 'info', text: 'Posts cannot be moved into the past: drop it on a time still to come.' });
+        return;
+      }
+      const date = start.toISOString();
+      setFeedback(null);
+      // optimistic: every cached period shows the post at its new time until the API answers
+      await queryClient.cancelQueries({ queryKey: ['posts'] });
+      const before = queryClient.getQueriesData<CalendarPost[]>({ queryKey: ['posts'] });
+      queryClient.setQueriesData<CalendarPost[]>({ queryKey: ['posts'] }, (old) => old?.map((p) => (p.id === post.id ? { ...p, publishDate: date } : p)));
+      try {
+        const moved = await unwrap(api.PUT('/posts/{id}/date', { params: { path: { id: post.id } }, body: { date } }));
+        setFeedback({ kind: 'ok', text: `Moved “${post.integration.name}” post to ${formatDateTime(moved.publishDate, timeZone, { weekday: 'short', day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit' })}.`, title: utcTitle(moved.publishDate) });
+      } catch (error) {
+        for (const [key, data] of before) queryClient.setQueryData(key, data);
+        info.revert();
+        setFeedback({ kind: 'bad', error });
+      } finally {
+        void queryClient.invalidateQueries({ queryKey: ['posts'] });
+      }
+    },
+    [queryClient, timeZone],
+  );
+  const onEventDrop = useCallback((info: EventDropArg) => void moveEvent(info), [moveEvent]);
+
+  const onEventClick = useCallback(
+    (info: EventClickArg) => {
+      info.jsEvent.preventDefault();
+      void navigate(`/posts/${encodeURIComponent(info.event.id)}`);
+    },
+    [navigate],
+  );
+
+  const onDateClick = useCallback(
+    (arg: DateClickArg) => {
+      const at = slotInstant(arg.date, arg.allDay, timeZone);
+      if (new Date(at).getTime() < Date.now()) {
+        setFeedback({ kind: 'info', text: 'That time has passed: pick a slot still to come to plan a post.' });
+        return;
+      }
+      setFeedback(null);
+      openComposer({ date: at });
+    },
+    [openComposer, timeZone],
+  );
+
+  const hidden = loaded.length - shown.length;
+  const filtering = filters.channels.length > 0 || filters.states.length > 0;
+  const noChannels = integrations.data?.length === 0;
+  const timeFormat = useMemo(() => ({ hour: '2-digit', minute: '2-digit', hour12 }) as const, [hour12]);
+
+  return (
+    <div className="cal-page">
+      <PageHeader
+        title="Calendar"
+        actions={
+          <Button onClick={() => openComposer({})} disabled={noChannels}>
+            New post
+          </Button>
+        }
+      />
+
+      {noChannels ? (
+        <Notice>
+          No channels are connected yet. <Link to="/channels">Connect a channel</Link> to plan posts on the calendar.
+        </Notice>
+      ) : null}
+      {integrations.error ? <ErrorNotice error={integrations.error} /> : null}
+      {groups.error ? <ErrorNotice error={groups.error} /> : null}
+
+      <div className="cal-toolbar">
+        <CalendarFilters filters={filters} onChange={setFilters} integrations={integrations.data ?? []} groups={groups.data ?? []} />
+        <p className="cal-zone" title="Times are stored in UTC; hover a post to see its UTC time. Change your time zone in Settings.">
+          {posts.isFetching ? <Spinner label="Loading posts" /> : null}
+          Times in <strong>{timeZone}</strong> {offsetLabel(timeZone) ? <span className="hint">({offsetLabel(timeZone)})</span> : null}
+        </p>
+      </div>
+
+      <div className="cal-messages">
+        {posts.error ? (
+          <div className="cal-error">
+            <ErrorNotice error={posts.error} />
+            <Button variant="secondary" onClick={() => void posts.refetch()}>
+              Try again
+            </Button>
+          </div>
+        ) : null}
+        {feedback?.kind === 'bad' ? (
+          <div className="cal-feedback">
+            <ErrorNotice error={feedback.error} />
+            <Button variant="ghost" aria-label="Dismiss" onClick={() => setFeedback(null)}>
+              ×
+            </Button>
+          </div>
+        ) : feedback ? (
+          <div className="cal-feedback" title={feedback.kind === 'ok' ? feedback.title : undefined}>
+            <Notice kind={feedback.kind}>{feedback.text}</Notice>
+            <Button variant="ghost" aria-label="Dismiss" onClick={() => setFeedback(null)}>
+              ×
+            </Button>
+          </div>
+        ) : null}
+        {posts.isSuccess && !noChannels && shown.length === 0 ? (
+          <p className="cal-empty" role="status">
+            {filtering && hidden > 0 ? (
+              <>
+                No posts match these filters {PERIOD[view]} ({hidden} hidden).{' '}
+                <button type="button" className="linklike" onClick={() => setFilters({ channels: [], states: [], ...(filters.group ? { group: filters.group } : {}) })}>
+                  Clear the filters
+                </button>
+              </>
+            ) : (
+              <>Nothing planned {PERIOD[view]}. Click a time slot or “New post” to plan one.</>
+            )}
+          </p>
+        ) : null}
+      </div>
+
+      <div className="cal-frame" aria-busy={posts.isPending}>
+        <FullCalendar
+          plugins={PLUGINS}
+          timeZone={timeZone}
+          initialView={VIEWS[initial.view]}
+          initialDate={initial.date}
+          firstDay={firstDay}
+          height="100%"
+          headerToolbar={{ left: 'prev,next today', center: 'title', right: 'timeGridWeek,dayGridMonth,timeGridDay,listWeek' }}
+          buttonText={{ today: 'Today', week: 'Week', month: 'Month', day: 'Day', list: 'List' }}
+          views={{
+            timeGridWeek: { dayHeaderFormat: { weekday: 'short', day: 'numeric', month: 'short' } },
+            timeGridDay: { dayHeaderFormat: { weekday: 'long', day: 'numeric', month: 'long' } },
+            dayGridMonth: { dayHeaderFormat: { weekday: 'short' }, eventDisplay: 'block', dayMaxEvents: 4 },
+            listWeek: { listDayFormat: { weekday: 'long', day: 'numeric', month: 'long' }, listDaySideFormat: false },
+          }}
+          allDaySlot={false}
+          slotDuration="00:30:00"
+          scrollTime="07:00:00"
+          slotLabelFormat={timeFormat}
+          eventTimeFormat={timeFormat}
+          displayEventEnd={false}
+          defaultTimedEventDuration="00:30"
+          nowIndicator
+          navLinks
+          events={events}
+          eventContent={renderEventContent}
+          eventInteractive
+          editable={false}
+          eventDurationEditable={false}
+          eventAllow={allowDrop}
+          eventDrop={onEventDrop}
+          eventClick={onEventClick}
+          dateClick={onDateClick}
+          datesSet={onDatesSet}
+          noEventsContent={posts.isPending ? 'Loading posts…' : 'No posts in this period.'}
+        />
+      </div>
+
+      {compose ? (
+        <Suspense fallback={null}>
+          <ComposeDialog key={compose.key} open onOpenChange={(open) => (open ? undefined : setCompose(null))} initial={compose.initial} />
+        </Suspense>
+      ) : null}
+    </div>
+  );
 }

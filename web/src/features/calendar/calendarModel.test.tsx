@@ -1,0 +1,145 @@
+import { describe, expect, it } from 'vitest';
+import type { Integration } from '../../api/queries.js';
+import { applyFilters, firstLine, isMovable, plainText, postToEvent, readSearch, slotInstant, viewRange, writeFilters, writePlace, type CalendarPost } from './calendarModel.js';
+
+function post(over: Partial<CalendarPost> & { id: string }): CalendarPost {
+  return {
+    content: '<p>Hello</p>',
+    publishDate: '2025-03-04T09:00:00.000Z',
+    releaseURL: null,
+    releaseId: null,
+    state: 'QUEUE',
+    group: 'g1',
+    creationMethod: 'api',
+    settings: {},
+    tags: [],
+    integration: { id: 'ch1', providerIdentifier: 'telegram', name: 'Acme News', picture: null },
+    image: [],
+    error: null,
+    delay: 0,
+    publishedAt: null,
+    thread: [],
+    createdAt: '2025-03-01T00:00:00.000Z',
+    updatedAt: '2025-03-01T00:00:00.000Z',
+    ...over,
+  };
+}
+
+function channel(id: string, customer?: { id: string; name: string }): Integration {
+  return {
+    id,
+    name: id,
+    identifier: 'telegram',
+    picture: null,
+    disabled: false,
+    profile: null,
+    ...(customer ? { customer } : {}),
+    refreshNeeded: false,
+    postingTimes: [],
+    settings: {},
+    createdAt: '2025-01-01T00:00:00.000Z',
+    updatedAt: '2025-01-01T00:00:00.000Z',
+  };
+}
+
+describe('post content as a calendar line', () => {
+  it('strips the editor’s HTML, decodes entities and keeps the first non-empty line', () => {
+    expect(firstLine('<p></p><p>Launch <strong>day</strong> &amp; more</p><p>second</p>')).toBe('Launch day & more');
+    expect(firstLine('plain text\nline two')).toBe('plain text');
+    expect(firstLine('a<br>b')).toBe('a');
+    expect(firstLine('&lt;script&gt;alert(1)&lt;/script&gt;')).toBe('<script>alert(1)</script>');
+    expect(firstLine('<script>evil()</script><p>&#128640; rocket &#x2764;</p>')).toBe('🚀 rocket ❤');
+    expect(firstLine('<p>   </p>')).toBe('');
+  });
+
+  it('shortens long lines with an ellipsis', () => {
+    const line = firstLine(`<p>${'word '.repeat(60)}</p>`, 40);
+    expect(line.length).toBeLessThanOrEqual(40);
+    expect(line.endsWith('…')).toBe(true);
+  });
+
+  it('keeps paragraphs as lines in plain text', () => {
+    expect(plainText('<p>one</p><p>two</p>').split('\n').filter(Boolean)).toEqual(['one', 'two']);
+  });
+});
+
+describe('post → event', () => {
+  it('titles the event with the channel and the first line, at the UTC instant, with the state as class', () => {
+    const e = postToEvent(post({ id: 'p1', content: '<p>Big news</p><p>more</p>' }));
+    expect(e).toMatchObject({ id: 'p1', title: 'Acme News: Big news', start: '2025-03-04T09:00:00.000Z', allDay: false, startEditable: true, durationEditable: false });
+    expect(e.classNames).toEqual(['post-event', 'post-queue']);
+    expect(e.extendedProps).toMatchObject({ text: 'Big news', channel: 'Acme News', platform: 'Telegram' });
+    expect(e.extendedProps.tooltip).toContain('2025-03-04 09:00 UTC');
+    expect(e.extendedProps.tooltip).toContain('Queued');
+  });
+
+  it('only queued posts and drafts can be dragged', () => {
+    expect(postToEvent(post({ id: 'a', state: 'DRAFT' })).startEditable).toBe(true);
+    expect(postToEvent(post({ id: 'b', state: 'PUBLISHED' })).startEditable).toBe(false);
+    expect(postToEvent(post({ id: 'c', state: 'ERROR' })).editable).toBe(false);
+    expect(['QUEUE', 'DRAFT', 'PUBLISHED', 'ERROR'].map((s) => isMovable(s as CalendarPost['state']))).toEqual([true, true, false, false]);
+  });
+
+  it('a media-only post is titled by its channel; a thread and an error show in the tooltip', () => {
+    const e = postToEvent(post({ id: 'p', content: '', state: 'ERROR', error: 'Chat not found', thread: [{ id: 't', content: 'x', image: [], delay: 0, state: 'ERROR', releaseId: null, releaseURL: null, error: null, publishedAt: null }] }));
+    expect(e.title).toBe('Acme News');
+    expect(e.extendedProps.tooltip).toContain('thread of 2');
+    expect(e.extendedProps.tooltip).toContain('Error: Chat not found');
+  });
+});
+
+describe('filters', () => {
+  const posts = [
+    post({ id: '1', state: 'QUEUE', integration: { id: 'a', providerIdentifier: 'telegram', name: 'A', picture: null } }),
+    post({ id: '2', state: 'DRAFT', integration: { id: 'b', providerIdentifier: 'bluesky', name: 'B', picture: null } }),
+    post({ id: '3', state: 'PUBLISHED', integration: { id: 'a', providerIdentifier: 'telegram', name: 'A', picture: null } }),
+  ];
+  const ids = (ps: CalendarPost[]) => ps.map((p) => p.id);
+
+  it('keep everything when empty, else the chosen channels and states', () => {
+    expect(ids(applyFilters(posts, { channels: [], states: [] }))).toEqual(['1', '2', '3']);
+    expect(ids(applyFilters(posts, { channels: ['a'], states: [] }))).toEqual(['1', '3']);
+    expect(ids(applyFilters(posts, { channels: [], states: ['DRAFT', 'PUBLISHED'] }))).toEqual(['2', '3']);
+    expect(ids(applyFilters(posts, { channels: ['a'], states: ['QUEUE'] }))).toEqual(['1']);
+  });
+
+  it('a client group keeps its channels’ posts', () => {
+    const integrations = [channel('a', { id: 'acme', name: 'Acme' }), channel('b')];
+    expect(ids(applyFilters(posts, { channels: [], states: [], group: 'acme' }, integrations))).toEqual(['1', '3']);
+  });
+
+  it('round-trip through the URL, and a stale or odd URL still opens', () => {
+    const params = writeFilters(new URLSearchParams('view=month&date=2025-03-01'), { channels: ['a', 'b'], states: ['DRAFT', 'QUEUE'], group: 'acme' });
+    expect(params.toString()).toBe('view=month&date=2025-03-01&channel=a&channel=b&state=queue&state=draft&group=acme');
+    expect(readSearch(params)).toEqual({ channels: ['a', 'b'], states: ['QUEUE', 'DRAFT'], group: 'acme', view: 'month', date: '2025-03-01' });
+    expect(readSearch(new URLSearchParams('view=year&date=2025-02-31&state=bogus&channel='))).toEqual({ channels: [], states: [] });
+    // every state ticked is no state filter
+    expect(writeFilters(new URLSearchParams(), { channels: [], states: ['QUEUE', 'DRAFT', 'PUBLISHED', 'ERROR'] }).toString()).toBe('');
+    expect(writePlace(new URLSearchParams('state=draft'), { view: 'list', date: '2025-03-03' }).toString()).toBe('state=draft&view=list&date=2025-03-03');
+  });
+});
+
+describe('the visible range', () => {
+  it('a week from the locale’s first day, midnight in the display zone', () => {
+    // Wednesday 5 March 2025; Berlin is UTC+1 then
+    expect(viewRange('week', '2025-03-05', 'Europe/Berlin', 1)).toEqual({ start: '2025-03-02T23:00:00.000Z', end: '2025-03-09T23:00:00.000Z' });
+    expect(viewRange('list', '2025-03-05', 'UTC', 0)).toEqual({ start: '2025-03-02T00:00:00.000Z', end: '2025-03-09T00:00:00.000Z' });
+    expect(viewRange('day', '2025-03-05', 'America/New_York', 1)).toEqual({ start: '2025-03-05T05:00:00.000Z', end: '2025-03-06T05:00:00.000Z' });
+  });
+
+  it('a week across the change to summer time ends on wall-clock midnight', () => {
+    expect(viewRange('week', '2025-03-30', 'Europe/Berlin', 1)).toEqual({ start: '2025-03-23T23:00:00.000Z', end: '2025-03-30T22:00:00.000Z' });
+  });
+
+  it('a month view spans six whole weeks from the week of the 1st', () => {
+    // 1 March 2025 is a Saturday: the grid starts Monday 24 February
+    expect(viewRange('month', '2025-03-19', 'UTC', 1)).toEqual({ start: '2025-02-24T00:00:00.000Z', end: '2025-04-07T00:00:00.000Z' });
+  });
+});
+
+describe('a clicked slot', () => {
+  it('a time slot is its instant; a whole day is 09:00 there in the display zone', () => {
+    expect(slotInstant(new Date('2025-03-05T13:30:00Z'), false, 'Europe/Berlin')).toBe('2025-03-05T13:30:00.000Z');
+    expect(slotInstant(new Date('2025-03-04T23:00:00Z'), true, 'Europe/Berlin')).toBe('2025-03-05T08:00:00.000Z');
+  });
+});

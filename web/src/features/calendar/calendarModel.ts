@@ -1,0 +1,232 @@
+import type { EventInput } from '@fullcalendar/core';
+import { DateTime } from 'luxon';
+import type { Integration, Post, PostState } from '../../api/queries.js';
+import { platformName } from '../../lib/platforms.js';
+import { utcTitle } from '../../lib/time.js';
+import { STATE_LABEL } from '../../components/ui.js';
+
+/**
+ * The calendar's pure logic: what a post looks like as a FullCalendar event, which posts the
+ * filters keep, how the filters and the visible period live in the URL, and which period the
+ * calendar shows first (so its posts are asked for before FullCalendar has laid the view out).
+ */
+
+/**
+ * A post as GET /posts answers it through the typed client (which leaves out `intervalInDays`,
+ * typed as only `null` in the schema, so the shared `Post` type is one property wider).
+ */
+export type CalendarPost = Omit<Post, 'intervalInDays'>;
+
+export const STATES = ['QUEUE', 'DRAFT', 'PUBLISHED', 'ERROR'] as const satisfies readonly PostState[];
+
+/** The views offered, by their URL name. */
+export const VIEWS = { week: 'timeGridWeek', month: 'dayGridMonth', day: 'timeGridDay', list: 'listWeek' } as const;
+export type ViewName = keyof typeof VIEWS;
+export type FcViewType = (typeof VIEWS)[ViewName];
+
+export function viewNameOf(type: string): ViewName | undefined {
+  return (Object.keys(VIEWS) as ViewName[]).find((k) => VIEWS[k] === type);
+}
+
+export interface CalendarFilters {
+  /** channel ids; empty = every channel */
+  channels: string[];
+  /** client group id; undefined = every group */
+  group?: string;
+  /** states shown; empty = every state */
+  states: PostState[];
+}
+
+export interface CalendarPlace {
+  view?: ViewName;
+  /** YYYY-MM-DD in the display zone */
+  date?: string;
+}
+
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+/** Filters and place read from the URL (unknown values are dropped, so a stale link still opens). */
+export function readSearch(params: URLSearchParams): CalendarFilters & CalendarPlace {
+  const channels = [...new Set(params.getAll('channel').filter((c) => c.length > 0 && c.length <= 100))];
+  const states = STATES.filter((s) => params.getAll('state').some((v) => v.toUpperCase() === s));
+  const group = params.get('group') || undefined;
+  const view = params.get('view');
+  const date = params.get('date');
+  return {
+    channels,
+    states: states.length === STATES.length ? [] : states,
+    ...(group ? { group } : {}),
+    ...(view && view in VIEWS ? { view: view as ViewName } : {}),
+    ...(date && DAY.test(date) && DateTime.fromISO(date).isValid ? { date } : {}),
+  };
+}
+
+/** The URL's search params with these filters (other params kept). */
+export function writeFilters(params: URLSearchParams, filters: CalendarFilters): URLSearchParams {
+  const next = new URLSearchParams(params);
+  next.delete('channel');
+  next.delete('state');
+  next.delete('group');
+  for (const c of filters.channels) next.append('channel', c);
+  if (filters.states.length > 0 && filters.states.length < STATES.length) for (const s of STATES.filter((x) => filters.states.includes(x))) next.append('state', s.toLowerCase());
+  if (filters.group) next.set('group', filters.group);
+  return next;
+}
+
+/** The URL's search params with the visible view and date (other params kept). */
+export function writePlace(params: URLSearchParams, place: Required<CalendarPlace>): URLSearchParams {
+  const next = new URLSearchParams(params);
+  next.set('view', place.view);
+  next.set('date', place.date);
+  return next;
+}
+
+/**
+ * Posts the filters keep. The client group is asked of the API (`customer`); it is checked here
+ * too against the channel's group, so a post never shows under a group it is not in.
+ */
+export function applyFilters<P extends CalendarPost>(posts: readonly P[], filters: CalendarFilters, integrations: readonly Integration[] = []): P[] {
+  const groupOf = new Map(integrations.map((i) => [i.id, i.customer?.id]));
+  return posts.filter(
+    (p) =>
+      (filters.channels.length === 0 || filters.channels.includes(p.integration.id)) &&
+      (filters.states.length === 0 || filters.states.includes(p.state)) &&
+      (!filters.group || !groupOf.has(p.integration.id) || groupOf.get(p.integration.id) === filters.group),
+  );
+}
+
+const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ', '#39': "'" };
+
+function decodeEntities(s: string): string {
+  return s.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+\d*);/gi, (whole, name: string) => {
+    if (name[0] === '#') {
+      const code = name[1] === 'x' || name[1] === 'X' ? parseInt(name.slice(2), 16) : parseInt(name.slice(1), 10);
+      return Number.isFinite(code) && code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
+    }
+    return ENTITIES[name.toLowerCase()] ?? whole;
+  });
+}
+
+/** Post content (plain text or the editor's HTML) as plain text, one line per paragraph. */
+export function plainText(content: string): string {
+  return decodeEntities(
+    content
+      .replace(/<(script|style)\b[^>]*>[\s\S]*?<\/\1\s*>/gi, '')
+      .replace(/<br\s*\/?>/gi, '\n')
+      .replace(/<\/(p|div|li|h[1-6]|blockquote|pre|tr)\s*>/gi, '\n')
+      .replace(/<[^>]*>/g, ''),
+  )
+    .replace(/\r\n?/g, '\n')
+    .replace(/[ \t\u00a0]+/g, ' ');
+}
+
+/** The first non-empty line of a post's content, shortened for a calendar cell. */
+export function firstLine(content: string, max = 120): string {
+  const line =
+    plainText(content)
+      .split('\n')
+      .map((l) => l.trim())
+      .find((l) => l.length > 0) ?? '';
+  return line.length > max ? `${line.slice(0, max - 1).trimEnd()}…` : line;
+}
+
+/** Only queued posts and drafts move; published and failed posts stay where they are. */
+export function isMovable(state: PostState): boolean {
+  return state === 'QUEUE' || state === 'DRAFT';
+}
+
+export interface PostEventProps {
+  post: CalendarPost;
+  /** the first line of the content ('' when the post is media only) */
+  text: string;
+  channel: string;
+  platform: string;
+  /** the hover text: channel, state and the UTC truth */
+  tooltip: string;
+}
+
+/** One calendar event per post (first items; thread items travel with their post). */
+export function postToEvent(post: CalendarPost): EventInput & { id: string; start: string; extendedProps: PostEventProps } {
+  const text = firstLine(post.content);
+  const channel = post.integration.name;
+  const platform = platformName(post.integration.providerIdentifier);
+  const movable = isMovable(post.state);
+  const state = STATE_LABEL[post.state] ?? post.state;
+  const parts = post.thread.length > 0 ? ` · thread of ${post.thread.length + 1}` : '';
+  const tooltip = `${channel} (${platform}) · ${state}${parts}\n${utcTitle(post.publishDate)}${text ? `\n${text}` : ''}${post.state === 'ERROR' && post.error ? `\nError: ${post.error}` : ''}`;
+  return {
+    id: post.id,
+    title: text ? `${channel}: ${text}` : channel,
+    start: post.publishDate,
+    allDay: false,
+    editable: movable,
+    startEditable: movable,
+    durationEditable: false,
+    classNames: ['post-event', `post-${post.state.toLowerCase()}`],
+    extendedProps: { post, text, channel, platform, tooltip },
+  };
+}
+
+/** Monday = 1 … Sunday = 7 (luxon) → the offset back to the week's first day (FullCalendar: Sunday = 0). */
+function startOfWeek(day: DateTime, firstDay: number): DateTime {
+  const back = (day.weekday - (firstDay === 0 ? 7 : firstDay) + 7) % 7;
+  return day.minus({ days: back }).startOf('day');
+}
+
+/**
+ * The instants FullCalendar's view will span (its `activeStart`/`activeEnd`), computed the way it
+ * does: a week from the week's first day, a day, or a month view's six whole weeks.
+ */
+export function viewRange(view: ViewName, date: string, timeZone: string, firstDay: number): { start: string; end: string } {
+  const day = DateTime.fromISO(date, { zone: timeZone }).startOf('day');
+  let start: DateTime;
+  let end: DateTime;
+  if (view === 'day') {
+    start = day;
+    end = day.plus({ days: 1 });
+  } else if (view === 'month') {
+    start = startOfWeek(day.startOf('month'), firstDay);
+    end = start.plus({ weeks: 6 });
+  } else {
+    start = startOfWeek(day, firstDay);
+    end = start.plus({ weeks: 1 });
+  }
+  return { start: start.toUTC().toISO()!, end: end.toUTC().toISO()! };
+}
+
+/** Today's date in a zone (YYYY-MM-DD). */
+export function todayIn(timeZone: string, now: Date = new Date()): string {
+  return DateTime.fromJSDate(now).setZone(timeZone).toISODate()!;
+}
+
+/** The date (YYYY-MM-DD) of an instant in a zone. */
+export function dateIn(instant: Date, timeZone: string): string {
+  return DateTime.fromJSDate(instant).setZone(timeZone).toISODate()!;
+}
+
+/** The browser's first day of the week (FullCalendar: Sunday = 0), Monday when it cannot tell. */
+export function localeFirstDay(locale: string = typeof navigator === 'undefined' ? 'en-GB' : navigator.language): number {
+  try {
+    const loc = new Intl.Locale(locale) as Intl.Locale & { getWeekInfo?: () => { firstDay: number }; weekInfo?: { firstDay: number } };
+    const info = loc.getWeekInfo?.() ?? loc.weekInfo;
+    if (info) return info.firstDay % 7;
+  } catch {
+    // an odd locale string: fall through
+  }
+  return 1;
+}
+
+/** Whether the browser's locale writes times on a 24-hour clock. */
+export function localeUses24h(locale?: string): boolean {
+  const cycle = new Intl.DateTimeFormat(locale, { hour: 'numeric' }).resolvedOptions().hourCycle;
+  return cycle === 'h23' || cycle === 'h24';
+}
+
+/**
+ * The instant a clicked slot stands for: a time slot is its own start; a whole day (month view)
+ * gets 09:00 on that day in the display zone, a reasonable first guess the composer can change.
+ */
+export function slotInstant(date: Date, allDay: boolean, timeZone: string): string {
+  if (!allDay) return date.toISOString();
+  return DateTime.fromJSDate(date).setZone(timeZone).startOf('day').set({ hour: 9 }).toUTC().toISO()!;
+}

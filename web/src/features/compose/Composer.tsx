@@ -68,6 +68,19 @@ function names(list: string[]): string {
 /** "shared" or a channel id */
 type Scope = string;
 
+/** A tab's count of problems (read out as words). */
+function ProblemCount({ n }: { n: number }) {
+  return (
+    <span className="compose-tab-bad">
+      <span aria-hidden="true">{n}</span>
+      <span className="visually-hidden">
+        {' '}
+        ({n} problem{n > 1 ? 's' : ''})
+      </span>
+    </span>
+  );
+}
+
 export function Composer({ initialState, initialDate, onDone }: { initialState: ComposeState; initialDate: string | undefined; onDone: () => void }) {
   const tz = useTimeZone();
   const queryClient = useQueryClient();
@@ -272,7 +285,7 @@ export function Composer({ initialState, initialDate, onDone }: { initialState: 
           />
         ))}
         {threads ? (
-          <Button variant="secondary" className="compose-add-item" onClick={() => updateItems(scope, (list) => [...list, emptyItem(list.length > 0 ? 5 : 0)])}>
+          <Button variant="secondary" className="compose-add-item" onClick={() => updateItems(scope, (list) => [...list, emptyItem()])}>
             + Add thread item
           </Button>
         ) : null}
@@ -391,7 +404,7 @@ export function Composer({ initialState, initialDate, onDone }: { initialState: 
             <Tabs.List className="compose-tablist" aria-label="Text per channel">
               <Tabs.Trigger value={SHARED} className="compose-tab">
                 All channels
-                {sharedCount > 0 ? <span className="compose-tab-bad" aria-label={`${sharedCount} problem${sharedCount > 1 ? 's' : ''}`}>{sharedCount}</span> : null}
+                {sharedCount > 0 ? <ProblemCount n={sharedCount} /> : null}
               </Tabs.Trigger>
               {selected.map((c) => {
                 const n = channelProblems(c.id).filter((p) => !(usesShared(state, c.id) && itemFields.has(p.where.kind))).length;
@@ -400,7 +413,7 @@ export function Composer({ initialState, initialDate, onDone }: { initialState: 
                     <Avatar channel={c} size="sm" />
                     {c.name}
                     {!usesShared(state, c.id) ? <span className="compose-tab-own">own text</span> : null}
-                    {n > 0 ? <span className="compose-tab-bad" aria-label={`${n} problem${n > 1 ? 's' : ''}`}>{n}</span> : null}
+                    {n > 0 ? <ProblemCount n={n} /> : null}
                   </Tabs.Trigger>
                 );
               })}
@@ -429,13 +442,13 @@ export function Composer({ initialState, initialDate, onDone }: { initialState: 
                     <Avatar channel={c} />
                     <div>
                       <strong>{c.name}</strong>
-                      <div className="hint">
+                      <div className="hint compose-channel-sub">
                         {platformName(c.identifier)}
                         {c.profile ? ` · @${c.profile.replace(/^@/, '')}` : ''}
-                        {rules?.rules ? ` · ${rules.rules}` : ''}
                       </div>
                     </div>
                   </div>
+                  {rules?.rules ? <p className="hint compose-rules">{rules.rules}</p> : null}
                   {mine.length > 0 ? (
                     <Notice kind="bad">
                       <strong>Problems on {c.name}</strong>

@@ -30,7 +30,15 @@ export const MembersSchema = z.object({
 });
 
 export const CreateInvitationBodySchema = z.object({
-  email: z.union([z.literal(''), EmailSchema]).optional().describe('only this address may accept; mailed when mail is set up'),
+  // (a plain string in the document: a union with the piped EmailSchema lost its email branch there)
+  email: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .max(254, 'An email address has at most 254 characters')
+    .refine((v) => v === '' || EmailSchema.safeParse(v).success, 'Enter an email address such as name@example.com')
+    .optional()
+    .describe('only this address may accept (empty: anyone with the link); mailed when mail is set up'),
   role: Role.default('member'),
 });
 export const CreatedInvitationSchema = z.object({

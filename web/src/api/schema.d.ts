@@ -10717,8 +10717,8 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @description only this address may accept; mailed when mail is set up */
-                        email?: "";
+                        /** @description only this address may accept (empty: anyone with the link); mailed when mail is set up */
+                        email?: string;
                         /**
                          * @default member
                          * @enum {string}

@@ -155,6 +155,18 @@ describe('the calendar in Chromium: posts of every channel in the person’s zon
     expect(page.url()).toContain('/calendar');
     await screenshot(page, 'calendar-week');
 
+    // a refusal: the post was deleted meanwhile (another tab, the API); the drop is undone with the API's reason
+    const doomed = await create('schedule', berlin(day(4), '10:00'), '<p>Soon to be deleted</p>');
+    await page.reload();
+    const gone = page.locator(`td.fc-timegrid-col[data-date="${day(4)}"] .post-event`, { hasText: 'Soon to be deleted' });
+    await gone.waitFor();
+    expect((await me.form.api('DELETE', `/public/v1/posts/${doomed}`)).statusCode).toBe(200);
+    await dragToSlot(page, gone, day(5), '11:00');
+    await page.getByRole('alert').filter({ hasText: 'Post not found' }).waitFor();
+    // back where it was until the calendar asks again, then gone
+    await gone.waitFor({ state: 'detached' });
+    expect(await page.locator(`td.fc-timegrid-col[data-date="${day(5)}"] .post-event`, { hasText: 'Soon to be deleted' }).count()).toBe(0);
+
     // the published post: no dragging, and its date stays
     const before = (await post(ids.published)).publishDate;
     await page.getByRole('button', { name: /This week|Today/ }).click();

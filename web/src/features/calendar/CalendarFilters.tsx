@@ -22,7 +22,9 @@ export function CalendarFilters({ filters, onChange, integrations, groups }: { f
     chosen.length === 0 ? 'All channels' : chosen.length === 1 ? (offered.find((i) => i.id === chosen[0])?.name ?? '1 channel') : `${chosen.length} of ${offered.length} channels`;
 
   function toggleChannel(id: string, on: boolean) {
-    const next = on ? [...chosen, id] : chosen.filter((c) => c !== id);
+    // no filter means every channel is ticked: unticking one keeps the others
+    const current = chosen.length === 0 ? offered.map((i) => i.id) : chosen;
+    const next = on ? [...current, id] : current.filter((c) => c !== id);
     // every channel ticked is the same as no channel filter
     onChange({ ...filters, channels: next.length === offered.length ? [] : next });
   }
@@ -51,9 +53,11 @@ export function CalendarFilters({ filters, onChange, integrations, groups }: { f
                 <legend className="visually-hidden">Channels shown</legend>
                 {offered.map((i) => {
                   const checked = chosen.length === 0 || chosen.includes(i.id);
+                  // the last ticked channel stays ticked (none would mean every one)
+                  const last = checked && (chosen.length === 1 || offered.length === 1);
                   return (
                     <label key={i.id} className="cal-check">
-                      <input type="checkbox" checked={checked} onChange={(e) => toggleChannel(i.id, e.target.checked)} />
+                      <input type="checkbox" checked={checked} disabled={last} onChange={(e) => toggleChannel(i.id, e.target.checked)} />
                       <ChannelAvatar picture={i.picture} platform={i.identifier} size={20} />
                       <span>
                         {i.name}
@@ -100,9 +104,10 @@ export function CalendarFilters({ filters, onChange, integrations, groups }: { f
         <div className="cal-state-list">
           {STATES.map((s) => {
             const checked = filters.states.length === 0 || filters.states.includes(s);
+            const last = checked && filters.states.length === 1;
             return (
-              <label key={s} className={`cal-state-chip post-${s.toLowerCase()}${checked ? '' : ' off'}`}>
-                <input type="checkbox" checked={checked} onChange={(e) => toggleState(s, e.target.checked)} />
+              <label key={s} className={`cal-state-chip post-${s.toLowerCase()}${checked ? '' : ' off'}${last ? ' last' : ''}`} title={last ? 'At least one state is shown' : undefined}>
+                <input type="checkbox" checked={checked} disabled={last} onChange={(e) => toggleState(s, e.target.checked)} />
                 <span className="cal-swatch" aria-hidden="true">
                   <StateIcon state={s} />
                 </span>

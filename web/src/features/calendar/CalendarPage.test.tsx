@@ -123,6 +123,20 @@ describe('the calendar page', () => {
     expect(screen.getByTestId('where').textContent).not.toContain('state=queue');
   });
 
+  it('the channel filter keeps the ticked channels’ posts', async () => {
+    const user = userEvent.setup();
+    renderAt('/calendar?view=list&date=2025-03-05');
+    await screen.findByText('Draft about pricing');
+    await user.click(screen.getByRole('button', { name: /All channels/ }));
+    await user.click(await screen.findByRole('checkbox', { name: /Acme Sky/ }));
+    await waitFor(() => expect(screen.queryByText('Draft about pricing')).toBeNull());
+    expect(screen.getByText('Spring launch & party')).toBeTruthy();
+    expect(screen.getByTestId('where').textContent).toContain('channel=tg');
+    expect(screen.getByRole('button', { name: /Acme News/ })).toBeTruthy();
+    // the one channel left cannot be unticked (no channel at all would read as every channel)
+    expect(screen.getByRole<HTMLInputElement>('checkbox', { name: /Acme News/ }).disabled).toBe(true);
+  });
+
   it('opens with the filters of the URL; a client group is asked of the API', async () => {
     renderAt('/calendar?view=list&date=2025-03-05&group=cust1&state=queue');
     await screen.findByText('Spring launch & party');

@@ -8,7 +8,6 @@ import timeGridPlugin from '@fullcalendar/timegrid';
 import { useQueryClient } from '@tanstack/react-query';
 import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
-import { api, unwrap } from '../../api/client.js';
 import { useGroups, useIntegrations, usePosts } from '../../api/queries.js';
 import { useTimeZone } from '../../api/session.js';
 import { Button, ErrorNotice, Notice, PageHeader, Spinner, STATE_LABEL } from '../../components/ui.js';
@@ -16,6 +15,7 @@ import { formatDateTime, utcTitle } from '../../lib/time.js';
 import type { ComposeInitial } from '../compose/ComposeDialog.js';
 import { CalendarFilters } from './CalendarFilters.js';
 import { ChannelAvatar } from './ChannelAvatar.js';
+import { reschedule } from './reschedule.js';
 import { StateIcon } from './StateIcon.js';
 import {
   applyFilters,
@@ -184,21 +184,15 @@ export default function CalendarPage() {
         setFeedback({ kind: 'info', text: 'Posts cannot be moved into the past: drop it on a time still to come.' });
         return;
       }
-      const date = start.toISOString();
       setFeedback(null);
-      // optimistic: every cached period shows the post at its new time until the API answers
-      await queryClient.cancelQueries({ queryKey: ['posts'] });
-      const before = queryClient.getQueriesData<CalendarPost[]>({ queryKey: ['posts'] });
-      queryClient.setQueriesData<CalendarPost[]>({ queryKey: ['posts'] }, (old) => old?.map((p) => (p.id === post.id ? { ...p, publishDate: date } : p)));
-      try {
-        const moved = await unwrap(api.PUT('/posts/{id}/date', { params: { path: { id: post.id } }, body: { date } }));
-        setFeedback({ kind: 'ok', text: `Moved “${post.integration.name}” post to ${formatDateTime(moved.publishDate, timeZone, { weekday: 'short', day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit' })}.`, title: utcTitle(moved.publishDate) });
-      } catch (error) {
-        for (const [key, data] of before) queryClient.setQueryData(key, data);
+      const result = await reschedule(queryClient, post.id, start.toISOString());
+      if (result.ok) {
+        const when = formatDateTime(result.publishDate, timeZone, { weekday: 'short', day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit' });
+        setFeedback({ kind: 'ok', text: `Moved “${post.integration.name}” post to ${when}.`, title: utcTitle(result.publishDate) });
+      } else {
+        // the API said no: the post goes back where it was, with the API's reason
         info.revert();
-        setFeedback({ kind: 'bad', error });
-      } finally {
-        void queryClient.invalidateQueries({ queryKey: ['posts'] });
+        setFeedback({ kind: 'bad', error: result.error });
       }
     },
     [queryClient, timeZone],

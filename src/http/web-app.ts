@@ -13,11 +13,11 @@ const SERVICE_PATHS = ['/public/', '/api/', '/account', '/oauth/', '/device', '/
 /**
  * The app's pages: what it loads is its own (`'self'`); pictures and videos of the media
  * library may come from S3 or a CDN (https) or be local previews (`blob:`); FullCalendar sets
- * inline styles; no framing.
+ * inline styles and ships its icon font inline (`data:`); no framing.
  */
 const APP_HEADERS = {
   'content-security-policy':
-    "default-src 'self'; img-src 'self' https: data: blob:; media-src 'self' https: blob:; style-src 'self' 'unsafe-inline'; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'",
+    "default-src 'self'; img-src 'self' https: data: blob:; media-src 'self' https: blob:; style-src 'self' 'unsafe-inline'; font-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'",
   'x-frame-options': 'DENY',
   'referrer-policy': 'same-origin',
   'x-content-type-options': 'nosniff',

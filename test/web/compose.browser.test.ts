@@ -16,6 +16,7 @@ interface PostRow {
   group: string;
   integration: { id: string };
   image: { alt?: string | null }[];
+  settings: Record<string, unknown>;
 }
 
 describe('the composer in Chromium: one post for Telegram and Bluesky, counted, previewed, refused, uploaded, posted, drafted', () => {
@@ -202,5 +203,52 @@ describe('the composer in Chromium: one post for Telegram and Bluesky, counted, 
     await event.waitFor();
     expect(await event.locator('.cal-event-state').textContent()).toBe('Draft');
     expect(await event.locator('.cal-event-time').textContent()).toBe(wall.toFormat('HH:mm'));
+  });
+
+  it('a platform with settings: the form generated from its JSON Schema works under the app’s CSP (anyOf included), and the API’s refusal shows on the field', async () => {
+    // Medium has no simulator here: its channel row is made directly (nothing is published)
+    const journal = await h.t.deps.repositories.integrations.insertIntegration({
+      organizationId: me.organizationId,
+      identifier: 'medium',
+      internalId: 'medium-1',
+      name: 'Acme Journal',
+      credentials: h.t.deps.secretBox.seal(JSON.stringify({ token: 'test' })),
+    });
+    const { page } = me;
+    // the settings validator must not need eval (the CSP has no 'unsafe-eval'; Ajv would)
+    const evalRefused: string[] = [];
+    page.on('console', (m) => {
+      if (/unsafe-eval|evaluate a string as JavaScript/i.test(m.text())) evalRefused.push(m.text());
+    });
+    page.on('pageerror', (e) => evalRefused.push(e.message));
+    await page.goto('/calendar');
+    await page.getByRole('button', { name: 'New post' }).click();
+    const dialog = page.getByRole('dialog', { name: 'New post' });
+    await dialog.getByRole('button', { name: /Acme Journal/ }).click();
+    await dialog.getByLabel('Post text', { exact: true }).fill('How we planned the launch, step by step.');
+
+    await dialog.getByRole('tab', { name: /Acme Journal/ }).click();
+    await dialog.getByLabel(/^Title/).fill('Launch day, behind the scenes');
+    // `canonical` is an anyOf (a URL or a "(post:…)" placeholder): choosing its option validates data against each
+    await dialog.locator('.compose-settings-form input[id*="canonical"]').first().fill('https://acme.example/blog/launch');
+    await dialog.getByRole('button', { name: 'Schedule' }).click();
+    // the API names posts.0.settings.subtitle: the message sits under that field, and in the tab
+    const fieldError = dialog.locator('.compose-settings-form .error-detail', { hasText: 'Required' });
+    await fieldError.waitFor();
+    expect(await dialog.getByRole('alert').filter({ hasText: 'Not sent' }).textContent()).toContain('Acme Journal · setting “subtitle”: Required');
+    expect(await dialog.getByRole('tab', { name: /Acme Journal/ }).textContent()).toContain('1 problem');
+    expect(await dialog.getByLabel('Post text', { exact: true }).inputValue()).toBe('How we planned the launch, step by step.');
+    await screenshot(page, 'compose-settings');
+
+    await dialog.getByLabel(/^Subtitle/).fill('Six weeks, two channels, one poster');
+    await fieldError.waitFor({ state: 'detached' });
+    await dialog.getByRole('button', { name: 'Schedule' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    const planned = (await postsAround(new Date(Date.now() + 60 * 60_000).toISOString())).find((p) => p.integration.id === journal.id);
+    expect(planned).toMatchObject({
+      state: 'QUEUE',
+      settings: { title: 'Launch day, behind the scenes', subtitle: 'Six weeks, two channels, one poster', canonical: 'https://acme.example/blog/launch' },
+    });
+    expect(evalRefused).toEqual([]);
   });
 });

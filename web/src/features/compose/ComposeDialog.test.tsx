@@ -174,7 +174,7 @@ describe('the compose dialog', () => {
     await waitFor(() => expect(dialog.querySelector('[data-channel="sky"].over')).toBeTruthy());
     // Pinterest's settings form comes from its schema, prefilled from the saved defaults
     await userEvent.click(within(dialog).getByRole('tab', { name: /Acme Pins/ }));
-    expect((await within(dialog).findByLabelText<HTMLInputElement>(/title/)).value).toBe('Saved title');
+    expect((await within(dialog).findByLabelText<HTMLInputElement>(/^Title/)).value).toBe('Saved title');
 
     await userEvent.click(within(dialog).getByRole('button', { name: 'Schedule' }));
     const refusal = await within(dialog).findByText(/Not sent: one thing needs fixing first/);
@@ -196,7 +196,7 @@ describe('the compose dialog', () => {
     // nothing typed was lost
     expect(within(dialog).getByLabelText<HTMLTextAreaElement>('Post text').value).toBe(`Launch ${family} day`);
 
-    fireEvent.change(within(dialog).getByLabelText(/board/), { target: { value: '12345' } });
+    fireEvent.change(within(dialog).getByLabelText(/^Board/), { target: { value: '12345' } });
     await userEvent.click(within(dialog).getByRole('button', { name: 'Schedule' }));
     await waitFor(() => expect(onOpenChange).toHaveBeenCalledWith(false));
     const sent = calls.filter((c) => c.method === 'POST').at(-1)!.body;

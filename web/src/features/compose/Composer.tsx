@@ -1,7 +1,7 @@
 import { zodResolver } from '@hookform/resolvers/zod';
 import * as Tabs from '@radix-ui/react-tabs';
 import { useMutation, useQueries, useQueryClient } from '@tanstack/react-query';
-import { lazy, Suspense, useMemo, useState } from 'react';
+import { lazy, Suspense, useEffect, useMemo, useRef, useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { z } from 'zod';
 import { api, ApiFailure, unwrap } from '../../api/client.js';
@@ -124,6 +124,28 @@ export function Composer({ initialState, initialDate, onDone }: { initialState: 
   const whenValues = when.watch();
   const whenIso = whenSchema.safeParse(whenValues).success ? instantFromZone(whenValues.date, whenValues.time, tz) : undefined;
 
+  const root = useRef<HTMLDivElement>(null);
+  /** bumped after each refusal: the first field named is brought into view */
+  const [refusals, setRefusals] = useState(0);
+
+  /** The tab a problem shows in: its channel's, or the shared text's for a channel using it. */
+  function tabFor(p: Problem): string {
+    return p.channelId && !(usesShared(state, p.channelId) && itemFields.has(p.where.kind)) ? p.channelId : SHARED;
+  }
+
+  /** The first field marked invalid in a tab (or the date), scrolled to and optionally focused. */
+  function reveal(target: string, focus: boolean) {
+    requestAnimationFrame(() => {
+      const panel = root.current?.querySelector<HTMLElement>(`[data-compose-panel="${CSS.escape(target)}"]`);
+      const field =
+        panel?.querySelector<HTMLElement>('[aria-invalid="true"], .rjsf-field-error input, .rjsf-field-error select, .rjsf-field-error textarea') ??
+        root.current?.querySelector<HTMLElement>('.compose-when [aria-invalid="true"]');
+      if (!field) return;
+      field.scrollIntoView({ block: 'center' });
+      if (focus) field.focus();
+    });
+  }
+
   const liveLocal = checked ? localProblems(state, rulesOf, channels) : [];
   const problems = [...liveLocal, ...apiProblems];
 
@@ -148,7 +170,13 @@ export function Composer({ initialState, initialDate, onDone }: { initialState: 
     },
     onError: (e, v) => {
       setFailure(e);
-      if (e instanceof ApiFailure && e.body.fields && e.body.fields.length > 0) setApiProblems(problemsFromApi(e.body.fields, v.order));
+      if (e instanceof ApiFailure && e.body.fields && e.body.fields.length > 0) {
+        const found = problemsFromApi(e.body.fields, v.order);
+        setApiProblems(found);
+        const first = found.find((p) => p.channelId);
+        if (first) setTab(tabFor(first));
+        setRefusals((n) => n + 1);
+      }
     },
   });
 
@@ -222,9 +250,9 @@ export function Composer({ initialState, initialDate, onDone }: { initialState: 
       setChecked(true);
       const local = localProblems(state, rulesOf, channels);
       if (local.length > 0) {
-        const first = local[0]!;
-        setTab(first.channelId && !(usesShared(state, first.channelId) && itemFields.has(first.where.kind)) ? first.channelId : SHARED);
+        setTab(tabFor(local[0]!));
         setRefused(true);
+        setRefusals((n) => n + 1);
         return;
       }
     }
@@ -238,6 +266,11 @@ export function Composer({ initialState, initialDate, onDone }: { initialState: 
     }
     void when.handleSubmit((w) => submit(type, instantFromZone(w.date, w.time, tz)))();
   }
+
+  useEffect(() => {
+    if (refusals > 0) reveal(tab, false);
+    // only after a refusal, in the tab it switched to
+  }, [refusals]);
 
   // ---- where problems show ------------------------------------------------------------------
 
@@ -306,7 +339,7 @@ export function Composer({ initialState, initialDate, onDone }: { initialState: 
   const missingLoaded = draftEntries.length > 0 && missingQueries.every((q) => q.data);
 
   return (
-    <div className="compose">
+    <div className="compose" ref={root}>
       <fieldset className="compose-channels">
         <legend>Channels</legend>
         {integrations.isPending ? <Spinner label="Loading channels" /> : null}
@@ -419,7 +452,7 @@ export function Composer({ initialState, initialDate, onDone }: { initialState: 
               })}
             </Tabs.List>
 
-            <Tabs.Content value={SHARED} className="compose-tabpanel" forceMount hidden={tab !== SHARED}>
+            <Tabs.Content value={SHARED} className="compose-tabpanel" forceMount hidden={tab !== SHARED} data-compose-panel={SHARED}>
               {state.channels.length > 0 && sharedUsers.length === 0 ? <p className="hint">Every selected channel has its own text; this text is not sent.</p> : null}
               {itemEditors(SHARED, state.shared)}
               {noThreads.length > 0 && state.shared.length > 1 ? (
@@ -437,7 +470,7 @@ export function Composer({ initialState, initialDate, onDone }: { initialState: 
               const extra = settingsErrorTree(mine);
               const mineMissing = missingList.filter((m) => m.channelId === c.id);
               return (
-                <Tabs.Content key={c.id} value={c.id} className="compose-tabpanel" forceMount hidden={tab !== c.id}>
+                <Tabs.Content key={c.id} value={c.id} className="compose-tabpanel" forceMount hidden={tab !== c.id} data-compose-panel={c.id}>
                   <div className="compose-channel-head">
                     <Avatar channel={c} />
                     <div>
@@ -532,10 +565,17 @@ export function Composer({ initialState, initialDate, onDone }: { initialState: 
                 <ul className="compose-problems">
                   {problems.map((p, i) => {
                     const c = p.channelId ? byId.get(p.channelId) : undefined;
-                    const target = p.channelId && !(usesShared(state, p.channelId) && itemFields.has(p.where.kind)) ? p.channelId : SHARED;
+                    const target = tabFor(p);
                     return (
                       <li key={i}>
-                        <button type="button" className="compose-link-button" onClick={() => setTab(target)}>
+                        <button
+                          type="button"
+                          className="compose-link-button"
+                          onClick={() => {
+                            setTab(target);
+                            reveal(target, true);
+                          }}
+                        >
                           {c ? `${c.name} · ` : ''}
                           {describeWhere(p.where)}
                         </button>

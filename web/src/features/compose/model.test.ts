@@ -176,3 +176,17 @@ describe('problems: where they show', () => {
     expect(localProblems(empty, { sky: SKY }, [channel('sky', 'bluesky')]).map((p) => p.message)).toEqual(['Your post should have at least one character or one image']);
   });
 });
+
+describe('settings form labels', () => {
+  it('names fields from their API keys', async () => {
+    const { humanize } = await import('./SettingsForm.js');
+    expect(['post_type', 'callToActionUrl', 'made_with_ai', 'board', 'selfDeclaredMadeForKids', 'categoryId'].map(humanize)).toEqual([
+      'Post type',
+      'Call to action URL',
+      'Made with AI',
+      'Board',
+      'Self declared made for kids',
+      'Category ID',
+    ]);
+  });
+});

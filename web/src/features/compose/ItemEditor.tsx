@@ -1,5 +1,5 @@
 import { useQueryClient } from '@tanstack/react-query';
-import { useId, useRef, useState } from 'react';
+import { useEffect, useId, useRef, useState } from 'react';
 import type { Integration } from '../../api/queries.js';
 import { uploadFile, type MediaItem } from '../../api/upload.js';
 import { Button } from '../../components/ui.js';
@@ -83,6 +83,14 @@ export function ItemEditor({
   const fileInput = useRef<HTMLInputElement>(null);
   const [uploads, setUploads] = useState<Upload[]>([]);
   const [picking, setPicking] = useState(false);
+  // uploads still running when the item or the dialog goes are cancelled
+  const running = useRef(new Set<AbortController>());
+  useEffect(() => {
+    const set = running.current;
+    return () => {
+      for (const a of set) a.abort();
+    };
+  }, []);
   const textProblems = problems.filter((p) => p.field === 'content' || p.field === 'item');
   const mediaProblems = problems.filter((p) => p.field === 'media');
   const delayProblems = problems.filter((p) => p.field === 'delay');
@@ -97,14 +105,17 @@ export function ItemEditor({
     for (const file of Array.from(files)) {
       const key = `${file.name}-${Math.random().toString(36).slice(2)}`;
       const abort = new AbortController();
+      running.current.add(abort);
       setUploads((u) => [...u, { key, name: file.name, fraction: 0, abort }]);
       uploadFile(file, (fraction) => setUploads((u) => u.map((x) => (x.key === key ? { ...x, fraction } : x))), abort.signal).then(
         (media) => {
+          running.current.delete(abort);
           setUploads((u) => u.filter((x) => x.key !== key));
           onMedia((list) => [...list, fromUpload(media)]);
           void queryClient.invalidateQueries({ queryKey: ['media'] });
         },
         (e: unknown) => {
+          running.current.delete(abort);
           if (e instanceof DOMException && e.name === 'AbortError') setUploads((u) => u.filter((x) => x.key !== key));
           else setUploads((u) => u.map((x) => (x.key === key ? { ...x, error: e instanceof Error ? e.message : 'Upload failed' } : x)));
         },

@@ -102,7 +102,9 @@ export function createPostsRepository(db: Db) {
      * Root posts with `publishDate` in [start, end], of live channels (disabled ones included),
      * ordered by publish date, with their thread items and channel.
      */
-    async listRoots(organizationId: string, start: Date, end: Date, customerId?: string) {
+    /** Root posts with publish date in [start, end] (optionally one client group's), or of one post group. */
+    async listRoots(organizationId: string, filter: { start: Date; end: Date; customerId?: string } | { group: string }) {
+      const range = 'group' in filter ? undefined : filter;
       const roots = await db
         .select({ post: posts, integration: { id: integrations.id, identifier: integrations.identifier, name: integrations.name, picture: integrations.picture } })
         .from(posts)
@@ -112,10 +114,11 @@ export function createPostsRepository(db: Db) {
             eq(posts.organizationId, organizationId),
             isNull(posts.parentPostId),
             isNull(posts.deletedAt),
-            gte(posts.publishDate, start),
-            lte(posts.publishDate, end),
+            range ? gte(posts.publishDate, range.start) : undefined,
+            range ? lte(posts.publishDate, range.end) : undefined,
+            'group' in filter ? eq(posts.group, filter.group) : undefined,
             isNull(integrations.deletedAt),
-            customerId === undefined ? undefined : eq(integrations.customerId, customerId),
+            range?.customerId === undefined ? undefined : eq(integrations.customerId, range.customerId),
           ),
         )
         .orderBy(asc(posts.publishDate), asc(posts.createdAt), asc(posts.id))

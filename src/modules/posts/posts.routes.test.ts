@@ -625,6 +625,14 @@ describe('posts routes', () => {
     it('deletes every post of a group, on every channel; unknown group → 404', async () => {
       const out = created(await create(acme, body('2031-08-03T09:00:00Z', [xEntry('g', { value: [{ content: 'g', image: [] }, { content: 'g2', image: [] }] }), skyEntry('g')])));
       const group = out[0]!.group;
+      // GET /posts/group/{group} (extension): the group's posts on every channel, with thread items, for editing together
+      const listed = await call(t.app, acme.apiKey, { method: 'GET', url: `/public/v1/posts/group/${group}` });
+      expect(listed.statusCode).toBe(200);
+      const groupPosts = listed.json<{ posts: { id: string; group: string; thread: { content: string }[] }[] }>().posts;
+      expect(groupPosts.map((p) => p.id).sort()).toEqual(out.map((o) => o.postId).sort());
+      expect(groupPosts.every((p) => p.group === group)).toBe(true);
+      expect(groupPosts.flatMap((p) => p.thread.map((i) => i.content))).toEqual(['g2']);
+      expectError(await call(t.app, beta.apiKey, { method: 'GET', url: `/public/v1/posts/group/${group}` }), 404, 'NOT_FOUND');
       const jobs = await Promise.all(out.map(async (o) => (await row(o.postId)).publish_job_id!));
       const res = await call(t.app, acme.apiKey, { method: 'DELETE', url: `/public/v1/posts/group/${group}` });
       expect(res.statusCode).toBe(200);
@@ -634,7 +642,9 @@ describe('posts routes', () => {
       expectError(await call(t.app, acme.apiKey, { method: 'DELETE', url: `/public/v1/posts/group/${group}` }), 404, 'NOT_FOUND');
       for (const g of [randomUUID(), 'no-such-group']) {
         expectError(await call(t.app, acme.apiKey, { method: 'DELETE', url: `/public/v1/posts/group/${g}` }), 404, 'NOT_FOUND');
+        expectError(await call(t.app, acme.apiKey, { method: 'GET', url: `/public/v1/posts/group/${g}` }), 404, 'NOT_FOUND');
       }
+      expectError(await call(t.app, acme.apiKey, { method: 'GET', url: `/public/v1/posts/group/${group}` }), 404, 'NOT_FOUND');
     });
   });
 

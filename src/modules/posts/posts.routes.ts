@@ -75,6 +75,19 @@ export function postsRoutes(service: PostsService): FastifyPluginAsyncZod {
       async (req) => service.getPost(req.auth.organizationId, req.params.id),
     );
 
+    app.get(
+      '/posts/group/:group',
+      {
+        schema: {
+          tags: ['Posts'],
+          summary: 'Extension: the posts of one group (one per channel) with their thread items, to edit them together',
+          params: GroupParamsSchema,
+          response: { 200: z.object({ posts: z.array(PostSchema) }) },
+        },
+      },
+      async (req) => service.getGroup(req.auth.organizationId, req.params.group),
+    );
+
     app.delete(
       '/posts/group/:group',
       {

@@ -72,7 +72,17 @@ export function createPostsService(deps: PostsServiceDeps) {
     return issues;
   }
 
-  function toOut(root: PostRow, items: PostRow[], integration: { id: string; identifier: string; name: string; picture: string | null }): PostOut {
+  function listedOut(listed: { roots: { post: PostRow; integration: Parameters<typeof toOut>[2] }[]; items: PostRow[] }) {
+  const byRoot = new Map<string, PostRow[]>();
+  for (const it of listed.items) {
+    const list = byRoot.get(it.parentPostId!) ?? [];
+    list.push(it);
+    byRoot.set(it.parentPostId!, list);
+  }
+  return listed.roots.map((r) => toOut(r.post, byRoot.get(r.post.id) ?? [], r.integration));
+}
+
+function toOut(root: PostRow, items: PostRow[], integration: { id: string; identifier: string; name: string; picture: string | null }): PostOut {
     return {
       id: root.id,
       content: root.content,
@@ -354,19 +364,21 @@ export function createPostsService(deps: PostsServiceDeps) {
       const end = new Date(parseInstant(q.endDate));
       if (end < start) throw validationError([{ path: 'endDate', message: 'Must not be before startDate' }]);
       if (q.customer !== undefined && !isUuid(q.customer)) return { posts: [] };
-      const { roots, items, tooMany } = await repo.listRoots(organizationId, start, end, q.customer);
-      if (tooMany) {
+      const listed = await repo.listRoots(organizationId, { start, end, customerId: q.customer });
+      if (listed.tooMany) {
         throw validationError([
           { path: 'endDate', message: `This window holds more than ${LIST_LIMIT} posts; ask for a shorter one (a day or a week)` },
         ]);
       }
-      const byRoot = new Map<string, PostRow[]>();
-      for (const it of items) {
-        const list = byRoot.get(it.parentPostId!) ?? [];
-        list.push(it);
-        byRoot.set(it.parentPostId!, list);
-      }
-      return { posts: roots.map((r) => toOut(r.post, byRoot.get(r.post.id) ?? [], r.integration)) };
+      return { posts: listedOut(listed) };
+    },
+
+    /** The posts of one group (one per channel), with their thread items: what a client edits together. */
+    async getGroup(organizationId: string, group: string) {
+      // No stored group holds U+0000 (PostgreSQL text cannot), and comparing with one is an error.
+      const listed = group.includes('\u0000') ? { roots: [], items: [] } : await repo.listRoots(organizationId, { group });
+      if (listed.roots.length === 0) throw notFound('Group of posts');
+      return { posts: listedOut(listed) };
     },
 
     async getPost(organizationId: string, id: string) {

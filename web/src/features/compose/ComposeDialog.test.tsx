@@ -241,13 +241,13 @@ describe('the compose dialog', () => {
       {
         'GET /integrations': () => [channel('sky', 'bluesky', 'Acme on Bluesky')],
         'GET /integration-settings/:id': () => ({ output: rules.sky }),
-        'GET /posts': () => ({ posts: [post, { ...post, id: 'other', group: 'g-2' }] }),
+        'GET /posts/group/g-1': () => ({ posts: [post] }),
         'GET /posts/r1/missing': () => ({ ready: false, missing: [{ field: 'value.0.content', code: 'too_long', message: 'Bluesky allows 300 characters (graphemes); this text has 320' }] }),
         'POST /posts': () => json([{ postId: 'r1', integration: 'sky', group: 'g-3' }], 201),
       },
       calls,
     );
-    const { onOpenChange } = open({ group: 'g-1', date: '2026-07-01T07:00:00.000Z' });
+    const { onOpenChange } = open({ group: 'g-1' });
     const dialog = await screen.findByRole('dialog', { name: 'Edit post' });
     expect((await within(dialog).findByLabelText<HTMLTextAreaElement>('Post text')).value).toBe('Draft text');
     expect(within(dialog).getByLabelText<HTMLTextAreaElement>('Thread item 1').value).toBe('Reply');

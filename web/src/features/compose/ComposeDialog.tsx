@@ -1,4 +1,4 @@
-import { useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { api, unwrap } from '../../api/client.js';
 import { queryKeys } from '../../api/queries.js';
 import { ErrorNotice, Modal, Spinner } from '../../components/ui.js';
@@ -12,40 +12,15 @@ export interface ComposeInitial {
   date?: string;
   /** channels preselected */
   integrationIds?: string[];
-  /** edit the posts of this group (read around `date`, or the date of a post of the group the app has already loaded) */
+  /** edit the posts of this group (GET /posts/group/{group}) */
   group?: string;
   /** start from a copy of this post (duplicate) */
   duplicateOf?: string;
 }
 
-const DAY = 24 * 60 * 60 * 1000;
-
-/**
- * The posts of a group. The API has no read by group, so they are read from the calendar window
- * around the group's date (the posts of one request share its publish date) and picked by group.
- */
-async function loadGroup(group: string, date: string | undefined) {
-  if (!date) throw new Error('This post cannot be opened for editing without its date.');
-  const at = new Date(date).getTime();
-  const { posts } = await unwrap(api.GET('/posts', { params: { query: { startDate: new Date(at - DAY).toISOString(), endDate: new Date(at + DAY).toISOString() } } }));
-  const mine = posts.filter((p) => p.group === group);
-  if (mine.length === 0) throw new Error('The posts of this group were not found: they may have been deleted or moved.');
-  return mine;
-}
-
-/** The publish date of a post of the group that a page has already loaded (post detail, calendar). */
-function cachedGroupDate(queryClient: QueryClient, group: string): string | undefined {
-  const seen: unknown[] = [...queryClient.getQueriesData({ queryKey: ['post'] }), ...queryClient.getQueriesData({ queryKey: ['posts'] })].map(([, data]) => data);
-  for (const data of seen) {
-    const list = Array.isArray(data) ? data : [data];
-    for (const p of list) {
-      if (p && typeof p === 'object' && (p as { group?: unknown }).group === group) {
-        const d = (p as { publishDate?: unknown }).publishDate;
-        if (typeof d === 'string') return d;
-      }
-    }
-  }
-  return undefined;
+/** The posts of one group (one per channel, with their thread items), to edit them together. */
+async function loadGroup(group: string) {
+  return (await unwrap(api.GET('/posts/group/{group}', { params: { path: { group } } }))).posts;
 }
 
 interface Seed {
@@ -54,10 +29,9 @@ interface Seed {
 }
 
 function Loader({ initial, onDone }: { initial: ComposeInitial | undefined; onDone: () => void }) {
-  const queryClient = useQueryClient();
   const group = useQuery({
-    queryKey: ['compose-group', initial?.group ?? '', initial?.date ?? ''],
-    queryFn: () => loadGroup(initial!.group!, initial?.date ?? cachedGroupDate(queryClient, initial!.group!)),
+    queryKey: ['compose-group', initial?.group ?? ''],
+    queryFn: () => loadGroup(initial!.group!),
     enabled: Boolean(initial?.group),
     staleTime: Infinity,
     gcTime: 0,

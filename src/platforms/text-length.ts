@@ -29,3 +29,19 @@ export function countText(text: string, counting: TextCounting): number {
       );
   }
 }
+
+/** The unit a platform's `maxLength` is counted in, as refusals and the composer word it. */
+export function countingUnit(counting: TextCounting): string {
+  switch (counting) {
+    case 'characters':
+      return 'characters';
+    case 'graphemes':
+      return 'characters (graphemes)';
+    case 'twitter-weighted':
+      return 'weighted characters (URLs count 23, emoji and CJK 2)';
+    case 'bytes':
+      return 'bytes (UTF-8)';
+    case 'mastodon':
+      return 'characters (a link counts 23)';
+  }
+}

@@ -1,7 +1,7 @@
 import { htmlToText } from '../../platforms/common/html.js';
 import { breaksDimensions, canFit, imageTargetOf } from '../../media/image-fit.js';
 import type { MediaKindRule, PlatformAdapter, PostDraft, ValidationIssue } from '../../platforms/platform.js';
-import { countText } from '../../platforms/text-length.js';
+import { countingUnit, countText } from '../../platforms/text-length.js';
 
 /** A stored media item as validation sees it. */
 export type DraftMedia = PostDraft['items'][number]['media'][number];
@@ -157,21 +157,6 @@ function describeDimensions(rule: MediaKindRule): string {
 function withoutType(settings: Record<string, unknown>): Record<string, unknown> {
   const { __type: _ignored, ...rest } = settings;
   return rest;
-}
-
-function countingUnit(counting: string): string {
-  switch (counting) {
-    case 'graphemes':
-      return 'characters (graphemes)';
-    case 'twitter-weighted':
-      return 'weighted characters (URLs count 23, emoji and CJK 2)';
-    case 'bytes':
-      return 'bytes (UTF-8)';
-    case 'mastodon':
-      return 'characters (a link counts 23)';
-    default:
-      return 'characters';
-  }
 }
 
 function formatBytes(n: number): string {

@@ -2,7 +2,7 @@ import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Integration } from '../../api/queries.js';
-import { apiError, apiFetch, channel, meFixture, renderWithApp, type Call, type Routes } from './test-kit.js';
+import { apiError, apiFetch, channel, meFixture, renderPage, type Call, type Routes } from '../../test/kit.js';
 
 const fetchMock = vi.hoisted(() => {
   const fn = vi.fn<(input: RequestInfo | URL, init?: RequestInit) => Promise<Response>>();
@@ -57,7 +57,7 @@ afterEach(() => {
 describe('the channels page', () => {
   it('lists the channels by client group with platform, profile, state, posting times in the person’s zone and the date added', async () => {
     serve();
-    renderWithApp(<ChannelsPage />, meFixture('America/New_York'));
+    renderPage(<ChannelsPage />, { me: meFixture({ timezone: 'America/New_York', role: 'member' }) });
     const bakery = await screen.findByRole('region', { name: 'Bakery' });
     expect(within(bakery).getByText('Bakery Sky')).toBeTruthy();
     expect(within(bakery).getByText(/Bluesky · bakery\.bsky\.social/)).toBeTruthy();
@@ -88,20 +88,20 @@ describe('the channels page', () => {
 
   it('shows the API’s refusal when the list cannot be read, and an empty state when there is nothing', async () => {
     serve({ 'GET /integrations': () => apiError(503, 'SERVICE_UNAVAILABLE', 'The database is not reachable') });
-    const first = renderWithApp(<ChannelsPage />);
+    const first = renderPage(<ChannelsPage />, { me: meFixture({ role: 'member' }) });
     expect(await screen.findByText('The database is not reachable')).toBeTruthy();
     first.unmount();
 
     channels = [];
     serve({ 'GET /groups': () => [] });
-    renderWithApp(<ChannelsPage />);
+    renderPage(<ChannelsPage />, { me: meFixture({ role: 'member' }) });
     expect(await screen.findByText('No channels yet')).toBeTruthy();
   });
 });
 
 describe('connecting a channel', () => {
   async function openConnect(user: ReturnType<typeof userEvent.setup>) {
-    renderWithApp(<ChannelsPage />);
+    renderPage(<ChannelsPage />, { me: meFixture({ role: 'member' }) });
     await screen.findByText('Acme News');
     await user.click(screen.getAllByRole('button', { name: 'Connect a channel' })[0]!);
     return screen.getByRole('dialog', { name: 'Connect a channel' });
@@ -209,7 +209,7 @@ describe('connecting a channel', () => {
       'GET /social/telegram': () => ({ url: null, credentials: TELEGRAM_SCHEMA }),
       'POST /social/telegram': () => channel({ id: 'c-1', name: 'Acme News', identifier: 'telegram' }),
     });
-    renderWithApp(<ChannelsPage />);
+    renderPage(<ChannelsPage />, { me: meFixture({ role: 'member' }) });
     const row = (await screen.findByText('Acme News')).closest('li') as HTMLElement;
     await user.click(within(row).getByRole('button', { name: 'Reconnect' }));
     const dialog = screen.getByRole('dialog', { name: 'Reconnect Acme News' });
@@ -227,7 +227,7 @@ describe('managing a channel', () => {
   it('saves posting times typed in the person’s zone as minutes after 00:00 UTC', async () => {
     const user = userEvent.setup();
     serve({ 'PUT /integrations/:id': (_req, _url, body) => ({ ...channels[0]!, ...(body as object) }) });
-    renderWithApp(<ChannelsPage />, meFixture('Asia/Kolkata'));
+    renderPage(<ChannelsPage />, { me: meFixture({ timezone: 'Asia/Kolkata', role: 'member' }) });
     const row = (await screen.findByText('Acme News')).closest('li') as HTMLElement;
     await user.click(within(row).getByRole('button', { name: 'Actions for Acme News' }));
     await user.click(await screen.findByRole('menuitem', { name: 'Posting times…' }));
@@ -249,7 +249,7 @@ describe('managing a channel', () => {
   it('disables and shows the API’s refusal next to the channel', async () => {
     const user = userEvent.setup();
     serve({ 'PUT /integrations/:id': () => apiError(403, 'FORBIDDEN', 'Only owners and admins may change channels') });
-    renderWithApp(<ChannelsPage />);
+    renderPage(<ChannelsPage />, { me: meFixture({ role: 'member' }) });
     const row = (await screen.findByText('Acme News')).closest('li') as HTMLElement;
     await user.click(within(row).getByRole('button', { name: 'Actions for Acme News' }));
     await user.click(await screen.findByRole('menuitem', { name: 'Disable' }));
@@ -260,7 +260,7 @@ describe('managing a channel', () => {
   it('the removal asks first and says what happens to queued posts', async () => {
     const user = userEvent.setup();
     serve({ 'DELETE /integrations/:id': () => channels[0] });
-    renderWithApp(<ChannelsPage />);
+    renderPage(<ChannelsPage />, { me: meFixture({ role: 'member' }) });
     const row = (await screen.findByText('Acme News')).closest('li') as HTMLElement;
     await user.click(within(row).getByRole('button', { name: 'Actions for Acme News' }));
     await user.click(await screen.findByRole('menuitem', { name: 'Remove…' }));
@@ -283,7 +283,7 @@ describe('managing a channel', () => {
       }),
       'PUT /integrations/:id/account': () => channel({ id: 'c-7', name: 'Notes Ltd', identifier: 'linkedin-page' }),
     });
-    renderWithApp(<ChannelsPage />);
+    renderPage(<ChannelsPage />, { me: meFixture({ role: 'member' }) });
     const row = (await screen.findByText('Difference Works')).closest('li') as HTMLElement;
     await user.click(within(row).getByRole('button', { name: 'Actions for Difference Works' }));
     await user.click(await screen.findByRole('menuitem', { name: 'Choose the page…' }));

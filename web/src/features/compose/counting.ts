@@ -4,6 +4,9 @@ import type { IntegrationSettings } from '../../api/queries.js';
 import { htmlToText } from '../../../../src/platforms/common/html.js';
 import { countText } from '../../../../src/platforms/text-length.js';
 
+/** The unit `maxLength` is counted in (the server's own wording in its refusals). */
+export { countingUnit } from '../../../../src/platforms/text-length.js';
+
 export type Counting = IntegrationSettings['counting'];
 
 const encoder = new TextEncoder();
@@ -50,20 +53,4 @@ export function platformText(text: string): string {
 /** The length the server checks against `maxLength` for text typed in the composer. */
 export function lengthOnPlatform(text: string, counting: Counting): number {
   return countFor(platformText(text), counting);
-}
-
-/** The unit `maxLength` is counted in (the server's wording in its refusals). */
-export function countingUnit(counting: Counting): string {
-  switch (counting) {
-    case 'characters':
-      return 'characters';
-    case 'graphemes':
-      return 'characters (graphemes)';
-    case 'twitter-weighted':
-      return 'weighted characters (URLs count 23, emoji and CJK 2)';
-    case 'bytes':
-      return 'bytes (UTF-8)';
-    case 'mastodon':
-      return 'characters (a link counts 23)';
-  }
 }

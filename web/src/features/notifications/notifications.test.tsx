@@ -1,7 +1,7 @@
 import { screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { apiFetch, meFixture, renderPage, type Call } from '../posts/test-kit.js';
+import { apiFetch, meFixture, renderPage, type Call } from '../../test/kit.js';
 
 // the typed client keeps the fetch it finds when created: stub it before anything is imported
 const fetchMock = vi.hoisted(() => {

@@ -1,7 +1,7 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { apiError, apiFetch, renderPage, type Call, type Routes } from './test-kit.js';
+import { apiError, apiFetch, renderPage, type Call, type Routes } from '../../test/kit.js';
 
 const fetchMock = vi.hoisted(() => {
   const fn = vi.fn<(input: RequestInfo | URL, init?: RequestInit) => Promise<Response>>();

@@ -2,16 +2,18 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { render } from '@testing-library/react';
 import type { ReactNode } from 'react';
 import { MemoryRouter, Route, Routes, useLocation } from 'react-router';
-import { MeProvider, type Me } from '../../api/session.js';
+import type { Integration } from '../api/queries.js';
+import { MeProvider, type Me } from '../api/session.js';
 
 /**
- * Component-test kit (happy-dom): the API answered by a table of routes through a stubbed `fetch`,
- * the signed-in person, a router and a fresh query client per render.
+ * The app's component-test kit (happy-dom; not part of the bundle): the API answered by a table of
+ * routes through a stubbed `fetch`, the signed-in person, a router and a fresh query client per render.
  *
  * The typed client keeps the `fetch` it found when it was created, so a test file stubs `fetch`
  * in `vi.hoisted` (before any import) and gives each test its routes with `answer(routes)`.
  */
-export type Handler = (req: Request, url: URL) => unknown;
+/** Answers a Response, or a body answered 200. */
+export type Handler = (req: Request, url: URL, body: unknown) => unknown;
 export type Routes = Record<string, Handler>;
 
 export interface Call {
@@ -44,21 +46,37 @@ export function apiFetch(routes: Routes, calls: Call[] = []) {
     const url = new URL(req.url);
     const path = url.pathname.replace(/^\/public\/v1/, '');
     const text = req.method === 'GET' ? '' : await req.clone().text();
-    calls.push({ method: req.method, path, search: url.searchParams, body: text ? (JSON.parse(text) as unknown) : undefined });
+    const body = text ? (JSON.parse(text) as unknown) : undefined;
+    calls.push({ method: req.method, path, search: url.searchParams, body });
     const hit = table.find((r) => r.method === req.method && r.re.test(path));
     if (!hit) return apiError(404, 'ROUTE_NOT_FOUND', `No route ${req.method} ${path}`);
-    const out = await hit.handler(req, url);
+    const out = await hit.handler(req, url, body);
     return out instanceof Response ? out : json(out);
   };
 }
 
-export function meFixture(over: { timezone?: string | null; organizationId?: string } = {}): Me {
-  const organization = { id: over.organizationId ?? 'org-1', name: 'Acme', role: 'owner' as const };
+export function meFixture(over: { timezone?: string | null; organizationId?: string; role?: Me['organization']['role'] } = {}): Me {
+  const organization = { id: over.organizationId ?? 'org-1', name: 'Acme', role: over.role ?? 'owner' };
   return {
     user: { id: 'user-1', email: 'olga@example.test', name: 'Olga', timezone: over.timezone === undefined ? 'Europe/Berlin' : over.timezone },
     organization,
     organizations: [organization],
     csrfToken: 'csrf-1',
+  };
+}
+
+/** A channel as GET /integrations answers it. */
+export function channel(over: Partial<Integration> & Pick<Integration, 'id' | 'name' | 'identifier'>): Integration {
+  return {
+    picture: null,
+    disabled: false,
+    profile: null,
+    refreshNeeded: false,
+    postingTimes: [],
+    settings: {},
+    createdAt: '2026-01-15T10:00:00.000Z',
+    updatedAt: '2026-01-15T10:00:00.000Z',
+    ...over,
   };
 }
 

@@ -51,6 +51,7 @@ describe('OpenAPI', () => {
       '/me/organization',
       '/media',
       '/media/{id}',
+      '/media/{id}/uses',
       '/members',
       '/members/{userId}',
       '/notifications',

@@ -1,7 +1,7 @@
 import { and, asc, count, desc, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import type { Db, Tx } from '../../db/client.js';
 import { isUuid } from '../../lib/ids.js';
-import { media, mediaUnclaimed, posts } from '../../db/schema/index.js';
+import { integrations, media, mediaUnclaimed, posts } from '../../db/schema/index.js';
 
 export type MediaRow = typeof media.$inferSelect;
 export type NewMediaRow = typeof media.$inferInsert;
@@ -83,6 +83,22 @@ export function createMediaRepository(db: Db) {
             sql`${posts.image} @> ${JSON.stringify([{ id }])}::jsonb`,
           ),
         );
+    },
+    /** Every live post (or thread item) that carries the item, whatever its state; newest date first. */
+    async postsUsing(organizationId: string, id: string) {
+      return db
+        .select({
+          id: posts.id,
+          parentPostId: posts.parentPostId,
+          state: posts.state,
+          publishDate: posts.publishDate,
+          integration: { id: integrations.id, name: integrations.name, identifier: integrations.identifier },
+        })
+        .from(posts)
+        .innerJoin(integrations, eq(integrations.id, posts.integrationId))
+        .where(and(eq(posts.organizationId, organizationId), isNull(posts.deletedAt), sql`${posts.image} @> ${JSON.stringify([{ id }])}::jsonb`))
+        .orderBy(desc(posts.publishDate), asc(posts.id))
+        .limit(200);
     },
     /** Soft-deletes the row and marks its key unclaimed, together (the caller removes the object, then forgets the key). */
     async softDelete(organizationId: string, id: string, at: Date) {

@@ -152,8 +152,16 @@ describe('media library', () => {
       const postId = post.json<{ postId: string }[]>()[0]!.postId;
       const conflict = expectError(await call(t.app, acme.apiKey, { method: 'DELETE', url: `/public/v1/media/${item.id}` }), 409, 'CONFLICT');
       expect(conflict.message).toContain(postId);
+      // GET /media/{id}/uses (extension): what uses it, and that it blocks the delete
+      const uses = await call(t.app, acme.apiKey, { method: 'GET', url: `/public/v1/media/${item.id}/uses` });
+      expect(uses.statusCode, uses.body).toBe(200);
+      expect(uses.json()).toEqual({
+        posts: [{ postId, threadItem: false, state: 'QUEUE', publishDate: expect.any(String), integration: { id: channel.id, name: channel.name, identifier: 'telegram' } }],
+        blocksDelete: true,
+      });
 
       const free = await uploadMedia(t, acme, GIF, 'free.gif');
+      expect((await call(t.app, acme.apiKey, { method: 'GET', url: `/public/v1/media/${free.id}/uses` })).json()).toEqual({ posts: [], blocksDelete: false });
       const del = await call(t.app, acme.apiKey, { method: 'DELETE', url: `/public/v1/media/${free.id}` });
       expect(del.statusCode, del.body).toBe(200);
       expect(del.json<MediaItem>().id).toBe(free.id);
@@ -164,6 +172,7 @@ describe('media library', () => {
 
     it("another organisation's media answers 404", async () => {
       const item = await uploadMedia(t, acme, PNG, 'mine.png');
+      await expectIsolated(t.app, { method: 'GET', url: `/public/v1/media/${item.id}/uses` }, acme, beta);
       await expectIsolated(t.app, { method: 'DELETE', url: `/public/v1/media/${item.id}` }, acme, beta);
     });
   });

@@ -6,7 +6,7 @@ import { errorResponses } from '../../http/error-schema.js';
 import { PageQuerySchema } from '../../http/pagination.js';
 import { unstorableReason } from '../../lib/storable-text.js';
 import type { ByteRange } from '../../media/storage.js';
-import { MediaItemSchema, MediaPageSchema, MediaParamsSchema, UploadFromUrlBodySchema } from './media.schemas.js';
+import { MediaItemSchema, MediaPageSchema, MediaParamsSchema, MediaUsesSchema, UploadFromUrlBodySchema } from './media.schemas.js';
 import type { MediaService } from './media.service.js';
 
 const fileMissing = (message: string) => fieldError('file', message);
@@ -116,6 +116,19 @@ export function mediaRoutes(service: MediaService, limits: { maxImageBytes: numb
         },
       },
       async (req) => service.list(req.auth.organizationId, req.query.page),
+    );
+
+    app.get(
+      '/media/:id/uses',
+      {
+        schema: {
+          tags: ['Media'],
+          summary: 'Extension: the posts that use a media item, and whether they keep it from being deleted',
+          params: MediaParamsSchema,
+          response: { 200: MediaUsesSchema },
+        },
+      },
+      async (req) => service.uses(req.auth.organizationId, req.params.id),
     );
 
     app.delete(

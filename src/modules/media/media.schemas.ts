@@ -30,3 +30,18 @@ export const MediaParamsSchema = z.object({ id: z.string() });
 export const UploadFromUrlBodySchema = z.object({
   url: z.string().min(1).max(8192).describe('a public http(s) URL of an image or video; the type is sniffed from the bytes, no extension needed'),
 });
+
+export const MediaUsesSchema = z.object({
+  posts: z
+    .array(
+      z.object({
+        postId: z.string().describe('the post to open (for a thread item, its first post)'),
+        threadItem: z.boolean(),
+        state: z.enum(['DRAFT', 'QUEUE', 'PUBLISHED', 'ERROR']),
+        publishDate: z.iso.datetime(),
+        integration: z.object({ id: z.string(), name: z.string(), identifier: z.string() }),
+      }),
+    )
+    .describe('newest publish date first, at most 200'),
+  blocksDelete: z.boolean().describe('a draft or queued post uses it: DELETE answers 409 until they drop it'),
+});

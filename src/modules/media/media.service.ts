@@ -220,6 +220,23 @@ export function createMediaService(deps: {
       return { media: rows.map(toMediaItem), ...pageInfo(total, page) };
     },
 
+    /** The posts that carry the item (thread items answer their first post's id as `postId`). */
+    async uses(organizationId: string, id: string) {
+      const row = isUuid(id) ? await media.findMedia(organizationId, id) : undefined;
+      if (!row) throw notFound('Media');
+      const rows = await media.postsUsing(organizationId, id);
+      return {
+        posts: rows.map((r) => ({
+          postId: r.parentPostId ?? r.id,
+          threadItem: r.parentPostId !== null,
+          state: r.state,
+          publishDate: r.publishDate.toISOString(),
+          integration: r.integration,
+        })),
+        blocksDelete: rows.some((r) => r.state === 'QUEUE' || r.state === 'DRAFT'),
+      };
+    },
+
     /** Soft-deletes the row and removes the file; refused while a draft or queued post uses it. */
     async remove(organizationId: string, id: string): Promise<MediaItem> {
       const row = isUuid(id) ? await media.findMedia(organizationId, id) : undefined;

@@ -117,4 +117,23 @@ describe('the media library', () => {
     // still listed (behind the dialog)
     expect(screen.getByRole('list', { name: 'Media files', hidden: true }).textContent).toContain('beach.jpg');
   });
+
+  it('shows what uses a file when asked (GET /media/{id}/uses), linking to the posts', async () => {
+    const user = userEvent.setup();
+    const api = fakeApi({
+      'GET /media': () => ({ media: [media({})], total: 1, page: 0, limit: 100, hasMore: false }),
+      'GET /media/{id}/uses': () => ({
+        posts: [{ postId: 'p-1', threadItem: false, state: 'QUEUE', publishDate: '2026-12-01T09:00:00.000Z', integration: { id: 'c-1', name: 'Acme News', identifier: 'telegram' } }],
+        blocksDelete: true,
+      }),
+    });
+    net.fetch = api.fetch;
+    renderWithApp(<MediaPage />);
+    expect(api.calls.some((c) => c.path.endsWith('/uses'))).toBe(false);
+    await user.click(await screen.findByText('Used by'));
+    const link = await screen.findByRole('link', { name: 'Acme News' });
+    expect(link.getAttribute('href')).toBe('/posts/p-1');
+    expect(screen.getByText(/cannot be deleted until they drop it/)).toBeTruthy();
+    expect(api.calls.filter((c) => c.path === '/media/m1/uses')).toHaveLength(1);
+  });
 });

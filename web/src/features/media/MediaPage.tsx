@@ -1,8 +1,11 @@
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState, type DragEvent } from 'react';
+import { Link } from 'react-router';
 import { api, unwrap } from '../../api/client.js';
 import { queryKeys, type MediaItem } from '../../api/queries.js';
-import { Button, EmptyState, ErrorNotice, PageHeader, Spinner } from '../../components/ui.js';
+import { Button, EmptyState, ErrorNotice, PageHeader, Spinner, StateBadge } from '../../components/ui.js';
+import { useTimeZone } from '../../api/session.js';
+import { formatDateTime, utcTitle } from '../../lib/time.js';
 import { ConfirmButton } from '../settings/common.js';
 import { formatBytes, formatSeconds } from './format.js';
 import { FINISHED, useUploadQueue, type UploadEntry } from './uploadQueue.js';
@@ -128,12 +131,51 @@ function MediaCard({ item, onDeleted }: { item: MediaItem; onDeleted: () => Prom
           {item.type === 'video' && item.duration !== null ? ` · ${formatSeconds(item.duration)}` : ''}
         </p>
       </div>
+      <MediaUses item={item} name={name} />
       <div className="media-actions">
         <ConfirmButton label="Delete" ariaLabel={`Delete ${name}`} title={`Delete ${name}?`} confirmLabel="Delete file" onConfirm={onDeleted}>
           <p>The file is removed from the library and from storage. Published posts keep what the platforms already have; a draft or queued post that uses it must drop it first.</p>
         </ConfirmButton>
       </div>
     </li>
+  );
+}
+
+/** What uses an item (GET /media/{id}/uses), read when the person opens it. */
+function MediaUses({ item, name }: { item: MediaItem; name: string }) {
+  const [open, setOpen] = useState(false);
+  const timeZone = useTimeZone();
+  const uses = useQuery({
+    queryKey: ['media', 'uses', item.id],
+    queryFn: () => unwrap(api.GET('/media/{id}/uses', { params: { path: { id: item.id } } })),
+    enabled: open,
+  });
+  return (
+    <details className="media-uses" onToggle={(e) => setOpen((e.currentTarget).open)}>
+      <summary aria-label={`Posts using ${name}`}>Used by</summary>
+      {uses.isPending ? (
+        <Spinner label="Looking for posts" />
+      ) : uses.error ? (
+        <ErrorNotice error={uses.error} />
+      ) : uses.data.posts.length === 0 ? (
+        <p className="hint">No post uses this file.</p>
+      ) : (
+        <>
+          <ul>
+            {uses.data.posts.map((p, i) => (
+              <li key={`${p.postId}-${i}`}>
+                <StateBadge state={p.state} /> <Link to={`/posts/${p.postId}`}>{p.integration.name}</Link>
+                {p.threadItem ? ' (a reply)' : ''}{' '}
+                <span className="hint" title={utcTitle(p.publishDate)}>
+                  {formatDateTime(p.publishDate, timeZone)}
+                </span>
+              </li>
+            ))}
+          </ul>
+          {uses.data.blocksDelete ? <p className="hint">A draft or queued post uses it: it cannot be deleted until they drop it.</p> : null}
+        </>
+      )}
+    </details>
   );
 }
 

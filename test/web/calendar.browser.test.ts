@@ -1,6 +1,6 @@
 import { DateTime } from 'luxon';
-import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dragToSlot } from './drag.js';
 import { BLUESKY_ACCOUNT, screenshot, startWebHarness, TELEGRAM_BOT, TELEGRAM_CHAT, type SignedIn, type WebHarness } from './harness.js';
 
 const BERLIN = 'Europe/Berlin';
@@ -16,20 +16,6 @@ const utc = (iso: string) => `${iso.replace('T', ' ').slice(0, 16)} UTC`;
 
 /** A wall-clock time in Berlin as the API's UTC instant. */
 const berlin = (date: string, time: string) => DateTime.fromISO(`${date}T${time}`, { zone: BERLIN }).toUTC().toISO()!;
-
-/** Drags an event by its first half hour onto the time-grid slot of `date` at `time` (FullCalendar's pointer dragging). */
-async function dragToSlot(page: Page, event: Locator, date: string, time: string) {
-  await event.scrollIntoViewIfNeeded();
-  const from = (await event.boundingBox())!;
-  const col = (await page.locator(`td.fc-timegrid-col[data-date="${date}"]`).boundingBox())!;
-  const lane = (await page.locator(`td.fc-timegrid-slot-lane[data-time="${time}:00"]`).boundingBox())!;
-  const start = { x: from.x + from.width / 2, y: from.y + 6 };
-  await page.mouse.move(start.x, start.y);
-  await page.mouse.down();
-  await page.mouse.move(start.x + 8, start.y + 8, { steps: 4 });
-  await page.mouse.move(col.x + col.width / 2, lane.y + lane.height / 2, { steps: 12 });
-  await page.mouse.up();
-}
 
 describe('the calendar in Chromium: posts of every channel in the person’s zone, filters, drag to reschedule', () => {
   let h: WebHarness;

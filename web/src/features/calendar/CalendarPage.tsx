@@ -320,6 +320,8 @@ export default function CalendarPage() {
           events={events}
           eventContent={renderEventContent}
           eventInteractive
+          // posts at the same time on several channels sit side by side, each one clickable and draggable
+          slotEventOverlap={false}
           editable={false}
           eventDurationEditable={false}
           eventAllow={allowDrop}

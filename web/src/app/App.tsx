@@ -7,7 +7,10 @@ import { ErrorNotice, Notice, Spinner } from '../components/ui.js';
 import { Layout } from './Layout.js';
 
 // Each page is its own chunk: the first load carries the shell and the calendar only.
-const CalendarPage = lazy(() => import('../features/calendar/CalendarPage.js'));
+const loadCalendar = () => import('../features/calendar/CalendarPage.js');
+const CalendarPage = lazy(loadCalendar);
+// Most visits start at the calendar: fetch its chunk beside GET /me, not after it.
+if (typeof window !== 'undefined' && ['/', '/calendar'].includes(window.location.pathname)) void loadCalendar();
 const PostDetailPage = lazy(() => import('../features/posts/PostDetailPage.js'));
 const ChannelsPage = lazy(() => import('../features/channels/ChannelsPage.js'));
 const MediaPage = lazy(() => import('../features/media/MediaPage.js'));

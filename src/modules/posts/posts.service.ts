@@ -154,6 +154,15 @@ function toOut(root: PostRow, items: PostRow[], integration: { id: string; ident
     return { tree, integration };
   }
 
+
+  /** A post's tree locked for a change: 404 when it is gone, 409 while a publish of it is in flight. */
+  async function lockForChange(tx: Tx, organizationId: string, id: string) {
+    const tree = await repo.lockTree(tx, organizationId, id);
+    if (!tree) throw notFound('Post');
+    const rows = [tree.root, ...tree.items];
+    if (inFlight(rows)) throw conflictInFlight();
+    return { tree, rows };
+  }
   return {
     /**
      * `POST /posts`: creates (or, with `group` / `value[].id`, edits) the posts of one request, all
@@ -396,10 +405,7 @@ function toOut(root: PostRow, items: PostRow[], integration: { id: string; ident
     /** Deletes one post with its thread items (only the service's record of a published post). */
     async deletePost(organizationId: string, id: string) {
       return repo.transaction(async (tx) => {
-        const tree = await repo.lockTree(tx, organizationId, id);
-        if (!tree) throw notFound('Post');
-        const rows = [tree.root, ...tree.items];
-        if (inFlight(rows)) throw conflictInFlight();
+        const { rows } = await lockForChange(tx, organizationId, id);
         for (const r of rows) if (r.publishJobId) await queue.cancel(tx, r.id);
         const at = now();
         await repo.softDelete(tx, rows.map((r) => r.id), at);
@@ -432,10 +438,7 @@ function toOut(root: PostRow, items: PostRow[], integration: { id: string; ident
         if (current?.root.state === 'DRAFT') await assertScheduledWithinPlan(organizationId, current.root.publishDate, 1);
       }
       const result = await repo.transaction(async (tx) => {
-        const tree = await repo.lockTree(tx, organizationId, id);
-        if (!tree) throw notFound('Post');
-        const rows = [tree.root, ...tree.items];
-        if (inFlight(rows)) throw conflictInFlight();
+        const { tree, rows } = await lockForChange(tx, organizationId, id);
         const { root } = tree;
         if (status === 'draft') {
           if (root.state === 'PUBLISHED') throw new AppError('CONFLICT', 'This post is already published; it cannot become a draft');
@@ -487,10 +490,7 @@ function toOut(root: PostRow, items: PostRow[], integration: { id: string; ident
       if (current.root.state === 'QUEUE' && month(current.root.publishDate) !== month(publishDate)) await assertScheduledWithinPlan(organizationId, publishDate, 1);
       let dueAt: Date | undefined;
       const result = await repo.transaction(async (tx) => {
-        const tree = await repo.lockTree(tx, organizationId, id);
-        if (!tree) throw notFound('Post');
-        const rows = [tree.root, ...tree.items];
-        if (inFlight(rows)) throw conflictInFlight();
+        const { tree, rows } = await lockForChange(tx, organizationId, id);
         const { root } = tree;
         if (root.state !== 'QUEUE' && root.state !== 'DRAFT') {
           throw new AppError('CONFLICT', root.state === 'PUBLISHED' ? 'This post is published: it stays where it went out' : 'This post failed: retry it or make it a draft before moving it');
@@ -512,10 +512,7 @@ function toOut(root: PostRow, items: PostRow[], integration: { id: string; ident
     /** Replaces the settings of a post that has not published (validated unless it is a draft). */
     async replaceSettings(organizationId: string, id: string, settings: Record<string, unknown>) {
       return repo.transaction(async (tx) => {
-        const tree = await repo.lockTree(tx, organizationId, id);
-        if (!tree) throw notFound('Post');
-        const rows = [tree.root, ...tree.items];
-        if (inFlight(rows)) throw conflictInFlight();
+        const { tree, rows } = await lockForChange(tx, organizationId, id);
         if (tree.root.state === 'PUBLISHED' || tree.root.state === 'ERROR') {
           throw new AppError('CONFLICT', `Only queued posts and drafts can change settings; this one is ${tree.root.state}`);
         }

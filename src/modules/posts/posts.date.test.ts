@@ -38,6 +38,8 @@ describe('PUT /posts/{id}/date (the calendar’s drag and drop)', () => {
 
   it('moves a queued post with its thread items and puts it back on the queue at the new time', async () => {
     const id = await create('schedule');
+    // a later moment, so the outbox orders the move's event after the creation's (same clock tick: by random id)
+    clock.advance(1000);
     const res = await move(id, '2031-07-03T14:30:00+02:00');
     expect(res.json()).toEqual({ id, state: 'QUEUE', publishDate: '2031-07-03T12:30:00.000Z' });
     const d = await detail(id);

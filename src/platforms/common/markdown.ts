@@ -6,6 +6,13 @@ import TurndownService from 'turndown';
  * `**bold**` / `_italic_`, inline links. Strikethrough (`<s>`, `<del>`, `<strike>`) becomes the
  * `~~` these renderers all take (GitHub-flavoured), underline keeps its text (Markdown has none).
  */
+/** What the rules read of a node (the server build has no DOM typings). */
+interface NodeLike {
+  nodeName: string;
+  getAttribute(name: string): string | null;
+}
+const nodeOf = (node: unknown) => node as NodeLike;
+
 const turndown = new TurndownService({
   headingStyle: 'atx',
   bulletListMarker: '-',
@@ -16,13 +23,13 @@ const turndown = new TurndownService({
   hr: '---',
 });
 turndown.addRule('strikethrough', {
-  filter: ['del', 's', 'strike' as keyof HTMLElementTagNameMap],
+  filter: (node) => ['DEL', 'S', 'STRIKE'].includes(nodeOf(node).nodeName),
   replacement: (content) => (content.trim() === '' ? content : `~~${content}~~`),
 });
 turndown.addRule('underline', { filter: ['u', 'ins'], replacement: (content) => content });
 // Links whose address is not http(s)/mailto keep their label only (a `javascript:` href is not a link).
 turndown.addRule('unsafeLinks', {
-  filter: (node) => node.nodeName === 'A' && !/^(https?:\/\/|mailto:)/i.test((node.getAttribute('href') ?? '').trim()),
+  filter: (node) => nodeOf(node).nodeName === 'A' && !/^(https?:\/\/|mailto:)/i.test((nodeOf(node).getAttribute('href') ?? '').trim()),
   replacement: (content) => content,
 });
 turndown.remove(['script', 'style']);

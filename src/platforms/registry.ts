@@ -3,6 +3,7 @@ import { PLATFORM_METADATA } from './metadata.js';
 import { PlatformError, PLATFORM_IDENTIFIERS, type PlatformAdapter, type PlatformIdentifier, type PlatformMetadata } from './platform.js';
 import { createBlueskyAdapter } from './bluesky/index.js';
 import type { OAuthApp } from './common/oauth2.js';
+import { createDevtoAdapter } from './devto/index.js';
 import { createDiscordAdapter } from './discord/index.js';
 import { createFacebookAdapter } from './facebook/index.js';
 import { createInstagramAdapter } from './instagram/index.js';
@@ -10,6 +11,7 @@ import { createInstagramStandaloneAdapter } from './instagram-standalone/index.j
 import { createLinkedinPageAdapter } from './linkedin-page/index.js';
 import { createLinkedinAdapter } from './linkedin/index.js';
 import { createMastodonAdapter } from './mastodon/index.js';
+import { createMediumAdapter } from './medium/index.js';
 import { createPinterestAdapter } from './pinterest/index.js';
 import { createSlackAdapter } from './slack/index.js';
 import { createRedditAdapter } from './reddit/index.js';
@@ -18,6 +20,7 @@ import { createThreadsAdapter } from './threads/index.js';
 import { createTiktokAdapter } from './tiktok/index.js';
 import { createXAdapter } from './x/index.js';
 import { createYoutubeAdapter } from './youtube/index.js';
+import { createWordpressAdapter } from './wordpress/index.js';
 
 /** What adapters may be given: the OAuth apps of this deployment. */
 export interface AdapterConfig {
@@ -48,6 +51,7 @@ type Factories = Partial<Record<PlatformIdentifier, (config: AdapterConfig) => P
 const FACTORIES: Factories = {
   bluesky: () => createBlueskyAdapter(),
   mastodon: () => createMastodonAdapter(),
+  medium: () => createMediumAdapter(),
   reddit: (c) => createRedditAdapter({ app: appOf(c, 'reddit') }),
   discord: (c) => createDiscordAdapter({ app: appOf(c, 'discord'), botToken: c.discordBotToken }),
   slack: (c) => createSlackAdapter({ app: appOf(c, 'slack') }),
@@ -62,6 +66,8 @@ const FACTORIES: Factories = {
   'instagram-standalone': (c) => createInstagramStandaloneAdapter({ app: appOf(c, 'instagram-standalone') }),
   pinterest: (c) => createPinterestAdapter({ app: appOf(c, 'pinterest') }),
   youtube: (c) => createYoutubeAdapter({ app: appOf(c, 'youtube') }),
+  wordpress: () => createWordpressAdapter(),
+  devto: () => createDevtoAdapter(),
 };
 
 /** Every identifier maps to an adapter (a missing one would not type-check as a Record). */

@@ -14,6 +14,8 @@ export const DevtoSettingsSchema = z.object({
   main_image: MediaRefSchema.optional(),
   canonical: z.url().optional(),
   organization: z.string().optional(),
+  /** DEV series name: articles with the same series are listed together (issue 17; not in the reference DTO). */
+  series: z.string().trim().min(1, 'Must not be empty').max(128, 'At most 128 characters').optional(),
   tags: z
     .array(z.object({ value: z.number(), label: z.string() }))
     .max(4, 'At most 4 tags')
@@ -48,5 +50,6 @@ export const devtoMetadata: PlatformMetadata = {
     { methodName: 'organizations', description: 'List the DEV organizations the account can publish under', dataSchema: NoToolData },
   ],
   rules: '',
-  analytics: { channel: false, post: false },
+  // DEV reports each article's views, reactions and comments (lifetime totals) to its author.
+  analytics: { channel: false, post: true },
 };

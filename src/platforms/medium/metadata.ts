@@ -1,20 +1,37 @@
 import { z } from 'zod';
-import { IMAGE_TYPES, LabelledOptionSchema, UrlOrPostPlaceholder } from '../common/schemas.js';
+import { LabelledOptionSchema, UrlOrPostPlaceholder } from '../common/schemas.js';
 import { NoToolData, requiredSecret } from '../common/schemas-a.js';
 import type { PlatformMetadata } from '../platform.js';
 
 /** `POST /social/medium`: an integration token (Medium stopped issuing new ones on 2025-01-01). */
 export const MediumCredentialsSchema = z.object({
-  token: requiredSecret().describe('Medium integration token, sent as a Bearer token'),
+  token: requiredSecret().describe(
+    'Medium integration token (medium.com → Settings → Security and apps → Integration tokens), sent as a Bearer token. ' +
+      'Medium stopped issuing new integration tokens on 1 January 2025: only a token you already have can be used.',
+  ),
 });
+
+/** Medium uses only the first 3 tags and ignores tags longer than 25 characters (its API documentation). */
+export const MEDIUM_MAX_TAGS = 3;
+export const MEDIUM_MAX_TAG_LENGTH = 25;
 
 /** Medium story settings (reference MediumSettingsDto). Medium itself only uses the first 3 tags. */
 export const MediumSettingsSchema = z.object({
-  title: z.string({ error: 'Required' }).min(2, 'Must be at least 2 characters'),
+  // Medium ignores a title over 100 characters (and makes one up from the content).
+  title: z.string({ error: 'Required' }).min(2, 'Must be at least 2 characters').max(100, 'At most 100 characters (Medium ignores longer titles)'),
   subtitle: z.string({ error: 'Required' }).min(2, 'Must be at least 2 characters'),
   canonical: UrlOrPostPlaceholder.optional().describe('original URL, or (post:…) for another post of this group'),
-  publication: z.string().optional().describe('publication id (from the `publications` tool); posted as a draft there'),
-  tags: z.array(LabelledOptionSchema).max(4, 'At most 4 tags').optional(),
+  publication: z.string().optional().describe('publication id (from the `publications` tool); a draft there unless `publishStatus` says otherwise'),
+  tags: z
+    .array(LabelledOptionSchema.refine((t) => t.value.trim().length <= MEDIUM_MAX_TAG_LENGTH, `A tag has at most ${MEDIUM_MAX_TAG_LENGTH} characters`))
+    .max(MEDIUM_MAX_TAGS, `At most ${MEDIUM_MAX_TAGS} tags (Medium uses only the first 3)`)
+    .optional(),
+  /** Extension: the format the body is sent in (default markdown, converted from the post's HTML). */
+  contentFormat: z.enum(['markdown', 'html']).optional().describe('the format the story is sent to Medium in (default markdown)'),
+  /** Extension: Medium's publishStatus (default public; draft when posted to a publication). */
+  publishStatus: z.enum(['public', 'draft', 'unlisted']).optional().describe('public, draft or unlisted (default public; draft in a publication)'),
+  /** Extension: whether Medium tells the account's followers. */
+  notifyFollowers: z.boolean().optional(),
 });
 
 export const mediumMetadata: PlatformMetadata = {
@@ -28,7 +45,8 @@ export const mediumMetadata: PlatformMetadata = {
     minItems: 0,
     // Pictures are placed inline in the story body.
     maxItems: 10,
-    image: { maxCount: 10, mimeTypes: IMAGE_TYPES },
+    // Medium fetches pictures from their public URL (`<img src>` in the body) and re-hosts them.
+    image: { maxCount: 10, mimeTypes: ['image/jpeg', 'image/png', 'image/gif'], pulled: true },
     mixed: false,
     onThreadItems: false,
   },

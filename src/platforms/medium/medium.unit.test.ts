@@ -1,0 +1,243 @@
+import { createHash } from 'node:crypto';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { runPlatformContract } from '../../../test/platform-contract.js';
+import { PlatformError, type ConnectedAccount, type PlatformAdapter, type PublishItem } from '../platform.js';
+import { DEFAULT_RETRY_AFTER_SECONDS, mediumError } from './errors.js';
+import { createMediumAdapter, mediumPostBody } from './index.js';
+import { pictureUrls } from './medium.simulator.js';
+import { ABOUT, DEVELOPERS, MEDIUM_TOKEN, mediumSimulator, originsFor, startMediaHost, withMedium, WRITER, type TestCtx } from './medium.testkit.js';
+
+const adapter = createMediumAdapter();
+
+// The contract's 1×1 PNG (test/platform-contract.ts), served where the contract's media item says it lives.
+const CONTRACT_PNG = Buffer.from(
+  '89504e470d0a1a0a0000000d4948445200000001000000010806000000' + '1f15c4890000000d49444154789c6360000002000001e221bc330000000049454e44ae426082',
+  'hex',
+);
+const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+
+/** Every Medium story needs a title: the contract's generic posts get one. Nothing else is changed. */
+const asStories: PlatformAdapter = {
+  ...adapter,
+  publish: (input, ctx) => adapter.publish({ ...input, settings: { title: 'A contract story', subtitle: 'From the shared suite', ...input.settings } }, ctx),
+};
+
+// Medium has no replies or comments an app can post (`thread.supported: false`), so the contract's
+// thread case cannot apply.
+beforeEach((ctx) => {
+  if (ctx.task.name === 'publishes thread items as replies to the first') ctx.skip('Medium has no replies or comments through its API');
+});
+
+runPlatformContract({
+  name: 'medium',
+  adapter: asStories,
+  errorsIn200: false,
+  async setup() {
+    const host = await startMediaHost(new Map([['/1.png', CONTRACT_PNG]]));
+    const sim = await mediumSimulator({ mediaOrigins: { 'https://media.example': host.origin } });
+    return {
+      origins: originsFor(sim),
+      injectKind: (k) => sim.injectKind(k),
+      connect: (ctx) => adapter.connectWithCredentials!({ token: MEDIUM_TOKEN }, ctx),
+      lookup: (id) => sim.lookup(id),
+      close: async () => {
+        await sim.close();
+        await host.close();
+      },
+    };
+  },
+});
+
+// Another PNG than the contract's (the simulator checks the signature), so the right file is seen to be fetched.
+const PIC = Buffer.concat([CONTRACT_PNG.subarray(0, 8), Buffer.from('a picture for the medium tests')]);
+const picture = (id: string, alt: string | null = null): PublishItem['media'][number] => ({
+  id,
+  path: `https://tidings.example/media/2026/01/${id}.png`,
+  type: 'image',
+  mimeType: 'image/png',
+  size: PIC.length,
+  width: 1,
+  height: 1,
+  alt,
+});
+const failure = async (p: Promise<unknown>) => {
+  const e = await p.catch((err: unknown) => err);
+  expect(e).toBeInstanceOf(PlatformError);
+  return e as PlatformError;
+};
+const connect = (ctx: TestCtx) => adapter.connectWithCredentials!({ token: MEDIUM_TOKEN }, ctx);
+const publish = (ctx: TestCtx, account: ConnectedAccount, content: string, settings: Record<string, unknown>, media: PublishItem['media'] = []) =>
+  adapter.publish({ item: { content, media }, settings, idempotencyKey: content }, { ...ctx, credentials: account.credentials });
+const published = (r: Awaited<ReturnType<typeof adapter.publish>>) => {
+  if (r.status !== 'published') throw new Error('expected published');
+  return r;
+};
+
+describe('medium: connecting', () => {
+  it('verifies the token with GET /v1/me and keeps the user id; a wrong token is refused on the token field', async () => {
+    await withMedium(new Map(), async (sim, ctx) => {
+      const account = await connect(ctx);
+      expect(account).toMatchObject({ internalId: WRITER.id, name: 'Acme Writes', profile: 'acmewrites', picture: WRITER.imageUrl, expiresAt: null });
+      expect(account.credentials).toEqual({ token: MEDIUM_TOKEN, userId: WRITER.id, username: 'acmewrites' });
+      const me = sim.log.find((r) => r.path === '/v1/me')!;
+      expect(me.headers.authorization).toBe(`Bearer ${MEDIUM_TOKEN}`);
+
+      const wrong = await failure(adapter.connectWithCredentials!({ token: '0000deadbeef' }, ctx));
+      expect({ kind: wrong.kind, field: wrong.details.field, message: wrong.message }).toEqual({
+        kind: 'rejected',
+        field: 'token',
+        message: 'Medium refused the integration token: Token was invalid.',
+      });
+    });
+  });
+
+  it('a token revoked after connecting asks for a reconnect (tokens cannot be refreshed)', async () => {
+    await withMedium(new Map(), async (sim, ctx) => {
+      const account = await connect(ctx);
+      sim.revokeToken(MEDIUM_TOKEN);
+      const err = await failure(publish(ctx, account, '<p>x</p>', { title: 'After revoking' }));
+      expect({ kind: err.kind, code: err.details.platformCode }).toEqual({ kind: 'reconnect_required', code: '6003' });
+    });
+  });
+});
+
+describe('medium: stories', () => {
+  it('sends Markdown by default: title and subtitle on top, the picture pulled from its public URL, tags, canonical URL, status', async () => {
+    await withMedium(new Map([['/media/2026/01/p1.png', PIC]]), async (sim, ctx, host) => {
+      const account = await connect(ctx);
+      const r = published(
+        await publish(
+          ctx,
+          account,
+          '<p>Hello <strong>world</strong> and <a href="https://ex.com">a link</a></p><ul><li>one</li></ul>',
+          {
+            title: 'Why we self-host',
+            subtitle: 'Owning the scheduler',
+            canonical: 'https://blog.example.com/self-host',
+            tags: [
+              { value: 'self-hosting', label: 'Self Hosting' },
+              { value: 'open-source', label: 'Open Source' },
+            ],
+            notifyFollowers: false,
+          },
+          [picture('p1', 'A server rack')],
+        ),
+      );
+      const post = sim.posts.find((p) => p.id === r.id)!;
+      expect(r.url).toBe(`https://medium.com/@acmewrites/why-we-self-host-${r.id}`);
+      expect(post).toMatchObject({
+        authorId: WRITER.id,
+        title: 'Why we self-host',
+        contentFormat: 'markdown',
+        tags: ['self-hosting', 'open-source'],
+        canonicalUrl: 'https://blog.example.com/self-host',
+        publishStatus: 'public',
+        notifyFollowers: false,
+      });
+      expect(post.content).toBe(
+        [
+          '# Why we self-host',
+          '',
+          '## Owning the scheduler',
+          '',
+          'Hello **world** and [a link](https://ex.com)',
+          '',
+          '-   one',
+          '',
+          '![A server rack](https://tidings.example/media/2026/01/p1.png)',
+        ].join('\n'),
+      );
+      expect(post.images).toEqual([{ url: 'https://tidings.example/media/2026/01/p1.png', sha256: sha(PIC), size: PIC.length, mimeType: 'image/png' }]);
+      expect(host.hits).toEqual(['/media/2026/01/p1.png']);
+      expect(sim.log.find((l) => l.method === 'POST')!.path).toBe(`/v1/users/${WRITER.id}/posts`);
+    });
+  });
+
+  it('sends HTML restricted to the tags Medium takes when contentFormat is html', async () => {
+    await withMedium(new Map([['/media/2026/01/p2.png', PIC]]), async (sim, ctx) => {
+      const account = await connect(ctx);
+      const r = published(
+        await publish(
+          ctx,
+          account,
+          '<p>Hello <b>bold</b> <span style="color:red">plain</span> <s>old</s></p><h5>Small</h5><script>alert(1)</script>',
+          { title: 'Tom & Jerry <3', contentFormat: 'html', publishStatus: 'unlisted' },
+          [picture('p2', 'a "quoted" alt')],
+        ),
+      );
+      const post = sim.posts.find((p) => p.id === r.id)!;
+      expect(post.content).toBe(
+        '<h1>Tom &amp; Jerry &lt;3</h1><p>Hello <strong>bold</strong> plain old</p><h4>Small</h4>' +
+          '<figure><img src="https://tidings.example/media/2026/01/p2.png" alt="a &quot;quoted&quot; alt"></figure>',
+      );
+      expect({ format: post.contentFormat, status: post.publishStatus, shas: post.images.map((i) => i.sha256) }).toEqual({ format: 'html', status: 'unlisted', shas: [sha(PIC)] });
+    });
+  });
+
+  it('posts into a publication: a draft by default, public where the account is an editor, refused where it is only a writer', async () => {
+    await withMedium(new Map(), async (sim, ctx) => {
+      const account = await connect(ctx);
+      const draft = published(await publish(ctx, account, '<p>pitch</p>', { title: 'A pitch', publication: ABOUT }));
+      expect(sim.posts.find((p) => p.id === draft.id)).toMatchObject({ publicationId: ABOUT, publishStatus: 'draft' });
+      expect(draft.url).toBe(`https://medium.com/about/a-pitch-${draft.id}`);
+      const pub = published(await publish(ctx, account, '<p>news</p>', { title: 'News', publication: DEVELOPERS, publishStatus: 'public' }));
+      expect(sim.posts.find((p) => p.id === pub.id)).toMatchObject({ publicationId: DEVELOPERS, publishStatus: 'public' });
+      const refused = await failure(publish(ctx, account, '<p>x</p>', { title: 'Too bold', publication: ABOUT, publishStatus: 'public' }));
+      expect({ kind: refused.kind, status: refused.details.status, message: refused.message }).toEqual({
+        kind: 'rejected',
+        status: 403,
+        message: 'Writers can only submit drafts to this publication.',
+      });
+    });
+  });
+
+  it('a picture Medium cannot fetch refuses the story with Medium’s message; a media item without a public URL is refused before sending', async () => {
+    await withMedium(new Map(), async (sim, ctx) => {
+      const account = await connect(ctx);
+      const missing = await failure(publish(ctx, account, '<p>x</p>', { title: 'Broken' }, [picture('gone')]));
+      expect({ kind: missing.kind, message: missing.message }).toEqual({ kind: 'rejected', message: 'Could not fetch image: https://tidings.example/media/2026/01/gone.png (HTTP 404)' });
+      const local = await failure(publish(ctx, account, '<p>x</p>', { title: 'Local' }, [{ ...picture('l'), path: '/media/l.png' }]));
+      expect(local.message).toMatch(/public URL/);
+      expect(sim.posts).toHaveLength(0);
+    });
+  });
+
+  it('leaves out an unresolved (post:…) canonical placeholder, and refuses a story without a title', () => {
+    const body = mediumPostBody({ content: '<p>x</p>', media: [] }, { title: 'T', canonical: '(post:abc)' });
+    expect(body).not.toHaveProperty('canonicalUrl');
+    expect(body).toMatchObject({ title: 'T', contentFormat: 'markdown', publishStatus: 'public' });
+    expect(() => mediumPostBody({ content: '<p>x</p>', media: [] }, {})).toThrow(/needs a title/);
+  });
+});
+
+describe('medium: the publications tool', () => {
+  it('lists the publications the account writes or edits for', async () => {
+    await withMedium(new Map(), async (_sim, ctx) => {
+      const account = await connect(ctx);
+      const out = await adapter.runTool!('publications', {}, { ...ctx, credentials: account.credentials });
+      expect(out).toEqual([
+        { id: DEVELOPERS, name: 'Developers', url: 'https://medium.com/developers', picture: '' },
+        { id: ABOUT, name: 'About Medium', url: 'https://medium.com/about', picture: '' },
+      ]);
+      expect((await failure(adapter.runTool!('boards', {}, { ...ctx, credentials: account.credentials }))).kind).toBe('unsupported');
+    });
+  });
+});
+
+describe('medium: errors', () => {
+  const res = (status: number, body: unknown, headers: Record<string, string> = {}) => ({ status, headers, body });
+  it('classifies Medium’s codes and statuses, reading the body first', () => {
+    expect(mediumError(res(401, { errors: [{ message: 'Application not found', code: 6005 }] }))).toMatchObject({ kind: 'reconnect_required', details: { platformCode: '6005', field: 'token' } });
+    expect(mediumError(res(400, { errors: [{ message: 'User not found', code: 6004 }] }))?.kind).toBe('reconnect_required');
+    expect(mediumError(res(200, { errors: [{ message: 'Content is required.', code: 6026 }] }))).toMatchObject({ kind: 'rejected', message: 'Content is required.' });
+    expect(mediumError(res(429, { errors: [{ message: 'Too many requests.', code: 6029 }] }))?.details.retryAfterSeconds).toBe(DEFAULT_RETRY_AFTER_SECONDS);
+    expect(mediumError(res(429, { errors: [{ message: 'Slow down', code: 6029 }] }, { 'retry-after': '12' }))?.details.retryAfterSeconds).toBe(12);
+    expect(mediumError(res(502, '<html>Bad gateway</html>'))?.kind).toBe('transient');
+    expect(mediumError(res(201, { data: { id: 'x' } }))).toBeUndefined();
+  });
+
+  it('the simulator finds pictures the way Medium’s importer does, in both formats', () => {
+    expect(pictureUrls('<p>a</p><figure><img src="https://x.example/a.png?x=1&amp;y=2" alt=""></figure>', 'html')).toEqual(['https://x.example/a.png?x=1&y=2']);
+    expect(pictureUrls('text ![alt](https://x.example/b.png) and ![](https://x.example/c.gif "t")', 'markdown')).toEqual(['https://x.example/b.png', 'https://x.example/c.gif']);
+  });
+});

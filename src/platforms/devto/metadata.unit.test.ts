@@ -25,6 +25,10 @@ describe('devto metadata', () => {
     });
     expect(r.success).toBe(true);
     expect(DevtoSettingsSchema.parse({ title: 'Hi there' }).tags).toEqual([]);
+    // `series` (issue 17) is optional and may not be blank.
+    expect(DevtoSettingsSchema.parse({ title: 'Hi there', series: 'Tidings' }).series).toBe('Tidings');
+    expect(issues(DevtoSettingsSchema.safeParse({ title: 'Hi there', series: ' ' }))?.[0]?.path).toEqual(['series']);
+    expect(devtoMetadata.analytics).toEqual({ channel: false, post: true });
   });
 
   it('rejects a short title, a bad canonical URL, string tag values and more than 4 tags', () => {

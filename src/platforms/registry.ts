@@ -6,10 +6,13 @@ import type { OAuthApp } from './common/oauth2.js';
 import { createDevtoAdapter } from './devto/index.js';
 import { createDiscordAdapter } from './discord/index.js';
 import { createFacebookAdapter } from './facebook/index.js';
+import { createGmbAdapter } from './gmb/index.js';
 import { createInstagramAdapter } from './instagram/index.js';
 import { createInstagramStandaloneAdapter } from './instagram-standalone/index.js';
+import { createLemmyAdapter } from './lemmy/index.js';
 import { createLinkedinPageAdapter } from './linkedin-page/index.js';
 import { createLinkedinAdapter } from './linkedin/index.js';
+import { createListmonkAdapter } from './listmonk/index.js';
 import { createMastodonAdapter } from './mastodon/index.js';
 import { createMediumAdapter } from './medium/index.js';
 import { createPinterestAdapter } from './pinterest/index.js';
@@ -17,6 +20,7 @@ import { createSlackAdapter } from './slack/index.js';
 import { createRedditAdapter } from './reddit/index.js';
 import { createTelegramAdapter } from './telegram/index.js';
 import { createThreadsAdapter } from './threads/index.js';
+import { createTumblrAdapter } from './tumblr/index.js';
 import { createTiktokAdapter } from './tiktok/index.js';
 import { createXAdapter } from './x/index.js';
 import { createYoutubeAdapter } from './youtube/index.js';
@@ -52,6 +56,7 @@ const FACTORIES: Factories = {
   bluesky: () => createBlueskyAdapter(),
   mastodon: () => createMastodonAdapter(),
   medium: () => createMediumAdapter(),
+  listmonk: () => createListmonkAdapter(),
   reddit: (c) => createRedditAdapter({ app: appOf(c, 'reddit') }),
   discord: (c) => createDiscordAdapter({ app: appOf(c, 'discord'), botToken: c.discordBotToken }),
   slack: (c) => createSlackAdapter({ app: appOf(c, 'slack') }),
@@ -66,6 +71,9 @@ const FACTORIES: Factories = {
   'instagram-standalone': (c) => createInstagramStandaloneAdapter({ app: appOf(c, 'instagram-standalone') }),
   pinterest: (c) => createPinterestAdapter({ app: appOf(c, 'pinterest') }),
   youtube: (c) => createYoutubeAdapter({ app: appOf(c, 'youtube') }),
+  tumblr: (c) => createTumblrAdapter({ app: appOf(c, 'tumblr') }),
+  lemmy: () => createLemmyAdapter(),
+  gmb: (c) => createGmbAdapter({ app: appOf(c, 'gmb') }),
   wordpress: () => createWordpressAdapter(),
   devto: () => createDevtoAdapter(),
 };

@@ -18,7 +18,7 @@ describe('wordpress metadata', () => {
     expect(wordpressMetadata.instanceBased).toBe(true);
     expect(wordpressMetadata.editor).toBe('html');
     expect(wordpressMetadata.thread.supported).toBe(false);
-    expect(wordpressMetadata.tools.map((t) => t.methodName)).toEqual(['postTypes', 'categoriesList', 'tagsList']);
+    expect(wordpressMetadata.tools.map((t) => t.methodName)).toEqual(['postTypes', 'categoriesList', 'tagsList', 'categories', 'tags']);
   });
 
   it('accepts a realistic article', () => {
@@ -39,7 +39,10 @@ describe('wordpress metadata', () => {
     expect(issuePaths(WordpressSettingsSchema, { title: 'T', type: 'posts' })).toEqual([['title']]);
     expect(issuePaths(WordpressSettingsSchema, { title: 'Title' })).toEqual([['type']]);
     expect(issuePaths(WordpressSettingsSchema, { title: 'Title', type: 'posts', categories: ['news'] })).toEqual([['categories', 0]]);
-    expect(issuePaths(WordpressSettingsSchema, { title: 'Title', type: 'posts', status: 'future' })).toEqual([['status']]);
+    expect(issuePaths(WordpressSettingsSchema, { title: 'Title', type: 'posts', status: 'scheduled' })).toEqual([['status']]);
+    expect(issuePaths(WordpressSettingsSchema, { title: 'Title', type: 'posts', status: 'future' })).toEqual([['date']]);
+    expect(issuePaths(WordpressSettingsSchema, { title: 'Title', type: 'posts', status: 'future', date: '2030-01-02T10:00:00Z' })).toEqual([]);
+    expect(issuePaths(WordpressSettingsSchema, { title: 'Title', type: 'posts', categories: [1.5] })).toEqual([['categories', 0]]);
     expect(issuePaths(WordpressSettingsSchema, { title: 'Title', type: 'posts', main_image: { id: 'x' } })).toEqual([['main_image', 'path']]);
   });
 

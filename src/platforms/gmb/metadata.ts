@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { MiB } from '../common/schemas.js';
+import { NoToolData } from '../common/schemas-a.js';
 import type { PlatformMetadata } from '../platform.js';
 
 const CALL_TO_ACTION_TYPES = ['NONE', 'BOOK', 'ORDER', 'SHOP', 'LEARN_MORE', 'SIGN_UP', 'GET_OFFER', 'CALL'] as const;
@@ -60,15 +61,19 @@ export const gmbMetadata: PlatformMetadata = {
   media: {
     minItems: 0,
     maxItems: 1,
-    image: { maxCount: 1, mimeTypes: ['image/jpeg', 'image/png'], maxBytes: 5 * MiB },
+    // Google fetches the photo from its public URL (`media[].sourceUrl`): it must already fit.
+    image: { maxCount: 1, mimeTypes: ['image/jpeg', 'image/png'], maxBytes: 5 * MiB, pulled: true },
     mixed: false,
     onThreadItems: false,
   },
   thread: { supported: false },
-  asyncProcessing: false,
+  // A local post may come back PROCESSING (under Google's review) before it is LIVE.
+  asyncProcessing: true,
   concurrency: { perPlatform: 5, perChannel: 1 },
   settings: GmbSettingsSchema,
-  tools: [],
-  rules: 'A Google Business Profile post can have at most one picture and no video; an event post needs an event title.',
-  analytics: { channel: true, post: true },
+  tools: [{ methodName: 'locations', description: 'List the Business Profile locations the Google account manages', dataSchema: NoToolData }],
+  rules:
+    'A Google Business Profile post can have at most one picture and no video; an event or offer post needs a title and start and end dates.',
+  // Daily location metrics (Performance API); Google has no per-post figures any more (reportInsights was retired).
+  analytics: { channel: true, post: false },
 };

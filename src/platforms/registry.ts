@@ -22,6 +22,7 @@ import { createTelegramAdapter } from './telegram/index.js';
 import { createThreadsAdapter } from './threads/index.js';
 import { createTumblrAdapter } from './tumblr/index.js';
 import { createTiktokAdapter } from './tiktok/index.js';
+import { createVkAdapter } from './vk/index.js';
 import { createXAdapter } from './x/index.js';
 import { createYoutubeAdapter } from './youtube/index.js';
 import { createWordpressAdapter } from './wordpress/index.js';
@@ -71,6 +72,7 @@ const FACTORIES: Factories = {
   'instagram-standalone': (c) => createInstagramStandaloneAdapter({ app: appOf(c, 'instagram-standalone') }),
   pinterest: (c) => createPinterestAdapter({ app: appOf(c, 'pinterest') }),
   youtube: (c) => createYoutubeAdapter({ app: appOf(c, 'youtube') }),
+  vk: (c) => createVkAdapter({ app: appOf(c, 'vk') }),
   tumblr: (c) => createTumblrAdapter({ app: appOf(c, 'tumblr') }),
   lemmy: () => createLemmyAdapter(),
   gmb: (c) => createGmbAdapter({ app: appOf(c, 'gmb') }),

@@ -3,12 +3,19 @@ import { IMAGE_TYPES, VIDEO_TYPES } from '../common/schemas.js';
 import { HttpUrl } from '../common/schemas-b.js';
 import type { PlatformMetadata } from '../platform.js';
 
-/** Tumblr post settings (reference TumblrDto); every field is optional. */
+/** What Tumblr does with a new post: publish it now, add it to the blog's queue, keep it as a draft, or publish it privately. */
+export const TUMBLR_STATES = ['published', 'queue', 'draft', 'private'] as const;
+
+/**
+ * Tumblr post settings (reference TumblrDto); every field is optional. `state` is not in the
+ * reference DTO: it is Tumblr's own field name (the issue asks for published/queued/draft).
+ */
 export const TumblrSettingsSchema = z.object({
   title: z.string().min(1).max(4096).optional(),
   link: HttpUrl.optional(),
   sourceUrl: HttpUrl.optional(),
   tags: z.string().max(4096).optional().describe('comma-separated tags'),
+  state: z.enum(TUMBLR_STATES).optional().describe('published (default), queue, draft or private'),
 });
 
 export const tumblrMetadata: PlatformMetadata = {
@@ -38,7 +45,13 @@ export const tumblrMetadata: PlatformMetadata = {
   asyncProcessing: false,
   concurrency: { perPlatform: 3, perChannel: 1 },
   settings: TumblrSettingsSchema,
-  tools: [],
+  tools: [
+    {
+      methodName: 'blogs',
+      description: "The Tumblr blogs of the connected account (the channel posts to the one marked current; switch with PUT /integrations/{id}/account and the blog's id)",
+      dataSchema: z.object({}),
+    },
+  ],
   rules: '',
-  analytics: { channel: false, post: false },
+  analytics: { channel: false, post: true },
 };

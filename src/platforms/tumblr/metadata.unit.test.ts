@@ -24,7 +24,7 @@ describe('tumblr metadata', () => {
 
   it('accepts all-optional settings', () => {
     expect(TumblrSettingsSchema.parse({ __type: 'tumblr' })).toEqual({});
-    const input = { title: 'Hello', link: 'https://example.com', sourceUrl: 'https://source.example.com/a', tags: 'art,ink' };
+    const input = { title: 'Hello', link: 'https://example.com', sourceUrl: 'https://source.example.com/a', tags: 'art,ink', state: 'queue' };
     expect(TumblrSettingsSchema.parse(input)).toEqual(input);
   });
 
@@ -32,5 +32,11 @@ describe('tumblr metadata', () => {
     expect(issuePaths(TumblrSettingsSchema, { title: '' })).toEqual([['title']]);
     expect(issuePaths(TumblrSettingsSchema, { sourceUrl: 'example' })).toEqual([['sourceUrl']]);
     expect(issuePaths(TumblrSettingsSchema, { tags: 't'.repeat(4097) })).toEqual([['tags']]);
+    expect(issuePaths(TumblrSettingsSchema, { state: 'publish' })).toEqual([['state']]);
+  });
+
+  it('has the blogs tool and post analytics (note counts)', () => {
+    expect(tumblrMetadata.tools.map((t) => t.methodName)).toEqual(['blogs']);
+    expect(tumblrMetadata.analytics).toEqual({ channel: false, post: true });
   });
 });

@@ -1,0 +1,109 @@
+import { createHash } from 'node:crypto';
+import { deflateSync } from 'node:zlib';
+import { testContext } from '../../../test/platform-contract.js';
+import { createPlatformHttp } from '../http.js';
+import type { ConnectedAccount, OperationContext, PlatformAdapter, PublishItem, PublishResult } from '../platform.js';
+import { startTumblrSimulator, TUMBLR_API_ORIGIN, TUMBLR_WWW_ORIGIN, type TumblrSimulator, type TumblrSimulatorOptions } from './tumblr.simulator.js';
+
+/** Shared fixtures of the Tumblr tests: an app, a user with two blogs, media bytes, a simulator wired to an HTTP client. */
+
+export const TUMBLR_APP = { clientId: 'tumblr-consumer-key-0001', clientSecret: 'tumblr-consumer-secret' };
+export const MAIN_BLOG = { uuid: 't:Qx7vJk2mRb9aLw3cZp1n', name: 'acme-studio', title: 'Acme Studio', primary: true };
+export const SIDE_BLOG = { uuid: 't:Hh4sTt8yUu2iOo6pAa0s', name: 'acme-sketches', title: 'Sketches', primary: false };
+export const USER = { name: 'acmeperson', blogs: [SIDE_BLOG, MAIN_BLOG] };
+export const OTHER_BLOG = { uuid: 't:Zz9xXx8cCc7vVv6bBb5n', name: 'someone-else', title: 'Not yours', primary: true };
+
+export async function tumblrSimulator(opts: TumblrSimulatorOptions = {}) {
+  const sim = await startTumblrSimulator(opts);
+  sim.addApp(TUMBLR_APP);
+  sim.addUser({ name: USER.name, blogs: USER.blogs.map((b) => ({ ...b })) });
+  sim.addUser({ name: 'someoneelse', blogs: [{ ...OTHER_BLOG }] });
+  return sim;
+}
+
+export const originsFor = (sim: TumblrSimulator) =>
+  new Map([
+    [TUMBLR_API_ORIGIN, sim.origin],
+    [TUMBLR_WWW_ORIGIN, sim.origin],
+  ]);
+
+export const rewriteFor = (sim: TumblrSimulator) => (url: string) => url.replace(TUMBLR_WWW_ORIGIN, sim.origin).replace(TUMBLR_API_ORIGIN, sim.origin);
+
+/** `PLATFORM_ORIGINS` for a service talking to this simulator. */
+export const platformOriginsFor = (sim: TumblrSimulator) => [...originsFor(sim)].map(([real, to]) => `${real}=${to}`).join(',');
+
+export type TestCtx = Omit<OperationContext, 'credentials'> & { media: Map<string, Blob> };
+
+/** Runs `fn` against a fresh simulator with an HTTP client mapped to it; media bytes from `ctx.media` by id. */
+export async function withTumblr<T>(opts: TumblrSimulatorOptions & { now?: () => number }, fn: (sim: TumblrSimulator, ctx: TestCtx) => Promise<T>): Promise<T> {
+  const sim = await tumblrSimulator(opts);
+  const http = createPlatformHttp({ origins: originsFor(sim), allowPrivateTargets: false, timeoutMs: 5000 });
+  const media = new Map<string, Blob>();
+  try {
+    return await fn(sim, {
+      media,
+      ...testContext(http, { now: opts.now ?? (() => Date.now()) }),
+      openMedia: (m) => {
+        const blob = media.get(m.id);
+        return blob ? Promise.resolve(blob) : Promise.reject(new Error(`no media ${m.id}`));
+      },
+    });
+  } finally {
+    await http.close();
+    await sim.close();
+  }
+}
+
+export function published(r: PublishResult) {
+  if (r.status !== 'published') throw new Error(`expected published, got ${r.status}`);
+  return r;
+}
+
+export const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+
+function crc32(buf: Buffer): number {
+  let c = ~0;
+  for (const b of buf) {
+    c ^= b;
+    for (let k = 0; k < 8; k++) c = (c >>> 1) ^ (0xedb88320 & -(c & 1));
+  }
+  return ~c >>> 0;
+}
+
+/** A valid 1×1 RGBA PNG whose red channel is `n` (different bytes for each `n`). */
+export function PNG(n: number): Buffer {
+  const chunk = (type: string, data: Buffer) => {
+    const len = Buffer.alloc(4);
+    len.writeUInt32BE(data.length);
+    const td = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+    const c = Buffer.alloc(4);
+    c.writeUInt32BE(crc32(td));
+    return Buffer.concat([len, td, c]);
+  };
+  const ihdr = Buffer.from([0, 0, 0, 1, 0, 0, 0, 1, 8, 6, 0, 0, 0]);
+  const raw = Buffer.from([0, n & 0xff, 20, 30, 255]);
+  return Buffer.concat([Buffer.from('89504e470d0a1a0a', 'hex'), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
+}
+
+/** The start of an MP4 (an `ftyp` box) and some bytes: enough for the simulator to take it as a video. */
+export function MP4(n: number, size = 64): Buffer {
+  const b = Buffer.alloc(size, n & 0xff);
+  Buffer.from('000000186674797069736f6d0000020069736f6d69736f32', 'hex').copy(b);
+  return b;
+}
+
+export function image(id: string, opts: { alt?: string; width?: number; height?: number } = {}): PublishItem['media'][number] {
+  return { id, path: `https://tidings.example/media/${id}.png`, type: 'image', mimeType: 'image/png', size: 70, width: opts.width ?? 1, height: opts.height ?? 1, alt: opts.alt ?? null };
+}
+
+export function video(id: string, size: number): PublishItem['media'][number] {
+  return { id, path: `https://tidings.example/media/${id}.mp4`, type: 'video', mimeType: 'video/mp4', size, width: 1280, height: 720, duration: 5 };
+}
+
+export const publishWith = (
+  a: PlatformAdapter,
+  ctx: TestCtx,
+  account: ConnectedAccount,
+  content: string,
+  extra: { media?: PublishItem['media']; settings?: Record<string, unknown> } = {},
+) => a.publish({ item: { content, media: extra.media ?? [] }, settings: extra.settings ?? {}, idempotencyKey: content }, { ...ctx, credentials: account.credentials });

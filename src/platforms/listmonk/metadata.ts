@@ -14,8 +14,12 @@ export const ListmonkCredentialsSchema = z.object({
 export const ListmonkSettingsSchema = z.object({
   subject: requiredString().describe('email subject'),
   preview: z.string({ error: 'Required' }).describe('preview text shown by mail clients; may be empty'),
-  list: requiredString().describe('list id (from the `list` tool)'),
-  template: z.string().optional().describe('template id (from the `templates` tool)'),
+  list: requiredString().regex(/^\d+(\s*,\s*\d+)*$/, 'Must be a list id from the `list` tool (several: comma-separated)').describe('list id (from the `list` tool); several lists: ids separated by commas'),
+  template: z
+    .string()
+    .regex(/^\d*$/, 'Must be a template id from the `templates` tool')
+    .optional()
+    .describe('template id (from the `templates` tool); the instance\'s default template when absent'),
 });
 
 export const listmonkMetadata: PlatformMetadata = {
@@ -44,5 +48,6 @@ export const listmonkMetadata: PlatformMetadata = {
     { methodName: 'templates', description: 'List the campaign templates', dataSchema: NoToolData },
   ],
   rules: '',
-  analytics: { channel: false, post: false },
+  // Campaign views and clicks (listmonk's campaign analytics).
+  analytics: { channel: false, post: true },
 };

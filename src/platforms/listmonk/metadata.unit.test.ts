@@ -31,6 +31,14 @@ describe('listmonk metadata', () => {
     expect(issues(ListmonkSettingsSchema.safeParse({ subject: 'x', preview: '', list: 3 }))?.[0]?.path).toEqual(['list']);
   });
 
+  it('takes several lists separated by commas; refuses a list or template that is not an id', () => {
+    expect(ListmonkSettingsSchema.safeParse({ subject: 'x', preview: '', list: '3, 5' }).success).toBe(true);
+    expect(issues(ListmonkSettingsSchema.safeParse({ subject: 'x', preview: '', list: 'news' }))).toEqual([
+      { path: ['list'], message: 'Must be a list id from the `list` tool (several: comma-separated)' },
+    ]);
+    expect(issues(ListmonkSettingsSchema.safeParse({ subject: 'x', preview: '', list: '3', template: 'fancy' }))?.[0]?.path).toEqual(['template']);
+  });
+
   it('credentials: instance URL, API user and token', () => {
     expect(
       ListmonkCredentialsSchema.safeParse({ instanceUrl: 'https://lists.example.com', username: 'tidings', token: 'tok_123' }).success,

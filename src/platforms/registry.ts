@@ -6,6 +6,7 @@ import type { OAuthApp } from './common/oauth2.js';
 import { createDevtoAdapter } from './devto/index.js';
 import { createDiscordAdapter } from './discord/index.js';
 import { createFacebookAdapter } from './facebook/index.js';
+import { createHashnodeAdapter } from './hashnode/index.js';
 import { createGmbAdapter } from './gmb/index.js';
 import { createInstagramAdapter } from './instagram/index.js';
 import { createInstagramStandaloneAdapter } from './instagram-standalone/index.js';
@@ -78,6 +79,7 @@ const FACTORIES: Factories = {
   gmb: (c) => createGmbAdapter({ app: appOf(c, 'gmb') }),
   wordpress: () => createWordpressAdapter(),
   devto: () => createDevtoAdapter(),
+  hashnode: () => createHashnodeAdapter(),
 };
 
 /** Every identifier maps to an adapter (a missing one would not type-check as a Record). */

@@ -1,5 +1,29 @@
-import { IMAGE_TYPES, VIDEO_TYPES } from '../common/schemas.js';
+import { z } from 'zod';
+import { IMAGE_TYPES, MiB, VIDEO_TYPES } from '../common/schemas.js';
+import { NoToolDataSchema } from '../common/schemas-b.js';
 import type { PlatformMetadata } from '../platform.js';
+
+/**
+ * VK post settings. The reference API has no VK settings (existing clients send only `__type`,
+ * which still validates); these two are Tidings' own, named after what VK calls them: the
+ * community whose wall the post goes to (its id as the `communities` tool lists it, without the
+ * minus sign VK's `owner_id` uses) and whether it is posted as the community (`from_group`,
+ * default true) or as the user. Without `community` the post goes to the user's own wall.
+ */
+export const VkSettingsSchema = z
+  .object({
+    community: z
+      .string()
+      .trim()
+      .regex(/^(\d{1,12})?$/, 'community must be a community id (digits, as the communities tool lists it)')
+      .optional(),
+    from_group: z.boolean().optional(),
+  })
+  .superRefine((s, ctx) => {
+    if (s.from_group === true && !s.community) {
+      ctx.addIssue({ code: 'custom', path: ['from_group'], message: 'from_group needs a community: choose one with the communities tool' });
+    }
+  });
 
 export const vkMetadata: PlatformMetadata = {
   identifier: 'vk',
@@ -8,7 +32,7 @@ export const vkMetadata: PlatformMetadata = {
   oauth: {
     authorizeUrl: 'https://id.vk.com/authorize',
     tokenUrl: 'https://id.vk.com/oauth2/auth',
-    scopes: ['vkid.personal_info', 'email', 'wall', 'status', 'docs', 'photos', 'video'],
+    scopes: ['vkid.personal_info', 'email', 'wall', 'status', 'docs', 'photos', 'video', 'groups'],
     scopeSeparator: ' ',
     pkce: true,
     refresh: true,
@@ -20,8 +44,10 @@ export const vkMetadata: PlatformMetadata = {
   media: {
     minItems: 0,
     maxItems: 10,
-    image: { maxCount: 10, mimeTypes: IMAGE_TYPES },
-    video: { maxCount: 10, mimeTypes: VIDEO_TYPES },
+    // photos.saveWallPhoto: JPG, PNG, GIF up to 50 MB.
+    image: { maxCount: 10, mimeTypes: IMAGE_TYPES, platformTypes: ['image/jpeg', 'image/png', 'image/gif'], maxBytes: 50 * MiB },
+    // video.save uploads up to 256 GB in theory; 2 GB keeps one publish attempt bounded.
+    video: { maxCount: 10, mimeTypes: VIDEO_TYPES, maxBytes: 2048 * MiB },
     mixed: true,
     onThreadItems: true,
   },
@@ -29,8 +55,14 @@ export const vkMetadata: PlatformMetadata = {
   asyncProcessing: false,
   // About 3 requests per second per user token.
   concurrency: { perPlatform: 3, perChannel: 1 },
-  settings: null,
-  tools: [],
+  settings: VkSettingsSchema,
+  tools: [
+    {
+      methodName: 'communities',
+      description: 'The communities the user administers or edits (settings.community takes one of their ids)',
+      dataSchema: NoToolDataSchema,
+    },
+  ],
   rules: '',
-  analytics: { channel: false, post: false },
+  analytics: { channel: false, post: true },
 };

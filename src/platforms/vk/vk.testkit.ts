@@ -1,0 +1,99 @@
+import { createHash } from 'node:crypto';
+import { testContext } from '../../../test/platform-contract.js';
+import { createPlatformHttp } from '../http.js';
+import type { ConnectedAccount, OperationContext, PlatformAdapter, PublishItem, PublishResult } from '../platform.js';
+import { startVkSimulator, VK_API_ORIGIN, VK_ID_ORIGIN, VK_PHOTO_UPLOAD_ORIGIN, VK_VIDEO_UPLOAD_ORIGIN, type VkSimulator, type VkSimulatorOptions } from './vk.simulator.js';
+
+/** Shared fixtures of the VK tests: an app, a user managing two communities, media bytes, a simulator wired to an HTTP client. */
+
+export const VK_APP = { clientId: '51234567', clientSecret: 'vk-protected-key' };
+export const VK_USER = { id: '1234567', first_name: 'Pavel', last_name: 'Sokolov', avatar: 'https://sun1-1.userapi.com/s/v1/ig2/pavel.jpg' };
+export const OTHER_USER = { id: '7654321', first_name: 'Olga', last_name: 'Other' };
+/** a community the user administers */
+export const BAKERY = { id: '218000111', name: 'Bakery on Lenina', screen_name: 'bakery_lenina', managers: { [VK_USER.id]: 'admin' as const } };
+/** one they edit */
+export const NEWS = { id: '218000222', name: 'District news', screen_name: 'district_news', managers: { [VK_USER.id]: 'editor' as const } };
+/** one they only moderate (cannot post as it) */
+export const CHAT = { id: '218000333', name: 'Neighbours chat', screen_name: 'neighbours', managers: { [VK_USER.id]: 'moderator' as const, [OTHER_USER.id]: 'admin' as const } };
+
+export async function vkSimulator(opts: VkSimulatorOptions = {}) {
+  const sim = await startVkSimulator(opts);
+  sim.addApp({ ...VK_APP });
+  sim.addUser(VK_USER);
+  sim.addUser(OTHER_USER);
+  for (const g of [BAKERY, NEWS, CHAT]) sim.addGroup({ ...g, managers: { ...g.managers } });
+  return sim;
+}
+
+export const originsFor = (sim: VkSimulator) =>
+  new Map([
+    [VK_ID_ORIGIN, sim.origin],
+    [VK_API_ORIGIN, sim.origin],
+    [VK_PHOTO_UPLOAD_ORIGIN, sim.origin],
+    [VK_VIDEO_UPLOAD_ORIGIN, sim.origin],
+  ]);
+
+export const rewriteFor = (sim: VkSimulator) => (url: string) => {
+  for (const [real, to] of originsFor(sim)) if (url.startsWith(real)) return `${to}${url.slice(real.length)}`;
+  return url;
+};
+
+/** `PLATFORM_ORIGINS` for a service talking to this simulator. */
+export const platformOriginsFor = (sim: VkSimulator) => [...originsFor(sim)].map(([real, to]) => `${real}=${to}`).join(',');
+
+export type TestCtx = Omit<OperationContext, 'credentials'> & { media: Map<string, Blob> };
+
+/** Runs `fn` against a fresh simulator with an HTTP client mapped to it. */
+export async function withVk<T>(opts: VkSimulatorOptions, fn: (sim: VkSimulator, ctx: TestCtx) => Promise<T>): Promise<T> {
+  const sim = await vkSimulator(opts);
+  const http = createPlatformHttp({ origins: originsFor(sim), allowPrivateTargets: false, timeoutMs: 5000 });
+  const media = new Map<string, Blob>();
+  try {
+    return await fn(sim, {
+      media,
+      ...testContext(http, { now: opts.now ?? (() => Date.now()) }),
+      openMedia: (m) => {
+        const blob = media.get(m.id);
+        return blob ? Promise.resolve(blob) : Promise.reject(new Error(`no media ${m.id}`));
+      },
+    });
+  } finally {
+    await http.close();
+    await sim.close();
+  }
+}
+
+export function published(r: PublishResult) {
+  if (r.status !== 'published') throw new Error(`expected published, got ${r.status}`);
+  return r;
+}
+
+export const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+
+/** A 1×1 PNG whose IDAT differs with `n` (not decodable, but PNG by its signature, as VK checks). */
+export function PNG(n: number): Buffer {
+  return Buffer.concat([Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489', 'hex'), Buffer.from([n & 0xff, 1, 2, 3])]);
+}
+
+/** The start of an MP4 (an `ftyp` box) and some bytes. */
+export function MP4(n: number, size = 64): Buffer {
+  const b = Buffer.alloc(size, n & 0xff);
+  Buffer.from('000000186674797069736f6d0000020069736f6d69736f32', 'hex').copy(b);
+  return b;
+}
+
+export function image(id: string, opts: { alt?: string } = {}): PublishItem['media'][number] {
+  return { id, path: `https://tidings.example/media/${id}.png`, type: 'image', mimeType: 'image/png', size: 70, width: 1, height: 1, alt: opts.alt ?? null };
+}
+
+export function video(id: string, size = 64): PublishItem['media'][number] {
+  return { id, path: `https://tidings.example/media/${id}.mp4`, type: 'video', mimeType: 'video/mp4', size, duration: 5 };
+}
+
+export const publishWith = (
+  a: PlatformAdapter,
+  ctx: TestCtx,
+  account: ConnectedAccount,
+  content: string,
+  extra: { media?: PublishItem['media']; settings?: Record<string, unknown>; replyTo?: { id: string; rootId: string } } = {},
+) => a.publish({ item: { content, media: extra.media ?? [] }, settings: extra.settings ?? {}, replyTo: extra.replyTo, idempotencyKey: content }, { ...ctx, credentials: account.credentials });

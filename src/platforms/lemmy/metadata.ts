@@ -7,7 +7,13 @@ import type { PlatformMetadata } from '../platform.js';
 export const LemmyCredentialsSchema = z.object({
   instanceUrl: requiredHttpUrl().describe('base URL of the Lemmy instance, e.g. https://lemmy.world'),
   username: requiredString().describe('username or email on that instance'),
-  password: requiredSecret().describe('account password'),
+  password: requiredSecret().describe('account password (kept sealed: Tidings logs in again with it when the session ends)'),
+  totpToken: z
+    .string()
+    .trim()
+    .regex(/^\d{6}$/, 'Must be the 6-digit code of your authenticator app')
+    .optional()
+    .describe('two-factor code, only for accounts with 2FA enabled'),
 });
 
 /** One community to post to, as the reference's clients send it. */
@@ -23,6 +29,8 @@ const LemmyCommunitySchema = z.object({
 /** Lemmy post settings (reference LemmySettingsDto): one post per listed community. */
 export const LemmySettingsSchema = z.object({
   subreddit: z.array(LemmyCommunitySchema, { error: 'Required' }).min(1, 'Pick at least one community'),
+  /** Lemmy's `nsfw` flag on the post (an extension; the reference DTO has no such field). */
+  nsfw: z.boolean().optional(),
 });
 
 export const lemmyMetadata: PlatformMetadata = {
@@ -51,5 +59,5 @@ export const lemmyMetadata: PlatformMetadata = {
     { methodName: 'subreddits', description: 'Search communities by name', dataSchema: z.object({ word: z.string() }) },
   ],
   rules: '',
-  analytics: { channel: false, post: false },
+  analytics: { channel: false, post: true },
 };

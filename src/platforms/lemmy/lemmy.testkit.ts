@@ -1,0 +1,68 @@
+import { createHash } from 'node:crypto';
+import { testContext } from '../../../test/platform-contract.js';
+import { createPlatformHttp } from '../http.js';
+import type { ConnectedAccount, OperationContext, PlatformAdapter, PublishItem, PublishResult } from '../platform.js';
+import { startLemmySimulator, type LemmySimulator } from './lemmy.simulator.js';
+
+/** Shared fixtures of the Lemmy tests: an instance with an account and communities, a client mapped to it. */
+
+export const INSTANCE = 'https://lemmy.example';
+export const ALICE = { id: 7, name: 'alice', displayName: 'Alice Tidings', email: 'alice@example.com', password: 'correct horse battery', avatar: 'https://lemmy.example/pictrs/image/alice.png' };
+export const BOB_2FA = { id: 8, name: 'bob', email: 'bob@example.com', password: 'bob pass', totp: '123456' };
+export const SELFHOSTED = { id: 11, name: 'selfhosted', title: 'Self-hosted', subscribers: 5000 };
+export const OPENSOURCE = { id: 12, name: 'opensource', title: 'Open Source', subscribers: 9000 };
+export const ANNOUNCE = { id: 13, name: 'announcements', title: 'Announcements', postingRestrictedToMods: true, moderators: [1] };
+export const FEDERATED = { id: 14, name: 'linux', title: 'Linux', host: 'lemmy.ml', subscribers: 20000 };
+
+export const community = (c: { id: number; name: string }, title = 'Tidings is out', url?: string) => ({ value: { subreddit: c.name, id: String(c.id), title, ...(url ? { url } : {}) } });
+
+export async function lemmySimulator() {
+  const sim = await startLemmySimulator({ publicOrigin: INSTANCE });
+  sim.addPerson(ALICE);
+  sim.addPerson(BOB_2FA);
+  for (const c of [SELFHOSTED, OPENSOURCE, ANNOUNCE, FEDERATED]) sim.addCommunity(c);
+  return sim;
+}
+
+export const originsFor = (sim: LemmySimulator) => new Map([[INSTANCE, sim.origin]]);
+export const platformOriginsFor = (sim: LemmySimulator) => `${INSTANCE}=${sim.origin}`;
+export const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+
+export type TestCtx = Omit<OperationContext, 'credentials'> & { media: Map<string, Blob> };
+
+/** Runs `fn` against a fresh instance with an HTTP client mapped to it (plus any extra origins). */
+export async function withLemmy<T>(fn: (sim: LemmySimulator, ctx: TestCtx) => Promise<T>, extraOrigins: [string, string][] = []): Promise<T> {
+  const sim = await lemmySimulator();
+  const http = createPlatformHttp({ origins: new Map([...originsFor(sim), ...extraOrigins]), allowPrivateTargets: false, timeoutMs: 5000 });
+  const media = new Map<string, Blob>();
+  try {
+    return await fn(sim, {
+      media,
+      ...testContext(http),
+      openMedia: (m) => {
+        const blob = media.get(m.id);
+        return blob ? Promise.resolve(blob) : Promise.reject(new Error(`no media ${m.id}`));
+      },
+    });
+  } finally {
+    await http.close();
+    await sim.close();
+  }
+}
+
+export function published(r: PublishResult) {
+  if (r.status !== 'published') throw new Error(`expected published, got ${r.status}`);
+  return r;
+}
+
+export function image(id: string, alt?: string): PublishItem['media'][number] {
+  return { id, path: `https://tidings.example/media/2026/01/${id}.png`, type: 'image', mimeType: 'image/png', size: 70, width: 1, height: 1, alt: alt ?? null };
+}
+
+export const publishWith = (
+  a: PlatformAdapter,
+  ctx: TestCtx,
+  account: ConnectedAccount | { credentials: Record<string, unknown> },
+  content: string,
+  extra: { media?: PublishItem['media']; settings?: Record<string, unknown>; replyTo?: { id: string; rootId: string } } = {},
+) => a.publish({ item: { content, media: extra.media ?? [] }, settings: extra.settings ?? { subreddit: [community(SELFHOSTED)] }, replyTo: extra.replyTo, idempotencyKey: content }, { ...ctx, credentials: account.credentials });

@@ -358,18 +358,18 @@ describe('publisher flows through the API', () => {
       await call(c.t.app, c.org.apiKey, { method: 'POST', url: '/public/v1/social/bluesky', payload: { identifier: 'acme.bsky.social', password: 'app-pass-1234' } }),
       201,
     ).json<{ id: string }>().id;
-    const tumblr = await createChannel(c.t, c.org, 'tumblr', { name: 'Acme Tumblr' });
+    const mewe = await createChannel(c.t, c.org, 'mewe', { name: 'Acme MeWe' });
 
     const created = await createPosts(c, {
       type: 'now',
       posts: [
         { integration: { id: c.channel }, value: [{ content: 'everywhere' }] },
-        { integration: { id: tumblr.id }, value: [{ content: 'everywhere' }], settings: { title: 'Everywhere' } },
+        { integration: { id: mewe.id }, value: [{ content: 'everywhere' }], settings: { postType: 'timeline' } },
         { integration: { id: bsky }, value: [{ content: 'everywhere' }] },
       ],
     });
     expect(new Set(created.map((p) => p.group)).size).toBe(1);
-    const [onTelegram, onTumblr, onBluesky] = created.map((p) => p.postId) as [string, string, string];
+    const [onTelegram, onMewe, onBluesky] = created.map((p) => p.postId) as [string, string, string];
 
     const tgPost = await waitForState(c, onTelegram, 'PUBLISHED');
     expect(tgPost.releaseURL).toBe(`${CHAT_URL}/1`);
@@ -377,17 +377,17 @@ describe('publisher flows through the API', () => {
     expect(skyPost.releaseId).toMatch(/^at:\/\/did:plc:acme123\/app\.bsky\.feed\.post\//);
     expect(skyPost.releaseURL).toMatch(/^https:\/\/bsky\.app\/profile\/acme\.bsky\.social\/post\//);
     expect(sky.records.map((r) => r.text)).toEqual(['everywhere']);
-    const tumblrPost = await waitForState(c, onTumblr, 'ERROR');
-    expect(tumblrPost.error).toMatch(/not available/);
-    expect(tumblrPost.error).toContain('Tumblr');
+    const mewePost = await waitForState(c, onMewe, 'ERROR');
+    expect(mewePost.error).toMatch(/not available/);
+    expect(mewePost.error).toContain('MeWe');
 
     expect(sends(c.tg)).toHaveLength(1);
     const notes = await notifications(c);
     expect(notes.filter((n) => n.content.includes('has been published'))).toHaveLength(2);
-    expect(notes.some((n) => n.content.includes('Tumblr') && n.content.includes('not available'))).toBe(true);
+    expect(notes.some((n) => n.content.includes('MeWe') && n.content.includes('not available'))).toBe(true);
     const events = await eventsOf(c.t, c.org.id);
     expect(events.filter((e) => e.type === 'post.published')).toHaveLength(2);
-    expect(events.filter((e) => e.type === 'post.failed').map((e) => e.payload.postId)).toEqual([onTumblr]);
+    expect(events.filter((e) => e.type === 'post.failed').map((e) => e.payload.postId)).toEqual([onMewe]);
     // What is written is what the OpenAPI event catalogue documents.
     for (const e of events.filter((x) => x.type === 'post.published' || x.type === 'post.failed')) EVENT_PAYLOAD_SCHEMAS[e.type as 'post.published' | 'post.failed'].strict().parse(e.payload);
   });

@@ -61,6 +61,11 @@ export function wordpressError(res: PlatformResponse, now = Date.now()): Platfor
     return new PlatformError('rate_limited', message, { ...details, retryAfterSeconds: Math.max(1, retryAfterSeconds(res.headers, now) ?? DEFAULT_RETRY_AFTER_SECONDS) });
   }
   if (code && AUTH_CODES.has(code)) return new PlatformError('reconnect_required', message, details);
+  // `rest_cannot_*` come as 401 only for a request WordPress saw as anonymous
+  // (rest_authorization_required_code): the application password no longer logs in (revoked,
+  // user removed; real sites often answer so instead of `incorrect_password`). As 403 the user is
+  // known but lacks the role: a refusal.
+  if (code && /^rest_(cannot_|forbidden)/.test(code) && status === 401) return new PlatformError('reconnect_required', message, details);
   if (code && FINAL_CODES.some((r) => r.test(code))) return new PlatformError('rejected', message, details);
   // A 401 without a known code: the password was revoked or the user removed; application
   // passwords never expire, so nothing can be refreshed.

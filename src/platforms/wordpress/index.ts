@@ -186,9 +186,11 @@ export function createWordpressAdapter(): PlatformAdapter {
         throw new PlatformError('rejected', `${message} (WordPress offers application passwords only over HTTPS, unless the site is a local environment)`, { field: 'applicationPassword', status: res.status });
       }
       if (code === 'rest_not_logged_in') {
+        // WordPress answers so when the password or the user is wrong on many sites (the login is
+        // tried before the request is known as a REST one), and when the header never reaches it.
         throw new PlatformError(
           'rejected',
-          'WordPress ignored the application password (the site or its server may drop the Authorization header, or application passwords are off)',
+          'WordPress did not log in with this user name and application password: check both (if they are right, the server may drop the Authorization header, or application passwords are off)',
           { field: 'applicationPassword', status: res.status },
         );
       }

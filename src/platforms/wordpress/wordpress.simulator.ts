@@ -77,6 +77,13 @@ export interface WordpressSimulatorOptions {
   terms?: WpSimTerm[];
   /** a server that drops the Authorization header (CGI setups without the rewrite rule) */
   dropsAuthorization?: boolean;
+  /**
+   * `reported` (WordPress's code path): a wrong user or password answers 401 `invalid_username` /
+   * `incorrect_password`. `anonymous`: the request goes on as a visitor's (`rest_not_logged_in`,
+   * 401 `rest_cannot_create`), as a real WordPress 6.1 site here answered when the login was
+   * tried before the request was known to be a REST one.
+   */
+  authFailures?: 'reported' | 'anonymous';
 }
 
 export interface WordpressSimulator extends Simulator {
@@ -257,6 +264,10 @@ export async function startWordpressSimulator(options: WordpressSimulatorOptions
       const password = decoded.slice(colon + 1);
       const isEmail = /^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(login);
       const user = users.find((u) => u.username === login) ?? (isEmail ? users.find((u) => u.email === login) : undefined);
+      if (options.authFailures === 'anonymous') {
+        const ok = user?.appPasswords.some((p) => p.replace(/[^a-z\d]/gi, '') === password.replace(/[^a-z\d]/gi, ''));
+        return { user: ok ? user! : null };
+      }
       if (!user) {
         return isEmail
           ? { error: [401, 'invalid_email', '<strong>Error:</strong> Unknown email address. Check again or try your username.'] }

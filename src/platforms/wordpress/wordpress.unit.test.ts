@@ -159,7 +159,18 @@ describe('wordpress: connecting', () => {
     await withSite({ dropsAuthorization: true }, async ({ ctx }) => {
       const err = await failure(adapter.connectWithCredentials!(credentialsInput(), ctx));
       expect(err.details.field).toBe('applicationPassword');
-      expect(err.message).toMatch(/ignored the application password/);
+      expect(err.message).toMatch(/did not log in with this user name and application password.*Authorization header/);
+    });
+  });
+
+  it('a site that treats a wrong password as a visitor (as real WordPress 6.1 did here): refused on the password field, and a revoked one asks for a reconnection', async () => {
+    await withSite({ authFailures: 'anonymous' }, async ({ sim, ctx }) => {
+      const wrong = await failure(adapter.connectWithCredentials!(credentialsInput({ applicationPassword: 'nope nope nope nope nope nope' }), ctx));
+      expect({ kind: wrong.kind, field: wrong.details.field, status: wrong.details.status }).toEqual({ kind: 'rejected', field: 'applicationPassword', status: 401 });
+      const c = withCreds(ctx, await adapter.connectWithCredentials!(credentialsInput(), ctx));
+      sim.users.find((u) => u.username === 'editor')!.appPasswords = [];
+      const err = await failure(adapter.publish({ item: { content: '<p>x</p>', media: [picture('png')] }, settings: { title: 'Gone', type: 'posts' }, idempotencyKey: 'k' }, c));
+      expect({ kind: err.kind, code: err.details.platformCode, message: err.message }).toEqual({ kind: 'reconnect_required', code: 'rest_cannot_create', message: 'Sorry, you are not allowed to upload media as this user.' });
     });
   });
 
@@ -303,7 +314,9 @@ describe('wordpress: validate and errors', () => {
     const res = (status: number, body: unknown, headers: Record<string, string> = {}) => ({ status, headers, body });
     const kind = (r: ReturnType<typeof res>) => wordpressError(r)?.kind;
     expect(kind(res(500, { code: 'rest_upload_sideload_error', message: 'Sorry, you are not allowed to upload this file type.', data: { status: 500 } }))).toBe('rejected');
-    expect(kind(res(401, { code: 'rest_cannot_create', message: 'Sorry, you are not allowed to create posts as this user.', data: { status: 401 } }))).toBe('rejected');
+    expect(kind(res(403, { code: 'rest_cannot_create', message: 'Sorry, you are not allowed to create posts as this user.', data: { status: 403 } }))).toBe('rejected');
+    // As 401 WordPress saw an anonymous request: the password no longer logs in.
+    expect(kind(res(401, { code: 'rest_cannot_create', message: 'Sorry, you are not allowed to create posts as this user.', data: { status: 401 } }))).toBe('reconnect_required');
     expect(kind(res(401, { code: 'incorrect_password', message: 'x', data: { status: 401 } }))).toBe('reconnect_required');
     expect(kind(res(401, '<html>Unauthorized</html>'))).toBe('reconnect_required');
     expect(kind(res(502, '<html>Bad gateway</html>'))).toBe('transient');

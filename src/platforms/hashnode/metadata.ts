@@ -15,7 +15,8 @@ export const HashnodeSettingsSchema = z.object({
   main_image: MediaRefSchema.optional(),
   canonical: z.url().optional(),
   publication: requiredString().describe('publication id (from the `publications` tool)'),
-  tags: z.array(LabelledOptionSchema, { error: 'Required' }).min(1, 'At least one tag'),
+  /** `value`: a Hashnode tag id (24 hex digits) or its slug, looked up with `tag(slug:)` at publish time. */
+  tags: z.array(LabelledOptionSchema, { error: 'Required' }).min(1, 'At least one tag').max(5, 'At most 5 tags'),
 });
 
 export const hashnodeMetadata: PlatformMetadata = {
@@ -43,5 +44,6 @@ export const hashnodeMetadata: PlatformMetadata = {
     { methodName: 'publications', description: 'List the publications the account can publish to', dataSchema: NoToolData },
   ],
   rules: '',
-  analytics: { channel: false, post: false },
+  // Each post's views, reactions and responses (lifetime totals).
+  analytics: { channel: false, post: true },
 };

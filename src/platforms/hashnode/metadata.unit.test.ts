@@ -20,6 +20,7 @@ describe('hashnode metadata', () => {
     expect(hashnodeMetadata.authKind).toBe('credentials');
     expect(hashnodeMetadata.text.maxLength).toBe(10_000);
     expect(hashnodeMetadata.tools.map((t) => t.methodName)).toEqual(['tagsList', 'publications']);
+    expect(hashnodeMetadata.analytics).toEqual({ channel: false, post: true });
   });
 
   it('accepts a reference-shaped payload', () => {
@@ -33,6 +34,8 @@ describe('hashnode metadata', () => {
     const { publication: _p, ...noPublication } = good;
     expect(issues(HashnodeSettingsSchema.safeParse(noPublication))).toEqual([{ path: ['publication'], message: 'Required' }]);
     expect(issues(HashnodeSettingsSchema.safeParse({ ...good, tags: [] }))).toEqual([{ path: ['tags'], message: 'At least one tag' }]);
+    const six = Array.from({ length: 6 }, (_, i) => ({ value: `t${i}`, label: `T${i}` }));
+    expect(issues(HashnodeSettingsSchema.safeParse({ ...good, tags: six }))).toEqual([{ path: ['tags'], message: 'At most 5 tags' }]);
     expect(issues(HashnodeSettingsSchema.safeParse({ ...good, subtitle: 'x' }))?.[0]?.path).toEqual(['subtitle']);
     expect(issues(HashnodeSettingsSchema.safeParse({ ...good, tags: [{ value: 'a' }] }))?.[0]?.path).toEqual(['tags', 0, 'label']);
   });

@@ -13,6 +13,7 @@ describe('lemmy metadata', () => {
     expect(lemmyMetadata.instanceBased).toBe(true);
     expect(lemmyMetadata.thread).toEqual({ supported: true, kind: 'comment' });
     expect(lemmyMetadata.media.image?.mimeTypes).toEqual(['image/png', 'image/jpeg', 'image/gif']);
+    expect(lemmyMetadata.analytics).toEqual({ channel: false, post: true });
     const tool = lemmyMetadata.tools.find((t) => t.methodName === 'subreddits');
     expect(tool?.dataSchema.safeParse({ word: 'selfhosted' }).success).toBe(true);
     expect(tool?.dataSchema.safeParse({}).error?.issues[0]?.path).toEqual(['word']);
@@ -22,6 +23,8 @@ describe('lemmy metadata', () => {
     expect(LemmySettingsSchema.safeParse({ __type: 'lemmy', subreddit: [community] }).success).toBe(true);
     const { url: _u, ...noUrl } = community.value;
     expect(LemmySettingsSchema.safeParse({ subreddit: [community, { value: noUrl }] }).success).toBe(true);
+    expect(LemmySettingsSchema.safeParse({ subreddit: [community], nsfw: true }).success).toBe(true);
+    expect(issues(LemmySettingsSchema.safeParse({ subreddit: [community], nsfw: 'yes' }))?.[0]?.path).toEqual(['nsfw']);
   });
 
   it('rejects an empty list, short titles, missing ids and bad URLs, naming the field', () => {
@@ -53,6 +56,10 @@ describe('lemmy metadata', () => {
     ]);
     expect(issues(LemmyCredentialsSchema.safeParse({ instanceUrl: 'ftp://lemmy.world', username: 'alice', password: 'x' }))).toEqual([
       { path: ['instanceUrl'], message: 'Must be an http(s) URL' },
+    ]);
+    expect(LemmyCredentialsSchema.safeParse({ instanceUrl: 'https://lemmy.world', username: 'alice', password: 'x', totpToken: '123456' }).success).toBe(true);
+    expect(issues(LemmyCredentialsSchema.safeParse({ instanceUrl: 'https://lemmy.world', username: 'alice', password: 'x', totpToken: '12345' }))).toEqual([
+      { path: ['totpToken'], message: 'Must be the 6-digit code of your authenticator app' },
     ]);
     expect(issues(LemmyCredentialsSchema.safeParse({ instanceUrl: 'https://lemmy.world', username: ' ', password: '' }))).toEqual([
       { path: ['username'], message: 'Required' },

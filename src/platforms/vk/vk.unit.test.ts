@@ -113,6 +113,26 @@ describe('vk: connecting and tokens', () => {
     });
   });
 
+  it('a wrong app secret or redirect URI is refused at VK ID, and the code is single use', async () => {
+    await withVk({}, async (sim, ctx) => {
+      const wrong = createVkAdapter({ app: { ...VK_APP, clientSecret: 'not-the-key' } });
+      const err = await failure(connectViaOAuth(wrong, ctx, rewriteFor(sim)));
+      expect(err.kind).toBe('rejected');
+      expect(err.message).toMatch(/invalid_client/);
+      sim.apps.get(VK_APP.clientId)!.redirectUris = ['https://tidings.example/integrations/social/vk/callback'];
+      const page = await fetch(rewriteFor(sim)((await adapter.beginConnect!({ state: 's', redirectUri: 'https://evil.example/cb', codeChallenge: 'c' }, ctx)).url), { redirect: 'manual' });
+      expect(page.status).toBe(400);
+      const pkce = createPkce();
+      const redirectUri = 'https://tidings.example/integrations/social/vk/callback';
+      const begun = await adapter.beginConnect!({ state: 's', redirectUri, codeChallenge: pkce.challenge }, ctx);
+      const code = new URL((await fetch(rewriteFor(sim)(begun.url), { redirect: 'manual' })).headers.get('location')!).searchParams.get('code')!;
+      const wrongVerifier = await failure(adapter.completeConnect!({ code, redirectUri, codeVerifier: createPkce().verifier }, ctx));
+      expect(wrongVerifier.message).toMatch(/invalid_grant/);
+      // The code was spent by the failed attempt.
+      expect((await failure(adapter.completeConnect!({ code, redirectUri, codeVerifier: pkce.verifier }, ctx))).message).toMatch(/code is invalid or expired/);
+    });
+  });
+
   it('says VK is not configured without an app, and a refused code is rejected', async () => {
     const err = await failure(createVkAdapter({}).beginConnect!({ state: 's', redirectUri: 'http://localhost/cb', codeChallenge: 'c' }, {} as TestCtx));
     expect({ kind: err.kind, message: err.message }).toEqual({ kind: 'unsupported', message: 'VK is not configured' });

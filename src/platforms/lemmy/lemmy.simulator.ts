@@ -532,8 +532,11 @@ export async function startLemmySimulator(opts: { publicOrigin?: string; version
       const path = /^\/api\/v3\/post$/;
       switch (kind) {
         case 'auth_expired':
-        case 'revoked':
+          // The session was ended (logout everywhere): a new login fixes it.
           return sim.inject({ path, status: 400, body: { error: 'not_logged_in' } });
+        case 'revoked':
+          // The account was banned from the instance: no new login helps.
+          return sim.inject({ path, status: 400, body: { error: 'site_ban' } });
         case 'rate_limited':
           return sim.inject({ path, status: 429, body: { error: 'rate_limit_error' } });
         case 'server_error':

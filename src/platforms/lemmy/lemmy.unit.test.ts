@@ -246,6 +246,8 @@ describe('lemmy: publishing', () => {
       const ctxA = withCreds(ctx, account);
       expect((await adapter.findRecent!({ since, limit: 50, settings }, ctxA)).map((p) => p.id)).toEqual([first.id]);
       expect((await adapter.findRecent!({ since, limit: 50 }, ctxA)).map((p) => p.id).sort()).toEqual([String(p1!.id), String(p2!.id)].sort());
+      expect((await adapter.findRecent!({ since, limit: 50, settings: { subreddit: [community(OPENSOURCE)] } }, ctxA)).map((p) => [p.id, p.url, p.content])).toEqual([[String(p2!.id), `${INSTANCE}/post/${p2!.id}`, 'Root']]);
+      expect(await adapter.findRecent!({ since: new Date(Date.now() + 60_000), limit: 50, settings }, ctxA)).toEqual([]);
       const seconds = await adapter.findRecent!({ since, limit: 50, settings, replyTo: { id: first.id, rootId: first.id } }, ctxA);
       expect(seconds.map((c) => ({ id: c.id, content: c.content }))).toEqual([{ id: second.id, content: 'Second' }]);
       const thirds = await adapter.findRecent!({ since, limit: 50, settings, replyTo: { id: second.id, rootId: first.id } }, ctxA);

@@ -13,7 +13,8 @@ import { startSimulator, type InjectedKind, type Simulator } from '../../../test
  *
  * Resolver errors come as Apollo answers them, under HTTP 200: `{ data, errors: [{ message, path,
  * extensions: { code } }] }` — `UNAUTHENTICATED` without a valid `Authorization` token (with or
- * without `Bearer `), `FORBIDDEN` for a publication the user is not a member of, `BAD_USER_INPUT`
+ * without `Bearer `), `FORBIDDEN` for a publication the user is not a member of or one without the Pro plan the API's
+ * writes require, `BAD_USER_INPUT`
  * for an invalid post (title, tags 1–5 that exist, canonical URL, a cover that cannot be fetched),
  * `NOT_FOUND`. The cover (`coverImageOptions.coverImageURL`) is FETCHED through `mediaOrigins`
  * and its bytes hashed. Mutations are rate limited per token per minute: HTTP 429 with
@@ -404,6 +405,8 @@ export interface HashnodePublicationRecord {
   title: string;
   url: string;
   members: string[];
+  /** Hashnode lets the API write only into publications with an active Pro plan (default: has one) */
+  pro?: boolean;
 }
 export interface HashnodeTagRecord {
   id: string;
@@ -555,6 +558,7 @@ export async function startHashnodeSimulator(opts: HashnodeSimulatorOptions = {}
     const pub = publications.find((p) => p.id === input.publicationId);
     if (!pub) throw new GqlFieldError('Publication not found', 'NOT_FOUND');
     if (!pub.members.includes(user.id)) throw new GqlFieldError('You are not allowed to publish in this publication.', 'FORBIDDEN');
+    if (pub.pro === false) throw new GqlFieldError('Publication does not have an active Pro plan. Upgrade in your dashboard to access this via the API.', 'FORBIDDEN');
     const title = String(input.title).trim();
     if (title.length < 6) throw new GqlFieldError('Title must be at least 6 characters long', 'BAD_USER_INPUT');
     if (title.length > 250) throw new GqlFieldError('Title must be at most 250 characters long', 'BAD_USER_INPUT');

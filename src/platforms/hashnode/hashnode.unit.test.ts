@@ -157,7 +157,7 @@ describe('hashnode: publishing posts', () => {
     });
   });
 
-  it('refuses what Hashnode refuses, with its words: an unknown tag, a publication not yours, a cover it cannot fetch', async () => {
+  it('refuses what Hashnode refuses, with its words: an unknown tag, a publication not yours or without Pro, a cover it cannot fetch', async () => {
     await withHashnode({}, async (sim, ctx) => {
       const account = await connect(ctx);
       const tag = await failure(publishWith(ctx, account, '<p>x</p>', { tags: [{ value: 'no-such-tag', label: 'Nope' }] }));
@@ -165,6 +165,9 @@ describe('hashnode: publishing posts', () => {
       expect(sim.operations.some((o) => o.type === 'mutation')).toBe(false);
       const forbidden = await failure(publishWith(ctx, account, '<p>x</p>', { publication: OTHERS.id }));
       expect({ kind: forbidden.kind, code: forbidden.details.platformCode, message: forbidden.message }).toEqual({ kind: 'rejected', code: 'FORBIDDEN', message: 'You are not allowed to publish in this publication.' });
+      sim.publications.find((p) => p.id === NEWS.id)!.pro = false;
+      const notPro = await failure(publishWith(ctx, account, '<p>x</p>', { publication: NEWS.id }));
+      expect({ kind: notPro.kind, message: notPro.message }).toEqual({ kind: 'rejected', message: 'Publication does not have an active Pro plan. Upgrade in your dashboard to access this via the API.' });
       const unknownId = await failure(publishWith(ctx, account, '<p>x</p>', { tags: [{ value: '000000000000000000000000', label: 'Gone' }] }));
       expect({ code: unknownId.details.platformCode, message: unknownId.message }).toEqual({ code: 'BAD_USER_INPUT', message: 'Invalid tag: 000000000000000000000000' });
       const cover = await failure(publishWith(ctx, account, '<p>x</p>', {}, [image('missing')]));

@@ -336,7 +336,18 @@ export interface PlatformAdapter {
   ): Promise<{ url: string; /** a newly registered instance app, for the service to keep */ instanceApp?: Credentials }>;
 
   /** OAuth platforms: exchange the callback `code` for credentials and fetch the profile. Not retried. */
-  completeConnect?(input: { code: string; redirectUri: string; codeVerifier?: string; instanceUrl?: string; instanceApp?: Credentials }, ctx: Omit<OperationContext, 'credentials'>): Promise<ConnectedAccount>;
+  completeConnect?(
+    input: {
+      code: string;
+      redirectUri: string;
+      codeVerifier?: string;
+      instanceUrl?: string;
+      instanceApp?: Credentials;
+      /** the `device_id` the platform added to the callback (VK ID: its token calls need it back) */
+      deviceId?: string;
+    },
+    ctx: Omit<OperationContext, 'credentials'>,
+  ): Promise<ConnectedAccount>;
 
   /** Credential platforms: verify the credentials against the platform and fetch the profile. Not retried. */
   connectWithCredentials?(input: Record<string, unknown>, ctx: Omit<OperationContext, 'credentials'>): Promise<ConnectedAccount>;

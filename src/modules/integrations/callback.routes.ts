@@ -59,6 +59,8 @@ export function callbackRoutes(service: ConnectService): FastifyPluginAsyncZod {
             state: z.string().optional(),
             error: z.string().optional(),
             error_description: z.string().optional(),
+            // VK ID names the device the grant belongs to; its token calls need it back
+            device_id: z.string().max(512).optional(),
           }),
         },
       },

@@ -209,7 +209,7 @@ export function createConnectService(deps: ConnectDeps) {
      * The platform's redirect back (`GET /integrations/social/{identifier}/callback`): the state
      * is consumed once, the code exchanged, the profile fetched and the channel saved.
      */
-    async completeConnect(identifier: string, query: { code?: string; state?: string; error?: string; error_description?: string }) {
+    async completeConnect(identifier: string, query: { code?: string; state?: string; error?: string; error_description?: string; device_id?: string }) {
       const adapter = adapterFor(identifier);
       if (!query.state) throw fieldError('state', 'Required');
       const pending = await deps.states.consumeState(hashState(query.state), identifier, new Date(deps.clock.now()));
@@ -235,6 +235,7 @@ export function createConnectService(deps: ConnectDeps) {
             codeVerifier: pending.codeVerifier ? deps.secretBox.open(pending.codeVerifier) : undefined,
             instanceUrl: pending.instanceUrl ?? undefined,
             instanceApp: openInstanceApp(known),
+            ...(query.device_id ? { deviceId: query.device_id } : {}),
           },
           context(),
         );

@@ -34,7 +34,8 @@ let channelId: string;
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'tidings-vk-'));
-  sim = await vkSimulator();
+  // VK ID refuses a token exchange without the device_id it put on the callback.
+  sim = await vkSimulator({ requireDeviceId: true });
   sim.apps.get(VK_APP.clientId)!.redirectUris = [`${PUBLIC_URL}/integrations/social/vk/callback`];
   clock = realtimeManualClock();
   t = await buildTestApp({
@@ -130,9 +131,8 @@ describe('vk through the API', () => {
     channelId = channel.id;
     const [row] = await t.deps.database.db.select().from(integrations).where(and(eq(integrations.id, channelId), eq(integrations.organizationId, org.id)));
     expect(row!.internalId).toBe(VK_USER.id);
-    // The service's callback keeps only code and state: VK ID's device_id does not reach the
-    // adapter yet (docs/platforms.md), so none is stored.
-    expect((JSON.parse(t.deps.secretBox.open(row!.credentials!)) as { deviceId: unknown }).deviceId).toBeNull();
+    // The callback's device_id reaches the adapter and is kept for the refresh calls.
+    expect((JSON.parse(t.deps.secretBox.open(row!.credentials!)) as { deviceId: unknown }).deviceId).toBe(sim.deviceIds.at(-1));
   });
 
   it('the communities tool lists the communities the user can post to', async () => {

@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+import { Readable } from 'node:stream';
 import { mediaFileName } from '../common/media.js';
 import { htmlToNpf, npfToText, type NpfTextBlock } from '../common/npf.js';
 import { buildAuthorizeUrl, exchangeCode, refreshTokens, type OAuthApp, type TokenSet } from '../common/oauth2.js';
@@ -89,8 +91,10 @@ function api(ctx: Ctx, token: string, canRefresh: boolean) {
       const res = check(await ctx.http.request({ method: 'GET', url: `${TUMBLR_API}${pathAndQuery}`, headers }));
       return (res.body as { response: T }).response;
     },
-    async post<T>(path: string, body: unknown, timeoutMs?: number): Promise<T> {
-      const res = check(await ctx.http.request({ method: 'POST', url: `${TUMBLR_API}${path}`, headers, body, ...(timeoutMs ? { timeoutMs } : {}) }));
+    async post<T>(path: string, body: unknown, opts: { timeoutMs?: number; headers?: Record<string, string> } = {}): Promise<T> {
+      const res = check(
+        await ctx.http.request({ method: 'POST', url: `${TUMBLR_API}${path}`, headers: { ...headers, ...opts.headers }, body, ...(opts.timeoutMs ? { timeoutMs: opts.timeoutMs } : {}) }),
+      );
       return (res.body as { response: T }).response;
     },
   };
@@ -153,6 +157,31 @@ export function npfPost(content: string, settings: Record<string, unknown>, medi
     body: { content: blocks, state, ...(tags.length > 0 ? { tags: tags.join(',') } : {}), ...(sourceUrl ? { source_url: sourceUrl } : {}) },
     files,
   };
+}
+
+/**
+ * The multipart body of a post with media, streamed: first the `json` part with the post
+ * (`Content-Type: application/json`, no file name, as Tumblr wants it), then one part per file
+ * named by its block's identifier, each read from its Blob chunk by chunk as it is sent.
+ */
+export function npfMultipart(post: Record<string, unknown>, files: { identifier: string; name: string; type: string; blob: Blob }[]) {
+  const boundary = `----tidings${randomBytes(12).toString('hex')}`;
+  const quote = (s: string) => s.replace(/["\r\n]/g, (c) => encodeURIComponent(c));
+  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="json"\r\nContent-Type: application/json\r\n\r\n${JSON.stringify(post)}\r\n`, 'utf8');
+  const fileHeads = files.map((f) => Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${quote(f.identifier)}"; filename="${quote(f.name)}"\r\nContent-Type: ${f.type}\r\n\r\n`, 'utf8'));
+  const crlf = Buffer.from('\r\n');
+  const tail = Buffer.from(`--${boundary}--\r\n`, 'utf8');
+  async function* chunks() {
+    yield head;
+    for (const [i, f] of files.entries()) {
+      yield fileHeads[i]!;
+      for await (const chunk of f.blob.stream()) yield chunk;
+      yield crlf;
+    }
+    yield tail;
+  }
+  const length = head.length + tail.length + files.reduce((n, f, i) => n + fileHeads[i]!.length + f.blob.size + crlf.length, 0);
+  return { contentType: `multipart/form-data; boundary=${boundary}`, length, body: Readable.from(chunks()) };
 }
 
 const postId = (p: TumblrPost) => p.id_string ?? (p.id === undefined ? '' : String(p.id));
@@ -229,7 +258,8 @@ export function createTumblrAdapter(config: { app?: OAuthApp } = {}): PlatformAd
 
     /**
      * Creates the post on the channel's blog; pictures and a video are sent in the same request
-     * (multipart: the `json` part, then one part per file named by its block's identifier),
+     * (multipart: the `json` part as `application/json`, then one part per file named by its
+     * block's identifier),
      * streamed from storage. NOT idempotent: Tumblr would post twice, so an unknown outcome is
      * reconciled with `findRecent` (which looks in the queue or the drafts for those states).
      */
@@ -242,10 +272,13 @@ export function createTumblrAdapter(config: { app?: OAuthApp } = {}): PlatformAd
       if (files.length === 0) {
         created = await t.post<TumblrPost>(`${blogPath(c.blogUuid)}/posts`, body);
       } else {
-        const form = new FormData();
-        form.set('json', JSON.stringify(body));
-        for (const f of files) form.set(f.identifier, await ctx.openMedia(f.media), mediaFileName(f.media));
-        created = await t.post<TumblrPost>(`${blogPath(c.blogUuid)}/posts`, form, UPLOAD_TIMEOUT_MS);
+        const parts = [];
+        for (const f of files) parts.push({ identifier: f.identifier, name: mediaFileName(f.media), type: f.media.mimeType, blob: await ctx.openMedia(f.media) });
+        const form = npfMultipart(body, parts);
+        created = await t.post<TumblrPost>(`${blogPath(c.blogUuid)}/posts`, form.body, {
+          timeoutMs: UPLOAD_TIMEOUT_MS,
+          headers: { 'content-type': form.contentType, 'content-length': String(form.length) },
+        });
       }
       const id = postId(created ?? {});
       if (!id) throw new PlatformError('transient', 'Tumblr created the post without naming it', { outcomeUnknown: true });

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import type { Multipart } from '@fastify/multipart';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { startSimulator, type InjectedKind, type Simulator } from '../../../test/simulators/harness.js';
 
@@ -17,8 +18,9 @@ import { startSimulator, type InjectedKind, type Simulator } from '../../../test
  * NPF: known block types only, text blocks ≤ 4,096 code points with known subtypes, indent
  * levels only on lists/indented (≤ 7), formatting ranges of known types inside the text (counted
  * in code points, as Tumblr counts), link ranges and link blocks with a URL, image blocks with a
- * media array, video blocks with a media object; media given by `identifier` must arrive as a
- * multipart part of that name (and every file part must be used), its bytes of the declared kind
+ * media array, video blocks with a media object; with media the post comes as multipart, its
+ * `json` part sent as `application/json`, and media given by `identifier` must arrive as a part
+ * of that name (and every file part must be used), its bytes of the declared kind
  * (PNG/JPEG/GIF/WebP magic for pictures, an MP4 `ftyp` for videos). `state` is one of
  * published/queue/draft/private, `tags` a comma string. Posts, queue and drafts are listed newest
  * first (`npf=true` answers NPF content, `id=` one post). Records keep the sha256 of each file.
@@ -344,11 +346,24 @@ export async function startTumblrSimulator(opts: TumblrSimulatorOptions = {}): P
       const files = new Map<string, TumblrFileRecord & { kind?: 'image' | 'video' }>();
       if (req.isMultipart()) {
         let json: string | undefined;
-        for await (const part of req.parts()) {
+        const parts: AsyncIterator<Multipart> = req.parts()[Symbol.asyncIterator]();
+        let refusal: string | undefined;
+        for (;;) {
+          let r: IteratorResult<Multipart>;
+          try {
+            r = await parts.next();
+          } catch {
+            // @fastify/multipart refuses a part declared application/json that does not parse.
+            refusal = 'The "json" part is not valid JSON';
+            break;
+          }
+          if (r.done) break;
+          const part = r.value;
           if (part.type === 'file' && part.fieldname === 'json') {
-            // The post may also come as a file part of type application/json.
+            // The post may also come as a file part, if it says it is JSON.
             const chunks: Buffer[] = [];
             for await (const chunk of part.file) chunks.push(chunk as Buffer);
+            if (part.mimetype !== 'application/json') refusal ??= 'The "json" part must be sent with Content-Type: application/json';
             json = Buffer.concat(chunks).toString('utf8');
           } else if (part.type === 'file') {
             const hash = createHash('sha256');
@@ -361,9 +376,12 @@ export async function startTumblrSimulator(opts: TumblrSimulatorOptions = {}): P
             }
             files.set(part.fieldname, { identifier: part.fieldname, sha256: hash.digest('hex'), size, contentType: part.mimetype, kind: kindOfBytes(Buffer.concat(head).subarray(0, 16)) });
           } else if (part.fieldname === 'json') {
-            json = String(part.value);
+            // @fastify/multipart has parsed a part sent as application/json already.
+            if (part.mimetype !== 'application/json') refusal ??= 'The "json" part must be sent with Content-Type: application/json';
+            json = JSON.stringify(part.value);
           }
         }
+        if (refusal) return badRequest(reply, refusal);
         if (json === undefined) return badRequest(reply, 'A multipart post needs a "json" part with the post');
         try {
           body = JSON.parse(json) as Record<string, unknown>;

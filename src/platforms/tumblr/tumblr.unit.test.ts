@@ -1,8 +1,9 @@
+import { Readable } from 'node:stream';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { connectViaOAuth, runPlatformContract } from '../../../test/platform-contract.js';
 import { PlatformError, type ConnectedAccount, type OperationContext, type PlatformResponse } from '../platform.js';
 import { DEFAULT_RETRY_AFTER_SECONDS, tumblrError } from './errors.js';
-import { createTumblrAdapter } from './index.js';
+import { createTumblrAdapter, npfMultipart } from './index.js';
 import type { TumblrSimulator } from './tumblr.simulator.js';
 import {
   image,
@@ -241,19 +242,26 @@ describe('tumblr: posts', () => {
       expect((await postJson({ content: [{ type: 'text', text: 'x', indent_level: 1 }] })).status).toBe(400);
       expect((await postJson({ content: [{ type: 'image', media: [{ type: 'image/png', identifier: 'media-0' }] }] })).body.errors![0]).toMatchObject({ code: 8005, detail: 'No file was uploaded for media identifier "media-0"' });
       expect((await postJson({ content: [] })).status).toBe(400);
-      const form = new FormData();
-      form.set('json', JSON.stringify({ content: [{ type: 'text', text: 'x' }] }));
-      form.set('stray', new Blob([PNG(1)], { type: 'image/png' }), 'a.png');
-      const stray = await fetch(url, { method: 'POST', headers: auth, body: form });
-      expect(stray.status).toBe(400);
-      expect(((await stray.json()) as { errors: { detail: string }[] }).errors[0]!.detail).toBe('Uploaded files not referenced by any block: stray');
-      const wrongKind = new FormData();
-      wrongKind.set('json', JSON.stringify({ content: [{ type: 'image', media: [{ type: 'image/png', identifier: 'i' }] }] }));
-      wrongKind.set('i', new Blob([MP4(1)], { type: 'image/png' }), 'a.png');
-      expect((await fetch(url, { method: 'POST', headers: auth, body: wrongKind })).status).toBe(400);
+      const postForm = async (post: Record<string, unknown>, files: { identifier: string; bytes: Buffer; type: string }[]) => {
+        const form = npfMultipart(post, files.map((f) => ({ identifier: f.identifier, name: 'f.bin', type: f.type, blob: new Blob([f.bytes], { type: f.type }) })));
+        const res = await fetch(url, { method: 'POST', headers: { ...auth, 'content-type': form.contentType }, body: Readable.toWeb(form.body), duplex: 'half' });
+        return { status: res.status, detail: ((await res.json()) as { errors?: { detail: string }[] }).errors?.[0]?.detail };
+      };
+      const text = { content: [{ type: 'text', text: 'x' }] };
+      expect(await postForm(text, [{ identifier: 'stray', bytes: PNG(1), type: 'image/png' }])).toEqual({ status: 400, detail: 'Uploaded files not referenced by any block: stray' });
+      const imageBlock = { content: [{ type: 'image', media: [{ type: 'image/png', identifier: 'i' }] }] };
+      expect(await postForm(imageBlock, [{ identifier: 'i', bytes: MP4(1), type: 'image/png' }])).toEqual({ status: 400, detail: 'The file "i" is not an image' });
+      expect((await postForm(imageBlock, [{ identifier: 'i', bytes: PNG(1), type: 'image/png' }])).status).toBe(201);
+      // The post as a plain form field (no Content-Type: application/json) is refused.
+      const plain = new FormData();
+      plain.set('json', JSON.stringify(imageBlock));
+      plain.set('i', new Blob([PNG(1)], { type: 'image/png' }), 'a.png');
+      const refusedPlain = await fetch(url, { method: 'POST', headers: auth, body: plain });
+      expect(refusedPlain.status).toBe(400);
+      expect(((await refusedPlain.json()) as { errors: { detail: string }[] }).errors[0]!.detail).toBe('The "json" part must be sent with Content-Type: application/json');
       const noAuth = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ content: [{ type: 'text', text: 'x' }] }) });
       expect(noAuth.status).toBe(401);
-      expect(sim.posts).toHaveLength(1);
+      expect(sim.posts).toHaveLength(2);
     });
   });
 

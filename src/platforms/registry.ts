@@ -5,6 +5,7 @@ import { createBlueskyAdapter } from './bluesky/index.js';
 import type { OAuthApp } from './common/oauth2.js';
 import { createDevtoAdapter } from './devto/index.js';
 import { createDiscordAdapter } from './discord/index.js';
+import { createDribbbleAdapter } from './dribbble/index.js';
 import { createFacebookAdapter } from './facebook/index.js';
 import { createHashnodeAdapter } from './hashnode/index.js';
 import { createGmbAdapter } from './gmb/index.js';
@@ -77,6 +78,7 @@ const FACTORIES: Factories = {
   tumblr: (c) => createTumblrAdapter({ app: appOf(c, 'tumblr') }),
   lemmy: () => createLemmyAdapter(),
   gmb: (c) => createGmbAdapter({ app: appOf(c, 'gmb') }),
+  dribbble: (c) => createDribbbleAdapter({ app: appOf(c, 'dribbble') }),
   wordpress: () => createWordpressAdapter(),
   devto: () => createDevtoAdapter(),
   hashnode: () => createHashnodeAdapter(),

@@ -26,3 +26,14 @@ describe('dribbble metadata', () => {
     expect(issues(DribbbleSettingsSchema.safeParse({ title: 'Shot', team: 'acme' }))?.map((i) => i.path)).toEqual([['team']]);
   });
 });
+
+describe('dribbble settings: team and tags', () => {
+  it('takes an empty team (a personal shot, as Postiz sends it), a team id or URL, and at most 12 tags', () => {
+    expect(DribbbleSettingsSchema.safeParse({ title: 'Shot', team: '' }).success).toBe(true);
+    expect(DribbbleSettingsSchema.safeParse({ title: 'Shot', team: '1234' }).success).toBe(true);
+    expect(DribbbleSettingsSchema.safeParse({ title: 'Shot', tags: ['ui', { value: 'ux', label: 'ux' }] }).success).toBe(true);
+    const many = Array.from({ length: 13 }, (_, i) => `t${i}`);
+    expect(issues(DribbbleSettingsSchema.safeParse({ title: 'Shot', tags: many }))).toEqual([{ path: ['tags'], message: 'At most 12 tags' }]);
+    expect(dribbbleMetadata.rules).toContain('400×300');
+  });
+});

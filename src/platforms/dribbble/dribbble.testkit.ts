@@ -1,0 +1,96 @@
+import { createHash } from 'node:crypto';
+import { deflateSync } from 'node:zlib';
+import { testContext } from '../../../test/platform-contract.js';
+import { createPlatformHttp } from '../http.js';
+import type { ConnectedAccount, OperationContext, PlatformAdapter, PublishItem } from '../platform.js';
+import { DRIBBBLE_ORIGINS, startDribbbleSimulator, type DribbbleSimulator, type DribbbleSimulatorOptions } from './dribbble.simulator.js';
+
+/** Shared fixtures of the Dribbble tests: an app, a player in two teams, pictures of a given size, a simulator wired to an HTTP client. */
+
+export const DRIBBBLE_APP = { clientId: 'dribbble-client-4f2a9c', clientSecret: 'dribbble-client-secret-77e1' };
+export const PLAYER = { id: 1_904_321, name: 'Ada Lovelace', login: 'adadesigns', avatar_url: 'https://cdn.dribbble.com/users/1904321/avatars/normal/ada.png', can_upload_shot: true };
+export const STUDIO = { id: 7_001, name: 'Engine Studio', login: 'enginestudio', members: [PLAYER.id] };
+export const OTHER_TEAM = { id: 7_002, name: 'Someone Else', login: 'someoneelse', members: [42] };
+export const CALLBACK = 'https://tidings.example/integrations/social/dribbble/callback';
+
+export async function dribbbleSimulator(opts: DribbbleSimulatorOptions = {}) {
+  const sim = await startDribbbleSimulator(opts);
+  sim.addApp({ ...DRIBBBLE_APP, redirectUris: [CALLBACK] });
+  sim.addUser(PLAYER);
+  sim.addUser({ id: 42, name: 'Not Pro', login: 'notpro', avatar_url: 'https://cdn.dribbble.com/users/42/a.png', can_upload_shot: false });
+  sim.addTeam(STUDIO);
+  sim.addTeam(OTHER_TEAM);
+  return sim;
+}
+
+export const originsFor = (sim: { origin: string }) => new Map(DRIBBBLE_ORIGINS.map((o) => [o as string, sim.origin]));
+export const platformOriginsEnv = (sim: { origin: string }) => DRIBBBLE_ORIGINS.map((o) => `${o}=${sim.origin}`).join(',');
+export const rewriteFor = (sim: { origin: string }) => (url: string) => DRIBBBLE_ORIGINS.reduce((u, o) => u.replace(o, sim.origin), url);
+
+export const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+
+function crc32(buf: Buffer): number {
+  let c = ~0;
+  for (const b of buf) {
+    c ^= b;
+    for (let k = 0; k < 8; k++) c = (c >>> 1) ^ (0xedb88320 & -(c & 1));
+  }
+  return ~c >>> 0;
+}
+
+/** A valid RGB PNG of `width`×`height` whose colour depends on `seed` (different bytes for each seed). */
+export function png(width: number, height: number, seed = 0): Buffer {
+  const chunk = (type: string, data: Buffer) => {
+    const len = Buffer.alloc(4);
+    len.writeUInt32BE(data.length);
+    const td = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+    const c = Buffer.alloc(4);
+    c.writeUInt32BE(crc32(td));
+    return Buffer.concat([len, td, c]);
+  };
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(width, 0);
+  ihdr.writeUInt32BE(height, 4);
+  ihdr.set([8, 2, 0, 0, 0], 8);
+  const row = Buffer.alloc(1 + width * 3);
+  for (let x = 0; x < width; x++) row.set([(x + seed) & 255, (seed * 37) & 255, 128], 1 + x * 3);
+  const raw = Buffer.concat(Array.from({ length: height }, () => row));
+  return Buffer.concat([Buffer.from('89504e470d0a1a0a', 'hex'), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
+}
+
+export type TestCtx = Omit<OperationContext, 'credentials'> & { media: Map<string, Blob> };
+
+/** Runs `fn` against a fresh simulator with an HTTP client mapped to it; media bytes by id from `ctx.media`. */
+export async function withDribbble<T>(opts: DribbbleSimulatorOptions, fn: (sim: DribbbleSimulator, ctx: TestCtx) => Promise<T>) {
+  const sim = await dribbbleSimulator(opts);
+  const http = createPlatformHttp({ origins: originsFor(sim), allowPrivateTargets: false, timeoutMs: 5000 });
+  const media = new Map<string, Blob>();
+  try {
+    return await fn(sim, {
+      media,
+      ...testContext(http),
+      openMedia: (m) => {
+        const blob = media.get(m.id);
+        return blob ? Promise.resolve(blob) : Promise.reject(new Error(`no media ${m.id}`));
+      },
+    });
+  } finally {
+    await http.close();
+    await sim.close();
+  }
+}
+
+/** Registers `bytes` as media `id` in `ctx` and describes it as the service would. */
+export function addImage(ctx: TestCtx, id: string, bytes: Buffer, width: number, height: number, mimeType = 'image/png'): PublishItem['media'][number] {
+  ctx.media.set(id, new Blob([bytes], { type: mimeType }));
+  return { id, path: `https://tidings.example/media/${id}.png`, type: 'image', mimeType, size: bytes.length, width, height };
+}
+
+export const shoot = (
+  a: PlatformAdapter,
+  ctx: TestCtx,
+  account: ConnectedAccount,
+  content: string,
+  media: PublishItem['media'],
+  settings: Record<string, unknown> = { __type: 'dribbble', title: 'A shot' },
+) => a.publish({ item: { content, media }, settings, idempotencyKey: content }, { ...ctx, credentials: account.credentials });

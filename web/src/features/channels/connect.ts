@@ -84,6 +84,8 @@ export const ACCOUNT_TOOLS: Partial<Record<PlatformIdentifier, { methodName: str
   facebook: { methodName: 'pages', noun: 'Page' },
   instagram: { methodName: 'accounts', noun: 'account' },
   youtube: { methodName: 'channels', noun: 'YouTube channel' },
+  tumblr: { methodName: 'blogs', noun: 'blog' },
+  gmb: { methodName: 'locations', noun: 'location' },
 };
 
 /** One account a tool lists (the platforms name their fields a little differently). */

@@ -11,6 +11,7 @@ import { createHashnodeAdapter } from './hashnode/index.js';
 import { createGmbAdapter } from './gmb/index.js';
 import { createInstagramAdapter } from './instagram/index.js';
 import { createInstagramStandaloneAdapter } from './instagram-standalone/index.js';
+import { createKickAdapter } from './kick/index.js';
 import { createLemmyAdapter } from './lemmy/index.js';
 import { createLinkedinPageAdapter } from './linkedin-page/index.js';
 import { createLinkedinAdapter } from './linkedin/index.js';
@@ -82,6 +83,7 @@ const FACTORIES: Factories = {
   wordpress: () => createWordpressAdapter(),
   devto: () => createDevtoAdapter(),
   hashnode: () => createHashnodeAdapter(),
+  kick: (c) => createKickAdapter({ app: appOf(c, 'kick') }),
 };
 
 /** Every identifier maps to an adapter (a missing one would not type-check as a Record). */

@@ -12,7 +12,7 @@ export const kickMetadata: PlatformMetadata = {
   oauth: {
     authorizeUrl: 'https://id.kick.com/oauth/authorize',
     tokenUrl: 'https://id.kick.com/oauth/token',
-    scopes: ['chat:write', 'user:read', 'channel:read'],
+    scopes: ['user:read', 'channel:read', 'chat:write'],
     scopeSeparator: ' ',
     pkce: true,
     refresh: true,

@@ -18,6 +18,7 @@ import { createLinkedinAdapter } from './linkedin/index.js';
 import { createListmonkAdapter } from './listmonk/index.js';
 import { createMastodonAdapter } from './mastodon/index.js';
 import { createMediumAdapter } from './medium/index.js';
+import { createMoltbookAdapter } from './moltbook/index.js';
 import { createPinterestAdapter } from './pinterest/index.js';
 import { createSlackAdapter } from './slack/index.js';
 import { createRedditAdapter } from './reddit/index.js';
@@ -83,6 +84,7 @@ const FACTORIES: Factories = {
   wordpress: () => createWordpressAdapter(),
   devto: () => createDevtoAdapter(),
   hashnode: () => createHashnodeAdapter(),
+  moltbook: () => createMoltbookAdapter(),
   kick: (c) => createKickAdapter({ app: appOf(c, 'kick') }),
 };
 

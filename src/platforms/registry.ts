@@ -20,6 +20,7 @@ import { createMastodonAdapter } from './mastodon/index.js';
 import { createMediumAdapter } from './medium/index.js';
 import { createMoltbookAdapter } from './moltbook/index.js';
 import { createPinterestAdapter } from './pinterest/index.js';
+import { createSkoolAdapter } from './skool/index.js';
 import { createSlackAdapter } from './slack/index.js';
 import { createRedditAdapter } from './reddit/index.js';
 import { createTelegramAdapter } from './telegram/index.js';
@@ -84,6 +85,7 @@ const FACTORIES: Factories = {
   wordpress: () => createWordpressAdapter(),
   devto: () => createDevtoAdapter(),
   hashnode: () => createHashnodeAdapter(),
+  skool: () => createSkoolAdapter(),
   moltbook: () => createMoltbookAdapter(),
   kick: (c) => createKickAdapter({ app: appOf(c, 'kick') }),
 };

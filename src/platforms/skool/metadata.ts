@@ -12,12 +12,21 @@ export const SkoolSettingsSchema = z.object({
 
 /**
  * `POST /social/skool`: Skool has no public API; the session cookies of a logged-in browser
- * (domain `.skool.com`) are captured and replayed.
+ * (domain `.skool.com`) are captured and replayed against Skool's private web API.
  */
+const HOW = 'Log in at www.skool.com in a browser, open the developer tools (Application/Storage → Cookies → https://www.skool.com)';
 export const SkoolCredentialsSchema = z.object({
-  authToken: requiredSecret('value of the `auth_token` cookie of .skool.com'),
-  clientId: requiredSecret('value of the `client_id` cookie of .skool.com'),
+  authToken: requiredSecret(
+    `Value of the \`auth_token\` cookie of .skool.com. ${HOW} and copy it. Skool has no public API: Tidings uses Skool's private web API with this session, which ends when you log out of Skool (then reconnect with fresh cookies).`,
+  ),
+  clientId: requiredSecret(`Value of the \`client_id\` cookie of .skool.com, from the same place as auth_token. ${HOW} and copy it.`),
 });
+
+/** The rule sentence of `GET /integration-settings`: what is verified and what is assumed. */
+export const SKOOL_RULES =
+  "Skool has no public API, so nothing here is verified against public documentation: Tidings replays your browser session cookies (auth_token, client_id) against Skool's private web API (api2.skool.com), with the endpoints, fields and error words of a known working implementation; " +
+  'assumed: the 5,000-character limit, attachments as uploaded files, post URLs www.skool.com/<group>/<post slug>, the session lasting until you log out. ' +
+  "Each post needs a group, a label (\"none\" for a group without labels) and a title; thread items become comments. Skool's refusals (\"must be admin or level …\", \"cannot post to this label\") fail the post with Skool's words; an ended session asks you to reconnect.";
 
 export const skoolMetadata: PlatformMetadata = {
   identifier: 'skool',
@@ -44,6 +53,6 @@ export const skoolMetadata: PlatformMetadata = {
     { methodName: 'groups', description: 'Groups the account belongs to', dataSchema: NoToolDataSchema },
     { methodName: 'label', description: 'Labels (categories) of a group; data.id is the group id', dataSchema: IdToolDataSchema },
   ],
-  rules: '',
+  rules: SKOOL_RULES,
   analytics: { channel: false, post: false },
 };

@@ -42,3 +42,17 @@ describe('skool metadata', () => {
     expect(issuePaths(label!.dataSchema, {})).toEqual([['id']]);
   });
 });
+
+describe('skool metadata: what is verified and what is assumed', () => {
+  it('the rule sentence says there is no public API and names the assumptions', () => {
+    expect(skoolMetadata.rules).toMatch(/no public API, so nothing here is verified against public documentation/);
+    expect(skoolMetadata.rules).toMatch(/assumed: the 5,000-character limit/);
+    expect(skoolMetadata.rules).toMatch(/must be admin or level/);
+  });
+
+  it('the credential fields say how to get the cookies and that the private web API is used', () => {
+    const shape = SkoolCredentialsSchema.shape;
+    expect(shape.authToken.description).toMatch(/auth_token.*cookie.*developer tools.*private web API/s);
+    expect(shape.clientId.description).toMatch(/client_id.*cookie/);
+  });
+});

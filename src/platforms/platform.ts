@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { Clock } from '../lib/clock.js';
+import type { LookupFunction } from '../lib/safe-address.js';
 
 /**
  * The platform adapter contract. Every platform is a folder `platforms/<identifier>/` exporting
@@ -141,6 +142,11 @@ export interface OAuthMetadata {
    * token should be renewed, well before it really expires.
    */
   renewWhileValid?: boolean;
+  /**
+   * The callback query parameter that carries the grant, when it is not `code` (Sign in with
+   * Neynar answers `signer_uuid`): its value reaches `completeConnect` as `code`.
+   */
+  callbackCodeParam?: string;
 }
 
 export interface PlatformMetadata {
@@ -245,6 +251,18 @@ export interface OperationContext {
 /** The one outgoing HTTP client (platforms/http.ts) as adapters see it. */
 export interface PlatformHttp {
   request(req: PlatformRequest): Promise<PlatformResponse>;
+  /**
+   * Where a WebSocket to `url` (ws/wss) must really connect: the same origin rewrite and, with
+   * `untrustedHost`, the same SSRF guard as `request` (pass `lookup` to the socket). Absent on
+   * clients that cannot open sockets.
+   */
+  socketTarget?(url: string, opts?: { untrustedHost?: boolean }): SocketTarget;
+}
+
+/** The URL a WebSocket really connects to, and the guarded DNS lookup to connect with when the host is untrusted. */
+export interface SocketTarget {
+  url: string;
+  lookup?: LookupFunction;
 }
 
 export interface PlatformRequest {
@@ -296,7 +314,11 @@ export interface PublishItem {
 }
 
 export type PublishResult =
-  | { status: 'published'; id: string; url: string }
+  /**
+   * `note`: what the user should know about a publish that succeeded only in part (Nostr: the
+   * relays that refused the event and why); the publisher keeps it as the post's `error` text.
+   */
+  | { status: 'published'; id: string; url: string; note?: string }
   /**
    * The platform is still processing: call `checkPublish` with the token later. The token holds
    * everything needed to go on (ids of containers or uploads already made, the offset reached),
@@ -345,6 +367,8 @@ export interface PlatformAdapter {
       instanceApp?: Credentials;
       /** the `device_id` the platform added to the callback (VK ID: its token calls need it back) */
       deviceId?: string;
+      /** the callback's other single-valued query parameters (besides code/state/error), for platforms that answer more than a code */
+      callbackParams?: Record<string, string>;
     },
     ctx: Omit<OperationContext, 'credentials'>,
   ): Promise<ConnectedAccount>;

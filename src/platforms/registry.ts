@@ -19,6 +19,7 @@ import { createListmonkAdapter } from './listmonk/index.js';
 import { createMastodonAdapter } from './mastodon/index.js';
 import { createMediumAdapter } from './medium/index.js';
 import { createMoltbookAdapter } from './moltbook/index.js';
+import { createNostrAdapter } from './nostr/index.js';
 import { createPinterestAdapter } from './pinterest/index.js';
 import { createSkoolAdapter } from './skool/index.js';
 import { createSlackAdapter } from './slack/index.js';
@@ -31,6 +32,7 @@ import { createVkAdapter } from './vk/index.js';
 import { createXAdapter } from './x/index.js';
 import { createYoutubeAdapter } from './youtube/index.js';
 import { createWordpressAdapter } from './wordpress/index.js';
+import { createWrapcastAdapter } from './wrapcast/index.js';
 
 /** What adapters may be given: the OAuth apps of this deployment. */
 export interface AdapterConfig {
@@ -87,7 +89,9 @@ const FACTORIES: Factories = {
   hashnode: () => createHashnodeAdapter(),
   skool: () => createSkoolAdapter(),
   moltbook: () => createMoltbookAdapter(),
+  nostr: () => createNostrAdapter(),
   kick: (c) => createKickAdapter({ app: appOf(c, 'kick') }),
+  wrapcast: (c) => createWrapcastAdapter({ app: appOf(c, 'wrapcast') }),
 };
 
 /** Every identifier maps to an adapter (a missing one would not type-check as a Record). */

@@ -61,7 +61,9 @@ export function callbackRoutes(service: ConnectService): FastifyPluginAsyncZod {
             error_description: z.string().optional(),
             // VK ID names the device the grant belongs to; its token calls need it back
             device_id: z.string().max(512).optional(),
-          }),
+          })
+            // whatever else the platform adds (Neynar: signer_uuid, fid), for the adapter to read
+            .catchall(z.union([z.string().max(2048), z.array(z.string().max(2048))])),
         },
       },
       async (req, reply) => {

@@ -209,7 +209,10 @@ export function createConnectService(deps: ConnectDeps) {
      * The platform's redirect back (`GET /integrations/social/{identifier}/callback`): the state
      * is consumed once, the code exchanged, the profile fetched and the channel saved.
      */
-    async completeConnect(identifier: string, query: { code?: string; state?: string; error?: string; error_description?: string; device_id?: string }) {
+    async completeConnect(
+      identifier: string,
+      query: { code?: string; state?: string; error?: string; error_description?: string; device_id?: string; [param: string]: string | string[] | undefined },
+    ) {
       const adapter = adapterFor(identifier);
       if (!query.state) throw fieldError('state', 'Required');
       const pending = await deps.states.consumeState(hashState(query.state), identifier, new Date(deps.clock.now()));
@@ -223,19 +226,28 @@ export function createConnectService(deps: ConnectDeps) {
           fields: [{ path: 'error', message: query.error }],
         });
       }
-      if (!query.code) throw fieldError('code', 'Required');
+      // The grant is `code`, or the parameter the platform names instead (metadata `oauth.callbackCodeParam`).
+      const codeParam = adapter.metadata.oauth?.callbackCodeParam ?? 'code';
+      const code = query[codeParam];
+      if (typeof code !== 'string' || code === '') throw fieldError(codeParam, 'Required');
+      const callbackParams = Object.fromEntries(
+        Object.entries(query).filter(
+          (e): e is [string, string] => typeof e[1] === 'string' && !['code', 'state', 'error', 'error_description', 'device_id', codeParam].includes(e[0]),
+        ),
+      );
       if (!adapter.completeConnect) throw new AppError('PLATFORM_NOT_AVAILABLE', `Connecting ${adapter.metadata.displayName} is not available yet`);
       const known = pending.instanceUrl ? await deps.states.findInstanceApp(identifier, pending.instanceUrl) : undefined;
       let account;
       try {
         account = await adapter.completeConnect(
           {
-            code: query.code,
+            code,
             redirectUri: callbackUrl(identifier),
             codeVerifier: pending.codeVerifier ? deps.secretBox.open(pending.codeVerifier) : undefined,
             instanceUrl: pending.instanceUrl ?? undefined,
             instanceApp: openInstanceApp(known),
             ...(query.device_id ? { deviceId: query.device_id } : {}),
+            ...(Object.keys(callbackParams).length > 0 ? { callbackParams } : {}),
           },
           context(),
         );
@@ -245,7 +257,7 @@ export function createConnectService(deps: ConnectDeps) {
           throw new AppError('PLATFORM_UNREACHABLE', `${adapter.metadata.displayName} could not be reached to finish connecting: ${e.message}`);
         }
         throw new AppError('VALIDATION_FAILED', `${adapter.metadata.displayName} refused the connection: ${e.message}`, {
-          fields: [{ path: 'code', message: e.message }],
+          fields: [{ path: codeParam, message: e.message }],
         });
       }
       const integration = await saveAccount(pending.organizationId, identifier, account, {

@@ -3,29 +3,38 @@ import { IMAGE_TYPES } from '../common/schemas.js';
 import { WordSearchDataSchema } from '../common/schemas-b.js';
 import type { PlatformMetadata } from '../platform.js';
 
-/** Farcaster cast settings (reference FarcasterDto): channels to cast in (may be empty). */
-export const WrapcastSettingsSchema = z.object({
-  subreddit: z.array(z.object({ value: z.object({ id: z.string() }) })),
-});
-
-/** `POST /social/wrapcast`: an approved Neynar managed signer. */
-export const WrapcastCredentialsSchema = z.object({
-  signerUuid: z
-    .string({ error: 'Required' })
-    .trim()
-    .min(1, 'Required')
-    .pipe(z.uuid('Must be a signer UUID'))
-    .describe('signer_uuid of an approved Neynar managed signer (Sign in with Neynar)'),
-  apiKey: z.string().trim().min(1).optional().describe("Neynar API key; the server's own key is used when omitted"),
-});
+/** Farcaster cast settings (reference FarcasterDto): the channel to cast in (the reference's array; empty = the home feed). */
+export const WrapcastSettingsSchema = z
+  .object({
+    subreddit: z.array(z.object({ value: z.object({ id: z.string() }) })).optional(),
+  })
+  .superRefine((s, ctx) => {
+    // A cast lives in one channel; several would be several casts, which one post cannot name.
+    if ((s.subreddit?.length ?? 0) > 1) {
+      ctx.addIssue({ code: 'custom', path: ['subreddit'], message: 'A cast goes into one channel: choose one (or make one post per channel)' });
+    }
+  });
 
 export const wrapcastMetadata: PlatformMetadata = {
   identifier: 'wrapcast',
   displayName: 'Farcaster',
-  authKind: 'credentials',
+  // Sign in with Neynar: the user approves a Neynar-managed signer for the deployment's Neynar app
+  // (WRAPCAST_CLIENT_ID = the Neynar client id, WRAPCAST_CLIENT_SECRET = the Neynar API key) and
+  // comes back to the callback with `signer_uuid` and `fid`. There is no token exchange and no
+  // expiry: the signer works until the user revokes it.
+  authKind: 'oauth2',
+  oauth: {
+    authorizeUrl: 'https://app.neynar.com/login',
+    tokenUrl: 'https://api.neynar.com/v2/farcaster/signer',
+    scopes: [],
+    pkce: false,
+    refresh: false,
+    callbackCodeParam: 'signer_uuid',
+  },
   instanceBased: false,
   editor: 'normal',
-  // A standard cast is at most 320 UTF-8 bytes.
+  // A standard cast is at most 320 UTF-8 bytes (Pro accounts may cast 1,024, but a post is
+  // validated before the account is known, so every post is held to 320).
   text: { maxLength: 320, counting: 'bytes' },
   // Pictures only, as URL embeds; a cast has at most 2 embeds.
   media: {
@@ -39,8 +48,7 @@ export const wrapcastMetadata: PlatformMetadata = {
   asyncProcessing: false,
   concurrency: { perPlatform: 5, perChannel: 1 },
   settings: WrapcastSettingsSchema,
-  credentials: WrapcastCredentialsSchema,
   tools: [{ methodName: 'subreddits', description: 'Search Farcaster channels matching a word', dataSchema: WordSearchDataSchema }],
-  rules: 'Farcaster casts take pictures only (at most 2), no videos.',
-  analytics: { channel: false, post: false },
+  rules: 'Farcaster casts take pictures only (at most 2, sent as their public https URL), no videos; at most 320 bytes of text; one channel per post.',
+  analytics: { channel: false, post: true },
 };

@@ -1,0 +1,87 @@
+import { createHash } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { testContext } from '../../../test/platform-contract.js';
+import { createPlatformHttp } from '../http.js';
+import type { ConnectedAccount, OperationContext, PlatformAdapter, PublishItem } from '../platform.js';
+import { NEYNAR_API_ORIGIN, NEYNAR_APP_ORIGIN, startWrapcastSimulator, type WrapcastSimulator, type WrapcastSimulatorOptions } from './wrapcast.simulator.js';
+
+/** Shared fixtures of the Farcaster tests: a Neynar app, users, channels, a media host. */
+
+export const NEYNAR_APP = { clientId: '00b75745-1111-4222-8333-444455556666', apiKey: 'NEYNAR_API_KEY_ACME_0001', authorizedOrigins: ['https://tidings.example', 'http://localhost:3000'] };
+export const ALICE = { fid: 6131, username: 'alice', display_name: 'Alice Caster', pfp_url: 'https://i.imgur.com/alice.png' };
+export const PRO = { fid: 7777, username: 'prolix', display_name: 'Pro Lix', pro: true };
+
+export async function wrapcastSimulator(opts: WrapcastSimulatorOptions = {}): Promise<WrapcastSimulator> {
+  const sim = await startWrapcastSimulator(opts);
+  sim.apps.set(NEYNAR_APP.clientId, { ...NEYNAR_APP, authorizedOrigins: [...NEYNAR_APP.authorizedOrigins] });
+  sim.users.set(ALICE.fid, { ...ALICE });
+  sim.users.set(PRO.fid, { ...PRO });
+  sim.channels.set('dev', { id: 'dev', name: 'Developers', description: 'Builders on Farcaster', follower_count: 1200 });
+  sim.channels.set('devops', { id: 'devops', name: 'DevOps', description: 'Pipelines', follower_count: 300 });
+  sim.channels.set('memes', { id: 'memes', name: 'Memes', description: 'Fun', follower_count: 9000 });
+  return sim;
+}
+
+export const originsFor = (sim: { origin: string }) =>
+  new Map([
+    [NEYNAR_API_ORIGIN, sim.origin],
+    [NEYNAR_APP_ORIGIN, sim.origin],
+  ]);
+export const platformOriginsFor = (sim: { origin: string }) => `${NEYNAR_API_ORIGIN}=${sim.origin},${NEYNAR_APP_ORIGIN}=${sim.origin}`;
+
+/** A tiny web server standing for the service's public media URLs (what Farcaster clients fetch). */
+export async function startMediaHost(files: Map<string, Buffer>): Promise<{ origin: string; hits: string[]; close(): Promise<void> }> {
+  const hits: string[] = [];
+  const server: Server = createServer((req, res) => {
+    hits.push(req.url ?? '');
+    const body = files.get(req.url ?? '');
+    if (!body) {
+      res.writeHead(404).end();
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'image/png', 'content-length': body.length }).end(body);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  return { origin: `http://127.0.0.1:${port}`, hits, close: () => new Promise((r) => server.close(() => r())) };
+}
+
+export const MEDIA_ORIGIN = 'https://tidings.example';
+export const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+export const picture = (n: number) => Buffer.concat([Buffer.from('89504e470d0a1a0a', 'hex'), Buffer.from(`picture number ${n}`)]);
+export function image(id: string): PublishItem['media'][number] {
+  return { id, path: `${MEDIA_ORIGIN}/media/${id}.png`, type: 'image', mimeType: 'image/png', size: 24, width: 1, height: 1 };
+}
+
+export type TestCtx = Omit<OperationContext, 'credentials'>;
+
+/**
+ * Signs in with Neynar the way a browser would: opens the login URL, follows the redirect back,
+ * and hands the adapter what the callback would (`signer_uuid` as the code, the rest as params).
+ */
+export async function signIn(adapter: PlatformAdapter, ctx: TestCtx, rewrite: (url: string) => string, redirectUri = 'http://localhost:3000/integrations/social/wrapcast/callback'): Promise<ConnectedAccount> {
+  const state = `state-${Math.random().toString(36).slice(2)}`;
+  const begun = await adapter.beginConnect!({ state, redirectUri }, ctx);
+  const res = await fetch(rewrite(begun.url), { redirect: 'manual' });
+  const location = res.headers.get('location');
+  if (!location) throw new Error(`Sign in with Neynar did not redirect (${res.status}): ${await res.text()}`);
+  const back = new URL(location);
+  if (`${back.origin}${back.pathname}` !== redirectUri || back.searchParams.get('state') !== state) throw new Error(`came back to ${location}`);
+  const params = Object.fromEntries([...back.searchParams].filter(([k]) => k !== 'state' && k !== 'signer_uuid'));
+  return adapter.completeConnect!({ code: back.searchParams.get('signer_uuid')!, redirectUri, callbackParams: params }, ctx);
+}
+
+/** Runs `fn` against a fresh simulator and media host, with an HTTP client mapped to them. */
+export async function withWrapcast<T>(files: Map<string, Buffer>, fn: (sim: WrapcastSimulator, ctx: TestCtx, rewrite: (u: string) => string) => Promise<T>): Promise<T> {
+  const host = await startMediaHost(files);
+  const sim = await wrapcastSimulator({ mediaOrigins: { [MEDIA_ORIGIN]: host.origin } });
+  const http = createPlatformHttp({ origins: originsFor(sim), allowPrivateTargets: false, timeoutMs: 5000 });
+  try {
+    return await fn(sim, { ...testContext(http), openMedia: () => Promise.reject(new Error('Farcaster embeds media by URL')) }, (u) => http.rewriteUrl(u));
+  } finally {
+    await http.close();
+    await sim.close();
+    await host.close();
+  }
+}

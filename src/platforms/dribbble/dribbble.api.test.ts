@@ -129,6 +129,19 @@ describe('dribbble through the HTTP API', () => {
     expect(sim.shots).toHaveLength(0);
   });
 
+  it('a draft with a picture of the wrong size: GET /posts/{id}/missing names value.0.image', async () => {
+    const wide = await uploadMedia(t, org, await picture(800, 800, 4), 'square.png');
+    const res = await call(t.app, org.apiKey, {
+      method: 'POST',
+      url: '/public/v1/posts',
+      payload: { type: 'draft', date: new Date(clock.now() + 86_400_000).toISOString(), shortLink: false, tags: [], posts: [{ integration: { id: channelId }, settings: { __type: 'dribbble', title: 'Square' }, value: [{ content: 'x', image: [{ id: wide.id, path: wide.path }] }] }] },
+    });
+    expect(res.statusCode, res.body).toBe(201);
+    const missing = await call(t.app, org.apiKey, { method: 'GET', url: `/public/v1/posts/${res.json<{ postId: string }[]>()[0]!.postId}/missing` });
+    expect(missing.statusCode, missing.body).toBe(200);
+    expect(missing.json()).toMatchObject({ ready: false, missing: [{ field: 'value.0.image', code: 'dimensions', message: expect.stringContaining('this picture is 800×800') }] });
+  });
+
   it('publishes a 400×300 PNG as a team shot with title and tags, byte for byte', async () => {
     const bytes = await picture(400, 300, 3);
     const media = await uploadMedia(t, org, bytes, 'shot.png');

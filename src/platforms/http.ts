@@ -1,6 +1,6 @@
 import { Agent, fetch, FormData as UndiciFormData, type RequestInit } from 'undici';
 import { assertPublicLiteral, blockedCause, causeChain, guardedLookup } from '../lib/safe-address.js';
-import { PlatformError, type PlatformHttp, type PlatformRequest, type PlatformResponse } from './platform.js';
+import { PlatformError, type PlatformHttp, type PlatformRequest, type PlatformResponse, type SocketTarget } from './platform.js';
 
 /**
  * The one outgoing HTTP client of every platform call: timeouts and cancellation, the
@@ -21,6 +21,12 @@ export interface PlatformHttpClient {
   request(req: PlatformRequest, signal?: AbortSignal): Promise<PlatformResponse>;
   /** The URL a request to `url` really goes to (also applied to authorisation URLs handed to users). */
   rewriteUrl(url: string): string;
+  /**
+   * Where a WebSocket to `url` (ws:// or wss://) really goes, with the same rules as `request`:
+   * the PLATFORM_ORIGINS rewrite, and for user-supplied hosts the SSRF guard (a literal private
+   * address is refused here, `lookup` refuses a name resolving to one at connect time).
+   */
+  socketTarget(url: string, opts?: { untrustedHost?: boolean }): SocketTarget;
   close(): Promise<void>;
 }
 
@@ -157,9 +163,28 @@ export function createPlatformHttp(opts: PlatformHttpOptions): PlatformHttpClien
     }
   }
 
+  function socketTarget(raw: string, o: { untrustedHost?: boolean } = {}): SocketTarget {
+    let url: URL;
+    try {
+      url = new URL(rewriteUrl(raw));
+    } catch {
+      throw new PlatformError('rejected', `${raw} is not a URL`);
+    }
+    if (url.protocol !== 'wss:' && url.protocol !== 'ws:') throw new PlatformError('rejected', `Only ws(s) URLs can be opened as WebSockets, not ${url.protocol}`);
+    const untrusted = o.untrustedHost === true && !opts.allowPrivateTargets && !isOperatorOrigin(url);
+    if (!untrusted) return { url: url.toString() };
+    try {
+      assertPublicLiteral(url.hostname);
+    } catch (e) {
+      throw new PlatformError('rejected', (e as Error).message);
+    }
+    return { url: url.toString(), lookup: guardedLookup };
+  }
+
   return {
     rewriteUrl,
     request,
+    socketTarget,
     async close() {
       await Promise.all([trusted.close(), guarded.close()]);
     },
@@ -168,5 +193,5 @@ export function createPlatformHttp(opts: PlatformHttpOptions): PlatformHttpClien
 
 /** A client bound to one operation's cancellation signal (what adapters get in their context). */
 export function withSignal(client: PlatformHttpClient, signal: AbortSignal): PlatformHttp {
-  return { request: (req) => client.request(req, signal) };
+  return { request: (req) => client.request(req, signal), socketTarget: (url, opts) => client.socketTarget(url, opts) };
 }

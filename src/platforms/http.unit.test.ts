@@ -63,6 +63,32 @@ describe('platform HTTP client', () => {
     await Promise.all([guarded.close(), open.close(), viaOperator.close()]);
   });
 
+  it('gives WebSocket targets the same origin rewrite and guard (socketTarget)', async () => {
+    const http = createPlatformHttp({ origins: new Map([['wss://relay.example', 'ws://127.0.0.1:7000']]), allowPrivateTargets: false, timeoutMs: 5000 });
+    // Mapped by the operator: rewritten and trusted.
+    expect(http.socketTarget('wss://relay.example', { untrustedHost: true })).toEqual({ url: 'ws://127.0.0.1:7000/' });
+    expect(http.socketTarget('wss://relay.example/sub?x=1')).toEqual({ url: 'ws://127.0.0.1:7000/sub?x=1' });
+    // A user-typed host: a literal private address is refused at once, a name gets the guarded lookup.
+    const refused = (() => {
+      try {
+        return http.socketTarget('wss://10.0.0.8:443', { untrustedHost: true });
+      } catch (e) {
+        return e;
+      }
+    })() as PlatformError;
+    expect({ kind: refused.kind, message: refused.message }).toEqual({ kind: 'rejected', message: '10.0.0.8 is a private or reserved address, which is not allowed' });
+    const named = http.socketTarget('wss://nos.lol', { untrustedHost: true });
+    expect(named.url).toBe('wss://nos.lol/');
+    expect(typeof named.lookup).toBe('function');
+    const blocked = await new Promise<Error | null>((r) => named.lookup!('localhost', {}, (err) => r(err)));
+    expect(blocked?.message).toMatch(/localhost resolves to .* private or reserved/);
+    expect(() => http.socketTarget('https://relay.example', { untrustedHost: true })).toThrow(/Only ws\(s\) URLs/);
+    // ALLOW_PRIVATE_TARGETS lifts the guard.
+    const open = createPlatformHttp({ origins: new Map(), allowPrivateTargets: true, timeoutMs: 5000 });
+    expect(open.socketTarget('ws://10.0.0.8:7777', { untrustedHost: true })).toEqual({ url: 'ws://10.0.0.8:7777/' });
+    await Promise.all([http.close(), open.close()]);
+  });
+
   it('times out as transient with an unknown outcome for writes', async () => {
     const http = createPlatformHttp({ origins: new Map(), allowPrivateTargets: true, timeoutMs: 200 });
     const e = (await http.request({ method: 'POST', url: `${origin}/slow`, body: { a: 1 } }).catch((x: unknown) => x)) as PlatformError;

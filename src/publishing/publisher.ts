@@ -142,11 +142,12 @@ export function createPublisher(deps: PublisherDeps) {
     await emitEvent(tx, row.organizationId, 'post.failed', { ...postEventPayload(row, integration), error: reason, failedAt: at.toISOString() }, at);
   }
 
-  async function published(tx: Tx, row: PostRow, integration: IntegrationRow | undefined, id: string, url: string) {
+  /** `note`: the adapter's word on a partly successful publish (kept as the post's `error` text, else cleared). */
+  async function published(tx: Tx, row: PostRow, integration: IntegrationRow | undefined, id: string, url: string, note?: string) {
     const at = now();
     await tx
       .update(posts)
-      .set({ state: 'PUBLISHED', releaseId: id, releaseUrl: url || null, publishedAt: at, error: null, attemptState: null, pendingToken: null, pendingProgressAt: null, leaseOwner: null, dueAt: null, publishJobId: null, updatedAt: at })
+      .set({ state: 'PUBLISHED', releaseId: id, releaseUrl: url || null, publishedAt: at, error: note ?? null, attemptState: null, pendingToken: null, pendingProgressAt: null, leaseOwner: null, dueAt: null, publishJobId: null, updatedAt: at })
       .where(eq(posts.id, row.id));
     if (row.position === 0) {
       // An inbox upload (TikTok) has no id or URL yet: the user finishes it in the app, then
@@ -269,7 +270,7 @@ export function createPublisher(deps: PublisherDeps) {
   async function onResult(rowId: string, integration: IntegrationRow, result: PublishResult) {
     await whileSending(rowId, async (tx, row) => {
       if (result.status === 'published') {
-        await published(tx, row, integration, result.id, result.url);
+        await published(tx, row, integration, result.id, result.url, result.note);
         return;
       }
       const at = now();
@@ -438,7 +439,7 @@ export function createPublisher(deps: PublisherDeps) {
     }
     await whileSending(rowId, async (tx, r) => {
       if (result.status === 'published') {
-        await published(tx, r, integration, result.id, result.url);
+        await published(tx, r, integration, result.id, result.url, result.note);
         return;
       }
       await tx.update(posts).set({ pendingToken: result.token, pendingProgressAt: progressAt, updatedAt: now() }).where(eq(posts.id, r.id));

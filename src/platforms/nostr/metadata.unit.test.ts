@@ -31,12 +31,21 @@ describe('nostr metadata', () => {
 
   it('refuses a missing or malformed key', () => {
     const missing = NostrCredentialsSchema.safeParse({});
-    expect(missing.error?.issues[0]).toMatchObject({ path: ['privateKey'], message: 'Required' });
+    expect(missing.error?.issues[0]).toMatchObject({ path: ['privateKey'], message: expect.stringMatching(/^Required: paste a secret key .* or send generate: true/) });
+    expect(issuePaths(NostrCredentialsSchema, { privateKey: '' })).toContainEqual(['privateKey']);
     expect(issuePaths(NostrCredentialsSchema, { privateKey: HEX_KEY.slice(1) })).toEqual([['privateKey']]);
     expect(issuePaths(NostrCredentialsSchema, { privateKey: 'npub1vl029mgpspedva04g90vltkh6fvh240zqtv9k0t9af8935ke9laqsnlfe5' })).toEqual([['privateKey']]);
   });
 
-  it('refuses relays that are not wss URLs', () => {
+  it('takes generate: true instead of a key, but not both', () => {
+    expect(NostrCredentialsSchema.parse({ generate: true })).toEqual({ generate: true });
+    expect(issuePaths(NostrCredentialsSchema, { generate: false })).toEqual([['privateKey']]);
+    expect(issuePaths(NostrCredentialsSchema, { generate: 'yes' })).toContainEqual(['generate']);
+    expect(issuePaths(NostrCredentialsSchema, { privateKey: HEX_KEY, generate: true })).toEqual([['generate']]);
+  });
+
+  it('refuses relays that are not wss URLs, and an empty list', () => {
+    expect(issuePaths(NostrCredentialsSchema, { privateKey: HEX_KEY, relays: [] })).toEqual([['relays']]);
     expect(issuePaths(NostrCredentialsSchema, { privateKey: HEX_KEY, relays: ['wss://nos.lol', 'https://relay.damus.io'] })).toEqual([
       ['relays', 1],
     ]);

@@ -166,6 +166,22 @@ describe('gmb through the HTTP API', () => {
     expect(p.media.map((m) => [m.sourceUrl, m.sha256])).toEqual([[media.path, sha(bytes)]]);
   });
 
+  it('an expired access token is refreshed on the way, keeping the refresh token', async () => {
+    const open = async () => {
+      const row = await t.deps.repositories.integrations.findById(channelId);
+      return JSON.parse(t.deps.secretBox.open(row!.credentials!)) as { accessToken: string; refreshToken: string };
+    };
+    const before = await open();
+    const refreshes = sim.refreshCount();
+    sim.expireAccessTokens();
+    const res = await call(t.app, org.apiKey, { method: 'POST', url: `/public/v1/integration-trigger/${channelId}`, payload: { methodName: 'locations', data: {} } });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(sim.refreshCount()).toBe(refreshes + 1);
+    const after = await open();
+    expect(after.accessToken).not.toBe(before.accessToken);
+    expect(after.refreshToken).toBe(before.refreshToken);
+  });
+
   it('daily metrics of the location', async () => {
     const today = new Date(Math.floor(clock.now() / 86_400_000) * 86_400_000).toISOString().slice(0, 10);
     sim.setDailyMetrics(CAFE.id, [{ date: today, metrics: { BUSINESS_IMPRESSIONS_MOBILE_SEARCH: 40, BUSINESS_IMPRESSIONS_MOBILE_MAPS: 2, WEBSITE_CLICKS: 3 } }]);

@@ -40,7 +40,8 @@ export const wrapcastMetadata: PlatformMetadata = {
   media: {
     minItems: 0,
     maxItems: 2,
-    image: { maxCount: 2, mimeTypes: IMAGE_TYPES },
+    // Farcaster clients fetch the picture from its public URL: it is sent as stored, never re-encoded.
+    image: { maxCount: 2, mimeTypes: IMAGE_TYPES, pulled: true },
     mixed: false,
     onThreadItems: true,
   },

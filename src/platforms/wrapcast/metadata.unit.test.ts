@@ -26,6 +26,7 @@ describe('wrapcast metadata', () => {
     expect(wrapcastMetadata.media.maxItems).toBe(2);
     expect(wrapcastMetadata.media.image?.maxCount).toBe(2);
     expect(wrapcastMetadata.media.video).toBeUndefined();
+    expect(wrapcastMetadata.media.image?.pulled).toBe(true);
   });
 
   it('accepts one channel, or none', () => {

@@ -27,6 +27,7 @@ import { createRedditAdapter } from './reddit/index.js';
 import { createTelegramAdapter } from './telegram/index.js';
 import { createThreadsAdapter } from './threads/index.js';
 import { createTumblrAdapter } from './tumblr/index.js';
+import { createTwitchAdapter } from './twitch/index.js';
 import { createTiktokAdapter } from './tiktok/index.js';
 import { createVkAdapter } from './vk/index.js';
 import { createXAdapter } from './x/index.js';
@@ -91,6 +92,7 @@ const FACTORIES: Factories = {
   moltbook: () => createMoltbookAdapter(),
   nostr: () => createNostrAdapter(),
   kick: (c) => createKickAdapter({ app: appOf(c, 'kick') }),
+  twitch: (c) => createTwitchAdapter({ app: appOf(c, 'twitch') }),
   wrapcast: (c) => createWrapcastAdapter({ app: appOf(c, 'wrapcast') }),
 };
 

@@ -91,7 +91,12 @@ export async function startSimulator(register: (app: FastifyInstance) => void | 
     // Logged on arrival, handled after the latency: a client that dies meanwhile has sent its request.
     if (latencyMs > 0) await new Promise((r) => setTimeout(r, latencyMs));
     if (!inj) return;
-    if (req.isMultipart()) for await (const _ of req.parts()) void _;
+    // A multipart body is drained (each file's stream too: an unread file stalls the parser).
+    if (req.isMultipart()) {
+      for await (const part of req.parts()) {
+        if (part.type === 'file') for await (const _ of part.file) void _;
+      }
+    }
     return reply.status(inj.status).headers(inj.headers ?? {}).send(inj.body);
   });
   await register(app);

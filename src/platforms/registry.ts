@@ -32,6 +32,7 @@ import { createTiktokAdapter } from './tiktok/index.js';
 import { createVkAdapter } from './vk/index.js';
 import { createXAdapter } from './x/index.js';
 import { createYoutubeAdapter } from './youtube/index.js';
+import { createWhopAdapter } from './whop/index.js';
 import { createWordpressAdapter } from './wordpress/index.js';
 import { createWrapcastAdapter } from './wrapcast/index.js';
 
@@ -90,6 +91,7 @@ const FACTORIES: Factories = {
   hashnode: () => createHashnodeAdapter(),
   skool: () => createSkoolAdapter(),
   moltbook: () => createMoltbookAdapter(),
+  whop: (c) => createWhopAdapter({ app: appOf(c, 'whop') }),
   nostr: () => createNostrAdapter(),
   kick: (c) => createKickAdapter({ app: appOf(c, 'kick') }),
   twitch: (c) => createTwitchAdapter({ app: appOf(c, 'twitch') }),

@@ -35,7 +35,8 @@ export const whopMetadata: PlatformMetadata = {
     onThreadItems: true,
   },
   thread: { supported: true, kind: 'comment' },
-  asyncProcessing: false,
+  // Attached files are processed by Whop before the post can be made (publish may answer pending).
+  asyncProcessing: true,
   concurrency: { perPlatform: 3, perChannel: 1 },
   settings: WhopSettingsSchema,
   tools: [

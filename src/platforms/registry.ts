@@ -18,6 +18,7 @@ import { createLinkedinAdapter } from './linkedin/index.js';
 import { createListmonkAdapter } from './listmonk/index.js';
 import { createMastodonAdapter } from './mastodon/index.js';
 import { createMediumAdapter } from './medium/index.js';
+import { createMeweAdapter } from './mewe/index.js';
 import { createMoltbookAdapter } from './moltbook/index.js';
 import { createNostrAdapter } from './nostr/index.js';
 import { createPinterestAdapter } from './pinterest/index.js';
@@ -90,6 +91,7 @@ const FACTORIES: Factories = {
   devto: () => createDevtoAdapter(),
   hashnode: () => createHashnodeAdapter(),
   skool: () => createSkoolAdapter(),
+  mewe: (c) => createMeweAdapter({ app: appOf(c, 'mewe') }),
   moltbook: () => createMoltbookAdapter(),
   whop: (c) => createWhopAdapter({ app: appOf(c, 'whop') }),
   nostr: () => createNostrAdapter(),

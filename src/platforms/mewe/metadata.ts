@@ -15,6 +15,12 @@ export const MeweSettingsSchema = z
     }
   });
 
+/** The rule sentence of `GET /integration-settings`: what is verified and what is assumed. */
+export const MEWE_RULES =
+  'MeWe publishes no public documentation of its developer API, so nothing here is verified against public documentation: Tidings follows a known working implementation (login at mewe.com/login with the deployment\'s app id and key → loginRequestToken → per-user apiToken; photos uploaded to /api/dev/photo/upload; posts to /api/dev/me/post or /api/dev/group/{group}/post). ' +
+  'Assumed: the host https://mewe.com, the token lifetime (30 days when MeWe does not say), the post id MeWe answers, the 420 "Enhance Your Calm" wait (60 s when not given). ' +
+  'A post goes to your timeline or to a group (postType, group from the groups tool); photos only (videos are refused when the post is made); no comments, so thread items are refused. An unapproved login is refused with that reason; "Unauthorized" asks you to reconnect; "Forbidden" fails the post with MeWe\'s word.';
+
 export const meweMetadata: PlatformMetadata = {
   identifier: 'mewe',
   displayName: 'MeWe',
@@ -27,6 +33,8 @@ export const meweMetadata: PlatformMetadata = {
     scopes: [],
     pkce: false,
     refresh: false,
+    // MeWe sends the user back with `loginRequestToken`, not `code`.
+    callbackCodeParam: 'loginRequestToken',
   },
   instanceBased: false,
   editor: 'normal',
@@ -45,6 +53,6 @@ export const meweMetadata: PlatformMetadata = {
   concurrency: { perPlatform: 2, perChannel: 1 },
   settings: MeweSettingsSchema,
   tools: [{ methodName: 'groups', description: 'List the groups the account belongs to', dataSchema: NoToolData }],
-  rules: '',
+  rules: MEWE_RULES,
   analytics: { channel: false, post: false },
 };

@@ -29,3 +29,15 @@ describe('mewe metadata', () => {
     expect(issues(MeweSettingsSchema.safeParse({ postType: 'group', group: '' }))).toEqual([{ path: ['group'], message: 'Required' }]);
   });
 });
+
+describe('mewe metadata: what is verified and what is assumed', () => {
+  it('the login answers loginRequestToken instead of code', () => {
+    expect(meweMetadata.oauth?.callbackCodeParam).toBe('loginRequestToken');
+  });
+
+  it('the rule sentence says nothing is verified against public documentation and names the assumptions', () => {
+    expect(meweMetadata.rules).toMatch(/nothing here is verified against public documentation/);
+    expect(meweMetadata.rules).toMatch(/Assumed: the host https:\/\/mewe\.com/);
+    expect(meweMetadata.rules).toMatch(/Enhance Your Calm/);
+  });
+});

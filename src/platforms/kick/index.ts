@@ -54,7 +54,8 @@ interface KickChannel {
 }
 
 /** The chat text Kick takes: plain text from the stored HTML, within its 500 characters. */
-export function chatText(html: string): string {
+export function chatText(html: string, media: readonly unknown[] = []): string {
+  if (media.length > 0) throw new PlatformError('rejected', 'Kick chat messages are text only: remove the pictures and videos');
   const text = htmlToText(html);
   if (text === '') throw new PlatformError('rejected', 'A Kick chat message cannot be empty');
   if (text.length > MAX_CHARS) throw new PlatformError('rejected', `A Kick chat message takes at most ${MAX_CHARS} characters; this one has ${text.length}`);
@@ -139,7 +140,7 @@ export function createKickAdapter(config: { app?: OAuthApp } = {}): PlatformAdap
      */
     async publish({ item, replyTo }, ctx) {
       const c = kickCreds(ctx);
-      const content = chatText(item.content);
+      const content = chatText(item.content, item.media);
       const broadcaster = Number(c.userId);
       const res = await ctx.http.request({
         method: 'POST',

@@ -146,6 +146,9 @@ describe('kick: chat messages', () => {
       const err = await failure(say(adapter, ctx, account, `<p>${'a'.repeat(501)}</p>`));
       expect({ kind: err.kind, message: err.message }).toEqual({ kind: 'rejected', message: 'A Kick chat message takes at most 500 characters; this one has 501' });
       expect((await failure(say(adapter, ctx, account, '<p> </p>'))).kind).toBe('rejected');
+      const media = [{ id: 'm', path: 'https://media.example/m.png', type: 'image' as const, mimeType: 'image/png', size: 1 }];
+      const withMedia = await failure(adapter.publish({ item: { content: 'pic', media }, settings: {}, idempotencyKey: 'm' }, withCreds(ctx, account)));
+      expect(withMedia.message).toBe('Kick chat messages are text only: remove the pictures and videos');
       expect(sim.log.filter((l) => l.path === '/public/v1/chat')).toHaveLength(0);
       published(await say(adapter, ctx, account, `<p><strong>${'b'.repeat(500)}</strong></p>`));
       expect(sim.messages[0]!.content).toHaveLength(500);

@@ -39,7 +39,8 @@ function twitchCreds(ctx: { credentials: Credentials }): TwitchCredentials {
 }
 
 /** The chat text Twitch takes: plain text from the stored HTML, within its 500 characters. */
-export function chatText(html: string): string {
+export function chatText(html: string, media: readonly unknown[] = []): string {
+  if (media.length > 0) throw new PlatformError('rejected', 'Twitch chat messages are text only: remove the pictures and videos');
   const text = htmlToText(html);
   if (text === '') throw new PlatformError('rejected', 'A Twitch chat message cannot be empty');
   if (text.length > MAX_CHARS) throw new PlatformError('rejected', `A Twitch chat message takes at most ${MAX_CHARS} characters; this one has ${text.length}`);
@@ -131,7 +132,7 @@ export function createTwitchAdapter(config: { app?: OAuthApp } = {}): PlatformAd
     async publish({ item, settings, replyTo, idempotencyKey }, ctx) {
       const app = requireApp(config.app);
       const c = twitchCreds(ctx);
-      const message = chatText(item.content);
+      const message = chatText(item.content, item.media);
       const parsed = TwitchSettingsSchema.safeParse(settings);
       const s = parsed.success ? parsed.data : {};
       const api = helix(ctx, app, c.accessToken);

@@ -140,6 +140,9 @@ describe('twitch: chat messages and announcements', () => {
       const account = await connect(sim, ctx);
       const err = await failure(say(adapter, ctx, account, 'x'.repeat(501)));
       expect(err.message).toBe('A Twitch chat message takes at most 500 characters; this one has 501');
+      const media = [{ id: 'm', path: 'https://media.example/m.png', type: 'image' as const, mimeType: 'image/png', size: 1 }];
+      const withMedia = await failure(adapter.publish({ item: { content: 'pic', media }, settings: {}, idempotencyKey: 'm' }, withCreds(ctx, account)));
+      expect(withMedia.message).toBe('Twitch chat messages are text only: remove the pictures and videos');
       expect(chatCalls(sim)).toHaveLength(0);
       const res = await fetch(`${sim.origin}/helix/chat/messages`, {
         method: 'POST',

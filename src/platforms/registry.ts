@@ -1,6 +1,5 @@
 import type { Config } from '../config.js';
-import { PLATFORM_METADATA } from './metadata.js';
-import { PlatformError, PLATFORM_IDENTIFIERS, type PlatformAdapter, type PlatformIdentifier, type PlatformMetadata } from './platform.js';
+import { PLATFORM_IDENTIFIERS, type PlatformAdapter, type PlatformIdentifier } from './platform.js';
 import { createBlueskyAdapter } from './bluesky/index.js';
 import type { OAuthApp } from './common/oauth2.js';
 import { createDevtoAdapter } from './devto/index.js';
@@ -43,25 +42,14 @@ export interface AdapterConfig {
   discordBotToken?: string;
 }
 
-/**
- * A platform whose adapter is not written yet: its metadata is complete (posts validate against
- * it), but it cannot be connected, and publishing says so plainly instead of pretending.
- */
-function notYetAvailable(metadata: PlatformMetadata): PlatformAdapter {
-  return {
-    metadata,
-    validate: () => [],
-    publish: () => Promise.reject(new PlatformError('unsupported', `Publishing to ${metadata.displayName} is not available in this version yet`)),
-  };
-}
-
 /** The deployment's OAuth app of a platform, when both its id and secret are set. */
 function appOf(config: AdapterConfig, id: PlatformIdentifier): OAuthApp | undefined {
   const app = config.apps[id];
   return app?.clientId && app.clientSecret ? { clientId: app.clientId, clientSecret: app.clientSecret } : undefined;
 }
 
-type Factories = Partial<Record<PlatformIdentifier, (config: AdapterConfig) => PlatformAdapter>>;
+/** One factory per identifier: a platform without an adapter does not compile. */
+type Factories = Record<PlatformIdentifier, (config: AdapterConfig) => PlatformAdapter>;
 
 const FACTORIES: Factories = {
   bluesky: () => createBlueskyAdapter(),
@@ -100,11 +88,9 @@ const FACTORIES: Factories = {
   wrapcast: (c) => createWrapcastAdapter({ app: appOf(c, 'wrapcast') }),
 };
 
-/** Every identifier maps to an adapter (a missing one would not type-check as a Record). */
+/** Every identifier maps to its adapter. */
 export function createPlatformRegistry(config: AdapterConfig): Record<PlatformIdentifier, PlatformAdapter> {
-  return Object.fromEntries(
-    PLATFORM_IDENTIFIERS.map((id) => [id, FACTORIES[id]?.(config) ?? notYetAvailable(PLATFORM_METADATA[id])]),
-  ) as Record<PlatformIdentifier, PlatformAdapter>;
+  return Object.fromEntries(PLATFORM_IDENTIFIERS.map((id) => [id, FACTORIES[id](config)])) as Record<PlatformIdentifier, PlatformAdapter>;
 }
 
 /** Whether the platform can be connected in this version. */

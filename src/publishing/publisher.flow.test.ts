@@ -349,7 +349,7 @@ describe('publisher flows through the API', () => {
     expect(String(failed[0]!.payload.error)).toContain('missed');
   });
 
-  it('several channels of one request publish independently; a platform not available yet ends ERROR plainly', async () => {
+  it('several channels of one request publish independently; a platform whose app this server lacks ends ERROR plainly', async () => {
     const sky: BlueskySimulator = await startBlueskySimulator();
     closers.push(() => sky.close());
     sky.addAccount({ handle: 'acme.bsky.social', did: 'did:plc:acme123', password: 'app-pass-1234', displayName: 'Acme on Bluesky' });
@@ -378,8 +378,9 @@ describe('publisher flows through the API', () => {
     expect(skyPost.releaseURL).toMatch(/^https:\/\/bsky\.app\/profile\/acme\.bsky\.social\/post\//);
     expect(sky.records.map((r) => r.text)).toEqual(['everywhere']);
     const mewePost = await waitForState(c, onMewe, 'ERROR');
-    expect(mewePost.error).toMatch(/not available/);
-    expect(mewePost.error).toContain('MeWe');
+    // MeWe calls need the deployment's app id and key (MEWE_CLIENT_ID/SECRET), which this server lacks.
+    expect(mewePost.error).toMatch(/not available on this server/);
+    expect(mewePost.error).toContain('MEWE_CLIENT_ID');
 
     expect(sends(c.tg)).toHaveLength(1);
     const notes = await notifications(c);

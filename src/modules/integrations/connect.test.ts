@@ -1,11 +1,15 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { platformEnvPrefix } from '../../config.js';
 import { integrations } from '../../db/schema/index.js';
+import { PLATFORM_METADATA } from '../../platforms/metadata.js';
+import { PLATFORM_IDENTIFIERS } from '../../platforms/platform.js';
 import { BSKY_ENTRYWAY, BSKY_PDS, BSKY_VIDEO, startBlueskySimulator, type BlueskySimulator } from '../../platforms/bluesky/bluesky.simulator.js';
 import { startTelegramSimulator, type TelegramSimulator } from '../../platforms/telegram/telegram.simulator.js';
 import { eventsOf } from '../../../test/factories.js';
 import { EVENT_PAYLOAD_SCHEMAS } from '../../webhooks/event-schemas.js';
 import { buildTestApp, call, expectError, type TestApp, type TestOrg } from '../../../test/helpers.js';
+import { DISCORD } from '../../../test/oauth-apps.js';
 
 const TOKEN = '123456:AAbbCCddEEffGGhhIIjjKKllMMnnOOppQQ';
 
@@ -155,9 +159,40 @@ describe('connecting channels through the API', () => {
     expect(row!.credentials).not.toContain('app-pass-1234');
   });
 
-  it('unknown and not-yet-available platforms are answered plainly', async () => {
+  it('an unknown platform is named; an OAuth platform without its app says which variables to set', async () => {
     const unknown = expectError(await call(t.app, acme.apiKey, { method: 'GET', url: '/public/v1/social/myspace' }), 400, 'VALIDATION_FAILED');
     expect(unknown.fields).toEqual([{ path: 'identifier', message: 'Unknown platform' }]);
-    expectError(await call(t.app, acme.apiKey, { method: 'GET', url: '/public/v1/social/gmb' }), 501, 'PLATFORM_NOT_AVAILABLE');
+    const gmb = expectError(await call(t.app, acme.apiKey, { method: 'GET', url: '/public/v1/social/gmb' }), 400, 'PLATFORM_APP_NOT_CONFIGURED');
+    expect(gmb.message).toContain('GMB_CLIENT_ID and GMB_CLIENT_SECRET');
+  });
+});
+
+describe('every identifier of the API can be connected', () => {
+  let t: TestApp;
+  let org: TestOrg;
+  // Every OAuth platform's app configured (nothing is called: the authorisation URL is built locally).
+  const apps = Object.fromEntries(
+    PLATFORM_IDENTIFIERS.filter((id) => PLATFORM_METADATA[id].authKind === 'oauth2').flatMap((id) => [
+      [`${platformEnvPrefix(id)}_CLIENT_ID`, `client-${id}`],
+      [`${platformEnvPrefix(id)}_CLIENT_SECRET`, `secret-${id}`],
+    ]),
+  );
+  beforeAll(async () => {
+    t = await buildTestApp({ env: { ...apps, DISCORD_BOT_TOKEN: DISCORD.botToken } });
+    org = await t.createOrg('Everywhere');
+  });
+  afterAll(() => t.close());
+
+  it.each(PLATFORM_IDENTIFIERS.filter((id) => PLATFORM_METADATA[id].authKind !== 'instance-oauth2'))('GET /social/%s answers the connect form or the authorisation URL', async (id) => {
+    const res = await call(t.app, org.apiKey, { method: 'GET', url: `/public/v1/social/${id}` });
+    expect(res.statusCode, res.body).toBe(200);
+    const body = res.json<{ url: string | null; credentials?: { properties: Record<string, unknown> } }>();
+    if (PLATFORM_METADATA[id].authKind === 'credentials') {
+      expect(body.url).toBeNull();
+      expect(Object.keys(body.credentials!.properties).length).toBeGreaterThan(0);
+    } else {
+      expect(new URL(body.url!).protocol).toBe('https:');
+      expect(body.url).toContain(encodeURIComponent(`/integrations/social/${id}/callback`));
+    }
   });
 });

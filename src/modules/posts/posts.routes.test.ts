@@ -886,7 +886,9 @@ describe('posts routes', () => {
     });
 
     it('a published post with an unknown platform id is ready and lists candidates (none where the platform cannot list)', async () => {
-      const p = await createOne('2031-12-04T09:00:00Z', { integration: { id: devtoId }, value: [{ content: 'a', image: [] }], settings: { title: 'Title' } });
+      // Telegram's Bot API cannot list sent messages (its adapter has no findRecent).
+      const telegramId = (await createChannel(t, acme, 'telegram', { name: 'Acme Telegram' })).id;
+      const p = await createOne('2031-12-04T09:00:00Z', { integration: { id: telegramId }, value: [{ content: 'a', image: [] }] });
       await setState(p.postId, 'PUBLISHED');
       await sql(`UPDATE posts SET release_id = 'missing' WHERE id = $1`, [p.postId]);
       expect((await missing(p.postId)).json()).toEqual({ ready: true, missing: [], candidates: [] });

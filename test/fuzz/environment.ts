@@ -38,6 +38,7 @@ const PLATFORM_API_ORIGINS = [
   'https://www.reddit.com',
   'https://slack.com',
   'https://mastodon.social',
+  'https://dev.to',
 ];
 export const MASTODON_INSTANCE = 'https://mastodon.social';
 

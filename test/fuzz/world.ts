@@ -37,7 +37,7 @@ export class Ref {
   }
 }
 
-/** Platforms whose channels the world holds: implemented ones, plus one answering "not available". */
+/** Platforms whose channels the world holds: chat, microblog, OAuth-page and article platforms. */
 export const WORLD_PLATFORMS: PlatformIdentifier[] = ['telegram', 'bluesky', 'mastodon', 'x', 'discord', 'linkedin-page', 'devto'];
 
 const MIN = { channel: 5, group: 2, post: 4, media: 3 } as const;

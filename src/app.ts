@@ -21,6 +21,7 @@ import { notificationsRoutes } from './modules/notifications/notifications.route
 import { postsRoutes } from './modules/posts/posts.routes.js';
 import { webhooksRoutes } from './modules/webhooks/webhooks.routes.js';
 import { teamRoutes } from './modules/team/team.routes.js';
+import { videoRoutes } from './modules/video/video.routes.js';
 import { VERSION } from './version.js';
 import cookie from '@fastify/cookie';
 import { installPages } from './http/pages.js';
@@ -129,6 +130,7 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
       await api.register(postsRoutes(services.posts));
       await api.register(mediaRoutes(services.media, config.media));
       await api.register(webhooksRoutes(services.webhooks));
+      await api.register(videoRoutes(services.video));
       await api.register(teamRoutes(services.accounts, services.oauth));
       if (opts.extraRoutes) await api.register(opts.extraRoutes);
     },

@@ -68,6 +68,14 @@ const EnvSchema = z.object({
   MEDIA_MAX_IMAGE_BYTES: positiveInt.default(10 * 1024 * 1024),
   MEDIA_MAX_VIDEO_BYTES: positiveInt.default(1024 * 1024 * 1024),
   MEDIA_FETCH_TIMEOUT_SECONDS: positiveInt.default(60),
+  MEDIA_MAX_AUDIO_BYTES: positiveInt.default(100 * 1024 * 1024),
+  // Video generation (issue 19): the built-in slides provider is on unless turned off.
+  VIDEO_LOCAL_PROVIDER: z.enum(['on', 'off']).default('on'),
+  VIDEO_CONCURRENCY: positiveInt.default(1),
+  VIDEO_TIME_LIMIT_SECONDS: positiveInt.default(900),
+  VIDEO_REQUEST_WAIT_SECONDS: z.coerce.number().int().min(0).max(600).default(60),
+  VIDEO_FFMPEG_THREADS: z.coerce.number().int().min(0).max(64).default(0),
+  KIE_API_KEY: z.string().min(8, 'must be a KIE.ai API key').optional(),
   // At most 30 s: a delivery's lease lasts 60 s, and a send must end well within it, or another
   // worker would take the delivery over while it is still being sent.
   WEBHOOK_TIMEOUT_SECONDS: positiveInt.max(30).default(10),
@@ -140,7 +148,18 @@ export interface Config {
   /** the publisher (API.md §6) */
   publish: { maxLatenessMs: number; concurrency: number; maxAttempts: number; retryFirstMs: number; retryBaseMs: number; attemptTimeoutMs: number };
   /** upload size caps per media type (413 above); files live in `dataDir/media` */
-  media: { maxImageBytes: number; maxVideoBytes: number };
+  media: { maxImageBytes: number; maxVideoBytes: number; maxAudioBytes: number };
+  /** video generation (issue 19): providers, encodes at a time per worker, time limit, how long POST /generate-video waits */
+  video: {
+    localProvider: boolean;
+    concurrency: number;
+    timeLimitMs: number;
+    requestWaitMs: number;
+    /** ffmpeg `-threads` (0 = ffmpeg chooses) */
+    ffmpegThreads: number;
+    /** the Veo 3 provider through KIE.ai, when its key is set */
+    kieApiKey: string | undefined;
+  };
   /** the whole of one `upload-from-url` download, body included */
   mediaFetchTimeoutSeconds: number;
   /** webhook delivery: one attempt's whole time (connect to body), requests in flight per process and per webhook */
@@ -297,7 +316,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     discordBotToken: e.DISCORD_BOT_TOKEN,
     workerHeartbeatSeconds: e.WORKER_HEARTBEAT_SECONDS,
     readyMaxHeartbeatAgeSeconds: e.READY_MAX_HEARTBEAT_AGE_SECONDS,
-    media: { maxImageBytes: e.MEDIA_MAX_IMAGE_BYTES, maxVideoBytes: e.MEDIA_MAX_VIDEO_BYTES },
+    media: { maxImageBytes: e.MEDIA_MAX_IMAGE_BYTES, maxVideoBytes: e.MEDIA_MAX_VIDEO_BYTES, maxAudioBytes: e.MEDIA_MAX_AUDIO_BYTES },
+    video: {
+      localProvider: e.VIDEO_LOCAL_PROVIDER === 'on',
+      concurrency: e.VIDEO_CONCURRENCY,
+      timeLimitMs: e.VIDEO_TIME_LIMIT_SECONDS * 1000,
+      requestWaitMs: e.VIDEO_REQUEST_WAIT_SECONDS * 1000,
+      ffmpegThreads: e.VIDEO_FFMPEG_THREADS,
+      kieApiKey: e.KIE_API_KEY,
+    },
     mediaFetchTimeoutSeconds: e.MEDIA_FETCH_TIMEOUT_SECONDS,
     webhooks: { timeoutMs: e.WEBHOOK_TIMEOUT_SECONDS * 1000, concurrency: e.WEBHOOK_CONCURRENCY, perWebhook: e.WEBHOOK_CONCURRENCY_PER_WEBHOOK },
     s3,

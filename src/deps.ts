@@ -62,6 +62,11 @@ import { createOauthCore } from './modules/oauth/oauth-core.js';
 import { createOauthService } from './modules/oauth/oauth.service.js';
 import { createClientsService } from './modules/oauth/clients.service.js';
 import { createDeviceService } from './modules/oauth/device.service.js';
+import { createVideoRepository } from './modules/video/video.repository.js';
+import { createVideoService } from './modules/video/video.service.js';
+import { createVideoProviders } from './video/providers.js';
+import { createVideoQueue, VIDEO_QUEUE } from './video/video-queue.js';
+import { createVideoWorker, type VideoWorker } from './video/video-worker.js';
 
 export interface CreateDepsOptions {
   role?: Role;
@@ -116,6 +121,7 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
       jobs = createJobEngine(database, { role, logger });
       await jobs.start();
       await jobs.ensureQueue(PUBLISH_QUEUE);
+      await jobs.ensureQueue(VIDEO_QUEUE);
       const engine = jobs;
       closers.push(() => engine.stop());
     }
@@ -142,6 +148,7 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
       accounts: createAccountsRepository(db),
       sessions: createSessionsRepository(db),
       oauth: createOauthRepository(db),
+      video: createVideoRepository(db),
     };
     // S3 when a bucket is configured (processes that share no disk), else DATA_DIR/media.
     const storage: MediaStorage = config.s3
@@ -164,6 +171,10 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
       logger,
     });
     const queue = createPublishQueue({ database, jobs });
+    // Video generation (issue 19): the providers this deployment offers, the queue, scratch space.
+    const videoProviders = createVideoProviders(config.video);
+    const videoQueue = jobs ? createVideoQueue({ jobs, video: repositories.video, timeLimitMs: config.video.timeLimitMs }) : undefined;
+    const videoWorkRoot = join(config.dataDir, 'tmp', 'video');
     const sessions = createSessionsService({ sessions: repositories.sessions, clock, options: config.accounts.session });
     const auth = createAuthService({
       auth: repositories.auth,
@@ -245,6 +256,18 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
         clock,
         target: { allowPrivate: config.allowPrivateTargets, resolve: opts.webhookResolve },
       }),
+      video: createVideoService({
+        video: repositories.video,
+        media: repositories.media,
+        storage,
+        plans: repositories.plans,
+        providers: videoProviders,
+        queue: videoQueue,
+        http: platformHttp,
+        clock,
+        workRoot: videoWorkRoot,
+        options: { requestWaitMs: config.video.requestWaitMs },
+      }),
       health: createHealthService({ database, clock, maxHeartbeatAgeSeconds: config.readyMaxHeartbeatAgeSeconds }),
     };
 
@@ -308,6 +331,33 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
       },
       logger: { warn: (obj, msg) => logger.warn(obj, msg), error: (obj, msg) => logger.error(obj, msg) },
     });
+    let videoWorker: VideoWorker | undefined;
+    if (jobs && videoQueue) {
+      videoWorker = createVideoWorker({
+        database,
+        jobs,
+        queue: videoQueue,
+        video: repositories.video,
+        media: repositories.media,
+        mediaService: media,
+        storage,
+        remote: remoteFetcher,
+        http: platformHttp,
+        providers: videoProviders,
+        clock,
+        workerId: heartbeat.workerId,
+        workRoot: videoWorkRoot,
+        options: {
+          concurrency: config.video.concurrency,
+          timeLimitMs: config.video.timeLimitMs,
+          deadAfterMs: Math.max(3 * config.workerHeartbeatSeconds * 1000, 15_000),
+          soleWorker: database.kind === 'pglite',
+          pollMs: 1000,
+          maxVideoBytes: config.media.maxVideoBytes,
+        },
+        logger,
+      });
+    }
     let dispatcher: Dispatcher | undefined;
     let janitorRun: { stop(): Promise<void> } | undefined;
     let keeperRun: { stop(): Promise<void> } | undefined;
@@ -342,6 +392,8 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
       queue,
       publisher,
       webhookDelivery,
+      videoProviders,
+      videoWorker,
       get dispatcher() {
         return dispatcher;
       },
@@ -368,6 +420,8 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
         });
         await dispatcher.start();
         await webhookDelivery.start();
+        // Video generation: encodes (or waits on outside providers) in worker processes only.
+        await videoWorker?.start();
         // The media storage janitor runs here, not with the sweeps above that every process runs:
         // this is the embedded process (`all`) and each `worker`, never an `api` process, which
         // may be scaled out for traffic and would each sweep the same keys for nothing.
@@ -384,6 +438,7 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
         clearInterval(accountsTimer);
         await janitorRun?.stop();
         await keeperRun?.stop();
+        await videoWorker?.stop();
         await dispatcher?.stop();
         await webhookDelivery.stop();
         await heartbeat.forget().catch(() => undefined);

@@ -47,6 +47,8 @@ export const ERROR_CODES = {
   PLAN_LIMIT_REACHED: 403,
   /** No such object in the caller's organisation (also when it exists in another one). */
   NOT_FOUND: 404,
+  /** `POST /generate-video` or `/video/function` names a video provider this deployment does not offer (or offers none). */
+  VIDEO_PROVIDER_NOT_AVAILABLE: 404,
   /** No such route. */
   ROUTE_NOT_FOUND: 404,
   /** The HTTP method is not allowed on this route. */
@@ -67,6 +69,8 @@ export const ERROR_CODES = {
   CHANNEL_NEEDS_RECONNECT: 409,
   /** The platform refused the request (its message is passed on). */
   PLATFORM_REJECTED: 422,
+  /** A video generation failed (its credits were refunded); the message says why. */
+  VIDEO_GENERATION_FAILED: 422,
   /** A dependency (database, queue) is not available; the request can be retried. */
   SERVICE_UNAVAILABLE: 503,
   /** Anything unexpected. Details are logged, never returned. */

@@ -225,6 +225,44 @@ export function buildCli(): Command {
       );
     });
 
+  const credits = program.command('credits').description("video credits: an organisation's month, a plan's allowance, extra credits");
+  type CreditsOut = { credits: { period: string; plan: string; allowance: number | null; granted: number; used: number; reserved: number; remaining: number | null; resetsAt: string } };
+  const creditsLine = (c: CreditsOut['credits']) =>
+    `${c.period} on plan "${c.plan}": allowance ${c.allowance ?? 'unlimited'}${c.granted ? ` + ${c.granted} granted` : ''}, used ${c.used}, reserved ${c.reserved}, remaining ${c.remaining ?? 'unlimited'} (renews ${c.resetsAt})`;
+  credits
+    .command('show')
+    .description("an organisation's video credits this month")
+    .requiredOption('--org <id>', 'organisation id')
+    .option('--json', 'print JSON')
+    .action(async (o: { org: string; json?: boolean }) => {
+      const r = (await admin(loadConfig(), { command: 'credits.show', org: o.org })) as CreditsOut;
+      print(!!o.json, r, () => creditsLine(r.credits));
+    });
+  credits
+    .command('set')
+    .description("set a plan's monthly video credits")
+    .requiredOption('--plan <name>', 'plan name (see plan list)')
+    .requiredOption('--monthly <n>', 'credits per month, or "unlimited"')
+    .option('--json', 'print JSON')
+    .action(async (o: { plan: string; monthly: string; json?: boolean }) => {
+      const monthly = o.monthly === 'unlimited' ? null : /^\d+$/.test(o.monthly) ? Number(o.monthly) : NaN;
+      if (Number.isNaN(monthly)) throw new CliError('--monthly: a whole number of credits, or "unlimited"');
+      const r = (await admin(loadConfig(), { command: 'credits.set', plan: o.plan, monthly })) as { plan: { name: string; videoCreditsPerMonth: number | null } };
+      print(!!o.json, r, () => `Plan "${r.plan.name}" now gives ${r.plan.videoCreditsPerMonth ?? 'unlimited'} video credits a month.`);
+    });
+  credits
+    .command('grant')
+    .description('give an organisation extra video credits for this month (negative to take back)')
+    .requiredOption('--org <id>', 'organisation id')
+    .requiredOption('--credits <n>', 'how many')
+    .option('--note <text>', 'why (kept with the grant)')
+    .option('--json', 'print JSON')
+    .action(async (o: { org: string; credits: string; note?: string; json?: boolean }) => {
+      if (!/^-?\d+$/.test(o.credits)) throw new CliError('--credits: a whole number');
+      const r = (await admin(loadConfig(), { command: 'credits.grant', org: o.org, credits: Number(o.credits), note: o.note })) as CreditsOut;
+      print(!!o.json, r, () => creditsLine(r.credits));
+    });
+
   return program;
 }
 

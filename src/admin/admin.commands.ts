@@ -2,6 +2,9 @@ import { z } from 'zod';
 import type { OrganizationsService } from '../modules/organizations/organizations.service.js';
 import type { PlansService } from '../modules/plans/plans.service.js';
 import type { AccountsService } from '../modules/accounts/accounts.service.js';
+import type { VideoService } from '../modules/video/video.service.js';
+import { AppError } from '../errors.js';
+import { isUuid } from '../lib/ids.js';
 import { EmailSchema, NewPasswordSchema } from '../modules/accounts/accounts.schemas.js';
 
 /** What the admin CLI can ask, locally or through the admin socket of a running service. */
@@ -14,6 +17,9 @@ export const AdminCommandSchema = z.discriminatedUnion('command', [
   z.object({ command: z.literal('plan.set'), org: z.string().min(1), plan: z.string().min(1) }),
   z.object({ command: z.literal('plan.list') }),
   z.object({ command: z.literal('migrate') }),
+  z.object({ command: z.literal('credits.show'), org: z.string().min(1) }),
+  z.object({ command: z.literal('credits.set'), plan: z.string().min(1), monthly: z.number().int().min(0).max(1_000_000).nullable() }),
+  z.object({ command: z.literal('credits.grant'), org: z.string().min(1), credits: z.number().int().min(-1_000_000).max(1_000_000), note: z.string().trim().max(500).optional() }),
   z.object({
     command: z.literal('user.create'),
     email: EmailSchema,
@@ -32,6 +38,12 @@ export interface AdminServices {
   organizations: OrganizationsService;
   plans: PlansService;
   accounts: AccountsService;
+  video: VideoService;
+}
+
+function orgId(id: string) {
+  if (!isUuid(id)) throw new AppError('NOT_FOUND', `Organisation ${id} not found`);
+  return id;
 }
 
 export async function runAdminCommand(services: AdminServices, cmd: AdminCommand): Promise<unknown> {
@@ -53,6 +65,12 @@ export async function runAdminCommand(services: AdminServices, cmd: AdminCommand
       return orgs.setPlan(cmd.org, cmd.plan);
     case 'plan.list':
       return { plans: await services.plans.listPlans() };
+    case 'credits.show':
+      return { credits: await services.video.credits(orgId(cmd.org)) };
+    case 'credits.set':
+      return services.plans.setVideoCredits(cmd.plan, cmd.monthly);
+    case 'credits.grant':
+      return { credits: await services.video.grantCredits(orgId(cmd.org), cmd.credits, cmd.note) };
     case 'migrate':
       // Migrations already ran when the database was opened.
       return { migrated: true };

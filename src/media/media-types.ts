@@ -12,7 +12,15 @@ export const MEDIA_TYPES = {
   'image/tiff': { type: 'image', ext: 'tif' },
   'video/mp4': { type: 'video', ext: 'mp4' },
   'video/quicktime': { type: 'video', ext: 'mov' },
-} as const satisfies Record<string, { type: 'image' | 'video'; ext: string }>;
+  // Sound for generated videos (background music); posts cannot carry it.
+  'audio/mpeg': { type: 'audio', ext: 'mp3' },
+  'audio/x-m4a': { type: 'audio', ext: 'm4a' },
+  'audio/wav': { type: 'audio', ext: 'wav' },
+  'audio/ogg': { type: 'audio', ext: 'ogg' },
+  'audio/flac': { type: 'audio', ext: 'flac' },
+} as const satisfies Record<string, { type: MediaKind; ext: string }>;
+
+export type MediaKind = 'image' | 'video' | 'audio';
 
 export type MediaMimeType = keyof typeof MEDIA_TYPES;
 

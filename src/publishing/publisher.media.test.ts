@@ -212,7 +212,7 @@ async function picture(format: 'png' | 'jpeg'): Promise<Buffer> {
 async function upload(data: Buffer, filename: string): Promise<Uploaded> {
   const item = await uploadMedia(t, org, data, filename);
   expect(item.size).toBe(data.length);
-  return { id: item.id, path: item.path, type: item.type, mimeType: item.mimeType, size: item.size, sha256: sha(data) };
+  return { id: item.id, path: item.path, type: item.type as 'image' | 'video', mimeType: item.mimeType, size: item.size, sha256: sha(data) };
 }
 
 type Kind = 'png' | 'jpeg' | 'video';

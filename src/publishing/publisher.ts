@@ -92,7 +92,8 @@ export function createPublisher(deps: PublisherDeps) {
     const byId = new Map(rows.map((m) => [m.id, m]));
     return row.image.flatMap((img): PublishItem['media'] => {
       const m = byId.get(img.id);
-      if (!m) return [];
+      // Posts never carry audio (refused when the post is made).
+      if (!m || m.type === 'audio') return [];
       return [{ id: m.id, path: m.path, type: m.type, mimeType: m.mimeType, size: m.size, width: m.width, height: m.height, duration: m.duration, alt: img.alt ?? m.alt }];
     });
   }

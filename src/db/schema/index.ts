@@ -6,3 +6,4 @@ export * from './system.js';
 export * from './webhooks.js';
 export * from './accounts.js';
 export * from './oauth.js';
+export * from './video.js';

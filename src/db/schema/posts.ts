@@ -91,7 +91,7 @@ export const posts = pgTable(
   ],
 );
 
-export const mediaTypeEnum = pgEnum('media_type', ['image', 'video']);
+export const mediaTypeEnum = pgEnum('media_type', ['image', 'video', 'audio']);
 
 export const media = pgTable(
   'media',

@@ -26,10 +26,12 @@ export function createMediaRepository(db: Db) {
       return row !== undefined;
     },
     /** Inserts the row of an upload, which claims its key, in one transaction. */
-    async insertMedia(values: NewMediaRow) {
+    /** Inserts the row and claims its key; `onInsert` runs in the same transaction. */
+    async insertMedia(values: NewMediaRow, onInsert?: (tx: Tx, row: MediaRow) => Promise<void>) {
       return db.transaction(async (tx) => {
         const [row] = await tx.insert(media).values(values).returning();
         await tx.delete(mediaUnclaimed).where(eq(mediaUnclaimed.storageKey, values.storageKey));
+        await onInsert?.(tx, row!);
         return row!;
       });
     },

@@ -12,10 +12,10 @@ import type { MediaService } from './media.service.js';
 const fileMissing = (message: string) => fieldError('file', message);
 
 /** The media library under /public/v1: upload, list, delete. */
-export function mediaRoutes(service: MediaService, limits: { maxImageBytes: number; maxVideoBytes: number }): FastifyPluginAsyncZod {
+export function mediaRoutes(service: MediaService, limits: { maxImageBytes: number; maxVideoBytes: number; maxAudioBytes: number }): FastifyPluginAsyncZod {
   return async (app) => {
     // The service enforces the per-type caps; the parser only stops a file past the largest one.
-    await app.register(multipart, { limits: { fileSize: Math.max(limits.maxImageBytes, limits.maxVideoBytes) + 1, files: 1, fields: 20 } });
+    await app.register(multipart, { limits: { fileSize: Math.max(limits.maxImageBytes, limits.maxVideoBytes, limits.maxAudioBytes) + 1, files: 1, fields: 20 } });
 
     app.post(
       '/upload',

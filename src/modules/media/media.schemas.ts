@@ -9,7 +9,7 @@ export const MediaItemSchema = z
     path: z.string(),
     thumbnail: z.string().nullable(),
     alt: z.string().nullable(),
-    type: z.enum(['image', 'video']),
+    type: z.enum(['image', 'video', 'audio']),
     mimeType: z.string(),
     size: z.number().int(),
     width: z.number().int().nullable(),

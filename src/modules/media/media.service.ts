@@ -1,3 +1,4 @@
+import { createReadStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import { fileTypeFromBuffer } from 'file-type';
 import { AppError, fieldError, notFound } from '../../errors.js';
@@ -11,6 +12,7 @@ import { isMediaKey, storageReader, type ByteRange, type MediaStorage } from '..
 import { ContainerError, readVideoMetadata, type VideoMetadata } from '../../media/video-metadata.js';
 import type { MediaRepository, MediaRow } from './media.repository.js';
 import type { MediaItem } from './media.schemas.js';
+import type { Tx } from '../../db/client.js';
 
 /** Bytes kept in memory to sniff the type and read image dimensions; the rest streams through. */
 const HEAD_BYTES = 4100;
@@ -33,6 +35,11 @@ interface StoreInput {
   declaredSize?: number;
   /** true when the source cut the file short at the largest cap (multipart parser) */
   truncated?: () => boolean;
+  /**
+   * Runs in the transaction that inserts the row (a generated video marks its job done there): if
+   * it throws, no row is left and the stored file is removed.
+   */
+  onInsert?: (tx: Tx, row: MediaRow) => Promise<void>;
   /** turns a failure of reading the source into the client-facing error */
   readError: (err: unknown) => AppError;
   signal?: AbortSignal;
@@ -82,7 +89,7 @@ export function createMediaService(deps: {
   storage: MediaStorage;
   clock: Clock;
   publicUrl: string;
-  limits: { maxImageBytes: number; maxVideoBytes: number };
+  limits: { maxImageBytes: number; maxVideoBytes: number; maxAudioBytes: number };
   /** opens `upload-from-url` sources (SSRF-guarded, bounded in size and time) */
   remote: RemoteFetcher;
 }) {
@@ -122,7 +129,7 @@ export function createMediaService(deps: {
     if (!sniffed || !allowed) {
       throw fileField(`unsupported file type${sniffed ? ` (${sniffed.mime})` : ''}; allowed: ${Object.keys(MEDIA_TYPES).join(', ')}`);
     }
-    const cap = allowed.type === 'image' ? limits.maxImageBytes : limits.maxVideoBytes;
+    const cap = allowed.type === 'image' ? limits.maxImageBytes : allowed.type === 'audio' ? limits.maxAudioBytes : limits.maxVideoBytes;
     const tooLarge = () => new AppError('PAYLOAD_TOO_LARGE', `${input.field}: ${allowed.type}s may be at most ${cap} bytes`);
     if (head.length > cap || (input.declaredSize !== undefined && input.declaredSize > cap)) throw tooLarge();
 
@@ -167,7 +174,7 @@ export function createMediaService(deps: {
         duration: video?.duration ?? null,
         codecs: video?.codecs ?? null,
         createdAt: now,
-      });
+      }, input.onInsert);
       return toMediaItem(row);
     } catch (e) {
       await storage.delete(key).catch(() => undefined);
@@ -177,6 +184,21 @@ export function createMediaService(deps: {
   }
 
   return {
+    /**
+     * A file this service made (a generated video) into the library through the same pipeline:
+     * sniffed, capped, its container read. `onInsert` runs in the row's transaction.
+     */
+    async storeFile(organizationId: string, input: { path: string; filename: string; signal?: AbortSignal; onInsert?: (tx: Tx, row: MediaRow) => Promise<void> }): Promise<MediaItem> {
+      return store(organizationId, {
+        stream: createReadStream(input.path),
+        filename: input.filename,
+        field: 'file',
+        signal: input.signal,
+        onInsert: input.onInsert,
+        readError: (err) => (err instanceof AppError ? err : new AppError('INTERNAL', `reading ${input.path} failed: ${err instanceof Error ? err.message : String(err)}`)),
+      });
+    },
+
     async upload(organizationId: string, input: UploadInput): Promise<MediaItem> {
       return store(organizationId, {
         stream: input.stream,
@@ -196,7 +218,7 @@ export function createMediaService(deps: {
      * download and leaves nothing behind.
      */
     async uploadFromUrl(organizationId: string, url: string, signal?: AbortSignal): Promise<MediaItem> {
-      const file = await remote.open(url, { maxBytes: Math.max(limits.maxImageBytes, limits.maxVideoBytes), signal }).catch((err: unknown) => {
+      const file = await remote.open(url, { maxBytes: Math.max(limits.maxImageBytes, limits.maxVideoBytes, limits.maxAudioBytes), signal }).catch((err: unknown) => {
         throw urlError(err);
       });
       try {

@@ -1,5 +1,5 @@
 import { asc, eq } from 'drizzle-orm';
-import type { Db } from '../../db/client.js';
+import type { Db, Tx } from '../../db/client.js';
 import { organizations, plans } from '../../db/schema/index.js';
 
 export function createPlansRepository(db: Db) {
@@ -8,11 +8,17 @@ export function createPlansRepository(db: Db) {
       const [row] = await db.select().from(plans).where(eq(plans.name, name));
       return row;
     },
+    /** Sets a plan's monthly video credits (null = unlimited); undefined when there is no such plan. */
+    async setVideoCredits(name: string, credits: number | null, at: Date) {
+      const [row] = await db.update(plans).set({ videoCreditsPerMonth: credits, updatedAt: at }).where(eq(plans.name, name)).returning();
+      return row;
+    },
     async listPlans() {
       return db.select().from(plans).orderBy(asc(plans.name));
     },
-    async findPlanOfOrganization(organizationId: string) {
-      const [row] = await db
+    /** pass `q` inside a transaction (on PGlite, a query on `db` there would wait forever) */
+    async findPlanOfOrganization(organizationId: string, q: Db | Tx = db) {
+      const [row] = await q
         .select({ plan: plans })
         .from(organizations)
         .innerJoin(plans, eq(plans.name, organizations.planName))

@@ -15,6 +15,13 @@ export function createPlansService(deps: { plans: PlansRepository }) {
   return {
     listPlans: () => deps.plans.listPlans(),
 
+    /** The admin CLI: a plan's monthly video credits (`null` = unlimited). */
+    async setVideoCredits(name: string, credits: number | null) {
+      const plan = await deps.plans.setVideoCredits(name, credits, new Date());
+      if (!plan) throw new AppError('NOT_FOUND', `Plan "${name}" not found (see \`tidings plan list\`)`);
+      return { plan };
+    },
+
     /**
      * Throws PLAN_LIMIT_REACHED (403) when adding `adding` more to `currentUsage` would pass the
      * organisation's plan limit. The message names the limit, the plan and the figures.

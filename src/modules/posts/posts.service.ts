@@ -43,11 +43,11 @@ export function createPostsService(deps: PostsServiceDeps) {
   }
 
   function draftMedia(m: MediaRow): DraftMedia {
-    return { type: m.type, mimeType: m.mimeType, size: m.size, width: m.width, height: m.height, duration: m.duration };
+    return { type: m.type as 'image' | 'video', mimeType: m.mimeType, size: m.size, width: m.width, height: m.height, duration: m.duration };
   }
 
   function storedImage(m: MediaRow, ref: { alt?: string; thumbnail?: string }): StoredImage {
-    return { id: m.id, path: m.path, type: m.type, mimeType: m.mimeType, alt: ref.alt ?? m.alt, thumbnail: ref.thumbnail ?? m.thumbnail };
+    return { id: m.id, path: m.path, type: m.type as 'image' | 'video', mimeType: m.mimeType, alt: ref.alt ?? m.alt, thumbnail: ref.thumbnail ?? m.thumbnail };
   }
 
   /** Validation issues of a stored tree, as `missing` reports them (paths relative to the post). */
@@ -211,7 +211,8 @@ function toOut(root: PostRow, items: PostRow[], integration: { id: string; ident
             const ref = typeof img === 'string' ? { id: img } : img;
             const m = (ref.id !== undefined ? byId.get(ref.id) : undefined) ?? (ref.path !== undefined ? byPath.get(ref.path) : undefined);
             if (!m) fields.push({ path: `posts.${i}.value.${j}.image.${k}`, message: 'No media item with this id or path in your library' });
-            return m ? { row: m, ref } : undefined;
+            else if (m.type === 'audio') fields.push({ path: `posts.${i}.value.${j}.image.${k}`, message: 'This media item is an audio file: posts carry pictures and videos (audio is for generated videos)' });
+            return m && m.type !== 'audio' ? { row: m, ref } : undefined;
           }),
         ),
       );

@@ -76,6 +76,7 @@ const EnvSchema = z.object({
   VIDEO_REQUEST_WAIT_SECONDS: z.coerce.number().int().min(0).max(600).default(60),
   VIDEO_FFMPEG_THREADS: z.coerce.number().int().min(0).max(64).default(0),
   KIE_API_KEY: z.string().min(8, 'must be a KIE.ai API key').optional(),
+  VIDEO_REMOTE_POLL_MS: positiveInt.min(5).default(10_000),
   // At most 30 s: a delivery's lease lasts 60 s, and a send must end well within it, or another
   // worker would take the delivery over while it is still being sent.
   WEBHOOK_TIMEOUT_SECONDS: positiveInt.max(30).default(10),
@@ -159,6 +160,8 @@ export interface Config {
     ffmpegThreads: number;
     /** the Veo 3 provider through KIE.ai, when its key is set */
     kieApiKey: string | undefined;
+    /** how often outside providers are asked whether a video is ready */
+    remotePollMs: number;
   };
   /** the whole of one `upload-from-url` download, body included */
   mediaFetchTimeoutSeconds: number;
@@ -324,6 +327,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       requestWaitMs: e.VIDEO_REQUEST_WAIT_SECONDS * 1000,
       ffmpegThreads: e.VIDEO_FFMPEG_THREADS,
       kieApiKey: e.KIE_API_KEY,
+      remotePollMs: e.VIDEO_REMOTE_POLL_MS,
     },
     mediaFetchTimeoutSeconds: e.MEDIA_FETCH_TIMEOUT_SECONDS,
     webhooks: { timeoutMs: e.WEBHOOK_TIMEOUT_SECONDS * 1000, concurrency: e.WEBHOOK_CONCURRENCY, perWebhook: e.WEBHOOK_CONCURRENCY_PER_WEBHOOK },

@@ -10,6 +10,6 @@ import { createVeo3Provider } from './veo3/index.js';
 export function createVideoProviders(config: Config['video']): Map<string, VideoProvider> {
   const list: VideoProvider[] = [];
   if (config.localProvider) list.push(createLocalSlidesProvider({ threads: config.ffmpegThreads || undefined }));
-  if (config.kieApiKey) list.push(createVeo3Provider({ apiKey: config.kieApiKey }));
+  if (config.kieApiKey) list.push(createVeo3Provider({ apiKey: config.kieApiKey, pollIntervalMs: config.remotePollMs }));
   return new Map(list.map((p) => [p.metadata.identifier, p]));
 }

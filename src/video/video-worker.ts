@@ -1,5 +1,5 @@
 import { createWriteStream } from 'node:fs';
-import { mkdir, readdir, rm } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -34,6 +34,25 @@ export interface VideoWorkerOptions {
 }
 
 class LeaseLost extends Error {}
+
+/**
+ * SIGKILLs the processes whose command line names `dir` (Linux: read from /proc; elsewhere there is
+ * nothing to read and nothing is done). Only called for scratch folders of jobs nobody runs.
+ */
+async function killProcessesIn(dir: string) {
+  const pids = await readdir('/proc').catch(() => [] as string[]);
+  for (const pid of pids) {
+    if (!/^\d+$/.test(pid) || Number(pid) === process.pid) continue;
+    const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
+    if (cmdline.split('\0').some((arg) => arg.includes(dir))) {
+      try {
+        process.kill(Number(pid), 'SIGKILL');
+      } catch {
+        // gone already, or not ours
+      }
+    }
+  }
+}
 const SHUTDOWN = 'shutdown';
 
 /**
@@ -211,7 +230,11 @@ export function createVideoWorker(deps: {
     const entries = await readdir(jobsDir).catch(() => [] as string[]);
     for (const name of entries) {
       const id = name.slice(0, 36);
-      if (!keep.has(name) && !active.has(id)) await rm(join(jobsDir, name), { recursive: true, force: true }).catch(() => undefined);
+      if (keep.has(name) || active.has(id)) continue;
+      // An encoder started by a process that was killed outlives it (ffmpeg ignores the broken
+      // pipe): stop whatever still works in the folder before removing it.
+      await killProcessesIn(join(jobsDir, name));
+      await rm(join(jobsDir, name), { recursive: true, force: true }).catch(() => undefined);
     }
     deps.queue.wake();
   }

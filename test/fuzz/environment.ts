@@ -103,6 +103,9 @@ export async function startFuzzEnvironment(opts: { env?: Record<string, string>;
       AUTH_FAILURE_LIMIT: '1000000',
       MEDIA_MAX_IMAGE_BYTES: String(64 * 1024),
       MEDIA_MAX_VIDEO_BYTES: String(256 * 1024),
+      MEDIA_MAX_AUDIO_BYTES: String(256 * 1024),
+      // No worker runs here: generation requests answer 202 at once instead of waiting for one.
+      VIDEO_REQUEST_WAIT_SECONDS: '0',
       MEDIA_FETCH_TIMEOUT_SECONDS: '5',
       PLATFORM_TIMEOUT_SECONDS: '5',
       PLATFORM_ORIGINS: PLATFORM_API_ORIGINS.map((o) => `${o}=${closed}`).join(','),

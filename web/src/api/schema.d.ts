@@ -283,7 +283,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -512,7 +512,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -805,7 +805,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -1052,7 +1052,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -1294,7 +1294,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -1692,7 +1692,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -1930,7 +1930,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -2247,7 +2247,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -2340,7 +2340,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unprocessable Entity. `code` is `PLATFORM_REJECTED`. */
+                /** @description Unprocessable Entity. `code` is one of `PLATFORM_REJECTED`, `VIDEO_GENERATION_FAILED`. */
                 422: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -2580,7 +2580,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -2673,7 +2673,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unprocessable Entity. `code` is `PLATFORM_REJECTED`. */
+                /** @description Unprocessable Entity. `code` is one of `PLATFORM_REJECTED`, `VIDEO_GENERATION_FAILED`. */
                 422: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -2906,7 +2906,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -2957,7 +2957,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unprocessable Entity. `code` is `PLATFORM_REJECTED`. */
+                /** @description Unprocessable Entity. `code` is one of `PLATFORM_REJECTED`, `VIDEO_GENERATION_FAILED`. */
                 422: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -3194,7 +3194,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -3245,7 +3245,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unprocessable Entity. `code` is `PLATFORM_REJECTED`. */
+                /** @description Unprocessable Entity. `code` is one of `PLATFORM_REJECTED`, `VIDEO_GENERATION_FAILED`. */
                 422: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -3847,7 +3847,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -4073,7 +4073,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -4950,7 +4950,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -5138,7 +5138,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -5398,7 +5398,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -5586,7 +5586,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -5856,7 +5856,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -6133,7 +6133,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -6409,7 +6409,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -6678,7 +6678,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -6949,7 +6949,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -7000,7 +7000,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unprocessable Entity. `code` is `PLATFORM_REJECTED`. */
+                /** @description Unprocessable Entity. `code` is one of `PLATFORM_REJECTED`, `VIDEO_GENERATION_FAILED`. */
                 422: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -7860,7 +7860,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -8061,7 +8061,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -8697,7 +8697,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -8897,7 +8897,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -9127,7 +9127,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -9374,7 +9374,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -9622,7 +9622,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -9870,7 +9870,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -10075,7 +10075,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -10216,6 +10216,1250 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/generate-video": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Generate a video; answers the media item, or the job while it is still being made
+         * @description `type` is a provider of `GET /video/providers` (`slides`, built in, unless the deployment turned it off). The generation reserves the provider's credit cost from the plan's monthly video credits (403 naming the limit when too few are left), runs in a worker, and is stored as a media item of the organisation. The request waits for it (up to VIDEO_REQUEST_WAIT_SECONDS): done → 201 with the media item, as the reference answers; failed → 422 with the reason (credits refunded); still running → 202 with the job (`GET /video/jobs/{id}`). `Prefer: respond-async` answers 202 at once.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description the video provider (`GET /video/providers`): `slides` is built in */
+                        type: string;
+                        /**
+                         * @description `vertical` 1080×1920 or `horizontal` 1920×1080
+                         * @enum {string}
+                         */
+                        output: "vertical" | "horizontal";
+                        /**
+                         * @description the provider's parameters: its JSON Schema is in `GET /video/providers`
+                         * @default {}
+                         */
+                        customParams?: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Created */
+                201: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["MediaItem"];
+                    };
+                };
+                /** @description Accepted */
+                202: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["VideoJob"];
+                    };
+                };
+                /** @description Bad Request. `code` is one of `VALIDATION_FAILED`, `BAD_REQUEST`, `MALFORMED_JSON`, `BODY_TOO_DEEP`, `MALFORMED_URL`, `PLATFORM_APP_NOT_CONFIGURED`. */
+                400: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                403: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                404: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Payload Too Large. `code` is `PAYLOAD_TOO_LARGE`. */
+                413: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unsupported Media Type. `code` is `UNSUPPORTED_MEDIA_TYPE`. */
+                415: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unprocessable Entity. `code` is one of `PLATFORM_REJECTED`, `VIDEO_GENERATION_FAILED`. */
+                422: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                429: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal Server Error. `code` is `INTERNAL`. */
+                500: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service Unavailable. `code` is `SERVICE_UNAVAILABLE`. */
+                503: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/video/function": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Call a named function of a video provider
+         * @description The functions and their parameters are listed by `GET /video/providers` (the built-in `slides` has `listTemplates`, `listFonts` and `preview`, a PNG of the first slide). Unknown function → 400 naming `functionName`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description the video provider */
+                        identifier: string;
+                        /** @description a function the provider lists in `GET /video/providers` */
+                        functionName: string;
+                        /** @description the function's parameters (its JSON Schema is in `GET /video/providers`) */
+                        params?: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": unknown;
+                    };
+                };
+                /** @description Bad Request. `code` is one of `VALIDATION_FAILED`, `BAD_REQUEST`, `MALFORMED_JSON`, `BODY_TOO_DEEP`, `MALFORMED_URL`, `PLATFORM_APP_NOT_CONFIGURED`. */
+                400: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                403: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                404: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Payload Too Large. `code` is `PAYLOAD_TOO_LARGE`. */
+                413: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unsupported Media Type. `code` is `UNSUPPORTED_MEDIA_TYPE`. */
+                415: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                429: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal Server Error. `code` is `INTERNAL`. */
+                500: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service Unavailable. `code` is `SERVICE_UNAVAILABLE`. */
+                503: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/video/providers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The video providers of this deployment (an extension)
+         * @description Each with its output formats, credit cost, the JSON Schema of its `customParams` and its functions. An empty list: video generation is off here.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["VideoProviders"];
+                    };
+                };
+                /** @description Bad Request. `code` is one of `VALIDATION_FAILED`, `BAD_REQUEST`, `MALFORMED_JSON`, `BODY_TOO_DEEP`, `MALFORMED_URL`, `PLATFORM_APP_NOT_CONFIGURED`. */
+                400: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                403: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                429: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal Server Error. `code` is `INTERNAL`. */
+                500: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service Unavailable. `code` is `SERVICE_UNAVAILABLE`. */
+                503: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/video/jobs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organisation's video generations, newest first (an extension) */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description page number, from 0 */
+                    page?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            jobs: components["schemas"]["VideoJob"][];
+                            total: number;
+                            page: number;
+                            limit: number;
+                            hasMore: boolean;
+                        };
+                    };
+                };
+                /** @description Bad Request. `code` is one of `VALIDATION_FAILED`, `BAD_REQUEST`, `MALFORMED_JSON`, `BODY_TOO_DEEP`, `MALFORMED_URL`, `PLATFORM_APP_NOT_CONFIGURED`. */
+                400: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                403: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                429: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal Server Error. `code` is `INTERNAL`. */
+                500: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service Unavailable. `code` is `SERVICE_UNAVAILABLE`. */
+                503: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/video/jobs/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One video generation: status, progress, the media item once done (an extension) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["VideoJob"];
+                    };
+                };
+                /** @description Bad Request. `code` is one of `VALIDATION_FAILED`, `BAD_REQUEST`, `MALFORMED_JSON`, `BODY_TOO_DEEP`, `MALFORMED_URL`, `PLATFORM_APP_NOT_CONFIGURED`. */
+                400: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                403: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                404: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description URI Too Long. `code` is `URI_TOO_LONG`. */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                429: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal Server Error. `code` is `INTERNAL`. */
+                500: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service Unavailable. `code` is `SERVICE_UNAVAILABLE`. */
+                503: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/video/credits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** This month's video credits of the organisation (an extension) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["VideoCredits"];
+                    };
+                };
+                /** @description Bad Request. `code` is one of `VALIDATION_FAILED`, `BAD_REQUEST`, `MALFORMED_JSON`, `BODY_TOO_DEEP`, `MALFORMED_URL`, `PLATFORM_APP_NOT_CONFIGURED`. */
+                400: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                403: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                429: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal Server Error. `code` is `INTERNAL`. */
+                500: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service Unavailable. `code` is `SERVICE_UNAVAILABLE`. */
+                503: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -10761,7 +12005,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -11430,7 +12674,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -11682,7 +12926,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -11934,7 +13178,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -12596,7 +13840,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -13048,7 +14292,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -13799,7 +15043,7 @@ export interface components {
             thumbnail: string | null;
             alt: string | null;
             /** @enum {string} */
-            type: "image" | "video";
+            type: "image" | "video" | "audio";
             mimeType: string;
             size: number;
             width: number | null;
@@ -14054,6 +15298,73 @@ export interface components {
              */
             state: "pending" | "delivered" | "failed" | "cancelled";
         };
+        VideoProvidersInput: {
+            providers: {
+                identifier: string;
+                name: string;
+                description: string;
+                /**
+                 * @description `local`: encoded by this deployment; `remote`: made by an outside service
+                 * @enum {string}
+                 */
+                runsOn: "local" | "remote";
+                outputs: {
+                    output: string;
+                    width: number;
+                    height: number;
+                }[];
+                /** @description plan video credits one generation takes */
+                creditCost: number;
+                /** @description JSON Schema of `customParams` */
+                customParams: {
+                    [key: string]: unknown;
+                };
+                functions: {
+                    name: string;
+                    description: string;
+                    params: {
+                        [key: string]: unknown;
+                    };
+                }[];
+            }[];
+        };
+        VideoJobInput: {
+            id: string;
+            type: string;
+            output: string;
+            /** @enum {string} */
+            status: "queued" | "running" | "succeeded" | "failed";
+            /** @description 0 to 1 */
+            progress: number;
+            stage: string | null;
+            attempts: number;
+            credits: number;
+            /** @enum {string} */
+            creditState: "reserved" | "spent" | "refunded";
+            error: string | null;
+            /** @description the video, once succeeded (null if deleted since) */
+            media: components["schemas"]["MediaItemInput"] | null;
+            createdAt: string;
+            startedAt: string | null;
+            finishedAt: string | null;
+        };
+        VideoCreditsInput: {
+            /** @description the UTC month the figures are for, `YYYY-MM` */
+            period: string;
+            plan: string;
+            /** @description the plan's monthly credits; null = unlimited */
+            allowance: number | null;
+            /** @description extra credits given for this month */
+            granted: number;
+            /** @description spent on finished videos */
+            used: number;
+            /** @description held by generations not finished yet */
+            reserved: number;
+            /** @description null = unlimited */
+            remaining: number | null;
+            /** @description when the next month starts (UTC) */
+            resetsAt: string;
+        };
         Error: {
             statusCode: number;
             /** @description HTTP reason phrase */
@@ -14076,7 +15387,7 @@ export interface components {
             thumbnail: string | null;
             alt: string | null;
             /** @enum {string} */
-            type: "image" | "video";
+            type: "image" | "video" | "audio";
             mimeType: string;
             size: number;
             width: number | null;
@@ -14330,6 +15641,73 @@ export interface components {
              * @enum {string}
              */
             state: "pending" | "delivered" | "failed" | "cancelled";
+        };
+        VideoProviders: {
+            providers: {
+                identifier: string;
+                name: string;
+                description: string;
+                /**
+                 * @description `local`: encoded by this deployment; `remote`: made by an outside service
+                 * @enum {string}
+                 */
+                runsOn: "local" | "remote";
+                outputs: {
+                    output: string;
+                    width: number;
+                    height: number;
+                }[];
+                /** @description plan video credits one generation takes */
+                creditCost: number;
+                /** @description JSON Schema of `customParams` */
+                customParams: {
+                    [key: string]: unknown;
+                };
+                functions: {
+                    name: string;
+                    description: string;
+                    params: {
+                        [key: string]: unknown;
+                    };
+                }[];
+            }[];
+        };
+        VideoJob: {
+            id: string;
+            type: string;
+            output: string;
+            /** @enum {string} */
+            status: "queued" | "running" | "succeeded" | "failed";
+            /** @description 0 to 1 */
+            progress: number;
+            stage: string | null;
+            attempts: number;
+            credits: number;
+            /** @enum {string} */
+            creditState: "reserved" | "spent" | "refunded";
+            error: string | null;
+            /** @description the video, once succeeded (null if deleted since) */
+            media: components["schemas"]["MediaItem"] | null;
+            createdAt: string;
+            startedAt: string | null;
+            finishedAt: string | null;
+        };
+        VideoCredits: {
+            /** @description the UTC month the figures are for, `YYYY-MM` */
+            period: string;
+            plan: string;
+            /** @description the plan's monthly credits; null = unlimited */
+            allowance: number | null;
+            /** @description extra credits given for this month */
+            granted: number;
+            /** @description spent on finished videos */
+            used: number;
+            /** @description held by generations not finished yet */
+            reserved: number;
+            /** @description null = unlimited */
+            remaining: number | null;
+            /** @description when the next month starts (UTC) */
+            resetsAt: string;
         };
     };
     responses: never;

@@ -365,9 +365,10 @@ export interface PlatformAdapter {
       codeVerifier?: string;
       instanceUrl?: string;
       instanceApp?: Credentials;
-      /** the `device_id` the platform added to the callback (VK ID: its token calls need it back) */
-      deviceId?: string;
-      /** the callback's other single-valued query parameters (besides code/state/error), for platforms that answer more than a code */
+      /**
+       * the callback's other single-valued query parameters (besides code/state/error), for
+       * platforms that answer more than a code (Neynar: `fid`; VK ID: `device_id`)
+       */
       callbackParams?: Record<string, string>;
     },
     ctx: Omit<OperationContext, 'credentials'>,

@@ -59,10 +59,8 @@ export function callbackRoutes(service: ConnectService): FastifyPluginAsyncZod {
             state: z.string().optional(),
             error: z.string().optional(),
             error_description: z.string().optional(),
-            // VK ID names the device the grant belongs to; its token calls need it back
-            device_id: z.string().max(512).optional(),
           })
-            // whatever else the platform adds (Neynar: signer_uuid, fid), for the adapter to read
+            // whatever else the platform adds (Neynar: signer_uuid, fid; VK ID: device_id): the adapter's callbackParams
             .catchall(z.union([z.string().max(2048), z.array(z.string().max(2048))])),
         },
       },

@@ -211,7 +211,7 @@ export function createConnectService(deps: ConnectDeps) {
      */
     async completeConnect(
       identifier: string,
-      query: { code?: string; state?: string; error?: string; error_description?: string; device_id?: string; [param: string]: string | string[] | undefined },
+      query: { code?: string; state?: string; error?: string; error_description?: string; [param: string]: string | string[] | undefined },
     ) {
       const adapter = adapterFor(identifier);
       if (!query.state) throw fieldError('state', 'Required');
@@ -232,7 +232,7 @@ export function createConnectService(deps: ConnectDeps) {
       if (typeof code !== 'string' || code === '') throw fieldError(codeParam, 'Required');
       const callbackParams = Object.fromEntries(
         Object.entries(query).filter(
-          (e): e is [string, string] => typeof e[1] === 'string' && !['code', 'state', 'error', 'error_description', 'device_id', codeParam].includes(e[0]),
+          (e): e is [string, string] => typeof e[1] === 'string' && !['code', 'state', 'error', 'error_description', codeParam].includes(e[0]),
         ),
       );
       if (!adapter.completeConnect) throw new AppError('PLATFORM_NOT_AVAILABLE', `Connecting ${adapter.metadata.displayName} is not available yet`);
@@ -246,7 +246,6 @@ export function createConnectService(deps: ConnectDeps) {
             codeVerifier: pending.codeVerifier ? deps.secretBox.open(pending.codeVerifier) : undefined,
             instanceUrl: pending.instanceUrl ?? undefined,
             instanceApp: openInstanceApp(known),
-            ...(query.device_id ? { deviceId: query.device_id } : {}),
             ...(Object.keys(callbackParams).length > 0 ? { callbackParams } : {}),
           },
           context(),

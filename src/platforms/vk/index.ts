@@ -156,13 +156,14 @@ export function createVkAdapter(config: { app?: OAuthApp } = {}): PlatformAdapte
     },
 
     /**
-     * Exchanges the code (with the PKCE verifier, and VK ID's `device_id` when the callback carried
-     * it: see docs/platforms.md) and reads the profile from `oauth2/user_info`.
+     * Exchanges the code (with the PKCE verifier, and VK ID's `device_id` from the callback's
+     * parameters when it carried one: see docs/platforms.md; without it VK ID refuses the exchange
+     * saying `device_id` is required) and reads the profile from `oauth2/user_info`.
      */
-    async completeConnect(input: { code: string; redirectUri: string; codeVerifier?: string; deviceId?: string }, ctx): Promise<ConnectedAccount> {
+    async completeConnect(input: { code: string; redirectUri: string; codeVerifier?: string; callbackParams?: Record<string, string> }, ctx): Promise<ConnectedAccount> {
       const app = requireApp(config.app);
       if (!input.codeVerifier) throw new PlatformError('rejected', 'VK ID needs the PKCE code verifier');
-      const deviceId = input.deviceId ?? null;
+      const deviceId = input.callbackParams?.device_id || null;
       const now = ctx.clock.now();
       const tokens = await exchangeCode(ctx.http, {
         tokenUrl: OAUTH.tokenUrl,

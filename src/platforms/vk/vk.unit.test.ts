@@ -44,8 +44,9 @@ async function connectWithDevice(sim: VkSimulator, ctx: TestCtx) {
   const res = await fetch(rewriteFor(sim)(begun.url), { redirect: 'manual' });
   const back = new URL(res.headers.get('location')!);
   expect([...back.searchParams.keys()].sort()).toEqual(['code', 'device_id', 'expires_in', 'state', 'type']);
-  const input = { code: back.searchParams.get('code')!, redirectUri, codeVerifier: pkce.verifier, deviceId: back.searchParams.get('device_id')! };
-  return { account: await adapter.completeConnect!(input, ctx), deviceId: input.deviceId };
+  const deviceId = back.searchParams.get('device_id')!;
+  const input = { code: back.searchParams.get('code')!, redirectUri, codeVerifier: pkce.verifier, callbackParams: { device_id: deviceId, expires_in: back.searchParams.get('expires_in')!, type: back.searchParams.get('type')! } };
+  return { account: await adapter.completeConnect!(input, ctx), deviceId };
 }
 
 describe('vk: connecting and tokens', () => {
@@ -68,7 +69,7 @@ describe('vk: connecting and tokens', () => {
 
   it('carries device_id from the redirect into the exchange and every refresh, where VK ID requires it', async () => {
     await withVk({ requireDeviceId: true }, async (sim, ctx) => {
-      // Without it the strict VK ID refuses the exchange (what the callback of the service does today).
+      // Without it (a callback that carried none) the strict VK ID refuses the exchange, naming device_id.
       const refused = await failure(connect(sim, ctx));
       expect(refused.kind).toBe('rejected');
       expect(refused.message).toMatch(/device_id is required/);

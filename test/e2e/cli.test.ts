@@ -21,6 +21,7 @@ describe.runIf(testDbKind() === 'pglite')('CLI and service in embedded mode (rea
   const dataDir = mkdtempSync(join(tmpdir(), 'tidings-cli-'));
   const env = { DATA_DIR: dataDir };
   let service: ServiceProcess | undefined;
+  let betaOrg: OrgCreated | undefined;
 
   afterAll(async () => {
     await service?.stop('SIGKILL');
@@ -69,7 +70,28 @@ describe.runIf(testDbKind() === 'pglite')('CLI and service in embedded mode (rea
     const bad = await runCli(['plan', 'set', '--org', beta.organization.id, '--plan', 'gold'], env);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('Unknown plan "gold"');
+
+    betaOrg = beta;
   });
+
+  it('credits set/grant/show manage video credits through the socket, and the API sees them', async () => {
+    const set = await runCli(['credits', 'set', '--plan', 'free', '--monthly', '3'], env);
+    expect(set.code, set.stderr).toBe(0);
+    expect(set.stdout).toContain('Plan "free" now gives 3 video credits a month.');
+    const granted = await runCli(['credits', 'grant', '--org', betaOrg!.organization.id, '--credits', '2', '--note', 'launch', '--json'], env);
+    expect(granted.code, granted.stderr).toBe(0);
+    expect((JSON.parse(granted.stdout) as { credits: unknown }).credits).toMatchObject({ plan: 'free', allowance: 3, granted: 2, used: 0, remaining: 5 });
+    const shown = await runCli(['credits', 'show', '--org', betaOrg!.organization.id], env);
+    expect(shown.stdout).toMatch(/^\d{4}-\d{2} on plan "free": allowance 3 \+ 2 granted, used 0, reserved 0, remaining 5 \(renews /);
+    expect((await getJson(`${service!.url}/public/v1/video/credits`, betaOrg!.apiKey)).body).toMatchObject({ allowance: 3, granted: 2, remaining: 5 });
+    const unknownPlan = await runCli(['credits', 'set', '--plan', 'gold', '--monthly', '3'], env);
+    expect(unknownPlan.code).toBe(1);
+    expect(unknownPlan.stderr).toContain('Plan "gold" not found');
+    const notNumber = await runCli(['credits', 'set', '--plan', 'free', '--monthly', 'lots'], env);
+    expect(notNumber.code).toBe(1);
+    expect(notNumber.stderr).toContain('--monthly: a whole number of credits, or "unlimited"');
+    expect((await runCli(['credits', 'set', '--plan', 'free', '--monthly', 'unlimited'], env)).stdout).toContain('unlimited video credits');
+  }, 180_000);
 
   it('user create makes the first account (owner of the organisations made before) with a link to choose its password; through the socket too', async () => {
     const first = await runCli(['user', 'create', '--email', ' Boss@Example.TEST ', '--name', 'Boss', '--json'], env);

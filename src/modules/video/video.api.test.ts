@@ -291,6 +291,22 @@ describe('video credits', () => {
   });
 });
 
+describe('the time limit', () => {
+  it('stops an encode that runs past VIDEO_TIME_LIMIT_SECONDS: failed with the reason, credit refunded, nothing stored', async () => {
+    const limited = await buildTestApp({ startWorker: true, env: { DATA_DIR: join(dataDir, 'limited'), VIDEO_TIME_LIMIT_SECONDS: '1', VIDEO_REQUEST_WAIT_SECONDS: '60' } });
+    try {
+      const org = await limited.createOrg('Hurried');
+      const long = { slides: Array.from({ length: 6 }, (_, i) => ({ text: `slide ${i}`, duration: 10 })) };
+      const res = expectError(await call(limited.app, org.apiKey, { method: 'POST', url: '/public/v1/generate-video', payload: { type: 'slides', output: 'vertical', customParams: long } }), 422, 'VIDEO_GENERATION_FAILED');
+      expect(res.message).toMatch(/credits were refunded\): the generation took longer than the time limit of 1 s/);
+      expect((await call(limited.app, org.apiKey, { method: 'GET', url: '/public/v1/media' })).json<{ media: unknown[] }>().media).toEqual([]);
+      expect((await call(limited.app, org.apiKey, { method: 'GET', url: '/public/v1/video/credits' })).json<VideoCredits>()).toMatchObject({ used: 0, reserved: 0 });
+    } finally {
+      await limited.close();
+    }
+  });
+});
+
 describe('a deployment without video providers', () => {
   it('answers 404 naming that video generation is off, and lists no provider', async () => {
     const off = await buildTestApp({ env: { VIDEO_LOCAL_PROVIDER: 'off' } });

@@ -54,3 +54,26 @@ export function usePosts(startDate: string, endDate: string, customer?: string) 
     queryFn: async () => (await unwrap(api.GET('/posts', { params: { query: { startDate, endDate, ...(customer ? { customer } : {}) } } }))).posts,
   });
 }
+
+export type VideoProvider = components['schemas']['VideoProviders']['providers'][number];
+export type VideoJob = components['schemas']['VideoJob'];
+export type VideoCredits = components['schemas']['VideoCredits'];
+export type GenerateVideoBody = paths['/generate-video']['post']['requestBody']['content']['application/json'];
+
+/** The Video page's reads: a generation invalidates ['video'] (jobs and credits both change). */
+export const videoKeys = {
+  providers: ['video', 'providers'] as const,
+  credits: ['video', 'credits'] as const,
+  jobs: ['video', 'jobs'] as const,
+  fn: (identifier: string, functionName: string) => ['video', 'function', identifier, functionName] as const,
+};
+
+/** The video providers of this deployment (GET /video/providers); empty when generation is off. */
+export function useVideoProviders() {
+  return useQuery({ queryKey: videoKeys.providers, queryFn: async () => (await unwrap(api.GET('/video/providers'))).providers, staleTime: 5 * 60_000 });
+}
+
+/** This month's video credits of the organisation (GET /video/credits). */
+export function useVideoCredits() {
+  return useQuery({ queryKey: videoKeys.credits, queryFn: () => unwrap(api.GET('/video/credits')) });
+}

@@ -14,6 +14,7 @@ if (typeof window !== 'undefined' && ['/', '/calendar'].includes(window.location
 const PostDetailPage = lazy(() => import('../features/posts/PostDetailPage.js'));
 const ChannelsPage = lazy(() => import('../features/channels/ChannelsPage.js'));
 const MediaPage = lazy(() => import('../features/media/MediaPage.js'));
+const VideoPage = lazy(() => import('../features/video/VideoPage.js'));
 const AnalyticsPage = lazy(() => import('../features/analytics/AnalyticsPage.js'));
 const NotificationsPage = lazy(() => import('../features/notifications/NotificationsPage.js'));
 const SettingsPage = lazy(() => import('../features/settings/SettingsPage.js'));
@@ -62,6 +63,7 @@ function Shell() {
             <Route path="/posts/:id" element={<PostDetailPage />} />
             <Route path="/channels" element={<ChannelsPage />} />
             <Route path="/library" element={<MediaPage />} />
+            <Route path="/video" element={<VideoPage />} />
             <Route path="/analytics" element={<AnalyticsPage />} />
             <Route path="/notifications" element={<NotificationsPage />} />
             <Route path="/settings/*" element={<SettingsPage />} />

@@ -9,6 +9,7 @@ const NAV = [
   { to: '/calendar', label: 'Calendar' },
   { to: '/channels', label: 'Channels' },
   { to: '/library', label: 'Media library' },
+  { to: '/video', label: 'Video' },
   { to: '/analytics', label: 'Analytics' },
   { to: '/settings', label: 'Settings' },
 ];

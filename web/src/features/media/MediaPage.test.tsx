@@ -62,6 +62,26 @@ describe('the media library', () => {
     expect(api.calls[0]!.query.get('page')).toBe('0');
   });
 
+  it('shows an audio file (background music for videos) as audio, with a player, not as a video', async () => {
+    const api = fakeApi({
+      'GET /media': () => ({
+        media: [media({ id: 'a1', originalName: 'song.mp3', name: 's.mp3', path: '/media/s.mp3', type: 'audio', mimeType: 'audio/mpeg', size: 480_000, width: null, height: null, duration: 30 })],
+        total: 1,
+        page: 0,
+        limit: 100,
+        hasMore: false,
+      }),
+    });
+    net.fetch = api.fetch;
+    renderWithApp(<MediaPage />);
+    const grid = await screen.findByRole('list', { name: 'Media files' });
+    const [song] = within(grid).getAllByRole('listitem');
+    expect(song!.querySelector('video')).toBeNull();
+    expect(song!.querySelector('audio')!.getAttribute('src')).toBe('/media/s.mp3');
+    expect(song!.querySelector('.media-type-audio')!.textContent).toBe('Audio');
+    expect(song!.textContent).toContain('480 kB · 0:30');
+  });
+
   it('uploads several files, each with its progress and outcome; the list is read again after each', async () => {
     const user = userEvent.setup();
     uploads.length = 0;

@@ -12,7 +12,9 @@ import { FINISHED, useUploadQueue, type UploadEntry } from './uploadQueue.js';
 import './media.css';
 
 /** What the file picker offers (the server reads the real type from the bytes and says when it refuses one). */
-const ACCEPT = 'image/jpeg,image/png,image/gif,image/webp,image/avif,image/tiff,video/mp4,video/quicktime';
+const ACCEPT = 'image/jpeg,image/png,image/gif,image/webp,image/avif,image/tiff,video/mp4,video/quicktime,audio/mpeg,audio/mp4,audio/x-m4a,audio/wav,audio/ogg,audio/flac';
+
+const TYPE_LABEL: Record<MediaItem['type'], string> = { image: 'Image', video: 'Video', audio: 'Audio' };
 
 const displayName = (m: MediaItem) => m.originalName ?? m.name;
 
@@ -46,8 +48,8 @@ function DropZone({ onFiles }: { onFiles: (files: FileList) => void }) {
       }}
       onDrop={onDrop}
     >
-      <p className="drop-title">{over ? 'Drop to upload' : 'Drag images and videos here'}</p>
-      <p className="hint">JPEG, PNG, GIF, WebP, AVIF, TIFF, MP4 or QuickTime; several at once.</p>
+      <p className="drop-title">{over ? 'Drop to upload' : 'Drag images, videos and music here'}</p>
+      <p className="hint">JPEG, PNG, GIF, WebP, AVIF, TIFF, MP4 or QuickTime; MP3, M4A, WAV, Ogg or FLAC for videos' background music; several at once.</p>
       <Button variant="secondary" onClick={() => input.current?.click()}>
         Choose files…
       </Button>
@@ -109,26 +111,31 @@ function MediaCard({ item, onDeleted }: { item: MediaItem; onDeleted: () => Prom
       <a className="media-thumb" href={item.path} target="_blank" rel="noreferrer" aria-label={`Open ${name}`}>
         {item.type === 'image' ? (
           <img src={item.path} alt={item.alt ?? ''} loading="lazy" />
+        ) : item.type === 'audio' ? (
+          <span className="media-audio-mark" aria-hidden="true">
+            ♪
+          </span>
         ) : item.thumbnail ? (
           <img src={item.thumbnail} alt={item.alt ?? ''} loading="lazy" />
         ) : (
           <video src={item.path} preload="metadata" muted playsInline />
         )}
-        {item.type === 'video' ? (
+        {item.type !== 'image' ? (
           <span className="media-duration">
-            <span aria-hidden="true">▶ </span>
-            {item.duration !== null ? formatSeconds(item.duration) : 'Video'}
+            <span aria-hidden="true">{item.type === 'audio' ? '♪ ' : '▶ '}</span>
+            {item.duration !== null ? formatSeconds(item.duration) : TYPE_LABEL[item.type]}
           </span>
         ) : null}
       </a>
+      {item.type === 'audio' ? <audio className="media-audio" controls preload="none" src={item.path} aria-label={`Listen to ${name}`} /> : null}
       <div className="media-info">
         <p className="media-name" title={name}>
           {name}
         </p>
         <p className="media-meta">
-          <span className={`badge media-type-${item.type}`}>{item.type === 'image' ? 'Image' : 'Video'}</span> <span title={item.mimeType}>{item.mimeType.split('/')[1]?.toUpperCase()}</span> · {formatBytes(item.size)}
+          <span className={`badge media-type-${item.type}`}>{TYPE_LABEL[item.type]}</span> <span title={item.mimeType}>{item.mimeType.split('/')[1]?.toUpperCase()}</span> · {formatBytes(item.size)}
           {dims ? ` · ${dims}` : ''}
-          {item.type === 'video' && item.duration !== null ? ` · ${formatSeconds(item.duration)}` : ''}
+          {item.type !== 'image' && item.duration !== null ? ` · ${formatSeconds(item.duration)}` : ''}
         </p>
       </div>
       <MediaUses item={item} name={name} />

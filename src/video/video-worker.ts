@@ -3,7 +3,8 @@ import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { Database } from '../db/client.js';
+import type { Database, Tx } from '../db/client.js';
+import { emitEvent } from '../modules/events/events.js';
 import { AppError } from '../errors.js';
 import type { JobEngine, Logger } from '../jobs/job-engine.js';
 import type { Clock } from '../lib/clock.js';
@@ -34,6 +35,8 @@ export interface VideoWorkerOptions {
 }
 
 class LeaseLost extends Error {}
+
+const jobRef = (row: { id: string; provider: string; output: string }) => ({ id: row.id, type: row.provider, output: row.output });
 
 /**
  * SIGKILLs the processes whose command line names `dir` (Linux: read from /proc; elsewhere there is
@@ -97,6 +100,18 @@ export function createVideoWorker(deps: {
       if (await video.requeue(tx, id, workerId, { giveAttemptBack, error }, now())) await deps.queue.enqueue(tx, id);
     });
     deps.queue.wake();
+  }
+
+  /** Fails a held row (refunding its credits) with its `video.failed` event, in one transaction. */
+  async function failJob(id: string, owner: string | null, error: string, inTx?: Tx) {
+    const work = async (tx: Tx) => {
+      const at = now();
+      const row = await video.fail(tx, id, owner, error, at);
+      if (row) {
+        await emitEvent(tx, row.organizationId, 'video.failed', { job: jobRef(row), error, credits: row.credits, failedAt: at.toISOString() }, at);
+      }
+    };
+    await (inTx ? work(inTx) : video.transaction(work));
   }
 
   async function download(url: string, dir: string, signal: AbortSignal): Promise<string> {
@@ -173,7 +188,15 @@ export function createVideoWorker(deps: {
       filename: result.filename,
       signal,
       onInsert: async (tx, m) => {
-        if (!(await video.succeed(tx, row.id, workerId, m.id, now()))) throw new LeaseLost();
+        const at = now();
+        if (!(await video.succeed(tx, row.id, workerId, m.id, at))) throw new LeaseLost();
+        await emitEvent(
+          tx,
+          row.organizationId,
+          'video.succeeded',
+          { job: jobRef(row), media: { id: m.id, path: m.path, duration: m.duration, width: m.width, height: m.height }, credits: row.credits, completedAt: at.toISOString() },
+          at,
+        );
       },
     });
   }
@@ -183,17 +206,17 @@ export function createVideoWorker(deps: {
     const reason: unknown = signal.aborted ? signal.reason : undefined;
     if (reason === SHUTDOWN) return putBack(row.id, true);
     if (reason instanceof Error && reason.message === 'time limit') {
-      await video.fail(deps.database.db, row.id, workerId, `the generation took longer than the time limit of ${Math.round(options.timeLimitMs / 1000)} s`, now());
+      await failJob(row.id, workerId, `the generation took longer than the time limit of ${Math.round(options.timeLimitMs / 1000)} s`);
       return;
     }
     if (e instanceof VideoProviderError || e instanceof AppError) {
-      await video.fail(deps.database.db, row.id, workerId, e.message, now());
+      await failJob(row.id, workerId, e.message);
       return;
     }
     const message = e instanceof Error ? e.message : String(e);
     deps.logger.warn({ err: e, jobId: row.id, attempt: row.attempts }, 'video generation failed unexpectedly');
     if (row.attempts < row.maxAttempts) return putBack(row.id, false, message);
-    await video.fail(deps.database.db, row.id, workerId, `${message} (after ${row.attempts} attempts)`, now());
+    await failJob(row.id, workerId, `${message} (after ${row.attempts} attempts)`);
   }
 
   /**
@@ -212,7 +235,7 @@ export function createVideoWorker(deps: {
             await deps.queue.enqueue(tx, orphan.id);
           }
         } else {
-          await video.fail(tx, orphan.id, orphan.owner, `the worker stopped during the generation (${orphan.attempts} attempts)`, now());
+          await failJob(orphan.id, orphan.owner, `the worker stopped during the generation (${orphan.attempts} attempts)`, tx);
         }
       });
     }

@@ -29,6 +29,10 @@ const PostPartSchema = z.object({
   integration: ChannelRefSchema,
 });
 
+const VideoJobRefSchema = z
+  .object({ id: z.string().describe('the job (`GET /video/jobs/{id}`)'), type: z.string().describe('the video provider'), output: z.string().describe('`vertical` or `horizontal`') })
+  .describe('the video generation the event is about');
+
 const isoDate = (what: string) => z.string().describe(`${what} (ISO 8601)`);
 
 /** `data` of each event type. */
@@ -57,6 +61,20 @@ export const EVENT_PAYLOAD_SCHEMAS = {
     reason: z.string().describe('why the channel must be reconnected'),
   }),
   'integration.disconnected': z.object({ integration: ChannelSchema, disconnectedAt: isoDate('when it was disconnected') }),
+  'video.succeeded': z.object({
+    job: VideoJobRefSchema,
+    media: z
+      .object({ id: z.string(), path: z.string(), duration: z.number().nullable().describe('seconds'), width: z.number().int().nullable(), height: z.number().int().nullable() })
+      .describe('the video, a media item of the organisation'),
+    credits: z.number().int().describe('plan video credits spent'),
+    completedAt: isoDate('when it was stored'),
+  }),
+  'video.failed': z.object({
+    job: VideoJobRefSchema,
+    error: z.string().describe('why it failed'),
+    credits: z.number().int().describe('plan video credits given back'),
+    failedAt: isoDate('when it failed'),
+  }),
   'webhook.disabled': z.object({
     webhook: z.object({ id: z.string(), name: z.string(), url: z.string() }).describe('the webhook that was disabled'),
     reason: z.string().describe('why the service disabled it (the receiver answered 410 Gone, or deliveries failed for 24 h)'),
@@ -75,6 +93,8 @@ const DESCRIPTIONS: Record<EventType, string> = {
   'integration.connected': 'A channel was connected (or reconnected).',
   'integration.refresh_needed': "A channel's access is gone: reconnect it.",
   'integration.disconnected': 'A channel was disconnected; its queued posts failed.',
+  'video.succeeded': 'A generated video is ready in the media library (`POST /generate-video`).',
+  'video.failed': 'A video generation failed for good; its credits were given back.',
   'webhook.disabled': 'The service disabled this webhook. Sent to that webhook only.',
   'webhook.test': 'Sent by `POST /webhooks/{id}/test`, to that webhook only.',
 };

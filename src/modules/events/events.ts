@@ -11,6 +11,8 @@ export const EVENT_TYPES = [
   'integration.connected',
   'integration.refresh_needed',
   'integration.disconnected',
+  'video.succeeded',
+  'video.failed',
   'webhook.disabled',
   'webhook.test',
 ] as const;

@@ -7,7 +7,7 @@ import ffmpegInstaller from '@ffmpeg-installer/ffmpeg';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ManualClock } from '../../lib/clock.js';
-import { releaseDueJobs, realtimeManualClock, waitFor } from '../../../test/factories.js';
+import { eventsOf, releaseDueJobs, realtimeManualClock, waitFor } from '../../../test/factories.js';
 import { buildTestApp, call, expectError, expectIsolated, type TestApp, type TestOrg } from '../../../test/helpers.js';
 import { uploadMedia } from '../../../test/media.js';
 import { APP, platformOriginsEnv, sha, youtubeSimulator } from '../../platforms/youtube/youtube.testkit.js';
@@ -136,6 +136,9 @@ describe('generating videos', () => {
     // The job the answer came from: succeeded, its credit spent, the media item attached.
     const jobs = (await call(t.app, acme.apiKey, { method: 'GET', url: '/public/v1/video/jobs' })).json<{ jobs: VideoJob[] }>().jobs;
     expect(jobs[0]).toMatchObject({ status: 'succeeded', creditState: 'spent', attempts: 1, progress: 1, media: { id: m.id } });
+    // Webhooks hear of it: a video.succeeded event written with the media row.
+    const events = (await eventsOf(t, acme.id)).filter((e) => e.type.startsWith('video.'));
+    expect(events).toEqual([{ type: 'video.succeeded', payload: expect.objectContaining({ job: { id: jobs[0]!.id, type: 'slides', output: 'vertical' }, media: expect.objectContaining({ id: m.id, width: 1080, height: 1920 }), credits: 1 }) }]);
   });
 
   it('makes a horizontal video of pictures with background music (202 with Prefer: respond-async, then the job)', async () => {
@@ -267,6 +270,9 @@ describe('video credits', () => {
     const failed = await finished(org, doomed.json<VideoJob>().id);
     expect(failed).toMatchObject({ status: 'failed', creditState: 'refunded', media: null, error: expect.stringMatching(/gone|missing/) });
     expect(await credits(org)).toMatchObject({ used: 0, reserved: 0, remaining: 2 });
+    expect((await eventsOf(t, org.id)).filter((e) => e.type.startsWith('video.'))).toEqual([
+      { type: 'video.failed', payload: expect.objectContaining({ job: expect.objectContaining({ id: failed.id }), error: failed.error, credits: 1 }) },
+    ]);
 
     // Two succeed and use the month's allowance; the third is refused naming the limit.
     for (let i = 0; i < 2; i++) expect((await generate(org, { type: 'slides', output: 'vertical', customParams: { slides: [{ text: `n${i}`, duration: 1 }] } })).statusCode).toBe(201);

@@ -113,14 +113,14 @@ export function createVideoRepository(db: Db) {
         .returning({ id: videoJobs.id });
       return rows.length > 0;
     },
-    /** Failed for good: the reserved credits are refunded. `workerId` null: whoever held it (recovery). */
+    /** Failed for good: the reserved credits are refunded. `workerId` null: whoever held it (recovery). Answers the row, or undefined when not held. */
     async fail(q: Db | Tx, id: string, workerId: string | null, error: string, now: Date) {
       const rows = await q
         .update(videoJobs)
         .set({ status: 'failed', creditState: sql`case when ${videoJobs.creditState} = 'reserved' then 'refunded' else ${videoJobs.creditState} end`, error, leaseOwner: null, stage: 'failed', finishedAt: now, updatedAt: now })
         .where(and(eq(videoJobs.id, id), eq(videoJobs.status, 'running'), workerId === null ? undefined : eq(videoJobs.leaseOwner, workerId)))
-        .returning({ id: videoJobs.id });
-      return rows.length > 0;
+        .returning();
+      return rows[0];
     },
     /** Back to the queue (a retry, or a shutdown that gives the attempt back); false when the lease is gone. */
     async requeue(tx: Tx, id: string, workerId: string | null, opts: { giveAttemptBack: boolean; error?: string }, now: Date) {

@@ -8405,7 +8405,7 @@ export interface paths {
                         /** @description http or https; must reach a public address (checked when saved and before every delivery) */
                         url: string;
                         /** @description event types to receive; empty or absent = all */
-                        events?: ("post.scheduled" | "post.published" | "post.failed" | "post.deleted" | "integration.connected" | "integration.refresh_needed" | "integration.disconnected" | "webhook.disabled")[];
+                        events?: ("post.scheduled" | "post.published" | "post.failed" | "post.deleted" | "integration.connected" | "integration.refresh_needed" | "integration.disconnected" | "video.succeeded" | "video.failed" | "webhook.disabled")[];
                         /** @description channel ids whose events to receive; empty or absent = every channel (events not about a channel always arrive) */
                         integrations?: string[];
                         /**
@@ -8816,7 +8816,7 @@ export interface paths {
                         /** @description http or https; must reach a public address (checked when saved and before every delivery) */
                         url?: string;
                         /** @description event types to receive; empty or absent = all */
-                        events?: ("post.scheduled" | "post.published" | "post.failed" | "post.deleted" | "integration.connected" | "integration.refresh_needed" | "integration.disconnected" | "webhook.disabled")[];
+                        events?: ("post.scheduled" | "post.published" | "post.failed" | "post.deleted" | "integration.connected" | "integration.refresh_needed" | "integration.disconnected" | "video.succeeded" | "video.failed" | "webhook.disabled")[];
                         /** @description channel ids whose events to receive; empty or absent = every channel (events not about a channel always arrive) */
                         integrations?: string[];
                         /** @description true re-enables a webhook the service disabled; false cancels its pending deliveries */
@@ -14883,6 +14883,143 @@ export interface webhooks {
                             };
                             /** @description when it was disconnected (ISO 8601) */
                             disconnectedAt: string;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx status acknowledges the delivery; anything else (or no answer within the timeout) is retried. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "video.succeeded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * video.succeeded
+         * @description A generated video is ready in the media library (`POST /generate-video`). Signed as Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature` headers; verify with the webhook's secret).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description the event's id; the same in every delivery and retry of this event (the `webhook-id` header identifies the delivery) */
+                        id: string;
+                        /** @constant */
+                        type: "video.succeeded";
+                        /** @description when the event happened (ISO 8601) */
+                        timestamp: string;
+                        data: {
+                            /** @description the video generation the event is about */
+                            job: {
+                                /** @description the job (`GET /video/jobs/{id}`) */
+                                id: string;
+                                /** @description the video provider */
+                                type: string;
+                                /** @description `vertical` or `horizontal` */
+                                output: string;
+                            };
+                            /** @description the video, a media item of the organisation */
+                            media: {
+                                id: string;
+                                path: string;
+                                /** @description seconds */
+                                duration: number | null;
+                                width: number | null;
+                                height: number | null;
+                            };
+                            /** @description plan video credits spent */
+                            credits: number;
+                            /** @description when it was stored (ISO 8601) */
+                            completedAt: string;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx status acknowledges the delivery; anything else (or no answer within the timeout) is retried. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "video.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * video.failed
+         * @description A video generation failed for good; its credits were given back. Signed as Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature` headers; verify with the webhook's secret).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description the event's id; the same in every delivery and retry of this event (the `webhook-id` header identifies the delivery) */
+                        id: string;
+                        /** @constant */
+                        type: "video.failed";
+                        /** @description when the event happened (ISO 8601) */
+                        timestamp: string;
+                        data: {
+                            /** @description the video generation the event is about */
+                            job: {
+                                /** @description the job (`GET /video/jobs/{id}`) */
+                                id: string;
+                                /** @description the video provider */
+                                type: string;
+                                /** @description `vertical` or `horizontal` */
+                                output: string;
+                            };
+                            /** @description why it failed */
+                            error: string;
+                            /** @description plan video credits given back */
+                            credits: number;
+                            /** @description when it failed (ISO 8601) */
+                            failedAt: string;
                         };
                     };
                 };

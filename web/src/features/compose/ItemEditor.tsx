@@ -5,7 +5,7 @@ import { uploadFile, type MediaItem } from '../../api/upload.js';
 import { Button } from '../../components/ui.js';
 import { platformName } from '../../lib/platforms.js';
 import { countingUnit, lengthOnPlatform } from './counting.js';
-import { MediaPicker, MediaThumb } from './MediaPicker.js';
+import { isPostable, MediaPicker, MediaThumb } from './MediaPicker.js';
 import { mediaMessages, mediaRoom, type AttachedMedia, type ComposeItem, type Rules } from './model.js';
 
 /** A channel an item goes to, with its rules once loaded. */
@@ -28,11 +28,11 @@ interface Upload {
   abort: AbortController;
 }
 
-function fromUpload(m: MediaItem): AttachedMedia {
+function fromUpload(m: MediaItem & { type: 'image' | 'video' }): AttachedMedia {
   return { id: m.id, path: m.path, type: m.type, mimeType: m.mimeType, thumbnail: m.thumbnail, alt: m.alt ?? '', name: m.originalName ?? m.name };
 }
 
-function fromLibrary(m: MediaItem): AttachedMedia {
+function fromLibrary(m: MediaItem & { type: 'image' | 'video' }): AttachedMedia {
   return fromUpload(m);
 }
 
@@ -111,7 +111,8 @@ export function ItemEditor({
         (media) => {
           running.current.delete(abort);
           setUploads((u) => u.filter((x) => x.key !== key));
-          onMedia((list) => [...list, fromUpload(media)]);
+          if (isPostable(media)) onMedia((list) => [...list, fromUpload(media)]);
+          else setUploads((u) => [...u, { key, name: file.name, fraction: 1, abort, error: 'Audio files cannot go in posts (they are music for generated videos)' }]);
           void queryClient.invalidateQueries({ queryKey: ['media'] });
         },
         (e: unknown) => {
@@ -266,7 +267,7 @@ export function ItemEditor({
           </span>
         ) : null}
       </div>
-      <MediaPicker open={picking} onOpenChange={setPicking} room={room} onPick={(items) => onMedia((list) => [...list, ...items.map(fromLibrary)])} />
+      <MediaPicker open={picking} onOpenChange={setPicking} room={room} onPick={(items) => onMedia((list) => [...list, ...items.filter(isPostable).map(fromLibrary)])} />
     </div>
   );
 }

@@ -4,14 +4,19 @@ import { api, unwrap } from '../../api/client.js';
 import { queryKeys, type MediaItem } from '../../api/queries.js';
 import { Button, EmptyState, ErrorNotice, Modal, Spinner } from '../../components/ui.js';
 
+/** Posts carry pictures and videos; audio items (background music for generated videos) are left out. */
+export function isPostable(m: MediaItem): m is MediaItem & { type: 'image' | 'video' } {
+  return m.type !== 'audio';
+}
+
 /** A media item's picture for a grid or a strip: its thumbnail, the image itself, or a video mark. */
-export function MediaThumb({ item, className }: { item: { path: string; thumbnail: string | null; type: 'image' | 'video'; name?: string; alt?: string | null }; className?: string }) {
+export function MediaThumb({ item, className }: { item: { path: string; thumbnail: string | null; type: 'image' | 'video' | 'audio'; name?: string; alt?: string | null }; className?: string }) {
   const [broken, setBroken] = useState(false);
   const src = item.thumbnail ?? (item.type === 'image' ? item.path : undefined);
   if (!src || broken) {
     return (
       <span className={`compose-thumb compose-thumb-none${className ? ` ${className}` : ''}`} aria-hidden="true">
-        {item.type === 'video' ? '▶' : '🖼'}
+        {item.type === 'video' ? '▶' : item.type === 'audio' ? '♪' : '🖼'}
       </span>
     );
   }
@@ -70,7 +75,7 @@ export function MediaPicker({ open, onOpenChange, room, onPick }: { open: boolea
             {chosen.size} chosen{Number.isFinite(room) ? ` (up to ${room} more on this item)` : ''} · {list.data.total} in the library
           </p>
           <ul className="compose-library" aria-label="Media library">
-            {list.data.media.map((m) => {
+            {list.data.media.filter(isPostable).map((m) => {
               const on = chosen.has(m.id);
               return (
                 <li key={m.id}>

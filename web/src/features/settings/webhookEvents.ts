@@ -13,6 +13,8 @@ export const EVENT_LABELS: Record<SubscribableEventType, string> = {
   'integration.connected': 'A channel was connected or reconnected',
   'integration.refresh_needed': 'A channel lost its access and must be reconnected',
   'integration.disconnected': 'A channel was disconnected (its queued posts failed)',
+  'video.succeeded': 'A generated video is ready in the media library',
+  'video.failed': 'A video generation failed (its credits were given back)',
   'webhook.disabled': 'The service disabled this webhook',
 };
 

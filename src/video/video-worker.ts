@@ -1,5 +1,5 @@
 import { createWriteStream } from 'node:fs';
-import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -258,6 +258,12 @@ export function createVideoWorker(deps: {
       // pipe): stop whatever still works in the folder before removing it.
       await killProcessesIn(join(jobsDir, name));
       await rm(join(jobsDir, name), { recursive: true, force: true }).catch(() => undefined);
+    }
+    // Scratch folders of function calls (previews) cut off by a crash: the call cleans up after itself otherwise.
+    for (const name of await readdir(deps.workRoot).catch(() => [] as string[])) {
+      if (!name.startsWith('fn-')) continue;
+      const info = await stat(join(deps.workRoot, name)).catch(() => undefined);
+      if (info && info.mtimeMs < t - 3600_000) await rm(join(deps.workRoot, name), { recursive: true, force: true }).catch(() => undefined);
     }
     deps.queue.wake();
   }

@@ -185,6 +185,8 @@ export function SlidesForm({ provider, onQueued }: { provider: VideoProvider; on
   const errors = fieldErrors(lastError);
   const unshown = lastError instanceof ApiFailure && lastError.body.fields?.length ? lastError.body.fields.filter((f) => !shownPath(f.path.replace(/^params\./, ''))) : [];
   const showNotice = lastError && (!(lastError instanceof ApiFailure) || !lastError.body.fields?.length || unshown.length > 0);
+  // the frame follows the picture drawn (the output may have been switched since)
+  const previewShape = preview.data ? (preview.data.width > preview.data.height ? 'horizontal' : 'vertical') : draft.output;
   const total = draft.slides.reduce((sum, s) => sum + (Number(s.duration) || 0), 0);
   const template = templates.data?.find((t) => t.id === draft.template);
 
@@ -206,134 +208,143 @@ export function SlidesForm({ provider, onQueued }: { provider: VideoProvider; on
       <h2>Slides video</h2>
       <p className="hint">{provider.description}</p>
 
-      <div className="video-settings">
-        <fieldset className="video-outputs" aria-describedby={errorAt(errors, 'output') ? 'video-output-error' : undefined}>
-          <legend>Output</legend>
-          {provider.outputs.map((o) => (
-            <label key={o.output} className="video-radio">
-              <input type="radio" name="output" value={o.output} checked={draft.output === o.output} onChange={() => update({ output: o.output })} />
-              {OUTPUT_LABEL[o.output] ?? o.output}{' '}
-              <span className="hint">
-                {o.width}×{o.height}
-              </span>
-            </label>
-          ))}
-          {errorAt(errors, 'output') ? (
-            <p className="error" id="video-output-error" role="alert">
-              {errorAt(errors, 'output')}
+      <div className="video-form-body">
+        <div className="video-form-main">
+          <div className="video-settings">
+            <fieldset className="video-outputs" aria-describedby={errorAt(errors, 'output') ? 'video-output-error' : undefined}>
+              <legend>Output</legend>
+              {provider.outputs.map((o) => (
+                <label key={o.output} className="video-radio">
+                  <input type="radio" name="output" value={o.output} checked={draft.output === o.output} onChange={() => update({ output: o.output })} />
+                  {OUTPUT_LABEL[o.output] ?? o.output}{' '}
+                  <span className="hint">
+                    {o.width}×{o.height}
+                  </span>
+                </label>
+              ))}
+              {errorAt(errors, 'output') ? (
+                <p className="error" id="video-output-error" role="alert">
+                  {errorAt(errors, 'output')}
+                </p>
+              ) : null}
+            </fieldset>
+            <Field label="Template" hint={template?.description} error={errorAt(errors, 'customParams.template')}>
+              {(p) => (
+                <select {...p} value={draft.template} onChange={(e) => update({ template: e.target.value })} disabled={!templates.data}>
+                  {(templates.data ?? [{ id: draft.template, name: draft.template, description: '' }]).map((t) => (
+                    <option key={t.id} value={t.id}>
+                      {t.name}
+                    </option>
+                  ))}
+                </select>
+              )}
+            </Field>
+            <Field label="Font" error={errorAt(errors, 'customParams.font')}>
+              {(p) => (
+                <select {...p} value={draft.font} onChange={(e) => update({ font: e.target.value })} disabled={!fonts.data}>
+                  {(fonts.data ?? [{ id: draft.font, family: draft.font, weight: 0 }]).map((f) => (
+                    <option key={f.id} value={f.id}>
+                      {f.weight ? `${f.family} ${f.weight}` : f.family}
+                    </option>
+                  ))}
+                </select>
+              )}
+            </Field>
+          </div>
+          <ErrorNotice error={templates.error ?? fonts.error} />
+
+          <h3 className="video-slides-title">
+            Slides <span className="hint">{`${draft.slides.length} · ${formatSeconds(total)} in all`}</span>
+          </h3>
+          <ol className="video-slides">
+            {draft.slides.map((s, i) => (
+              <SlideEditor
+                key={s.key}
+                slide={s}
+                index={i}
+                count={draft.slides.length}
+                last={i === draft.slides.length - 1}
+                limits={limits}
+                errors={errors}
+                onChange={(patch) => updateSlide(s.key, patch)}
+                onMove={(by) => setDraft((d) => ({ ...d, slides: moveSlide(d.slides, i, by) }))}
+                onRemove={() => setDraft((d) => ({ ...d, slides: d.slides.filter((x) => x.key !== s.key) }))}
+                onChoosePicture={() => setChoosing({ type: 'image', slide: s.key })}
+              />
+            ))}
+          </ol>
+          {errorAt(errors, 'customParams.slides') ? (
+            <p className="error" role="alert">
+              {errorAt(errors, 'customParams.slides')}
             </p>
           ) : null}
-        </fieldset>
-        <Field label="Template" hint={template?.description} error={errorAt(errors, 'customParams.template')}>
-          {(p) => (
-            <select {...p} value={draft.template} onChange={(e) => update({ template: e.target.value })} disabled={!templates.data}>
-              {(templates.data ?? [{ id: draft.template, name: draft.template, description: '' }]).map((t) => (
-                <option key={t.id} value={t.id}>
-                  {t.name}
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
-        <Field label="Font" error={errorAt(errors, 'customParams.font')}>
-          {(p) => (
-            <select {...p} value={draft.font} onChange={(e) => update({ font: e.target.value })} disabled={!fonts.data}>
-              {(fonts.data ?? [{ id: draft.font, family: draft.font, weight: 0 }]).map((f) => (
-                <option key={f.id} value={f.id}>
-                  {f.weight ? `${f.family} ${f.weight}` : f.family}
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
-      </div>
-      <ErrorNotice error={templates.error ?? fonts.error} />
+          <Button variant="secondary" disabled={draft.slides.length >= limits.maxSlides} onClick={() => setDraft((d) => ({ ...d, slides: [...d.slides, newSlide(limits)] }))}>
+            + Add slide
+          </Button>
 
-      <h3 className="video-slides-title">
-        Slides <span className="hint">{`${draft.slides.length} · ${formatSeconds(total)} in all`}</span>
-      </h3>
-      <ol className="video-slides">
-        {draft.slides.map((s, i) => (
-          <SlideEditor
-            key={s.key}
-            slide={s}
-            index={i}
-            count={draft.slides.length}
-            last={i === draft.slides.length - 1}
-            limits={limits}
-            errors={errors}
-            onChange={(patch) => updateSlide(s.key, patch)}
-            onMove={(by) => setDraft((d) => ({ ...d, slides: moveSlide(d.slides, i, by) }))}
-            onRemove={() => setDraft((d) => ({ ...d, slides: d.slides.filter((x) => x.key !== s.key) }))}
-            onChoosePicture={() => setChoosing({ type: 'image', slide: s.key })}
-          />
-        ))}
-      </ol>
-      {errorAt(errors, 'customParams.slides') ? (
-        <p className="error" role="alert">
-          {errorAt(errors, 'customParams.slides')}
-        </p>
-      ) : null}
-      <Button variant="secondary" disabled={draft.slides.length >= limits.maxSlides} onClick={() => setDraft((d) => ({ ...d, slides: [...d.slides, newSlide(limits)] }))}>
-        + Add slide
-      </Button>
+          <div className="video-music field">
+            <span className="video-label">
+              Background music <span className="hint">(optional: looped or cut to the video, faded out at the end)</span>
+            </span>
+            {draft.audio ? (
+              <div className="video-picked">
+                <span className="video-picked-name">♪ {draft.audio.originalName ?? draft.audio.name}</span>
+                <audio controls preload="none" src={draft.audio.path} aria-label={`Listen to ${draft.audio.originalName ?? draft.audio.name}`} />
+                <Button variant="ghost" className="btn-small" aria-label="Remove the music" onClick={() => update({ audio: null })}>
+                  Remove
+                </Button>
+              </div>
+            ) : null}
+            <Button variant="secondary" className="btn-small" onClick={() => setChoosing({ type: 'audio' })}>
+              {draft.audio ? 'Change music…' : 'Choose music…'}
+            </Button>
+            {errorAt(errors, 'customParams.audio', true) ? (
+              <p className="error" role="alert">
+                {errorAt(errors, 'customParams.audio', true)}
+              </p>
+            ) : null}
+          </div>
 
-      <div className="video-music field">
-        <span className="video-label">
-          Background music <span className="hint">(optional: looped or cut to the video, faded out at the end)</span>
-        </span>
-        {draft.audio ? (
-          <div className="video-picked">
-            <span className="video-picked-name">♪ {draft.audio.originalName ?? draft.audio.name}</span>
-            <audio controls preload="none" src={draft.audio.path} aria-label={`Listen to ${draft.audio.originalName ?? draft.audio.name}`} />
-            <Button variant="ghost" className="btn-small" aria-label="Remove the music" onClick={() => update({ audio: null })}>
-              Remove
+          {showNotice ? (
+            <Notice kind="bad">
+              {lastError instanceof ApiFailure ? lastError.body.message : lastError instanceof Error ? lastError.message : 'Something went wrong.'}
+              {unshown.length > 0 ? (
+                <ul>
+                  {unshown.map((f) => (
+                    <li key={f.path}>
+                      <code>{f.path}</code>: {f.message}
+                    </li>
+                  ))}
+                </ul>
+              ) : null}
+            </Notice>
+          ) : null}
+          {queued && !generate.isPending ? <Notice kind="ok">The video is being made: follow it in the list below.</Notice> : null}
+
+          <div className="video-actions">
+            <Button variant="secondary" disabled={preview.isPending} onClick={() => preview.mutate()}>
+              {preview.isPending ? 'Drawing…' : 'Preview first slide'}
+            </Button>
+            <Button type="submit" disabled={generate.isPending}>
+              {generate.isPending ? 'Sending…' : `Generate video (${provider.creditCost} ${provider.creditCost === 1 ? 'credit' : 'credits'})`}
             </Button>
           </div>
-        ) : null}
-        <Button variant="secondary" className="btn-small" onClick={() => setChoosing({ type: 'audio' })}>
-          {draft.audio ? 'Change music…' : 'Choose music…'}
-        </Button>
-        {errorAt(errors, 'customParams.audio', true) ? (
-          <p className="error" role="alert">
-            {errorAt(errors, 'customParams.audio', true)}
-          </p>
-        ) : null}
+        </div>
+        <aside className={`video-preview video-preview-${previewShape}`} aria-label="Preview">
+          {preview.data ? (
+            <figure>
+              <img src={`data:${preview.data.mimeType};base64,${preview.data.data}`} width={preview.data.width} height={preview.data.height} alt="Preview of the first slide" />
+              <figcaption className="hint">
+                The first slide as the video shows it ({preview.data.width}×{preview.data.height}).
+              </figcaption>
+            </figure>
+          ) : (
+            <div className="video-preview-empty">
+              <p className="hint">“Preview first slide” draws it here, exactly as the video will show it.</p>
+            </div>
+          )}
+        </aside>
       </div>
-
-      {showNotice ? (
-        <Notice kind="bad">
-          {lastError instanceof ApiFailure ? lastError.body.message : lastError instanceof Error ? lastError.message : 'Something went wrong.'}
-          {unshown.length > 0 ? (
-            <ul>
-              {unshown.map((f) => (
-                <li key={f.path}>
-                  <code>{f.path}</code>: {f.message}
-                </li>
-              ))}
-            </ul>
-          ) : null}
-        </Notice>
-      ) : null}
-      {queued && !generate.isPending ? <Notice kind="ok">The video is being made: follow it in the list below.</Notice> : null}
-
-      <div className="video-actions">
-        <Button variant="secondary" disabled={preview.isPending} onClick={() => preview.mutate()}>
-          {preview.isPending ? 'Drawing…' : 'Preview first slide'}
-        </Button>
-        <Button type="submit" disabled={generate.isPending}>
-          {generate.isPending ? 'Sending…' : `Generate video (${provider.creditCost} ${provider.creditCost === 1 ? 'credit' : 'credits'})`}
-        </Button>
-      </div>
-
-      {preview.data ? (
-        <figure className={`video-preview video-preview-${draft.output}`}>
-          <img src={`data:${preview.data.mimeType};base64,${preview.data.data}`} width={preview.data.width} height={preview.data.height} alt="Preview of the first slide" />
-          <figcaption className="hint">
-            The first slide as the video shows it ({preview.data.width}×{preview.data.height}).
-          </figcaption>
-        </figure>
-      ) : null}
 
       <MediaChooser open={choosing !== null} onOpenChange={(o) => !o && setChoosing(null)} type={choosing?.type ?? 'image'} onPick={picked} />
     </form>

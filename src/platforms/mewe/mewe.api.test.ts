@@ -1,15 +1,6 @@
-import { createHash } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { and, eq } from 'drizzle-orm';
-import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { integrations } from '../../db/schema/index.js';
-import type { ManualClock } from '../../lib/clock.js';
-import { realtimeManualClock, releaseDueJobs, waitFor } from '../../../test/factories.js';
-import { buildTestApp, call, expectError, type TestApp, type TestOrg } from '../../../test/helpers.js';
-import { uploadMedia } from '../../../test/media.js';
+import { expectError } from '../../../test/helpers.js';
+import { callbackUrl, picture, platformApi, PUBLIC_URL, sha, type Uploaded } from '../../../test/platform-api-kit.js';
 import type { MeweSimulator, MeweSimulatorOptions } from './mewe.simulator.js';
 import { ALICE, CLOSED, GARDEN, MEWE_APP, meweSimulator, platformOriginsFor } from './mewe.testkit.js';
 
@@ -24,96 +15,35 @@ import { ALICE, CLOSED, GARDEN, MEWE_APP, meweSimulator, platformOriginsFor } fr
  * assumptions (see mewe.simulator.ts), not verified behaviour of MeWe.
  */
 
-const PUBLIC_URL = 'https://tidings.example';
-const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-let t: TestApp;
-let clock: ManualClock;
-let org: TestOrg;
+const api = platformApi('mewe');
 let sim: MeweSimulator;
 const simOpts: MeweSimulatorOptions = {};
-let dataDir: string;
 let channelId: string;
 
 beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'tidings-mewe-'));
   sim = await meweSimulator(simOpts);
-  clock = realtimeManualClock();
-  t = await buildTestApp({
-    clock,
-    startWorker: true,
-    env: { DATA_DIR: dataDir, PUBLIC_URL, PLATFORM_ORIGINS: platformOriginsFor(sim), MEWE_CLIENT_ID: MEWE_APP.clientId, MEWE_CLIENT_SECRET: MEWE_APP.clientSecret },
-  });
-  org = await t.createOrg('Acme');
+  await api.start({ env: { PUBLIC_URL, PLATFORM_ORIGINS: platformOriginsFor(sim), MEWE_CLIENT_ID: MEWE_APP.clientId, MEWE_CLIENT_SECRET: MEWE_APP.clientSecret } });
 });
 
 afterAll(async () => {
-  await t?.close();
+  await api.close();
   await sim?.close();
-  if (dataDir) await rm(dataDir, { recursive: true, force: true });
 });
 
-interface PostView {
-  id: string;
-  state: 'DRAFT' | 'QUEUE' | 'PUBLISHED' | 'ERROR';
-  releaseId: string | null;
-  releaseURL: string | null;
-  error: string | null;
-  nextAttemptAt: string | null;
-}
-
-async function getPost(id: string): Promise<PostView> {
-  const res = await call(t.app, org.apiKey, { method: 'GET', url: `/public/v1/posts/${id}` });
-  expect(res.statusCode, res.body).toBe(200);
-  return res.json<PostView>();
-}
-
-async function settle(id: string): Promise<PostView> {
-  let last: PostView | undefined;
-  return waitFor(
-    async () => {
-      last = await getPost(id);
-      if (last.state === 'PUBLISHED' || last.state === 'ERROR') return last;
-      const next = last.nextAttemptAt ? Date.parse(last.nextAttemptAt) : Number.NaN;
-      if (next > clock.now()) clock.advance(next - clock.now());
-      await releaseDueJobs(t, clock);
-      await sleep(50);
-      return undefined;
-    },
-    30_000,
-    `post ${id} to settle (last seen ${JSON.stringify(last)})`,
-  );
-}
-
-const createPost = (settings: Record<string, unknown>, content: string, image: { id: string; path: string }[] = []) =>
-  call(t.app, org.apiKey, {
-    method: 'POST',
-    url: '/public/v1/posts',
-    payload: { type: 'now', shortLink: false, tags: [], posts: [{ integration: { id: channelId }, settings: { __type: 'mewe', ...settings }, value: [{ content, image }] }] },
-  });
-
-async function picture(seed: number): Promise<Buffer> {
-  const raw = Buffer.alloc(24 * 16 * 3);
-  for (let i = 0; i < raw.length; i++) raw[i] = (i * 11 + seed * 23) & 255;
-  return sharp(raw, { raw: { width: 24, height: 16, channels: 3 } }).png().toBuffer();
-}
+const createPost = (settings: Record<string, unknown>, content: string, image: Uploaded[] = []) => api.createPost(channelId, settings, [{ content, image: image.map((m) => ({ id: m.id, path: m.path })) }]);
+const photo = (seed: number) => picture(seed, { width: 24, height: 16 });
 
 /** Opens the login page the app hands out and follows MeWe's redirect back to the app's callback. */
 async function login() {
-  const begun = await call(t.app, org.apiKey, { method: 'GET', url: '/public/v1/social/mewe' });
-  expect(begun.statusCode, begun.body).toBe(200);
-  const url = new URL(begun.json<{ url: string }>().url);
+  const url = await api.beginConnect();
   expect(url.origin).toBe(sim.origin);
   expect(url.pathname).toBe('/login');
   expect(url.searchParams.get('client_id')).toBe(MEWE_APP.clientId);
-  expect(url.searchParams.get('redirect_uri')).toBe(`${PUBLIC_URL}/integrations/social/mewe/callback`);
-  const approved = await fetch(url, { redirect: 'manual' });
-  expect(approved.status).toBe(302);
-  const back = new URL(approved.headers.get('location')!);
+  expect(url.searchParams.get('redirect_uri')).toBe(callbackUrl('mewe'));
+  const back = await api.authorise(url);
   expect(back.searchParams.get('loginRequestToken')).toMatch(/^[0-9a-f]{40}$/);
   expect(back.searchParams.has('code')).toBe(false);
-  return t.app.inject({ method: 'GET', url: `${back.pathname}${back.search}` });
+  return api.callback(back);
 }
 
 describe('mewe through the API (simulated undocumented API: assumptions, not verified behaviour)', () => {
@@ -123,31 +53,28 @@ describe('mewe through the API (simulated undocumented API: assumptions, not ver
     simOpts.holdApproval = false;
     expect(page.statusCode).toBe(400);
     expect(page.body).toContain('has not been approved on MeWe yet');
-    expect(await t.deps.database.db.select().from(integrations).where(eq(integrations.organizationId, org.id))).toHaveLength(0);
+    expect(await api.storedChannels()).toHaveLength(0);
   });
 
   it('connects through the login page and the callback with loginRequestToken', async () => {
     const page = await login();
     expect(page.statusCode, page.body).toBe(200);
     expect(page.body).toContain('MeWe connected');
-    const listed = await call(t.app, org.apiKey, { method: 'GET', url: '/public/v1/integrations' });
-    const channel = listed.json<{ id: string; identifier: string; name: string; profile: string }[]>().find((i) => i.identifier === 'mewe')!;
+    const channel = await api.connectedChannel();
     expect(channel).toMatchObject({ name: 'Alice Example', profile: ALICE.handle });
     channelId = channel.id;
-    const [row] = await t.deps.database.db.select().from(integrations).where(and(eq(integrations.id, channelId), eq(integrations.organizationId, org.id)));
-    expect(row!.internalId).toBe(ALICE.userId);
-    expect(row!.tokenExpiresAt!.getTime()).toBeGreaterThan(Date.now() + 29 * 86_400_000);
+    const row = await api.channelRow(channelId);
+    expect(row.internalId).toBe(ALICE.userId);
+    expect(row.tokenExpiresAt!.getTime()).toBeGreaterThan(Date.now() + 29 * 86_400_000);
     const exchange = sim.log.filter((l) => l.path.startsWith('/api/dev/token')).at(-1)!;
     expect(exchange.headers).toMatchObject({ 'x-app-id': MEWE_APP.clientId, 'x-api-key': MEWE_APP.clientSecret });
 
-    const settings = await call(t.app, org.apiKey, { method: 'GET', url: `/public/v1/integration-settings/${channelId}` });
+    const settings = await api.call({ method: 'GET', url: `/public/v1/integration-settings/${channelId}` });
     expect(settings.json<{ output: { rules: string } }>().output.rules).toMatch(/nothing here is verified against public documentation.*Assumed:/s);
   });
 
   it('the groups tool lists the account’s groups over every page', async () => {
-    const res = await call(t.app, org.apiKey, { method: 'POST', url: `/public/v1/integration-trigger/${channelId}`, payload: { methodName: 'groups', data: {} } });
-    expect(res.statusCode, res.body).toBe(200);
-    expect(res.json<{ output: { id: string }[] }>().output.map((g) => g.id)).toEqual(ALICE.groups);
+    expect((await api.toolOutput<{ id: string }[]>(channelId, 'groups')).map((g) => g.id)).toEqual(ALICE.groups);
   });
 
   it('refuses a group post without a group, naming the field, before anything is sent', async () => {
@@ -157,23 +84,16 @@ describe('mewe through the API (simulated undocumented API: assumptions, not ver
   });
 
   it('publishes a group post with two photos (byte for byte), and a timeline post', async () => {
-    const [a, b] = [await picture(1), await picture(2)];
-    const ma = await uploadMedia(t, org, a, 'a.png');
-    const mb = await uploadMedia(t, org, b, 'b.png');
-    const res = await createPost({ postType: 'group', group: GARDEN.groupId }, '<p>Seed <em>swap</em> on Sunday</p>', [
-      { id: ma.id, path: ma.path },
-      { id: mb.id, path: mb.path },
-    ]);
-    expect(res.statusCode, res.body).toBe(201);
-    const post = await settle(res.json<{ postId: string }[]>()[0]!.postId);
-    expect({ state: post.state, error: post.error }).toEqual({ state: 'PUBLISHED', error: null });
+    const [a, b] = [await photo(1), await photo(2)];
+    const ma = await api.upload(a, 'a.png');
+    const mb = await api.upload(b, 'b.png');
+    const post = await api.publish(channelId, { postType: 'group', group: GARDEN.groupId }, [{ content: '<p>Seed <em>swap</em> on Sunday</p>', image: [ma, mb].map((m) => ({ id: m.id, path: m.path })) }]);
     const made = sim.posts.find((p) => p.postItemId === post.releaseId)!;
     expect(made).toMatchObject({ groupId: GARDEN.groupId, text: 'Seed swap on Sunday', userId: ALICE.userId });
     expect(made.photos.map((p) => p.sha256)).toEqual([sha(a), sha(b)]);
     expect(post.releaseURL).toBe('https://mewe.com/group/g-garden');
 
-    const tl = await createPost({ postType: 'timeline' }, '<p>Hello MeWe</p>');
-    const tlPost = await settle(tl.json<{ postId: string }[]>()[0]!.postId);
+    const tlPost = await api.settle(api.postIdOf(await createPost({ postType: 'timeline' }, '<p>Hello MeWe</p>')));
     expect(tlPost.state).toBe('PUBLISHED');
     expect(tlPost.releaseURL).toBe(`https://mewe.com/${ALICE.handle}/posts`);
     expect(sim.posts.find((p) => p.postItemId === tlPost.releaseId)).toMatchObject({ groupId: null, text: 'Hello MeWe' });
@@ -181,8 +101,7 @@ describe('mewe through the API (simulated undocumented API: assumptions, not ver
 
   it('"Forbidden" (not a member of the group) fails the post with MeWe’s word', async () => {
     const before = sim.posts.length;
-    const res = await createPost({ postType: 'group', group: CLOSED.groupId }, '<p>hi</p>');
-    const post = await settle(res.json<{ postId: string }[]>()[0]!.postId);
+    const post = await api.settle(api.postIdOf(await createPost({ postType: 'group', group: CLOSED.groupId }, '<p>hi</p>')));
     expect(post.state).toBe('ERROR');
     expect(post.error).toMatch(/MeWe refused: Forbidden/);
     expect(sim.posts.length).toBe(before);
@@ -190,11 +109,9 @@ describe('mewe through the API (simulated undocumented API: assumptions, not ver
 
   it('a revoked apiToken ("Unauthorized") fails the post and marks the channel for reconnection', async () => {
     sim.revoke(ALICE.userId);
-    const res = await createPost({ postType: 'timeline' }, '<p>after revoke</p>');
-    const post = await settle(res.json<{ postId: string }[]>()[0]!.postId);
+    const post = await api.settle(api.postIdOf(await createPost({ postType: 'timeline' }, '<p>after revoke</p>')));
     expect(post.state).toBe('ERROR');
     expect(post.error).toMatch(/Unauthorized/);
-    const listed = await call(t.app, org.apiKey, { method: 'GET', url: '/public/v1/integrations' });
-    expect(listed.json<{ id: string; refreshNeeded: boolean }[]>().find((i) => i.id === channelId)!.refreshNeeded).toBe(true);
+    expect((await api.listChannels()).find((i) => i.id === channelId)!.refreshNeeded).toBe(true);
   });
 });

@@ -1,16 +1,10 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { integrations } from '../../db/schema/index.js';
-import type { ManualClock } from '../../lib/clock.js';
-import { realtimeManualClock, releaseDueJobs, waitFor } from '../../../test/factories.js';
-import { buildTestApp, call, expectError, type TestApp, type TestOrg } from '../../../test/helpers.js';
-import { uploadMedia } from '../../../test/media.js';
+import { expectError } from '../../../test/helpers.js';
+import { callbackUrl, platformApi, PUBLIC_URL, type Uploaded } from '../../../test/platform-api-kit.js';
 import { TIKTOK_API_ORIGIN, TIKTOK_UPLOAD_ORIGIN, TIKTOK_WWW_ORIGIN, type TiktokSimulator } from './tiktok.simulator.js';
-import { ADA, APP, DIRECT, paddedMp4, sha, tiktokSimulator } from './tiktok.testkit.js';
+import { ADA, APP, DIRECT, paddedMp4, tiktokSimulator } from './tiktok.testkit.js';
 
 /**
  * TikTok end to end through the HTTP API of a real app and its worker, against the simulator:
@@ -20,39 +14,20 @@ import { ADA, APP, DIRECT, paddedMp4, sha, tiktokSimulator } from './tiktok.test
  * refusals, analytics, the creatorInfo tool and a token renewed on the way.
  */
 
-const PUBLIC_URL = 'https://tidings.example';
 const FIXTURES = join(import.meta.dirname, '../../../test/fixtures/media');
 
-interface ItemView {
-  id: string;
-  state: 'DRAFT' | 'QUEUE' | 'PUBLISHED' | 'ERROR';
-  releaseId: string | null;
-  releaseURL: string | null;
-  error: string | null;
-  nextAttemptAt: string | null;
-  thread: unknown[];
-}
-
-let t: TestApp;
-let clock: ManualClock;
-let org: TestOrg;
+const api = platformApi('tiktok');
 let sim: TiktokSimulator;
-let dataDir: string;
 let channel: string;
 
 beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'tidings-tiktok-api-'));
   // TikTok reads pictures from PUBLIC_URL/media/…, a prefix verified for the app; the simulator
   // reaches it where the app really listens (set below, once it listens).
   sim = await tiktokSimulator({ processingPolls: 2, rateLimits: { init: 100, creator_info: 100, status: 300 } });
   sim.apps.get(APP.clientKey)!.verifiedPrefixes = [`${PUBLIC_URL}/media/`];
-  sim.apps.get(APP.clientKey)!.redirectUris = [`${PUBLIC_URL}/integrations/social/tiktok/callback`];
-  clock = realtimeManualClock();
-  t = await buildTestApp({
-    clock,
-    startWorker: true,
+  sim.apps.get(APP.clientKey)!.redirectUris = [callbackUrl('tiktok')];
+  await api.start({
     env: {
-      DATA_DIR: dataDir,
       PUBLIC_URL,
       PLATFORM_ORIGINS: [TIKTOK_WWW_ORIGIN, TIKTOK_API_ORIGIN, TIKTOK_UPLOAD_ORIGIN].map((o) => `${o}=${sim.origin}`).join(','),
       TIKTOK_CLIENT_ID: APP.clientKey,
@@ -60,95 +35,39 @@ beforeAll(async () => {
       MEDIA_MAX_VIDEO_BYTES: String(64 * 1024 * 1024),
     },
   });
-  await t.app.listen({ port: 0, host: '127.0.0.1' });
-  sim.mediaOrigins.set(PUBLIC_URL, `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`);
-  org = await t.createOrg('Acme');
+  sim.mediaOrigins.set(PUBLIC_URL, await api.listen());
 });
 
 afterAll(async () => {
-  await t?.close();
+  await api.close();
   await sim?.close();
-  if (dataDir) await rm(dataDir, { recursive: true, force: true });
 });
 
-async function getPost(id: string): Promise<ItemView> {
-  const res = await call(t.app, org.apiKey, { method: 'GET', url: `/public/v1/posts/${id}` });
-  expect(res.statusCode, res.body).toBe(200);
-  return res.json<ItemView>();
-}
-
-/** Waits until the post is PUBLISHED or ERROR, bringing each next attempt (a pending poll) forward. */
-async function settle(id: string): Promise<ItemView> {
-  let last: ItemView | undefined;
-  try {
-    return await waitFor(
-      async () => {
-        last = await getPost(id);
-        if (last.state === 'PUBLISHED' || last.state === 'ERROR') return last;
-        const next = last.nextAttemptAt ? Date.parse(last.nextAttemptAt) : Number.NaN;
-        if (next > clock.now()) clock.advance(next - clock.now());
-        await releaseDueJobs(t, clock);
-        await new Promise((r) => setTimeout(r, 50));
-        return undefined;
-      },
-      45_000,
-      `post ${id} to end`,
-    );
-  } catch (e) {
-    throw new Error(`${(e as Error).message}; last seen: ${JSON.stringify(last)}`, { cause: e });
-  }
-}
-
-async function upload(file: Buffer, name: string) {
-  const m = await uploadMedia(t, org, file, name);
-  return { id: m.id, path: m.path, sha256: sha(file) };
-}
-
-function createPost(content: string, media: { id: string; path: string }[], settings: Record<string, unknown>) {
-  return call(t.app, org.apiKey, {
-    method: 'POST',
-    url: '/public/v1/posts',
-    payload: {
-      type: 'now',
-      shortLink: false,
-      tags: [],
-      posts: [{ integration: { id: channel }, settings: { __type: 'tiktok', ...settings }, value: [{ content, image: media.map((m) => ({ id: m.id, path: m.path })) }] }],
-    },
-  });
-}
-
-async function publish(content: string, media: { id: string; path: string }[], settings: Record<string, unknown>): Promise<ItemView> {
-  const res = await createPost(content, media, settings);
-  expect(res.statusCode, res.body).toBe(201);
-  return settle(res.json<{ postId: string }[]>()[0]!.postId);
-}
+const fixture = (file: string) => readFile(join(FIXTURES, file));
+const createPost = (content: string, media: Uploaded[], settings: Record<string, unknown>) => api.createPost(channel, settings, [{ content, image: media.map((m) => ({ id: m.id, path: m.path })) }]);
+/** Makes the post (201) and waits until it is PUBLISHED or ERROR. */
+const publish = async (content: string, media: Uploaded[], settings: Record<string, unknown>) => api.settle(api.postIdOf(await createPost(content, media, settings)));
 
 describe('tiktok through the API', () => {
   it('connects: GET /social/tiktok → TikTok’s page (client key, hex PKCE) → the callback stores the channel', async () => {
-    const begun = await call(t.app, org.apiKey, { method: 'GET', url: '/public/v1/social/tiktok' });
-    expect(begun.statusCode, begun.body).toBe(200);
-    const { url } = begun.json<{ url: string }>();
-    expect(url.startsWith(`${sim.origin}/v2/auth/authorize/?client_key=${APP.clientKey}`)).toBe(true);
-    expect(new URL(url).searchParams.get('code_challenge')).toMatch(/^[0-9a-f]{64}$/);
-    const approved = await fetch(url, { redirect: 'manual' });
-    expect(approved.status).toBe(302);
-    const back = new URL(approved.headers.get('location')!);
-    expect(`${back.origin}${back.pathname}`).toBe(`${PUBLIC_URL}/integrations/social/tiktok/callback`);
-    const page = await t.app.inject({ method: 'GET', url: `${back.pathname}${back.search}` });
-    expect(page.statusCode, page.body).toBe(200);
+    const { url } = await api.connectThroughOAuth();
+    expect(url.href.startsWith(`${sim.origin}/v2/auth/authorize/?client_key=${APP.clientKey}`)).toBe(true);
+    expect(url.searchParams.get('code_challenge')).toMatch(/^[0-9a-f]{64}$/);
 
-    const [row] = await t.deps.database.db.select().from(integrations).where(eq(integrations.organizationId, org.id));
+    const rows = await api.storedChannels();
+    expect(rows).toHaveLength(1);
+    const row = rows[0];
     expect(row).toMatchObject({ identifier: 'tiktok', internalId: ADA.openId, name: ADA.displayName, profile: ADA.username, picture: ADA.avatarUrl });
     expect(row!.tokenExpiresAt!.getTime() - Date.now()).toBeGreaterThan(23 * 3600_000);
-    const creds = JSON.parse(t.deps.secretBox.open(row!.credentials!)) as Record<string, string>;
+    const creds = await api.openCredentials<Record<string, string>>(row!.id);
     expect(creds).toMatchObject({ openId: ADA.openId, username: ADA.username, accessToken: expect.stringMatching(/^act\./) as unknown, refreshToken: expect.stringMatching(/^rft\./) as unknown });
     expect(row!.credentials).not.toContain(creds.accessToken);
     channel = row!.id;
   });
 
   it('a video in several 10 MiB chunks, polled until TikTok publishes it: PUBLISHED with the exact id and URL, bytes exact', async () => {
-    const bytes = paddedMp4(await readFile(join(FIXTURES, 'h264-aac-faststart.mp4')), 21 * 1024 * 1024 + 12_345);
-    const video = await upload(bytes, 'bread.mp4');
+    const bytes = paddedMp4(await fixture('h264-aac-faststart.mp4'), 21 * 1024 * 1024 + 12_345);
+    const video = await api.upload(bytes, 'bread.mp4');
     const before = sim.log.length;
     const post = await publish('<p>Sourdough in 60 seconds <strong>#bread</strong></p>', [video], { ...DIRECT, duet: true, video_made_with_ai: true, title: 'ignored for videos' });
     expect({ state: post.state, error: post.error }).toEqual({ state: 'PUBLISHED', error: null });
@@ -169,8 +88,8 @@ describe('tiktok through the API', () => {
   });
 
   it('pictures: TikTok pulls them from PUBLIC_URL/media/…, byte for byte, with the photo settings', async () => {
-    const jpeg = await upload(await readFile(join(FIXTURES, 'photo-64x48.jpg')), 'one.jpg');
-    const webp = await upload(await readFile(join(FIXTURES, 'photo-80x60.webp')), 'two.webp');
+    const jpeg = await api.upload(await fixture('photo-64x48.jpg'), 'one.jpg');
+    const webp = await api.upload(await fixture('photo-80x60.webp'), 'two.webp');
     expect(jpeg.path.startsWith(`${PUBLIC_URL}/media/`)).toBe(true);
     const post = await publish('<p>Two pictures</p>', [jpeg, webp], { ...DIRECT, title: 'Holiday', autoAddMusic: 'yes' });
     expect({ state: post.state, error: post.error }).toEqual({ state: 'PUBLISHED', error: null });
@@ -183,11 +102,11 @@ describe('tiktok through the API', () => {
   });
 
   it('refuses at creation what TikTok cannot take, naming the field', async () => {
-    const png = await upload(await readFile(join(FIXTURES, 'photo-48x64.png')), 'pic.png');
+    const png = await api.upload(await fixture('photo-48x64.png'), 'pic.png');
     const err = expectError(await createPost('a png', [png], DIRECT), 400, 'VALIDATION_FAILED');
     expect(err.fields!.map((f) => f.path)).toEqual(['posts.0.value.0.image.0']);
     expect(err.fields![0]!.message).toContain('image/jpeg, image/webp, which it fetches as stored');
-    const jpeg = await upload(await readFile(join(FIXTURES, 'photo-64x48.jpg')), 'brand.jpg');
+    const jpeg = await api.upload(await fixture('photo-64x48.jpg'), 'brand.jpg');
     const branded = expectError(await createPost('paid', [jpeg], { ...DIRECT, brand_content_toggle: true, privacy_level: 'SELF_ONLY' }), 400, 'VALIDATION_FAILED');
     expect(branded.fields!.map((f) => f.path)).toEqual(['posts.0.settings.brand_content_toggle']);
     const text = expectError(await createPost('words only', [], DIRECT), 400, 'VALIDATION_FAILED');
@@ -197,7 +116,7 @@ describe('tiktok through the API', () => {
   it('what creator_info forbids ends the post ERROR naming the setting, and nothing reaches TikTok', async () => {
     sim.setCreator(ADA.openId, { commentDisabled: true, privacyLevelOptions: ['FOLLOWER_OF_CREATOR', 'SELF_ONLY'] });
     try {
-      const jpeg = await upload(await readFile(join(FIXTURES, 'photo-64x48.jpg')), 'c.jpg');
+      const jpeg = await api.upload(await fixture('photo-64x48.jpg'), 'c.jpg');
       const tasks = sim.tasks.size;
       const post = await publish('comments please', [jpeg], DIRECT);
       expect(post.state).toBe('ERROR');
@@ -211,20 +130,20 @@ describe('tiktok through the API', () => {
   });
 
   it('an inbox upload ends PUBLISHED `missing`; /missing lists the creator’s posts and /release-id attaches the real one', async () => {
-    const video = await upload(await readFile(join(FIXTURES, 'h264-aac-faststart.mp4')), 'inbox.mp4');
+    const video = await api.upload(await fixture('h264-aac-faststart.mp4'), 'inbox.mp4');
     const post = await publish('for my inbox', [video], { ...DIRECT, content_posting_method: 'UPLOAD' });
     expect({ state: post.state, releaseId: post.releaseId, releaseURL: post.releaseURL, error: post.error }).toEqual({ state: 'PUBLISHED', releaseId: 'missing', releaseURL: null, error: null });
     const task = [...sim.tasks.values()].at(-1)!;
     expect({ direct: task.direct, status: task.status }).toEqual({ direct: false, status: 'SEND_TO_USER_INBOX' });
-    const notes = (await call(t.app, org.apiKey, { method: 'GET', url: '/public/v1/notifications' })).json<{ notifications: { content: string; link: string | null }[] }>();
+    const notes = (await api.call({ method: 'GET', url: '/public/v1/notifications' })).json<{ notifications: { content: string; link: string | null }[] }>();
     expect(notes.notifications).toContainEqual({ id: expect.any(String), createdAt: expect.any(String), link: null, content: expect.stringContaining(`its id there is not known yet: see GET /posts/${post.id}/missing`) });
 
-    const stats = await call(t.app, org.apiKey, { method: 'GET', url: `/public/v1/analytics/post/${post.id}?date=7` });
+    const stats = await api.call({ method: 'GET', url: `/public/v1/analytics/post/${post.id}?date=7` });
     expect(stats.json()).toEqual({ missing: true });
 
     // The creator finishes the post in the TikTok app; its id is found among the account's recent posts.
     const made = sim.completeInboxPost(task.publishId, { caption: 'for my inbox, edited in the app' });
-    const missing = await call(t.app, org.apiKey, { method: 'GET', url: `/public/v1/posts/${post.id}/missing` });
+    const missing = await api.call({ method: 'GET', url: `/public/v1/posts/${post.id}/missing` });
     expect(missing.statusCode, missing.body).toBe(200);
     const body = missing.json<{ ready: boolean; candidates: { id: string; url: string }[] }>();
     expect(body.ready).toBe(true);
@@ -232,11 +151,11 @@ describe('tiktok through the API', () => {
     expect(body.candidates[0]).toEqual({ id: made.id, url });
     expect(sim.log.filter((c) => c.path.startsWith('/v2/video/list/')).at(-1)!.path).toContain('fields=id,');
 
-    const attached = await call(t.app, org.apiKey, { method: 'PUT', url: `/public/v1/posts/${post.id}/release-id`, payload: { releaseId: made.id, releaseURL: url } });
+    const attached = await api.call({ method: 'PUT', url: `/public/v1/posts/${post.id}/release-id`, payload: { releaseId: made.id, releaseURL: url } });
     expect(attached.statusCode, attached.body).toBe(200);
-    expect(await getPost(post.id)).toMatchObject({ state: 'PUBLISHED', releaseId: made.id, releaseURL: url });
+    expect(await api.getPost(post.id)).toMatchObject({ state: 'PUBLISHED', releaseId: made.id, releaseURL: url });
     sim.setVideoStats(made.id, { view_count: 321, like_count: 12, comment_count: 2, share_count: 1 });
-    const figures = await call(t.app, org.apiKey, { method: 'GET', url: `/public/v1/analytics/post/${post.id}?date=7` });
+    const figures = await api.call({ method: 'GET', url: `/public/v1/analytics/post/${post.id}?date=7` });
     expect(figures.json<{ label: string; data: { total: number }[] }[]>().map((s) => [s.label, Number(s.data[0]!.total)])).toEqual([
       ['Views', 321],
       ['Likes', 12],
@@ -246,10 +165,9 @@ describe('tiktok through the API', () => {
   });
 
   it('channel analytics and the creatorInfo tool, through an expired token renewed on the way (refresh token rotated)', async () => {
-    const [before] = await t.deps.database.db.select().from(integrations).where(eq(integrations.id, channel));
-    const old = JSON.parse(t.deps.secretBox.open(before!.credentials!)) as Record<string, string>;
+    const old = await api.openCredentials<Record<string, string>>(channel);
     sim.expireAccessTokens();
-    const res = await call(t.app, org.apiKey, { method: 'GET', url: `/public/v1/analytics/${channel}?date=7` });
+    const res = await api.call({ method: 'GET', url: `/public/v1/analytics/${channel}?date=7` });
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json<{ label: string; data: { total: number }[] }[]>().map((s) => [s.label, Number(s.data[0]!.total)])).toEqual([
       ['Followers', 1200],
@@ -257,13 +175,12 @@ describe('tiktok through the API', () => {
       ['Likes', 5400],
       ['Videos', 31],
     ]);
-    const [after] = await t.deps.database.db.select().from(integrations).where(eq(integrations.id, channel));
-    const renewed = JSON.parse(t.deps.secretBox.open(after!.credentials!)) as Record<string, string>;
+    const renewed = await api.openCredentials<Record<string, string>>(channel);
     expect(renewed.refreshToken).not.toBe(old.refreshToken);
     expect(renewed.accessToken).not.toBe(old.accessToken);
     expect((sim.log.filter((c) => c.path === '/v2/oauth/token/').at(-1)!.body as Record<string, string>).grant_type).toBe('refresh_token');
 
-    const tool = await call(t.app, org.apiKey, { method: 'POST', url: `/public/v1/integration-trigger/${channel}`, payload: { methodName: 'creatorInfo', data: {} } });
+    const tool = await api.tool(channel, 'creatorInfo');
     expect(tool.statusCode, tool.body).toBe(200);
     expect(tool.json()).toEqual({
       output: expect.objectContaining({ creator_username: ADA.username, privacy_level_options: ['PUBLIC_TO_EVERYONE', 'MUTUAL_FOLLOW_FRIENDS', 'SELF_ONLY'], max_video_post_duration_sec: 600 }) as unknown,

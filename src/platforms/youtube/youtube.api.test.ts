@@ -1,12 +1,8 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ManualClock } from '../../lib/clock.js';
-import { realtimeManualClock, releaseDueJobs, waitFor } from '../../../test/factories.js';
-import { buildTestApp, call, expectError, type TestApp, type TestOrg } from '../../../test/helpers.js';
+import { expectError } from '../../../test/helpers.js';
 import { uploadMedia } from '../../../test/media.js';
+import { callbackUrl, platformApi, PUBLIC_URL, type PostItemInput } from '../../../test/platform-api-kit.js';
 import { CHUNK_GRANULE, type YoutubeSimulator } from './youtube.simulator.js';
 import { APP, BRAND_CHANNEL, MAIN_CHANNEL, paddedMp4, platformOriginsEnv, sha, youtubeSimulator } from './youtube.testkit.js';
 
@@ -18,137 +14,66 @@ import { APP, BRAND_CHANNEL, MAIN_CHANNEL, paddedMp4, platformOriginsEnv, sha, y
  * and a first comment — then analytics, and a video whose processing fails.
  */
 
-const PUBLIC_URL = 'https://tidings.example';
-
-interface ItemView {
-  id: string;
-  state: 'DRAFT' | 'QUEUE' | 'PUBLISHED' | 'ERROR';
-  releaseId: string | null;
-  releaseURL: string | null;
-  error: string | null;
-}
-interface PostView extends ItemView {
-  nextAttemptAt: string | null;
-  thread: ItemView[];
-}
-
+const api = platformApi('youtube');
 let sim: YoutubeSimulator;
-let t: TestApp;
-let clock: ManualClock;
-let org: TestOrg;
-let dataDir: string;
 let channelId: string;
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'tidings-youtube-api-'));
   // Google keeps at most 256 KiB of each request here: the video goes up in several PUTs.
   sim = await youtubeSimulator({ processingPolls: 2, processingTimeLeftMs: 3000, keepAtMostBytes: CHUNK_GRANULE });
-  sim.apps.get(APP.clientId)!.redirectUris = [`${PUBLIC_URL}/integrations/social/youtube/callback`];
-  clock = realtimeManualClock();
-  t = await buildTestApp({
-    clock,
-    startWorker: true,
-    env: { DATA_DIR: dataDir, PUBLIC_URL, PLATFORM_ORIGINS: platformOriginsEnv(sim), YOUTUBE_CLIENT_ID: APP.clientId, YOUTUBE_CLIENT_SECRET: APP.clientSecret },
-  });
-  org = await t.createOrg('Acme');
+  sim.apps.get(APP.clientId)!.redirectUris = [callbackUrl('youtube')];
+  await api.start({ env: { PUBLIC_URL, PLATFORM_ORIGINS: platformOriginsEnv(sim), YOUTUBE_CLIENT_ID: APP.clientId, YOUTUBE_CLIENT_SECRET: APP.clientSecret } });
 });
 
 afterAll(async () => {
-  await t?.close();
+  await api.close();
   await sim?.close();
-  if (dataDir) await rm(dataDir, { recursive: true, force: true });
 });
 
-async function getPost(id: string): Promise<PostView> {
-  const res = await call(t.app, org.apiKey, { method: 'GET', url: `/public/v1/posts/${id}` });
-  expect(res.statusCode, res.body).toBe(200);
-  return res.json<PostView>();
-}
-
-const done = (i: ItemView) => i.state === 'PUBLISHED' || i.state === 'ERROR';
-
-/** Waits until the post and its thread are final, bringing each next attempt forward (clock + queue). */
-async function settle(id: string): Promise<{ post: PostView }> {
-  let last: PostView | undefined;
-  try {
-    const post = await waitFor(
-      async () => {
-        last = await getPost(id);
-        if (done(last) && last.thread.every(done)) return last;
-        const next = last.nextAttemptAt ? Date.parse(last.nextAttemptAt) : Number.NaN;
-        if (next > clock.now()) clock.advance(next - clock.now());
-        await releaseDueJobs(t, clock);
-        await sleep(50);
-        return undefined;
-      },
-      45_000,
-      `post ${id} to be published`,
-    );
-    return { post };
-  } catch (e) {
-    throw new Error(`${(e as Error).message}; last seen: ${JSON.stringify(last)}`, { cause: e });
-  }
-}
-
-async function createPost(value: { content: string; image?: { id: string; path: string }[] }[], settings: Record<string, unknown>): Promise<string> {
-  const res = await call(t.app, org.apiKey, {
-    method: 'POST',
-    url: '/public/v1/posts',
-    payload: { type: 'now', shortLink: false, tags: [], posts: [{ integration: { id: channelId }, settings, value }] },
-  });
-  expect(res.statusCode, res.body).toBe(201);
-  return res.json<{ postId: string }[]>()[0]!.postId;
+/** Makes the post (201) and waits until it and its thread are final: its id and the post. */
+async function postAndSettle(items: PostItemInput[], settings: Record<string, unknown>) {
+  const postId = api.postIdOf(await api.createPost(channelId, settings, items));
+  return { postId, post: await api.settle(postId, { thread: true }) };
 }
 
 describe('youtube through the HTTP API', () => {
   it('connects through Google consent: the first channel of the grant, with offline access', async () => {
-    const begun = await call(t.app, org.apiKey, { method: 'GET', url: '/public/v1/social/youtube' });
-    expect(begun.statusCode, begun.body).toBe(200);
-    const url = new URL(begun.json<{ url: string }>().url);
+    const { url, channel: yt } = await api.connectThroughOAuth();
     expect({ access: url.searchParams.get('access_type'), prompt: url.searchParams.get('prompt'), pkce: url.searchParams.get('code_challenge_method') }).toEqual({ access: 'offline', prompt: 'consent', pkce: 'S256' });
-    expect(url.searchParams.get('redirect_uri')).toBe(`${PUBLIC_URL}/integrations/social/youtube/callback`);
-    const approved = await fetch(url, { redirect: 'manual' });
-    expect(approved.status, await approved.clone().text()).toBe(302);
-    const back = new URL(approved.headers.get('location')!);
-    const page = await t.app.inject({ method: 'GET', url: `${back.pathname}${back.search}` });
-    expect(page.statusCode, page.body).toBe(200);
-    const list = (await call(t.app, org.apiKey, { method: 'GET', url: '/public/v1/integrations' })).json<{ id: string; identifier: string; name: string; profile: string }[]>();
-    const yt = list.find((i) => i.identifier === 'youtube')!;
+    expect(url.searchParams.get('redirect_uri')).toBe(callbackUrl('youtube'));
     expect(yt).toMatchObject({ name: MAIN_CHANNEL.title, profile: MAIN_CHANNEL.customUrl });
     channelId = yt.id;
-    const row = await t.deps.repositories.integrations.findById(channelId);
-    expect(row!.internalId).toBe(MAIN_CHANNEL.id);
-    expect(row!.tokenExpiresAt!.getTime() - clock.now()).toBeGreaterThan(3500_000);
-    expect(JSON.parse(t.deps.secretBox.open(row!.credentials!))).toMatchObject({ channelId: MAIN_CHANNEL.id, refreshToken: expect.stringMatching(/^1\/\/0/) });
+    const row = await api.channelRow(channelId);
+    expect(row.internalId).toBe(MAIN_CHANNEL.id);
+    expect(row.tokenExpiresAt!.getTime() - api.clock.now()).toBeGreaterThan(3500_000);
+    expect(await api.openCredentials(channelId)).toMatchObject({ channelId: MAIN_CHANNEL.id, refreshToken: expect.stringMatching(/^1\/\/0/) });
   });
 
   it('lists the channels of the grant and switches between them (PUT /integrations/{id}/account)', async () => {
-    const tool = await call(t.app, org.apiKey, { method: 'POST', url: `/public/v1/integration-trigger/${channelId}`, payload: { methodName: 'channels' } });
+    const tool = await api.call({ method: 'POST', url: `/public/v1/integration-trigger/${channelId}`, payload: { methodName: 'channels' } });
     expect(tool.statusCode, tool.body).toBe(200);
     expect(tool.json<{ output: { id: string; current: boolean }[] }>().output.map((c) => [c.id, c.current])).toEqual([
       [MAIN_CHANNEL.id, true],
       [BRAND_CHANNEL.id, false],
     ]);
-    const switched = await call(t.app, org.apiKey, { method: 'PUT', url: `/public/v1/integrations/${channelId}/account`, payload: { id: BRAND_CHANNEL.id } });
+    const switched = await api.call({ method: 'PUT', url: `/public/v1/integrations/${channelId}/account`, payload: { id: BRAND_CHANNEL.id } });
     expect(switched.statusCode, switched.body).toBe(200);
     expect(switched.json()).toMatchObject({ id: channelId, name: BRAND_CHANNEL.title, profile: BRAND_CHANNEL.customUrl, identifier: 'youtube' });
-    const body = expectError(await call(t.app, org.apiKey, { method: 'PUT', url: `/public/v1/integrations/${channelId}/account`, payload: { id: 'UCcharlesChannel00000003' } }), 400, 'VALIDATION_FAILED');
+    const body = expectError(await api.call({ method: 'PUT', url: `/public/v1/integrations/${channelId}/account`, payload: { id: 'UCcharlesChannel00000003' } }), 400, 'VALIDATION_FAILED');
     expect(body.fields![0]!.path).toBe('id');
     // Back to the channel the grant writes as (the one picked on Google's consent screen).
-    const back = await call(t.app, org.apiKey, { method: 'PUT', url: `/public/v1/integrations/${channelId}/account`, payload: { id: MAIN_CHANNEL.id } });
+    const back = await api.call({ method: 'PUT', url: `/public/v1/integrations/${channelId}/account`, payload: { id: MAIN_CHANNEL.id } });
     expect(back.json()).toMatchObject({ name: MAIN_CHANNEL.title });
-    expect((await t.deps.repositories.integrations.findById(channelId))!.internalId).toBe(MAIN_CHANNEL.id);
+    expect((await api.channelRow(channelId)).internalId).toBe(MAIN_CHANNEL.id);
   });
 
   it('publishes an uploaded video in resumable chunks, processed over several polls, with its thumbnail and first comment', async () => {
     const videoBytes = await paddedMp4(3 * CHUNK_GRANULE + 4321, 1);
-    const video = await uploadMedia(t, org, videoBytes, 'launch.mp4');
+    const video = await uploadMedia(api.t, api.org, videoBytes, 'launch.mp4');
     expect(video).toMatchObject({ type: 'video', mimeType: 'video/mp4', size: videoBytes.length });
     const thumbBytes = await sharp({ create: { width: 64, height: 36, channels: 3, background: { r: 200, g: 30, b: 30 } } }).jpeg().toBuffer();
-    const thumb = await uploadMedia(t, org, thumbBytes, 'thumb.jpg');
-    const postId = await createPost(
+    const thumb = await uploadMedia(api.t, api.org, thumbBytes, 'thumb.jpg');
+    const { postId, post } = await postAndSettle(
       [
         { content: '<p>Our launch, in <strong>two</strong> minutes.</p>', image: [{ id: video.id, path: video.path }] },
         { content: '<p>Questions welcome below!</p>' },
@@ -166,7 +91,6 @@ describe('youtube through the HTTP API', () => {
         thumbnail: { id: thumb.id, path: thumb.path },
       },
     );
-    const { post } = await settle(postId);
     expect({ state: post.state, error: post.error }).toEqual({ state: 'PUBLISHED', error: null });
     const v = sim.videos.find((x) => x.id === post.releaseId)!;
     expect(v).toBeDefined();
@@ -202,31 +126,27 @@ describe('youtube through the HTTP API', () => {
     expect(comment!.releaseURL).toBe(`https://www.youtube.com/watch?v=${v.id}&lc=${comment!.releaseId}`);
 
     // Figures: the channel's days, the video's counts.
-    const today = new Date(clock.now()).toISOString().slice(0, 10);
+    const today = new Date(api.clock.now()).toISOString().slice(0, 10);
     sim.setDailyFigures(MAIN_CHANNEL.id, [{ day: today, views: 42, likes: 5 }]);
-    const channel = await call(t.app, org.apiKey, { method: 'GET', url: `/public/v1/analytics/${channelId}?date=7` });
-    expect(channel.statusCode, channel.body).toBe(200);
-    const views = channel.json<{ label: string; data: { date: string; total: number }[] }[]>().find((s) => s.label === 'Views')!;
+    const views = (await api.figures(channelId)).find((s) => s.label === 'Views')!;
     expect(views.data).toHaveLength(7);
     expect(views.data.at(-1)).toEqual({ date: today, total: 42 });
     v.statistics.viewCount = 321;
-    const stats = await call(t.app, org.apiKey, { method: 'GET', url: `/public/v1/analytics/post/${postId}?date=7` });
-    expect(stats.json<{ label: string; data: { total: number }[] }[]>().find((s) => s.label === 'Views')!.data[0]!.total).toBe(321);
+    expect((await api.figures(`post/${postId}`)).find((s) => s.label === 'Views')!.data[0]!.total).toBe(321);
   });
 
   it("fails the post with YouTube's reason when processing fails, after the upload", async () => {
     sim.setNextProcessing({ failureReason: 'invalidFile' });
     const bytes = await paddedMp4(CHUNK_GRANULE + 10, 2);
-    const video = await uploadMedia(t, org, bytes, 'broken.mp4');
-    const postId = await createPost([{ content: '<p>This one breaks</p>', image: [{ id: video.id, path: video.path }] }], { __type: 'youtube', title: 'Broken video', type: 'unlisted' });
-    const { post } = await settle(postId);
+    const video = await uploadMedia(api.t, api.org, bytes, 'broken.mp4');
+    const { post } = await postAndSettle([{ content: '<p>This one breaks</p>', image: [{ id: video.id, path: video.path }] }], { __type: 'youtube', title: 'Broken video', type: 'unlisted' });
     expect(post.state).toBe('ERROR');
     expect(post.error).toBe('YouTube (Ada Makes Things) refused the post: YouTube could not process the video: invalidFile (the file is not a video YouTube can read)');
     expect(sim.videos.filter((x) => x.sha256 === sha(bytes))).toHaveLength(1);
   });
 
   it('refuses a post YouTube would refuse, naming the field', async () => {
-    const res = await call(t.app, org.apiKey, {
+    const res = await api.call({
       method: 'POST',
       url: '/public/v1/posts',
       payload: {

@@ -82,7 +82,7 @@ describe.runIf(testDbKind() === 'pglite')('video worker crash: SIGKILL of `tidin
   const params = { slides: [1, 2, 3, 4].map((n) => ({ text: `Slide ${n} of a video that is killed while it encodes`, caption: `caption ${n}`, duration: 3 })) };
 
   beforeAll(async () => {
-    env = { DATA_DIR: dataDir, VIDEO_REQUEST_WAIT_SECONDS: '0', WORKER_HEARTBEAT_SECONDS: '1', API_RATE_LIMIT: '100000' };
+    env = { DATA_DIR: dataDir, WORKER_HEARTBEAT_SECONDS: '1', API_RATE_LIMIT: '100000' };
     const r = await runCli(['org', 'create', '--name', 'Crash', '--json'], env);
     if (r.code !== 0) throw new Error(`org create failed: ${r.stderr}`);
     key = (JSON.parse(r.stdout) as { apiKey: string }).apiKey;
@@ -93,28 +93,38 @@ describe.runIf(testDbKind() === 'pglite')('video worker crash: SIGKILL of `tidin
     await service?.stop('SIGKILL');
   });
 
+  let first: string;
+  const async = { prefer: 'respond-async' };
+
+  it('over real HTTP, a short video answers 201 with the media item once made (the request waits for it)', async () => {
+    const made = await api('POST', '/generate-video', { type: 'slides', output: 'horizontal', customParams: { slides: [{ text: 'quick', duration: 1 }] } });
+    expect(made.status, JSON.stringify(made.json)).toBe(201);
+    expect(made.json).toMatchObject({ type: 'video', width: 1920, height: 1080, mimeType: 'video/mp4' });
+    first = (made.json as { id: string }).id;
+  }, 120_000);
+
   it('the killed encode is retried once and stored once; charged once', async () => {
-    const made = await api('POST', '/generate-video', { type: 'slides', output: 'vertical', customParams: params });
+    const made = await api('POST', '/generate-video', { type: 'slides', output: 'vertical', customParams: params }, async);
     expect(made.status, JSON.stringify(made.json)).toBe(202);
     const id = (made.json as Job).id;
     await killDuringEncode(id, 1);
     // Nothing of the interrupted attempt reached the library.
-    expect(await filesUnder(join(dataDir, 'media'))).toEqual([]);
+    expect(await filesUnder(join(dataDir, 'media'))).toHaveLength(1);
 
     await restartAfter(id, 1);
     const done = await waitUntil(async () => ((j) => (j.status === 'succeeded' || j.status === 'failed' ? j : undefined))(await job(id)), 180_000, 'the retried job');
     expect(done, JSON.stringify(done)).toMatchObject({ status: 'succeeded', attempts: 2, creditState: 'spent', media: { width: 1080, height: 1920 } });
     expect(done.media!.duration).toBeCloseTo(12, 0);
     const library = (await api('GET', '/media')).json as { media: { id: string }[] };
-    expect(library.media.map((m) => m.id)).toEqual([done.media!.id]);
-    expect(await filesUnder(join(dataDir, 'media'))).toHaveLength(1);
-    expect((await api('GET', '/video/credits')).json).toMatchObject({ used: 1, reserved: 0 });
+    expect(library.media.map((m) => m.id).sort()).toEqual([first, done.media!.id].sort());
+    expect(await filesUnder(join(dataDir, 'media'))).toHaveLength(2);
+    expect((await api('GET', '/video/credits')).json).toMatchObject({ used: 2, reserved: 0 });
     // The scratch folders of both attempts are gone.
     expect(await filesUnder(join(dataDir, 'tmp', 'video', 'jobs'))).toEqual([]);
   }, 420_000);
 
   it('a job killed on both attempts fails and is refunded (retried only once)', async () => {
-    const made = await api('POST', '/generate-video', { type: 'slides', output: 'vertical', customParams: params });
+    const made = await api('POST', '/generate-video', { type: 'slides', output: 'vertical', customParams: params }, async);
     expect(made.status).toBe(202);
     const id = (made.json as Job).id;
     await killDuringEncode(id, 1);
@@ -123,8 +133,8 @@ describe.runIf(testDbKind() === 'pglite')('video worker crash: SIGKILL of `tidin
     await restartAfter(id, 2);
     const failed = await waitUntil(async () => ((j) => (j.status === 'failed' ? j : undefined))(await job(id)), 60_000, 'the job to fail');
     expect(failed).toMatchObject({ attempts: 2, creditState: 'refunded', media: null, error: expect.stringMatching(/worker stopped during the generation \(2 attempts\)/) });
-    expect((await api('GET', '/video/credits')).json).toMatchObject({ used: 1, reserved: 0 });
-    expect(((await api('GET', '/media')).json as { media: unknown[] }).media).toHaveLength(1);
+    expect((await api('GET', '/video/credits')).json).toMatchObject({ used: 2, reserved: 0 });
+    expect(((await api('GET', '/media')).json as { media: unknown[] }).media).toHaveLength(2);
     expect(await filesUnder(join(dataDir, 'tmp', 'video', 'jobs'))).toEqual([]);
   }, 420_000);
 });

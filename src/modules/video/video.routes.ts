@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { abortOnDisconnect } from '../../http/abort-on-disconnect.js';
 import { errorResponses } from '../../http/error-schema.js';
 import { PageQuerySchema } from '../../http/pagination.js';
 import { MediaItemSchema } from '../media/media.schemas.js';
@@ -41,15 +42,14 @@ export function videoRoutes(service: VideoService): FastifyPluginAsyncZod {
         },
       },
       async (req, reply) => {
-        const ac = new AbortController();
-        const onClose = () => ac.abort();
-        req.raw.once('close', onClose);
+        // A client that goes away stops the wait (not the generation: the job goes on).
+        const gone = abortOnDisconnect(reply);
         try {
-          const r = await service.generate(req.auth.organizationId, req.body, { respondAsync: wantsAsync(req.headers.prefer), signal: ac.signal });
+          const r = await service.generate(req.auth.organizationId, req.body, { respondAsync: wantsAsync(req.headers.prefer), signal: gone.signal });
           if (r.status === 201) return reply.status(201).header('content-location', `video/jobs/${r.jobId}`).send(r.media);
           return reply.status(202).header('location', `video/jobs/${r.job.id}`).send(r.job);
         } finally {
-          req.raw.off('close', onClose);
+          gone.done();
         }
       },
     );

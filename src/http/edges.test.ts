@@ -47,7 +47,7 @@ describe('edges', () => {
   let origin: string;
 
   beforeAll(async () => {
-    t = await buildTestApp({ env: { MEDIA_MAX_IMAGE_BYTES: '20000', MEDIA_MAX_VIDEO_BYTES: '40000' } });
+    t = await buildTestApp({ env: { MEDIA_MAX_IMAGE_BYTES: '20000', MEDIA_MAX_VIDEO_BYTES: '40000', MEDIA_MAX_AUDIO_BYTES: '40000' } });
     acme = await t.createOrg('Acme');
     ({ port, origin } = await listen(t.app));
   });

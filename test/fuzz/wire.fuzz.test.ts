@@ -23,7 +23,7 @@ const mp4 = await readFile(join(FIXTURES, 'h264-aac-faststart.mp4'));
 // past which the parser itself would read and drop the rest of the file.
 const IMAGE_CAP = 4096;
 const VIDEO_CAP = 8 * 1024 * 1024;
-const env = await startFuzzEnvironment({ png, env: { MEDIA_MAX_IMAGE_BYTES: String(IMAGE_CAP), MEDIA_MAX_VIDEO_BYTES: String(VIDEO_CAP) } });
+const env = await startFuzzEnvironment({ png, env: { MEDIA_MAX_IMAGE_BYTES: String(IMAGE_CAP), MEDIA_MAX_VIDEO_BYTES: String(VIDEO_CAP), MEDIA_MAX_AUDIO_BYTES: String(VIDEO_CAP) } });
 const { port } = env.t.app.server.address() as AddressInfo;
 const org = await env.t.createOrg('Wire');
 /** How long an answer may take before the test calls it a hang. */

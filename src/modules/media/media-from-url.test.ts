@@ -66,7 +66,7 @@ const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 // over it can be refused before the bytes over it arrive.
 const IMAGE_CAP = 5000;
 const VIDEO_CAP = 20_000;
-const CAPS = { MEDIA_MAX_IMAGE_BYTES: String(IMAGE_CAP), MEDIA_MAX_VIDEO_BYTES: String(VIDEO_CAP) };
+const CAPS = { MEDIA_MAX_IMAGE_BYTES: String(IMAGE_CAP), MEDIA_MAX_VIDEO_BYTES: String(VIDEO_CAP), MEDIA_MAX_AUDIO_BYTES: String(VIDEO_CAP) };
 
 /** Names the tests resolve themselves; everything else goes to the system resolver. */
 const lookup: Resolver = (hostname, family) => {

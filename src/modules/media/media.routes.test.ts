@@ -41,7 +41,7 @@ describe('media library', () => {
 
   beforeAll(async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'tidings-media-'));
-    t = await buildTestApp({ env: { DATA_DIR: dataDir, MEDIA_MAX_IMAGE_BYTES: '1000', MEDIA_MAX_VIDEO_BYTES: '5000' } });
+    t = await buildTestApp({ env: { DATA_DIR: dataDir, MEDIA_MAX_IMAGE_BYTES: '1000', MEDIA_MAX_VIDEO_BYTES: '5000', MEDIA_MAX_AUDIO_BYTES: '3000' } });
     acme = await t.createOrg('Acme');
     beta = await t.createOrg('Beta');
   });
@@ -110,6 +110,30 @@ describe('media library', () => {
       expectError(await postUpload(t, acme, Buffer.concat([MP4, Buffer.alloc(6000)]), 'big.mp4'), 413, 'PAYLOAD_TOO_LARGE');
       expect(await filesUnder(join(dataDir, 'media'))).toEqual(before);
       expect(await rowCount(acme.id)).toBe(rows);
+    });
+
+    it('audio files (background music for generated videos): accepted as `audio` up to MEDIA_MAX_AUDIO_BYTES', async () => {
+      // A WAV header (RIFF/WAVE, a PCM fmt chunk) and silence.
+      const wav = (bytes: number) => {
+        const b = Buffer.alloc(bytes);
+        b.write('RIFF', 0, 'latin1');
+        b.writeUInt32LE(bytes - 8, 4);
+        b.write('WAVEfmt ', 8, 'latin1');
+        b.writeUInt32LE(16, 16);
+        b.writeUInt16LE(1, 20);
+        b.writeUInt16LE(1, 22);
+        b.writeUInt32LE(8000, 24);
+        b.writeUInt32LE(16000, 28);
+        b.writeUInt16LE(2, 32);
+        b.writeUInt16LE(16, 34);
+        b.write('data', 36, 'latin1');
+        b.writeUInt32LE(bytes - 44, 40);
+        return b;
+      };
+      const item = await uploadMedia(t, acme, wav(2000), 'tune.wav');
+      expect(item).toMatchObject({ type: 'audio', mimeType: 'audio/wav', size: 2000, width: null, height: null, duration: null });
+      const over = expectError(await postUpload(t, acme, wav(4000), 'long.wav'), 413, 'PAYLOAD_TOO_LARGE');
+      expect(over.message).toBe('file: audio files may be at most 3000 bytes');
     });
 
     it('a truncated multipart body is an error, not 201, and leaves nothing', async () => {

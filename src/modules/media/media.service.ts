@@ -130,7 +130,7 @@ export function createMediaService(deps: {
       throw fileField(`unsupported file type${sniffed ? ` (${sniffed.mime})` : ''}; allowed: ${Object.keys(MEDIA_TYPES).join(', ')}`);
     }
     const cap = allowed.type === 'image' ? limits.maxImageBytes : allowed.type === 'audio' ? limits.maxAudioBytes : limits.maxVideoBytes;
-    const tooLarge = () => new AppError('PAYLOAD_TOO_LARGE', `${input.field}: ${allowed.type}s may be at most ${cap} bytes`);
+    const tooLarge = () => new AppError('PAYLOAD_TOO_LARGE', `${input.field}: ${allowed.type === 'audio' ? 'audio files' : `${allowed.type}s`} may be at most ${cap} bytes`);
     if (head.length > cap || (input.declaredSize !== undefined && input.declaredSize > cap)) throw tooLarge();
 
     async function* body(): AsyncGenerator<Buffer> {

@@ -1,16 +1,16 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import ffmpegInstaller from '@ffmpeg-installer/ffmpeg';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ManualClock } from '../../lib/clock.js';
-import { eventsOf, releaseDueJobs, realtimeManualClock, waitFor } from '../../../test/factories.js';
+import { eventsOf, waitFor } from '../../../test/factories.js';
 import { buildTestApp, call, expectError, expectIsolated, type TestApp, type TestOrg } from '../../../test/helpers.js';
 import { uploadMedia } from '../../../test/media.js';
-import { APP, platformOriginsEnv, sha, youtubeSimulator } from '../../platforms/youtube/youtube.testkit.js';
+import { APP, platformOriginsEnv, youtubeSimulator } from '../../platforms/youtube/youtube.testkit.js';
+import { callbackUrl, platformApi, PUBLIC_URL, sha } from '../../../test/platform-api-kit.js';
 import type { YoutubeSimulator } from '../../platforms/youtube/youtube.simulator.js';
 import type { MediaItem } from '../media/media.schemas.js';
 import type { VideoCredits, VideoJob } from './video.schemas.js';
@@ -23,7 +23,7 @@ import type { VideoCredits, VideoJob } from './video.schemas.js';
  * renewed; jobs scoped to their organisation.
  */
 
-const PUBLIC_URL = 'https://tidings.example';
+const youtube = platformApi('youtube');
 const run = promisify(execFile);
 
 let t: TestApp;
@@ -35,30 +35,19 @@ let sim: YoutubeSimulator;
 let songItem: MediaItem | undefined;
 
 beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'tidings-video-api-'));
   sim = await youtubeSimulator({ processingPolls: 1 });
-  sim.apps.get(APP.clientId)!.redirectUris = [`${PUBLIC_URL}/integrations/social/youtube/callback`];
-  clock = realtimeManualClock();
-  t = await buildTestApp({
-    clock,
-    startWorker: true,
-    env: {
-      DATA_DIR: dataDir,
-      PUBLIC_URL,
-      PLATFORM_ORIGINS: platformOriginsEnv(sim),
-      YOUTUBE_CLIENT_ID: APP.clientId,
-      YOUTUBE_CLIENT_SECRET: APP.clientSecret,
-      VIDEO_REQUEST_WAIT_SECONDS: '120',
-    },
+  sim.apps.get(APP.clientId)!.redirectUris = [callbackUrl('youtube')];
+  await youtube.start({
+    env: { PUBLIC_URL, PLATFORM_ORIGINS: platformOriginsEnv(sim), YOUTUBE_CLIENT_ID: APP.clientId, YOUTUBE_CLIENT_SECRET: APP.clientSecret, VIDEO_REQUEST_WAIT_SECONDS: '120' },
   });
-  acme = await t.createOrg('Acme');
+  ({ t, clock, org: acme } = youtube);
+  dataDir = t.deps.config.dataDir;
   other = await t.createOrg('Other');
 });
 
 afterAll(async () => {
-  await t?.close();
+  await youtube.close();
   await sim?.close();
-  if (dataDir) await rm(dataDir, { recursive: true, force: true });
 });
 
 const generate = (org: TestOrg, payload: unknown, headers: Record<string, string> = {}) =>
@@ -174,53 +163,17 @@ describe('generating videos', () => {
   });
 
   it('attaches a generated video to a post and publishes it to YouTube byte for byte', async () => {
-    // Connect a YouTube channel through Google's consent (the simulator).
-    const begun = await call(t.app, acme.apiKey, { method: 'GET', url: '/public/v1/social/youtube' });
-    expect(begun.statusCode, begun.body).toBe(200);
-    const approved = await fetch(new URL(begun.json<{ url: string }>().url), { redirect: 'manual' });
-    expect(approved.status).toBe(302);
-    const back = new URL(approved.headers.get('location')!);
-    expect((await t.app.inject({ method: 'GET', url: `${back.pathname}${back.search}` })).statusCode).toBe(200);
-    const channel = (await call(t.app, acme.apiKey, { method: 'GET', url: '/public/v1/integrations' })).json<{ id: string; identifier: string }[]>().find((i) => i.identifier === 'youtube')!;
+    const { channel } = await youtube.connectThroughOAuth();
 
     const made = await generate(acme, { type: 'slides', output: 'horizontal', customParams: { slides: [{ text: 'Watch this', duration: 2 }] } });
     expect(made.statusCode, made.body).toBe(201);
     const video = made.json<MediaItem>();
     const bytes = await readFile(join(dataDir, 'media', new URL(video.path).pathname.replace(/^\/media\//, '')));
 
-    const created = await call(t.app, acme.apiKey, {
-      method: 'POST',
-      url: '/public/v1/posts',
-      payload: {
-        type: 'now',
-        shortLink: false,
-        tags: [],
-        posts: [{ integration: { id: channel.id }, settings: { __type: 'youtube', title: 'Made by Tidings', type: 'unlisted' }, value: [{ content: 'A generated video', image: [{ id: video.id, path: video.path }] }] }],
-      },
-    });
-    expect(created.statusCode, created.body).toBe(201);
-    const postId = created.json<{ postId: string }[]>()[0]!.postId;
     // An audio file is for generated videos, not posts.
-    const withAudio = expectError(
-      await call(t.app, acme.apiKey, {
-        method: 'POST',
-        url: '/public/v1/posts',
-        payload: { type: 'now', shortLink: false, tags: [], posts: [{ integration: { id: channel.id }, settings: { __type: 'youtube', title: 'Song', type: 'unlisted' }, value: [{ content: 'x', image: [{ id: songItem!.id, path: songItem!.path }] }] }] },
-      }),
-      400,
-      'VALIDATION_FAILED',
-    );
+    const withAudio = expectError(await youtube.createPost(channel.id, { title: 'Song', type: 'unlisted' }, [{ content: 'x', image: [{ id: songItem!.id, path: songItem!.path }] }]), 400, 'VALIDATION_FAILED');
     expect(withAudio.fields![0]).toMatchObject({ path: 'posts.0.value.0.image.0', message: expect.stringMatching(/audio file/) });
-    const post = await waitFor(
-      async () => {
-        await releaseDueJobs(t, clock);
-        const p = (await call(t.app, acme.apiKey, { method: 'GET', url: `/public/v1/posts/${postId}` })).json<{ state: string; releaseId: string | null; error: string | null }>();
-        return p.state === 'PUBLISHED' || p.state === 'ERROR' ? p : undefined;
-      },
-      60_000,
-      'the post to publish',
-    );
-    expect(post, JSON.stringify(post)).toMatchObject({ state: 'PUBLISHED' });
+    const post = await youtube.publish(channel.id, { title: 'Made by Tidings', type: 'unlisted' }, [{ content: 'A generated video', image: [{ id: video.id, path: video.path }] }]);
     expect(sim.lookup(post.releaseId!)).toEqual({ text: 'A generated video', mediaSha256: [sha(bytes)] });
   });
 

@@ -81,6 +81,12 @@ export const connectStates = pgTable('connect_states', {
   /** the channel being reconnected (`?refresh=`) */
   refreshIntegrationId: uuid('refresh_integration_id'),
   instanceUrl: text('instance_url'),
+  /**
+   * The address of this service the person's browser used to begin (`http://127.0.0.1:3000`),
+   * when it is not PUBLIC_URL's: the callback (registered at PUBLIC_URL) sends the browser on to
+   * it, so the page that finishes the connection is on the app's own origin and reaches it.
+   */
+  appOrigin: text('app_origin'),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
   usedAt: timestamp('used_at', { withTimezone: true }),

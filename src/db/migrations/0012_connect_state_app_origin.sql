@@ -1,0 +1,1 @@
+ALTER TABLE "connect_states" ADD COLUMN "app_origin" text;

@@ -138,7 +138,8 @@ export function createPlatformHttp(opts: PlatformHttpOptions): PlatformHttpClien
         if (code === 'ENOTFOUND' && req.untrustedHost === true && !isOperatorOrigin(url)) {
           throw new PlatformError('rejected', `${url.hostname} could not be found (no such host)`);
         }
-        if (timeout.aborted) {
+        // the request's own limit, or the operation's (a TimeoutError on the caller's signal)
+        if (timeout.aborted || (signal?.aborted && (signal.reason as Error | undefined)?.name === 'TimeoutError')) {
           throw new PlatformError('transient', `${req.method} ${url.host} timed out`, { outcomeUnknown: method !== 'GET' });
         }
         if (signal?.aborted) throw new PlatformError('transient', 'Cancelled', { outcomeUnknown: method !== 'GET' });

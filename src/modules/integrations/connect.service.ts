@@ -183,9 +183,9 @@ export function createConnectService(deps: ConnectDeps) {
       } catch (e) {
         if (!(e instanceof PlatformError)) throw e;
         if (e.kind === 'unsupported') throw new AppError('PLATFORM_APP_NOT_CONFIGURED', `${m.displayName}: ${e.message}`);
-        if (e.kind === 'rejected' && instanceUrl) {
-          throw fieldError('instanceUrl', e.message);
-        }
+        // The instance is the caller's choice, not ours: one that refuses, does not answer, fails or
+        // throttles is a mistake in that field (400 saying what happened), never our 502.
+        if (instanceUrl) throw fieldError('instanceUrl', instanceProblem(instanceUrl, e));
         throw new AppError('PLATFORM_UNREACHABLE', `${m.displayName} could not be reached: ${e.message}`);
       }
       if (instanceUrl && begun.instanceApp) {
@@ -289,7 +289,9 @@ export function createConnectService(deps: ConnectDeps) {
         account = await adapter.connectWithCredentials(parsed.data, context());
       } catch (e) {
         if (!(e instanceof PlatformError)) throw e;
-        if (e.kind === 'transient' || e.kind === 'rate_limited') {
+        // A failure the adapter ties to a field (the server the caller typed in `service`,
+        // `instanceUrl`, `siteUrl`…) is that field's problem whatever its kind.
+        if ((e.kind === 'transient' || e.kind === 'rate_limited') && !e.details.field) {
           throw new AppError('PLATFORM_UNREACHABLE', `${adapter.metadata.displayName} could not be reached to check the credentials: ${e.message}`);
         }
         const path = e.details.field ?? Object.keys(schema.shape)[0] ?? 'body';
@@ -301,3 +303,11 @@ export function createConnectService(deps: ConnectDeps) {
 }
 
 export type ConnectService = ReturnType<typeof createConnectService>;
+
+/** What went wrong with an instance the caller named, in words. */
+function instanceProblem(instanceUrl: string, e: PlatformError): string {
+  if (e.kind === 'rejected') return e.message;
+  const host = new URL(instanceUrl).host;
+  if (e.kind === 'rate_limited') return `${host} asks us to slow down (rate limited); try again later`;
+  return `${host} could not be reached: ${e.message}`;
+}

@@ -1,4 +1,5 @@
 import dns from 'node:dns';
+import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { runInNewContext } from 'node:vm';
 import { eq } from 'drizzle-orm';
 import type { LightMyRequestResponse } from 'fastify';
@@ -210,6 +211,56 @@ describe('connecting an OAuth channel through the API (mastodon: app registered 
     }
   });
 });
+
+describe('an instance the caller named that fails is the caller\'s problem: 400 naming instanceUrl, never 502', () => {
+  let t: TestApp;
+  let org: TestOrg;
+  let silent: Server;
+  let failing: Server;
+  const sockets = new Set<Socket>();
+
+  beforeAll(async () => {
+    // one that accepts and never answers, one that answers 503, and a port nobody listens on
+    silent = createServer((s) => sockets.add(s));
+    failing = createServer((s) => {
+      s.once('data', () => s.end('HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain\r\ncontent-length: 4\r\nconnection: close\r\n\r\ndown'));
+    });
+    const listen = (srv: Server) => new Promise<number>((r) => srv.listen(0, '127.0.0.1', () => r((srv.address() as AddressInfo).port)));
+    const [silentPort, failingPort, closedPort] = [await listen(silent), await listen(failing), await closedLoopbackPort()];
+    t = await buildTestApp({
+      env: {
+        PLATFORM_TIMEOUT_SECONDS: '1',
+        PLATFORM_ORIGINS: [`https://refused.example=http://127.0.0.1:${closedPort}`, `https://silent.example=http://127.0.0.1:${silentPort}`, `https://failing.example=http://127.0.0.1:${failingPort}`].join(','),
+      },
+    });
+    org = await t.createOrg('Acme');
+  });
+  afterAll(async () => {
+    await t.close();
+    for (const s of sockets) s.destroy();
+    await Promise.all([silent, failing].map((srv) => new Promise((r) => srv.close(r))));
+  });
+
+  it.each([
+    ['refused.example', /refused\.example could not be reached/],
+    ['silent.example', /silent\.example could not be reached: .*timed out/],
+    ['failing.example', /failing\.example could not be reached/],
+  ])('%s → 400 VALIDATION_FAILED on instanceUrl saying what happened; nothing stored', async (host, says) => {
+    const res = expectError(await call(t.app, org.apiKey, { method: 'GET', url: `/public/v1/social/mastodon?instanceUrl=${encodeURIComponent(`https://${host}/`)}` }), 400, 'VALIDATION_FAILED');
+    expect(res.fields).toHaveLength(1);
+    expect(res.fields![0]!.path).toBe('instanceUrl');
+    expect(res.fields![0]!.message).toMatch(says);
+    expect(await t.deps.database.db.select().from(instanceApps)).toHaveLength(0);
+    expect(await t.deps.database.db.select().from(connectStates)).toHaveLength(0);
+  });
+});
+
+async function closedLoopbackPort(): Promise<number> {
+  const srv = createServer();
+  const port = await new Promise<number>((r) => srv.listen(0, '127.0.0.1', () => r((srv.address() as AddressInfo).port)));
+  await new Promise((r) => srv.close(r));
+  return port;
+}
 
 /** The page's numeric character references back to text (what the browser's parser does). */
 function decodeEntities(s: string): string {

@@ -149,12 +149,32 @@ export interface OAuthMetadata {
   callbackCodeParam?: string;
 }
 
+/**
+ * The app a deployment must register at the platform before anyone can connect a channel there
+ * (the platforms whose OAuth app belongs to the deployment). What is missing is told to the
+ * deployment's administrators (`GET /platforms`) instead of surfacing on the first click.
+ */
+export interface DeploymentAppSetup {
+  /** the environment variables that must all be set (names only: `config.ts` reads them) */
+  variables: readonly string[];
+  /** where an administrator registers the app; null when the platform has no public console */
+  consoleUrl: string | null;
+  /** what to register there, in a few words */
+  app: string;
+}
+
 export interface PlatformMetadata {
   identifier: PlatformIdentifier;
   displayName: string;
   authKind: AuthKind;
   /** OAuth details for `oauth2` platforms */
   oauth?: OAuthMetadata;
+  /**
+   * The deployment's app at the platform, where connecting needs one; absent when nothing must be
+   * registered (credential forms, apps registered per instance). Its callback is always
+   * `PUBLIC_URL/integrations/social/<identifier>/callback`.
+   */
+  deploymentApp?: DeploymentAppSetup;
   /** instance platforms: the channel lives on a user-supplied host */
   instanceBased: boolean;
   editor: Editor;

@@ -13,6 +13,11 @@ export const discordMetadata: PlatformMetadata = {
   displayName: 'Discord',
   authKind: 'oauth2',
   // The OAuth install adds the app's bot to a guild; posting then uses the bot token.
+  deploymentApp: {
+    variables: ['DISCORD_CLIENT_ID', 'DISCORD_CLIENT_SECRET', 'DISCORD_BOT_TOKEN'],
+    consoleUrl: 'https://discord.com/developers/applications',
+    app: 'a Discord application with a bot (the bot token is DISCORD_BOT_TOKEN)',
+  },
   oauth: {
     authorizeUrl: 'https://discord.com/oauth2/authorize',
     tokenUrl: 'https://discord.com/api/oauth2/token',

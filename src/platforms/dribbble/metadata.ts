@@ -31,6 +31,11 @@ export const dribbbleMetadata: PlatformMetadata = {
   identifier: 'dribbble',
   displayName: 'Dribbble',
   authKind: 'oauth2',
+  deploymentApp: {
+    variables: ['DRIBBBLE_CLIENT_ID', 'DRIBBBLE_CLIENT_SECRET'],
+    consoleUrl: 'https://dribbble.com/account/applications',
+    app: 'a Dribbble application (the upload scope needs approval by Dribbble)',
+  },
   oauth: {
     authorizeUrl: 'https://dribbble.com/oauth/authorize',
     tokenUrl: 'https://dribbble.com/oauth/token',

@@ -19,6 +19,11 @@ export const facebookMetadata: PlatformMetadata = {
   identifier: 'facebook',
   displayName: 'Facebook Page',
   authKind: 'oauth2',
+  deploymentApp: {
+    variables: ['FACEBOOK_CLIENT_ID', 'FACEBOOK_CLIENT_SECRET'],
+    consoleUrl: 'https://developers.facebook.com/apps/',
+    app: 'a Meta app with Facebook Login and the Pages permissions',
+  },
   oauth: {
     authorizeUrl: 'https://www.facebook.com/v23.0/dialog/oauth',
     tokenUrl: 'https://graph.facebook.com/v23.0/oauth/access_token',

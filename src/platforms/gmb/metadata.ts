@@ -42,6 +42,11 @@ export const gmbMetadata: PlatformMetadata = {
   identifier: 'gmb',
   displayName: 'Google My Business',
   authKind: 'oauth2',
+  deploymentApp: {
+    variables: ['GMB_CLIENT_ID', 'GMB_CLIENT_SECRET'],
+    consoleUrl: 'https://console.cloud.google.com/apis/credentials',
+    app: 'a Google Cloud OAuth client of type "Web application", with the Business Profile APIs enabled',
+  },
   oauth: {
     authorizeUrl: 'https://accounts.google.com/o/oauth2/v2/auth',
     tokenUrl: 'https://oauth2.googleapis.com/token',

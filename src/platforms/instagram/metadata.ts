@@ -52,6 +52,11 @@ export const instagramMetadata: PlatformMetadata = {
   identifier: 'instagram',
   displayName: 'Instagram (Facebook Business)',
   authKind: 'oauth2',
+  deploymentApp: {
+    variables: ['INSTAGRAM_CLIENT_ID', 'INSTAGRAM_CLIENT_SECRET'],
+    consoleUrl: 'https://developers.facebook.com/apps/',
+    app: 'a Meta app with Facebook Login and the Instagram publishing permissions (may be the Facebook app)',
+  },
   oauth: {
     authorizeUrl: 'https://www.facebook.com/v23.0/dialog/oauth',
     tokenUrl: 'https://graph.facebook.com/v23.0/oauth/access_token',

@@ -9,6 +9,11 @@ export const kickMetadata: PlatformMetadata = {
   displayName: 'Kick',
   authKind: 'oauth2',
   // OAuth 2.1: PKCE (S256) is mandatory.
+  deploymentApp: {
+    variables: ['KICK_CLIENT_ID', 'KICK_CLIENT_SECRET'],
+    consoleUrl: 'https://kick.com/settings/developer',
+    app: 'a Kick developer app',
+  },
   oauth: {
     authorizeUrl: 'https://id.kick.com/oauth/authorize',
     tokenUrl: 'https://id.kick.com/oauth/token',

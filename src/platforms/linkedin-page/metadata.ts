@@ -10,6 +10,11 @@ export const linkedinPageMetadata: PlatformMetadata = {
   displayName: 'LinkedIn Page',
   authKind: 'oauth2',
   // The Community Management scopes need LinkedIn's approval; the user must administer the page.
+  deploymentApp: {
+    variables: ['LINKEDIN_PAGE_CLIENT_ID', 'LINKEDIN_PAGE_CLIENT_SECRET'],
+    consoleUrl: 'https://www.linkedin.com/developers/apps',
+    app: 'a LinkedIn app with the "Community Management API" product',
+  },
   oauth: {
     authorizeUrl: 'https://www.linkedin.com/oauth/v2/authorization',
     tokenUrl: 'https://www.linkedin.com/oauth/v2/accessToken',

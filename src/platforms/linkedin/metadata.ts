@@ -29,6 +29,11 @@ export const linkedinMetadata: PlatformMetadata = {
   identifier: 'linkedin',
   displayName: 'LinkedIn',
   authKind: 'oauth2',
+  deploymentApp: {
+    variables: ['LINKEDIN_CLIENT_ID', 'LINKEDIN_CLIENT_SECRET'],
+    consoleUrl: 'https://www.linkedin.com/developers/apps',
+    app: 'a LinkedIn app with the "Share on LinkedIn" and "Sign In with LinkedIn using OpenID Connect" products',
+  },
   oauth: {
     authorizeUrl: 'https://www.linkedin.com/oauth/v2/authorization',
     tokenUrl: 'https://www.linkedin.com/oauth/v2/accessToken',

@@ -15,6 +15,11 @@ export const pinterestMetadata: PlatformMetadata = {
   identifier: 'pinterest',
   displayName: 'Pinterest',
   authKind: 'oauth2',
+  deploymentApp: {
+    variables: ['PINTEREST_CLIENT_ID', 'PINTEREST_CLIENT_SECRET'],
+    consoleUrl: 'https://developers.pinterest.com/apps/',
+    app: 'a Pinterest app',
+  },
   oauth: {
     authorizeUrl: 'https://www.pinterest.com/oauth/',
     tokenUrl: 'https://api.pinterest.com/v5/oauth/token',

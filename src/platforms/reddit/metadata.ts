@@ -36,6 +36,11 @@ export const redditMetadata: PlatformMetadata = {
   identifier: 'reddit',
   displayName: 'Reddit',
   authKind: 'oauth2',
+  deploymentApp: {
+    variables: ['REDDIT_CLIENT_ID', 'REDDIT_CLIENT_SECRET'],
+    consoleUrl: 'https://www.reddit.com/prefs/apps',
+    app: 'an app of type "web app"',
+  },
   oauth: {
     authorizeUrl: 'https://www.reddit.com/api/v1/authorize',
     tokenUrl: 'https://www.reddit.com/api/v1/access_token',

@@ -12,6 +12,11 @@ export const slackMetadata: PlatformMetadata = {
   identifier: 'slack',
   displayName: 'Slack',
   authKind: 'oauth2',
+  deploymentApp: {
+    variables: ['SLACK_CLIENT_ID', 'SLACK_CLIENT_SECRET'],
+    consoleUrl: 'https://api.slack.com/apps',
+    app: 'a Slack app with a bot user',
+  },
   oauth: {
     authorizeUrl: 'https://slack.com/oauth/v2/authorize',
     tokenUrl: 'https://slack.com/api/oauth.v2.access',

@@ -10,6 +10,11 @@ export const threadsMetadata: PlatformMetadata = {
   identifier: 'threads',
   displayName: 'Threads',
   authKind: 'oauth2',
+  deploymentApp: {
+    variables: ['THREADS_CLIENT_ID', 'THREADS_CLIENT_SECRET'],
+    consoleUrl: 'https://developers.facebook.com/apps/',
+    app: 'a Meta app with the Threads API',
+  },
   oauth: {
     authorizeUrl: 'https://threads.net/oauth/authorize',
     tokenUrl: 'https://graph.threads.net/oauth/access_token',

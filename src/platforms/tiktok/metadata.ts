@@ -34,6 +34,11 @@ export const tiktokMetadata: PlatformMetadata = {
   identifier: 'tiktok',
   displayName: 'Tiktok',
   authKind: 'oauth2',
+  deploymentApp: {
+    variables: ['TIKTOK_CLIENT_ID', 'TIKTOK_CLIENT_SECRET'],
+    consoleUrl: 'https://developers.tiktok.com/apps/',
+    app: 'a TikTok app with Login Kit and the Content Posting API (TIKTOK_CLIENT_ID is its client key)',
+  },
   oauth: {
     authorizeUrl: 'https://www.tiktok.com/v2/auth/authorize/',
     tokenUrl: 'https://open.tiktokapis.com/v2/oauth/token/',

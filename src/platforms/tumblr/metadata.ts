@@ -22,6 +22,11 @@ export const tumblrMetadata: PlatformMetadata = {
   identifier: 'tumblr',
   displayName: 'Tumblr',
   authKind: 'oauth2',
+  deploymentApp: {
+    variables: ['TUMBLR_CLIENT_ID', 'TUMBLR_CLIENT_SECRET'],
+    consoleUrl: 'https://www.tumblr.com/oauth/apps',
+    app: 'a Tumblr application (OAuth 2)',
+  },
   oauth: {
     authorizeUrl: 'https://www.tumblr.com/oauth2/authorize',
     tokenUrl: 'https://api.tumblr.com/v2/oauth2/token',

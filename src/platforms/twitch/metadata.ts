@@ -11,6 +11,11 @@ export const twitchMetadata: PlatformMetadata = {
   identifier: 'twitch',
   displayName: 'Twitch',
   authKind: 'oauth2',
+  deploymentApp: {
+    variables: ['TWITCH_CLIENT_ID', 'TWITCH_CLIENT_SECRET'],
+    consoleUrl: 'https://dev.twitch.tv/console/apps',
+    app: 'a Twitch application',
+  },
   oauth: {
     authorizeUrl: 'https://id.twitch.tv/oauth2/authorize',
     tokenUrl: 'https://id.twitch.tv/oauth2/token',

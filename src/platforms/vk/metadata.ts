@@ -29,6 +29,11 @@ export const vkMetadata: PlatformMetadata = {
   identifier: 'vk',
   displayName: 'VK',
   authKind: 'oauth2',
+  deploymentApp: {
+    variables: ['VK_CLIENT_ID', 'VK_CLIENT_SECRET'],
+    consoleUrl: 'https://id.vk.com/about/business/go',
+    app: 'a VK ID application of type "Web" (its protected key is VK_CLIENT_SECRET)',
+  },
   oauth: {
     authorizeUrl: 'https://id.vk.com/authorize',
     tokenUrl: 'https://id.vk.com/oauth2/auth',

@@ -14,6 +14,11 @@ export const whopMetadata: PlatformMetadata = {
   identifier: 'whop',
   displayName: 'Whop',
   authKind: 'oauth2',
+  deploymentApp: {
+    variables: ['WHOP_CLIENT_ID', 'WHOP_CLIENT_SECRET'],
+    consoleUrl: 'https://whop.com/dashboard/developer',
+    app: 'a Whop app with OAuth',
+  },
   oauth: {
     authorizeUrl: 'https://api.whop.com/oauth/authorize',
     tokenUrl: 'https://api.whop.com/oauth/token',

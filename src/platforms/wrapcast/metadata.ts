@@ -23,6 +23,11 @@ export const wrapcastMetadata: PlatformMetadata = {
   // comes back to the callback with `signer_uuid` and `fid`. There is no token exchange and no
   // expiry: the signer works until the user revokes it.
   authKind: 'oauth2',
+  deploymentApp: {
+    variables: ['WRAPCAST_CLIENT_ID', 'WRAPCAST_CLIENT_SECRET'],
+    consoleUrl: 'https://dev.neynar.com/',
+    app: 'a Neynar app with Sign in with Neynar (WRAPCAST_CLIENT_ID is its client id, WRAPCAST_CLIENT_SECRET its API key)',
+  },
   oauth: {
     authorizeUrl: 'https://app.neynar.com/login',
     tokenUrl: 'https://api.neynar.com/v2/farcaster/signer',

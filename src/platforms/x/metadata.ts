@@ -32,6 +32,11 @@ export const xMetadata: PlatformMetadata = {
   identifier: 'x',
   displayName: 'X',
   authKind: 'oauth2',
+  deploymentApp: {
+    variables: ['X_CLIENT_ID', 'X_CLIENT_SECRET'],
+    consoleUrl: 'https://developer.x.com/en/portal/dashboard',
+    app: 'an app with OAuth 2.0 user authentication of type "Web App" (confidential client), read and write permissions',
+  },
   oauth: {
     authorizeUrl: 'https://x.com/i/oauth2/authorize',
     tokenUrl: 'https://api.x.com/2/oauth2/token',

@@ -47,6 +47,11 @@ export const youtubeMetadata: PlatformMetadata = {
   identifier: 'youtube',
   displayName: 'YouTube',
   authKind: 'oauth2',
+  deploymentApp: {
+    variables: ['YOUTUBE_CLIENT_ID', 'YOUTUBE_CLIENT_SECRET'],
+    consoleUrl: 'https://console.cloud.google.com/apis/credentials',
+    app: 'a Google Cloud OAuth client of type "Web application", with the YouTube Data API v3 and YouTube Analytics API enabled',
+  },
   oauth: {
     authorizeUrl: 'https://accounts.google.com/o/oauth2/v2/auth',
     tokenUrl: 'https://oauth2.googleapis.com/token',

@@ -58,6 +58,7 @@ describe('OpenAPI', () => {
       '/notifications',
       '/posts',
       '/posts/group/{group}',
+      '/posts/group/{group}/date',
       '/posts/{id}',
       '/posts/{id}/date',
       '/posts/{id}/missing',

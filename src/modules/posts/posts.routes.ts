@@ -18,6 +18,7 @@ import {
   StatusBodySchema,
   DateBodySchema,
   DateResponseSchema,
+  GroupDateResponseSchema,
   StatusResponseSchema,
 } from './posts.schemas.js';
 
@@ -140,6 +141,22 @@ export function postsRoutes(service: PostsService): FastifyPluginAsyncZod {
         },
       },
       async (req) => service.reschedule(req.auth.organizationId, req.params.id, req.body.date),
+    );
+
+    app.put(
+      '/posts/group/:group/date',
+      {
+        schema: {
+          tags: ['Posts'],
+          summary: 'Extension: move every post of a group (all its channels, with their thread items) to another time',
+          description:
+            'The calendar drags a group as one event. The group moves only as a whole: when one of its posts is published or failed, nothing moves (409 naming the channel). Queued posts are queued again for the new time (a past time publishes now); drafts only change date.',
+          params: GroupParamsSchema,
+          body: DateBodySchema,
+          response: { 200: GroupDateResponseSchema, ...errorResponses('PLAN_LIMIT_REACHED', 'CONFLICT') },
+        },
+      },
+      async (req) => service.moveGroup(req.auth.organizationId, req.params.group, req.body.date),
     );
 
     app.put(

@@ -180,6 +180,13 @@ export const GroupParamsSchema = z.object({ group: z.string() });
 export const StatusBodySchema = z.object({ status: z.enum(['draft', 'schedule']) });
 export const DateBodySchema = z.object({ date: InstantSchema.describe('the new publish time (any offset; UTC when none is given)') });
 export const DateResponseSchema = z.object({ id: z.string(), state: z.enum(['DRAFT', 'QUEUE']), publishDate: z.iso.datetime() });
+export const GroupDateResponseSchema = z.object({
+  group: z.string(),
+  publishDate: z.iso.datetime(),
+  posts: z
+    .array(z.object({ id: z.string(), integration: z.object({ id: z.string() }), state: z.enum(['DRAFT', 'QUEUE']), publishDate: z.iso.datetime() }))
+    .describe('the posts of the group (one per channel; their thread items moved with them)'),
+});
 export const StatusResponseSchema = z.object({ id: z.string(), state: z.enum(['DRAFT', 'QUEUE', 'PUBLISHED', 'ERROR']) });
 
 export const SettingsBodySchema = z.object({ settings: z.record(z.string(), z.unknown(), { error: 'Must be an object' }) });

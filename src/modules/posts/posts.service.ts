@@ -510,6 +510,61 @@ function toOut(root: PostRow, items: PostRow[], integration: { id: string; ident
       return result;
     },
 
+    /**
+     * Moves every post of a group (one per channel, with their thread items) to another time: the
+     * calendar shows a group as one event and drags it whole. The group moves only as a whole, so
+     * it stays one event: when any of its posts has published (it stays where it went out) or
+     * failed (retry it or make it a draft first), nothing moves and the answer (409) names the
+     * channel. Queued posts are put back on the queue for the new time; drafts only change date.
+     */
+    async moveGroup(organizationId: string, group: string, date: string) {
+      const at = now();
+      const publishDate = new Date(parseInstant(date));
+      // Queued posts moving into another month count against the plan's scheduled posts (checked
+      // before the transaction, as for new posts: one connection on PGlite).
+      const current = group.includes('\u0000') ? [] : (await repo.listRoots(organizationId, { group })).roots.map((r) => r.post);
+      const month = (d: Date) => d.getUTCFullYear() * 12 + d.getUTCMonth();
+      const entering = current.filter((p) => p.state === 'QUEUE' && month(p.publishDate) !== month(publishDate)).length;
+      if (entering > 0) await assertScheduledWithinPlan(organizationId, publishDate, entering);
+      const due: Date[] = [];
+      const result = await repo.transaction(async (tx) => {
+        const rows = await repo.lockGroup(tx, organizationId, group);
+        if (rows.length === 0) throw notFound('Group of posts');
+        if (inFlight(rows)) throw conflictInFlight();
+        const roots = rows.filter((r) => r.parentPostId === null);
+        const channels = new Map<string, IntegrationRow | undefined>();
+        for (const r of roots) channels.set(r.integrationId, await repo.findIntegration(r.integrationId, tx));
+        const named = (state: PostRow['state']) =>
+          roots
+            .filter((r) => r.state === state)
+            .map((r) => channels.get(r.integrationId)?.name ?? 'a channel')
+            .join(', ');
+        if (roots.some((r) => r.state === 'PUBLISHED')) {
+          throw new AppError('CONFLICT', `Already published on ${named('PUBLISHED')}: a published post stays where it went out, so this group does not move`);
+        }
+        if (roots.some((r) => r.state === 'ERROR')) {
+          throw new AppError('CONFLICT', `Failed on ${named('ERROR')}: retry it or make it a draft before moving this group`);
+        }
+        for (const r of rows) await repo.updateRow(tx, r.id, { publishDate, updatedAt: at });
+        for (const root of roots) {
+          if (root.state !== 'QUEUE') continue;
+          const channel = channels.get(root.integrationId);
+          if (!channel) continue;
+          const dueAt = new Date(Math.max(publishDate.getTime(), at.getTime()));
+          await queue.schedule(tx, root.id, dueAt);
+          await emitScheduled(tx, { ...root, publishDate }, channel, dueAt, at);
+          due.push(dueAt);
+        }
+        return {
+          group,
+          publishDate: publishDate.toISOString(),
+          posts: roots.map((r) => ({ id: r.id, integration: { id: r.integrationId }, state: r.state as 'DRAFT' | 'QUEUE', publishDate: publishDate.toISOString() })),
+        };
+      });
+      for (const d of due) queue.notifyScheduled(d);
+      return result;
+    },
+
     /** Replaces the settings of a post that has not published (validated unless it is a draft). */
     async replaceSettings(organizationId: string, id: string, settings: Record<string, unknown>) {
       return repo.transaction(async (tx) => {

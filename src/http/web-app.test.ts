@@ -50,7 +50,7 @@ describe('the calendar app served at /', () => {
     expectError(await t.app.inject({ method: 'GET', url: '/public/v1/nothing-here', headers: HTML }), 404, 'ROUTE_NOT_FOUND');
     expectError(await t.app.inject({ method: 'GET', url: '/calendar', headers: { accept: 'application/json' } }), 404, 'ROUTE_NOT_FOUND');
     expectError(await t.app.inject({ method: 'POST', url: '/calendar', headers: HTML }), 404, 'ROUTE_NOT_FOUND');
-    expect((await t.app.inject({ method: 'GET', url: '/account/login', headers: HTML })).body).toContain('Sign in');
+    expect((await t.app.inject({ method: 'GET', url: '/account/signup', headers: HTML })).body).toContain('Sign in');
     expect((await t.app.inject({ method: 'GET', url: '/media/unknown.png', headers: HTML })).headers['content-type']).not.toContain('text/html; charset=utf-8');
   });
 

@@ -25,6 +25,15 @@ describe('accounts: sign-up, sign-in, sessions', () => {
   });
 
   describe('happy', () => {
+    it('a fresh deployment opens on making the first account: sign-in leads to sign-up with the first-account notice', async () => {
+      const visitor = new Browser(t.app);
+      const login = await t.app.inject({ method: 'GET', url: '/account/login' });
+      expect(login.statusCode).toBe(303);
+      expect(login.headers.location).toBe('/account/signup');
+      await visitor.get('/account/signup');
+      expect(visitor.lastHtml).toContain('This is the first account of this Tidings');
+    });
+
     it('the first account owns the deployment and adopts the organisations made by the admin CLI', async () => {
       const cliOrg = await t.createOrg('Made by CLI');
       const owner = await signUp(t.app, { email: ' Owner@Example.TEST ', name: 'Olga' });

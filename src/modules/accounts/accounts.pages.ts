@@ -125,7 +125,11 @@ ${inputField({ label: 'Password', name: 'password', type: 'password', autocomple
       return page(req, reply, 'Sign in to Tidings', body, status);
     }
 
-    app.get('/account/login', { schema: { hide: true } }, (req, reply) => loginPage(req, reply));
+    app.get('/account/login', { schema: { hide: true } }, async (req, reply) => {
+      // A fresh deployment has nobody to sign in: its first visitor makes the owner account.
+      if ((await accounts.signupMode()).first) return reply.redirect('/account/signup', 303);
+      return loginPage(req, reply);
+    });
     app.post('/account/login', { schema: { hide: true } }, async (req, reply) => {
       const body = bodyOf(req);
       helpers.checkCsrf(req, body._csrf);

@@ -8,6 +8,11 @@ import { startSimulator, type InjectedKind, type Simulator } from '../../../test
  * sessions), the account's PDS (repo writes and, proxied to the AppView, reads) and the video
  * service (`https://video.bsky.app`). All three are one server here; tests map each real origin
  * to it. Errors have the XRPC shape `{ error: "Name", message }` with the real statuses.
+ *
+ * Like the real split between a PDS and the AppView, a new post is in the repo at once
+ * (`com.atproto.repo.getRecord`, `listRecords`) but in the AppView's author feed only once the
+ * AppView has indexed it from the firehose: `appViewLagMs` after it was made (real time), or
+ * when a test calls `indexAppView()`.
  */
 export const BSKY_ENTRYWAY = 'https://bsky.social';
 /** The PDS the accounts' DID documents name (a real bsky.social PDS host name). */
@@ -44,6 +49,7 @@ export interface BlueskyRecord {
   embed?: Record<string, unknown>;
   reply?: { root: { uri: string; cid: string }; parent: { uri: string; cid: string } };
   createdAt: string;
+  /** when the AppView indexes (indexed) it: `appViewLagMs` after the PDS stored it, or at `indexAppView()` */
   indexedAt: string;
   /** the blobs the embed references, resolved when the record was created */
   media: StoredBlob[];
@@ -63,6 +69,15 @@ export interface BlueskySimulator extends Simulator {
   expireAccessTokens(opts?: { refresh?: boolean }): void;
   /** Video jobs report `polls` in-progress states before completing, or fail with `failWith`. */
   configureVideo(opts: { polls?: number; failWith?: string }): void;
+  /** The AppView indexes every record made so far now (the author feed lists them). */
+  indexAppView(): void;
+  /** How long (ms) after it is made the AppView lists a new post; applies to posts made from now on. */
+  setAppViewLag(ms: number): void;
+}
+
+export interface BlueskySimulatorOptions {
+  /** ms between a record's creation and the AppView's author feed listing it (default 3000; real: usually about a second, much more under load) */
+  appViewLagMs?: number;
 }
 
 interface Token {
@@ -120,7 +135,8 @@ function cid(codec: number, digest: Buffer): string {
 const graphemes = countGraphemes;
 const first = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
 
-export async function startBlueskySimulator(): Promise<BlueskySimulator> {
+export async function startBlueskySimulator(options: BlueskySimulatorOptions = {}): Promise<BlueskySimulator> {
+  let appViewLagMs = options.appViewLagMs ?? 3000;
   const accounts = new Map<string, Required<Omit<BlueskyAccountInput, 'email' | 'avatar'>> & Pick<BlueskyAccountInput, 'email' | 'avatar'>>();
   const tokens = new Map<string, Token>();
   const blobs = new Map<string, StoredBlob>();
@@ -211,6 +227,8 @@ export async function startBlueskySimulator(): Promise<BlueskySimulator> {
   }
 
   const find = (uri: string) => records.find((r) => r.uri === uri);
+  /** Whether the AppView has indexed the record yet (the PDS has it either way). */
+  const indexed = (r: BlueskyRecord) => Date.parse(r.indexedAt) <= Date.now();
 
   /** Blob refs the embed names, checked as the PDS does when a record references them. */
   function embeddedBlobs(embed: Record<string, unknown> | undefined, did: string): { blobs: StoredBlob[] } | { error: string; message: string } {
@@ -277,11 +295,35 @@ export async function startBlueskySimulator(): Promise<BlueskySimulator> {
       if (!Number.isInteger(limit) || limit < 1 || limit > 100) return fail(reply, 400, 'InvalidRequest', 'Error: limit must be between 1 and 100');
       const sortAt = (r: BlueskyRecord) => Math.min(Date.parse(r.createdAt), Date.parse(r.indexedAt));
       const noReplies = first(q.filter) === 'posts_no_replies';
-      const feed = records.filter((r) => r.did === acc.did && !(noReplies && r.reply)).sort((a, b) => sortAt(b) - sortAt(a));
+      // The AppView's view: only what it has indexed so far.
+      const feed = records.filter((r) => r.did === acc.did && indexed(r) && !(noReplies && r.reply)).sort((a, b) => sortAt(b) - sortAt(a));
       // An opaque cursor (the real one is `{sortAt}::{cid}`): here the offset.
       const start = Number(first(q.cursor) ?? 0);
       const page = feed.slice(start, start + limit);
       return { feed: page.map((r) => ({ post: postView(r) })), ...(start + limit < feed.length ? { cursor: String(start + limit) } : {}) };
+    },
+    /**
+     * The PDS's own listing of a repo's records (no auth needed), newest record key first unless
+     * `reverse`; the cursor is the last record's key. Unlike the AppView it has a record as soon
+     * as createRecord answered.
+     */
+    'com.atproto.repo.listRecords': (_req, reply, q) => {
+      const repo = first(q.repo);
+      const collection = first(q.collection);
+      if (!repo || !collection) return fail(reply, 400, 'InvalidRequest', 'Error: Params must have the properties "repo" and "collection"');
+      const acc = findAccount(repo);
+      if (!acc) return fail(reply, 400, 'InvalidRequest', `Could not find repo: ${repo}`);
+      const limit = Number(first(q.limit) ?? 50);
+      if (!Number.isInteger(limit) || limit < 1 || limit > 100) return fail(reply, 400, 'InvalidRequest', 'Error: limit must be between 1 and 100');
+      const reverse = first(q.reverse) === 'true';
+      const cursor = first(q.cursor);
+      const mine = records
+        .filter((r) => r.did === acc.did && collection === POST)
+        .filter((r) => cursor === undefined || (reverse ? r.rkey > cursor : r.rkey < cursor))
+        .sort((a, b) => (a.rkey < b.rkey ? 1 : a.rkey > b.rkey ? -1 : 0) * (reverse ? -1 : 1))
+        .slice(0, limit);
+      const last = mine.at(-1);
+      return { records: mine.map((r) => ({ uri: r.uri, cid: r.cid, value: r.value })), ...(last ? { cursor: last.rkey } : {}) };
     },
     'app.bsky.feed.getPosts': (req, reply, q) => {
       if (authorize(req, reply, 'access', true) === undefined) return reply;
@@ -399,7 +441,7 @@ export async function startBlueskySimulator(): Promise<BlueskySimulator> {
         ...(record.embed ? { embed: record.embed as Record<string, unknown> } : {}),
         ...(reply_ ? { reply: { root: reply_.root, parent: reply_.parent } } : {}),
         createdAt: record.createdAt,
-        indexedAt: new Date().toISOString(),
+        indexedAt: new Date(Date.now() + appViewLagMs).toISOString(),
         media: media.blobs,
         value: record,
         likeCount: 0,
@@ -462,6 +504,13 @@ export async function startBlueskySimulator(): Promise<BlueskySimulator> {
     },
     expireAccessTokens(opts: { refresh?: boolean } = {}) {
       for (const t of tokens.values()) if (t.scope === 'access' || (opts.refresh && t.scope === 'refresh')) t.exp = Date.now() - 1000;
+    },
+    indexAppView() {
+      const now = new Date().toISOString();
+      for (const r of records) if (!indexed(r)) r.indexedAt = now;
+    },
+    setAppViewLag(ms: number) {
+      appViewLagMs = ms;
     },
     configureVideo(opts: { polls?: number; failWith?: string }) {
       video.polls = opts.polls ?? video.polls;

@@ -5,7 +5,7 @@ import { createPlatformHttp } from '../http.js';
 import { PlatformError, type ConnectedAccount, type OperationContext, type PublishItem, type PublishResult } from '../platform.js';
 import { BSKY_ENTRYWAY, BSKY_PDS, BSKY_VIDEO, startBlueskySimulator, type BlueskySimulator } from './bluesky.simulator.js';
 import { blueskyError } from './errors.js';
-import { blueskyPostUrl, createBlueskyAdapter } from './index.js';
+import { blueskyPostUrl, createBlueskyAdapter, newTid, tidTime } from './index.js';
 
 const adapter = createBlueskyAdapter();
 const ALICE = { handle: 'alice.bsky.social', did: 'did:plc:alice7xk2qlm4zv3', password: 'abcd-efgh-ijkl-mnop', displayName: 'Alice' };
@@ -236,6 +236,54 @@ describe('bluesky specifics', () => {
       const figures = await adapter.postAnalytics!(a.id, 7, c);
       expect(figures.map((s) => s.label)).toEqual(['Likes', 'Reposts', 'Replies', 'Quotes']);
     });
+  });
+
+  it('findRecent reads the repo on the PDS: a post the AppView has not indexed yet is found (reconciliation must not miss it)', async () => {
+    await withSim(async (sim, ctx) => {
+      sim.setAppViewLag(10 * 60_000);
+      const account = await adapter.connectWithCredentials!(LOGIN, ctx);
+      const c = { ...ctx, credentials: account.credentials };
+      const since = new Date(Date.now() - 60_000);
+      const made = published(await post(ctx, account, '<p>just made</p>'));
+      const reply = published(await post(ctx, account, '<p>and its reply</p>', { replyTo: { id: made.id, rootId: made.id } }));
+      // The AppView's author feed does not list them yet…
+      const feed = await fetch(`${sim.origin}/xrpc/app.bsky.feed.getAuthorFeed?actor=${ALICE.did}`).then((r) => r.json() as Promise<{ feed: unknown[] }>);
+      expect(feed.feed).toEqual([]);
+      // …the repo has them, newest first, replies included.
+      const recent = await adapter.findRecent!({ since, limit: 10 }, c);
+      expect(recent.map((r) => [r.id, r.content, r.url])).toEqual([
+        [reply.id, 'and its reply', reply.url],
+        [made.id, 'just made', made.url],
+      ]);
+      const listings = sim.log.filter((r) => r.path.includes('/xrpc/'));
+      expect(listings.some((r) => r.path.startsWith('/xrpc/com.atproto.repo.listRecords?') && r.path.includes('collection=app.bsky.feed.post'))).toBe(true);
+      expect(listings.some((r) => r.path.includes('getAuthorFeed') && r.headers.authorization)).toBe(false);
+      // Once indexed, the AppView shows them too (the simulator's lag is only a lag).
+      sim.indexAppView();
+      const indexed = await fetch(`${sim.origin}/xrpc/app.bsky.feed.getAuthorFeed?actor=${ALICE.did}`).then((r) => r.json() as Promise<{ feed: unknown[] }>);
+      expect(indexed.feed).toHaveLength(2);
+    });
+  });
+
+  it('findRecent pages through the repo and stops at record keys older than `since`', async () => {
+    await withSim(async (sim, ctx) => {
+      const account = await adapter.connectWithCredentials!(LOGIN, ctx);
+      const c = { ...ctx, credentials: account.credentials };
+      for (let i = 0; i < 5; i++) published(await post(ctx, account, `<p>post ${i}</p>`));
+      const mark = sim.log.length;
+      const recent = await adapter.findRecent!({ since: new Date(Date.now() - 60_000), limit: 50 }, c);
+      expect(recent.map((r) => r.content)).toEqual(['post 4', 'post 3', 'post 2', 'post 1', 'post 0']);
+      const two = await adapter.findRecent!({ since: new Date(Date.now() - 60_000), limit: 2 }, c);
+      expect(two.map((r) => r.content)).toEqual(['post 4', 'post 3']);
+      expect(sim.log.slice(mark).filter((r) => r.path.includes('listRecords')).length).toBeGreaterThanOrEqual(2);
+      expect(await adapter.findRecent!({ since: new Date(Date.now() + 60_000), limit: 10 }, c)).toEqual([]);
+    });
+  });
+
+  it('reads the time a TID record key was made', () => {
+    const at = Date.UTC(2025, 2, 3, 9, 0, 0, 123);
+    expect(tidTime(newTid(at))).toBe(at);
+    expect(tidTime('self')).toBeUndefined();
   });
 
   it('classifies XRPC errors by name before status', () => {

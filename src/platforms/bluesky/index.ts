@@ -213,6 +213,15 @@ export function newTid(nowMs: number): string {
   return out;
 }
 
+/** The time (ms) a TID record key was made, or undefined when the key is not a TID. */
+export function tidTime(rkey: string): number | undefined {
+  if (!/^[234567abcdefghij][234567abcdefghijklmnopqrstuvwxyz]{12}$/.test(rkey)) return undefined;
+  const alphabet = '234567abcdefghijklmnopqrstuvwxyz';
+  let n = 0n;
+  for (const ch of rkey) n = (n << 5n) | BigInt(alphabet.indexOf(ch));
+  return Number((n >> 10n) / 1000n);
+}
+
 /** A file-backed Blob as a fixed-length stream: http.ts sends Node streams as is, and the PDS wants a length. */
 async function mediaBody(ctx: OperationContext, media: PublishItem['media'][number]) {
   const blob = await ctx.openMedia(media);
@@ -412,28 +421,37 @@ export function createBlueskyAdapter(): PlatformAdapter {
       return finishVideo(ctx, c, p, jobStatus);
     },
 
+    /**
+     * Reads the repo on the account's PDS (`com.atproto.repo.listRecords`), the authoritative
+     * store a post is written to, not the AppView's author feed: the AppView indexes new records
+     * from the firehose with a lag (seconds, more under load), so a post made just before a crash
+     * may not be in the feed yet and reconciling from it would send the post twice. Records come
+     * newest first by record key; our keys are TIDs (the time they were made), so the listing stops
+     * at the first key older than `since`. Replies are records of the same collection, so thread
+     * items are listed too.
+     */
     async findRecent({ since, limit }, ctx) {
       const c = creds(ctx);
       const out: { id: string; url: string; content: string; createdAt: string }[] = [];
+      const sinceMs = since.getTime();
       let cursor: string | undefined;
-      while (out.length < limit) {
-        const page = await xrpc<{ cursor?: string; feed: { post: { uri: string; author: { did: string }; record: { text?: string; createdAt?: string }; indexedAt: string }; reason?: unknown }[] }>(
-          ctx,
-          c.pds,
-          'app.bsky.feed.getAuthorFeed',
-          { token: c.accessJwt, params: { actor: c.did, limit: Math.min(100, limit), filter: 'posts_with_replies', ...(cursor ? { cursor } : {}) } },
-        );
-        for (const { post, reason } of page.feed) {
-          // Reposts and pinned posts carry a `reason`; they are not posts made at that time.
-          if (reason || post.author.did !== c.did) continue;
-          const createdAt = post.record.createdAt ?? post.indexedAt;
-          // The feed is ordered by the earlier of createdAt and indexedAt.
-          if (Math.min(Date.parse(createdAt), Date.parse(post.indexedAt)) < since.getTime()) return out;
-          out.push({ id: post.uri, url: blueskyPostUrl(c.handle, post.uri), content: post.record.text ?? '', createdAt });
+      for (let page = 0; page < 10 && out.length < limit; page++) {
+        const pageSize = Math.min(100, Math.max(1, limit));
+        const { records, cursor: next } = await xrpc<{ cursor?: string; records: { uri: string; value: { text?: unknown; createdAt?: unknown } }[] }>(ctx, c.pds, 'com.atproto.repo.listRecords', {
+          token: c.accessJwt,
+          params: { repo: c.did, collection: POST, limit: pageSize, ...(cursor ? { cursor } : {}) },
+        });
+        for (const { uri, value } of records) {
+          const keyTime = tidTime(parseAtUri(uri).rkey);
+          if (keyTime !== undefined && keyTime < sinceMs) return out;
+          const createdAt = typeof value.createdAt === 'string' && !Number.isNaN(Date.parse(value.createdAt)) ? value.createdAt : new Date(keyTime ?? ctx.clock.now()).toISOString();
+          // A record whose key is not a TID has only its own (client-set) createdAt to go by.
+          if (keyTime === undefined && Date.parse(createdAt) < sinceMs) continue;
+          out.push({ id: uri, url: blueskyPostUrl(c.handle, uri), content: typeof value.text === 'string' ? value.text : '', createdAt });
           if (out.length >= limit) break;
         }
-        if (!page.cursor || page.feed.length === 0) break;
-        cursor = page.cursor;
+        if (!next || records.length < pageSize) break;
+        cursor = next;
       }
       return out;
     },

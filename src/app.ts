@@ -13,6 +13,7 @@ import { mediaFilesRoutes, mediaRoutes } from './modules/media/media.routes.js';
 import { groupsRoutes } from './modules/groups/groups.routes.js';
 import { callbackRoutes } from './modules/integrations/callback.routes.js';
 import { connectRoutes } from './modules/integrations/connect.routes.js';
+import { platformsRoutes } from './modules/integrations/platforms.routes.js';
 import { toolsRoutes } from './modules/integrations/tools.routes.js';
 import { analyticsRoutes } from './modules/analytics/analytics.routes.js';
 import { healthRoutes } from './modules/health/health.routes.js';
@@ -123,6 +124,7 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
       installRateLimit(api, { store: deps.rateStore, clock });
       await api.register(integrationsRoutes(services.integrations));
       await api.register(connectRoutes(services.connect));
+      await api.register(platformsRoutes(services.platforms));
       await api.register(toolsRoutes(services.tools));
       await api.register(analyticsRoutes(services.analytics));
       await api.register(groupsRoutes(services.groups));

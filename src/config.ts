@@ -39,6 +39,7 @@ const EnvSchema = z.object({
     .regex(/^\d+(kB|MB|GB)$/, 'must be a size such as 16MB')
     .default('16MB'),
   PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
+  DOCS_URL: z.url({ protocol: /^https?$/ }).optional(),
   API_RATE_LIMIT: positiveInt.default(90),
   API_RATE_WINDOW_SECONDS: positiveInt.default(3600),
   AUTH_FAILURE_LIMIT: positiveInt.default(30),
@@ -124,6 +125,8 @@ export interface Config {
   /** PostgreSQL shared_buffers of the embedded database (PGlite keeps it in process memory) */
   embeddedSharedBuffers: string;
   publicUrl: string;
+  /** where the docs folder is published (links from the app to setup steps); undefined: the app names the file instead */
+  docsUrl: string | undefined;
   rateLimit: { max: number; windowSeconds: number };
   authFailure: { max: number; windowSeconds: number };
   /** how long a process remembers a resolved credential (changes from other processes apply within it) */
@@ -234,6 +237,22 @@ function readPlatformApps(env: Record<string, string>) {
   return apps;
 }
 
+/**
+ * The names of the platform variables that hold a value (`<IDENTIFIER>_CLIENT_ID`,
+ * `<IDENTIFIER>_CLIENT_SECRET`, `DISCORD_BOT_TOKEN`): what a platform's `deploymentApp.variables`
+ * are checked against. Names only, so nothing that reads it can leak a secret.
+ */
+export function setPlatformVariables(config: Pick<Config, 'platformApps' | 'discordBotToken'>): ReadonlySet<string> {
+  const names = new Set<string>();
+  for (const [id, app] of Object.entries(config.platformApps)) {
+    const prefix = platformEnvPrefix(id);
+    if (app.clientId) names.add(`${prefix}_CLIENT_ID`);
+    if (app.clientSecret) names.add(`${prefix}_CLIENT_SECRET`);
+  }
+  if (config.discordBotToken) names.add('DISCORD_BOT_TOKEN');
+  return names;
+}
+
 /** `https://api.telegram.org=http://127.0.0.1:9001,…` → origin map; names the bad pair. */
 function parseOrigins(value: string | undefined): Map<string, string> {
   const map = new Map<string, string>();
@@ -300,6 +319,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databasePoolSize: e.DATABASE_POOL_SIZE,
     embeddedSharedBuffers: e.EMBEDDED_SHARED_BUFFERS,
     publicUrl,
+    docsUrl: e.DOCS_URL?.replace(/\/+$/, ''),
     rateLimit: { max: e.API_RATE_LIMIT, windowSeconds: e.API_RATE_WINDOW_SECONDS },
     authFailure: { max: e.AUTH_FAILURE_LIMIT, windowSeconds: e.AUTH_FAILURE_WINDOW_SECONDS },
     authCacheSeconds: e.AUTH_CACHE_SECONDS,

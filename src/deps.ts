@@ -1,5 +1,5 @@
 import { join, resolve } from 'node:path';
-import type { Config, Role } from './config.js';
+import { setPlatformVariables, type Config, type Role } from './config.js';
 import { openPglite, openPostgres, type Database } from './db/client.js';
 import { createJobEngine, type JobEngine, type Logger } from './jobs/job-engine.js';
 import { systemClock, type Clock } from './lib/clock.js';
@@ -20,6 +20,7 @@ import { createPlansRepository } from './modules/plans/plans.repository.js';
 import { createPlansService } from './modules/plans/plans.service.js';
 import { createConnectStatesRepository } from './modules/integrations/connect-states.repository.js';
 import { createConnectService } from './modules/integrations/connect.service.js';
+import { createPlatformsService } from './modules/integrations/platforms.service.js';
 import { createPlatformHttp } from './platforms/http.js';
 import { createPlatformRegistry } from './platforms/registry.js';
 import { createAnalyticsRepository } from './modules/analytics/analytics.repository.js';
@@ -240,6 +241,7 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
         logger: platformLogger,
         timeoutMs: config.platformTimeoutSeconds * 1000,
       }),
+      platforms: createPlatformsService({ adapters, setVariables: setPlatformVariables(config), publicUrl: config.publicUrl, docsUrl: config.docsUrl }),
       tools: createToolsService({ integrations: repositories.integrations, access, secretBox, clock }),
       analytics: createAnalyticsService({
         integrations: repositories.integrations,

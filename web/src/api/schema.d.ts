@@ -2140,6 +2140,175 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/platforms": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The platforms a channel can be connected on, and which are ready on this deployment
+         * @description A platform whose OAuth app belongs to the deployment is ready once its variables are set; until then `setup` says what an administrator registers (callback URL, variables, developer console, docs). Variable values are never shown, only whether each is set.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PlatformReadiness"][];
+                    };
+                };
+                /** @description Bad Request. `code` is one of `VALIDATION_FAILED`, `BAD_REQUEST`, `MALFORMED_JSON`, `BODY_TOO_DEEP`, `MALFORMED_URL`, `PLATFORM_APP_NOT_CONFIGURED`. */
+                400: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                403: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                429: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal Server Error. `code` is `INTERNAL`. */
+                500: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service Unavailable. `code` is `SERVICE_UNAVAILABLE`. */
+                503: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/integration-trigger/{id}": {
         parameters: {
             query?: never;
@@ -15513,6 +15682,38 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
         };
+        PlatformSetupInput: {
+            /** @description what to register at the platform, in words */
+            app: string;
+            /** @description the environment variables the app needs, and whether each is set on this deployment (never their values) */
+            variables: {
+                name: string;
+                set: boolean;
+            }[];
+            /** @description names of the variables still to set; empty when the platform is ready */
+            missing: string[];
+            /** @description the redirect (callback) URL to register in the platform's developer console, built from PUBLIC_URL */
+            callbackUrl: string;
+            /** @description the platform's developer console; null when it has no public one */
+            consoleUrl: string | null;
+            /** @description the setup steps in Tidings' documentation (file and anchor) */
+            docsPath: string;
+            /** @description the same steps as a link, when DOCS_URL is set */
+            docsUrl: string | null;
+        };
+        PlatformReadinessInput: {
+            identifier: components["schemas"]["PlatformIdentifierInput"];
+            name: string;
+            /** @enum {string} */
+            authKind: "oauth2" | "instance-oauth2" | "credentials";
+            instanceBased: boolean;
+            /** @description a channel can be connected on this deployment now */
+            ready: boolean;
+            /** @description this version can connect the platform at all */
+            available: boolean;
+            /** @description the deployment's app at the platform; null when nothing must be registered (credential forms, per-instance apps) */
+            setup: components["schemas"]["PlatformSetupInput"] | null;
+        };
         AnalyticsInput: {
             label: string;
             percentageChange: number;
@@ -15856,6 +16057,38 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+        };
+        PlatformSetup: {
+            /** @description what to register at the platform, in words */
+            app: string;
+            /** @description the environment variables the app needs, and whether each is set on this deployment (never their values) */
+            variables: {
+                name: string;
+                set: boolean;
+            }[];
+            /** @description names of the variables still to set; empty when the platform is ready */
+            missing: string[];
+            /** @description the redirect (callback) URL to register in the platform's developer console, built from PUBLIC_URL */
+            callbackUrl: string;
+            /** @description the platform's developer console; null when it has no public one */
+            consoleUrl: string | null;
+            /** @description the setup steps in Tidings' documentation (file and anchor) */
+            docsPath: string;
+            /** @description the same steps as a link, when DOCS_URL is set */
+            docsUrl: string | null;
+        };
+        PlatformReadiness: {
+            identifier: components["schemas"]["PlatformIdentifier"];
+            name: string;
+            /** @enum {string} */
+            authKind: "oauth2" | "instance-oauth2" | "credentials";
+            instanceBased: boolean;
+            /** @description a channel can be connected on this deployment now */
+            ready: boolean;
+            /** @description this version can connect the platform at all */
+            available: boolean;
+            /** @description the deployment's app at the platform; null when nothing must be registered (credential forms, per-instance apps) */
+            setup: components["schemas"]["PlatformSetup"] | null;
         };
         Analytics: {
             label: string;

@@ -1,5 +1,7 @@
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vitest/config';
+import type { Reporter } from 'vitest/reporters';
+import { probeTiers, skippedTiersReport } from './test/tiers.js';
 
 // Every database-touching test runs twice: on embedded PGlite and on the PostgreSQL server
 // (TEST_DATABASE_URL, default the CI machine's postgres://postgres@127.0.0.1:5432/test), but for
@@ -49,13 +51,31 @@ const onPgliteOnly = [
   'youtube',
 ].map((id) => `src/platforms/${id}/${id}.api.test.ts`);
 
+// A fresh machine without PostgreSQL, Redis or Chromium runs the embedded tiers and says at the
+// end which it left out and how to run them; TIDINGS_TEST_ALL=1 (set by .ci/run) makes that an error.
+const tiers = await probeTiers();
+const requireAll = process.env.TIDINGS_TEST_ALL === '1';
+const notHere = Object.values(tiers).filter((t) => !t.available);
+if (requireAll && notHere.length > 0) {
+  throw new Error(`TIDINGS_TEST_ALL=1 but ${notHere.map((t) => t.missing).join('; ')}`);
+}
+const report = skippedTiersReport(notHere);
+const tierReporter: Reporter = {
+  onTestRunEnd() {
+    if (report) process.stdout.write(report);
+  },
+};
+// CI keeps the run's figures (.ci/run counts passed, failed and skipped from them).
+const jsonOut = process.env.TIDINGS_TEST_JSON;
+
 export default defineConfig({
   test: {
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    reporters: ['default', tierReporter, ...(jsonOut ? [['json', { outputFile: jsonOut }] as [string, object]] : [])],
     projects: [
       { test: { name: 'unit', include: unitTests } },
-      {
+      tiers.browser.available && {
         test: {
           name: 'browser',
           include: browserTests,
@@ -80,17 +100,17 @@ export default defineConfig({
           hookTimeout: 60_000,
         },
       },
-      {
+      tiers.postgres.available && {
         test: {
           name: 'postgres',
           include: dbTests,
           exclude: [...unitTests, ...browserTests, ...onPgliteOnly],
-          env: { TEST_DB: 'postgres' },
+          env: { TEST_DB: 'postgres', TEST_REDIS: tiers.redis.available ? '1' : '' },
           globalSetup: ['test/global-setup.ts'],
           testTimeout: 60_000,
           hookTimeout: 60_000,
         },
       },
-    ],
+    ].filter((p) => p !== false),
   },
 });

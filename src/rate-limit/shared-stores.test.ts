@@ -15,7 +15,7 @@ describe(`sql sliding log (${testDbKind()})`, () => {
   });
 });
 
-describe.runIf(testDbKind() === 'postgres')('redis sliding log', () => {
+describe.runIf(testDbKind() === 'postgres' && process.env.TEST_REDIS === '1')('redis sliding log', () => {
   slidingLogContract(() => {
     const store = createRedisStore(REDIS_URL, `tidings-test:${process.pid}:`);
     return Promise.resolve({ store, close: () => store.close() });

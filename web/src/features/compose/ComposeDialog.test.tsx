@@ -1,5 +1,5 @@
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { fireEvent, render, screen, waitFor, within } from '@testing-library/react';
+import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MeProvider, type Me } from '../../api/session.js';
@@ -12,6 +12,7 @@ const fetchMock = vi.hoisted(() => {
 });
 
 const { default: ComposeDialog } = await import('./ComposeDialog.js');
+const { draftKey } = await import('./drafts.js');
 
 function json(body: unknown, status = 200): Response {
   return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
@@ -88,19 +89,22 @@ const rules = {
 
 function open(initial: Parameters<typeof ComposeDialog>[0]['initial'], onOpenChange = vi.fn()) {
   const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false }, mutations: { retry: false } } });
-  render(
+  const { unmount } = render(
     <QueryClientProvider client={queryClient}>
       <MeProvider me={me}>
         <ComposeDialog open onOpenChange={onOpenChange} {...(initial ? { initial } : {})} />
       </MeProvider>
     </QueryClientProvider>,
   );
-  return { onOpenChange, queryClient };
+  return { onOpenChange, queryClient, unmount };
 }
 
 afterEach(() => {
+  // unmounted first: a composer going away writes its draft, which must not reach the next test
+  cleanup();
   fetchMock.mockReset();
   document.querySelector('.compose-toast-host')?.remove();
+  localStorage.clear();
 });
 
 describe('the compose dialog', () => {
@@ -212,7 +216,7 @@ describe('the compose dialog', () => {
       ],
     });
     expect(await screen.findByText(/Scheduled on Acme News, Acme on Bluesky and Acme Pins/)).toBeTruthy();
-  });
+  }, 20_000);
 
   it('edits a draft group in place and lists what still blocks it', async () => {
     const calls: Call[] = [];
@@ -263,5 +267,150 @@ describe('the compose dialog', () => {
       date: '2026-07-01T07:00:00.000Z',
       posts: [{ integration: { id: 'sky' }, group: 'g-1', value: [{ id: 'r1', content: '<p>Better text</p>' }, { id: 't1', content: '<p>Reply</p>', delay: 10 }] }],
     });
+  });
+});
+
+describe('the composer keeps what was typed (issue 25)', () => {
+  const NEW = draftKey('u1', 'o1', { kind: 'new' });
+  const stored = () => JSON.parse(localStorage.getItem(NEW) ?? 'null') as { shared: { text: string }[]; channels: string[]; when: { date: string; time: string } } | null;
+
+  function serveBasics(calls: Call[] = [], extra: Record<string, (body: unknown) => unknown> = {}) {
+    serve(
+      {
+        'GET /integrations': () => [channel('tg', 'telegram', 'Acme News'), channel('pin', 'pinterest', 'Acme Pins')],
+        'GET /integration-settings/:id': () => ({ output: rules[(calls.at(-1)!.path.split('/').pop() ?? 'tg') as keyof typeof rules] }),
+        ...extra,
+      },
+      calls,
+    );
+  }
+
+  it('an untouched composer closes at once, on Escape and on its close button, and leaves no draft', async () => {
+    serveBasics();
+    const { onOpenChange } = open({ date: '2026-07-01T07:00:00.000Z', integrationIds: ['tg'] });
+    const dialog = await screen.findByRole('dialog', { name: 'New post' });
+    await within(dialog).findByLabelText('Post text');
+    await userEvent.keyboard('{Escape}');
+    expect(onOpenChange).toHaveBeenCalledWith(false);
+    expect(screen.queryByRole('alertdialog')).toBeNull();
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Close' }));
+    expect(onOpenChange).toHaveBeenCalledTimes(2);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(localStorage.getItem(NEW)).toBeNull();
+  });
+
+  it('a channel whose settings form reports its prefilled values on mount is no change', async () => {
+    const calls: Call[] = [];
+    serveBasics(calls);
+    const { onOpenChange } = open({ date: '2026-07-01T07:00:00.000Z', integrationIds: ['pin'] });
+    const dialog = await screen.findByRole('dialog', { name: 'New post' });
+    await userEvent.click(await within(dialog).findByRole('tab', { name: /Acme Pins/ }));
+    expect((await within(dialog).findByLabelText<HTMLInputElement>(/^Title/)).value).toBe('Saved title');
+    await userEvent.keyboard('{Escape}');
+    expect(onOpenChange).toHaveBeenCalledWith(false);
+    expect(screen.queryByRole('alertdialog')).toBeNull();
+  });
+
+  it('with text typed, Escape and the close button ask first; Keep editing keeps it all; Discard closes and forgets the draft', async () => {
+    serveBasics();
+    const { onOpenChange } = open({ date: '2026-07-01T07:00:00.000Z', integrationIds: ['tg'] });
+    const dialog = await screen.findByRole('dialog', { name: 'New post' });
+    fireEvent.change(await within(dialog).findByLabelText('Post text'), { target: { value: 'Doors open at noon' } });
+    // kept while typing (after a short pause)
+    await waitFor(() => expect(stored()?.shared[0]?.text).toBe('Doors open at noon'));
+    expect(stored()?.channels).toEqual(['tg']);
+
+    await userEvent.keyboard('{Escape}');
+    const ask = await screen.findByRole('alertdialog', { name: 'Discard this post?' });
+    expect(ask.textContent).toContain('What you wrote and chose here will be lost.');
+    // the safe answer has the focus
+    expect(document.activeElement).toBe(within(ask).getByRole('button', { name: 'Keep editing' }));
+    expect(onOpenChange).not.toHaveBeenCalled();
+    await userEvent.click(within(ask).getByRole('button', { name: 'Keep editing' }));
+    await waitFor(() => expect(screen.queryByRole('alertdialog')).toBeNull());
+    expect(within(dialog).getByLabelText<HTMLTextAreaElement>('Post text').value).toBe('Doors open at noon');
+    expect(onOpenChange).not.toHaveBeenCalled();
+
+    // Escape in the question answers it (Keep editing), not the composer under it
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Close' }));
+    await screen.findByRole('alertdialog', { name: 'Discard this post?' });
+    await userEvent.keyboard('{Escape}');
+    await waitFor(() => expect(screen.queryByRole('alertdialog')).toBeNull());
+    expect(onOpenChange).not.toHaveBeenCalled();
+
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Close' }));
+    await userEvent.click(within(await screen.findByRole('alertdialog')).getByRole('button', { name: 'Discard' }));
+    expect(onOpenChange).toHaveBeenCalledWith(false);
+    expect(localStorage.getItem(NEW)).toBeNull();
+  });
+
+  it('a date changed or a channel chosen is work too', async () => {
+    serveBasics();
+    open({ date: '2026-07-01T07:00:00.000Z', integrationIds: ['tg'] });
+    const dialog = await screen.findByRole('dialog', { name: 'New post' });
+    fireEvent.change(await within(dialog).findByLabelText('Time'), { target: { value: '10:15' } });
+    await userEvent.keyboard('{Escape}');
+    await screen.findByRole('alertdialog', { name: 'Discard this post?' });
+    await waitFor(() => expect(stored()?.when).toEqual({ date: '2026-07-01', time: '10:15' }));
+  });
+
+  it('reopened, the composer restores the draft (text, channels, date) and says so; Discard draft goes back to an empty post', async () => {
+    serveBasics();
+    const first = open({ date: '2026-07-01T07:00:00.000Z', integrationIds: ['tg'] });
+    let dialog = await screen.findByRole('dialog', { name: 'New post' });
+    await userEvent.click(await within(dialog).findByRole('button', { name: /Acme Pins/ }));
+    fireEvent.change(within(dialog).getByLabelText('Post text'), { target: { value: 'Written before the tab closed' } });
+    fireEvent.change(within(dialog).getByLabelText('Date'), { target: { value: '2026-07-03' } });
+    // gone without a question (the tab closed): what was typed last is written at once
+    first.unmount();
+    expect(stored()).toMatchObject({ shared: [{ text: 'Written before the tab closed' }], channels: ['tg', 'pin'], when: { date: '2026-07-03', time: '09:00' } });
+
+    // opened again, for another slot: the draft is what comes back
+    const { onOpenChange } = open({ date: '2026-08-01T07:00:00.000Z' });
+    dialog = await screen.findByRole('dialog', { name: 'New post' });
+    const note = await within(dialog).findByText(/Restored your unsaved draft/);
+    expect(within(dialog).getByLabelText<HTMLTextAreaElement>('Post text').value).toBe('Written before the tab closed');
+    expect(within(dialog).getByLabelText<HTMLInputElement>('Date').value).toBe('2026-07-03');
+    expect(within(dialog).getByRole('button', { name: /Acme Pins/ }).getAttribute('aria-pressed')).toBe('true');
+    // still unsent work: closing asks
+    await userEvent.keyboard('{Escape}');
+    await userEvent.click(within(await screen.findByRole('alertdialog')).getByRole('button', { name: 'Keep editing' }));
+
+    await userEvent.click(within(note.closest('.compose-restored') as HTMLElement).getByRole('button', { name: 'Discard draft' }));
+    await waitFor(() => expect(within(dialog).queryByText(/Restored your unsaved draft/)).toBeNull());
+    expect(within(dialog).getByLabelText<HTMLTextAreaElement>('Post text').value).toBe('');
+    expect(within(dialog).getByLabelText<HTMLInputElement>('Date').value).toBe('2026-08-01');
+    expect(within(dialog).getByRole('button', { name: /Acme Pins/ }).getAttribute('aria-pressed')).toBe('false');
+    expect(localStorage.getItem(NEW)).toBeNull();
+    await userEvent.keyboard('{Escape}');
+    expect(onOpenChange).toHaveBeenCalledWith(false);
+  });
+
+  it('a corrupt or foreign stored draft is ignored: an empty composer, no notice', async () => {
+    serveBasics();
+    localStorage.setItem(NEW, '{"version":1,"shared":[{"text":42}]');
+    const { onOpenChange } = open({ date: '2026-07-01T07:00:00.000Z', integrationIds: ['tg'] });
+    const dialog = await screen.findByRole('dialog', { name: 'New post' });
+    expect((await within(dialog).findByLabelText<HTMLTextAreaElement>('Post text')).value).toBe('');
+    expect(within(dialog).queryByText(/Restored your unsaved draft/)).toBeNull();
+    await userEvent.keyboard('{Escape}');
+    expect(onOpenChange).toHaveBeenCalledWith(false);
+  });
+
+  it('saving clears the draft; an edit keeps its own draft apart from new posts', async () => {
+    const calls: Call[] = [];
+    serveBasics(calls, { 'POST /posts': () => json([{ postId: 'p1', integration: 'tg', group: 'g' }], 201) });
+    // a new post's draft is there already
+    localStorage.setItem(NEW, JSON.stringify({ version: 1, savedAt: '2026-06-30T10:00:00.000Z', channels: ['tg'], shared: [{ text: 'Kept for later', media: [], delay: 0 }], perChannel: {}, when: { date: '2026-07-01', time: '09:00' } }));
+    const { onOpenChange } = open({ date: '2026-07-01T07:00:00.000Z', integrationIds: ['tg'] });
+    const dialog = await screen.findByRole('dialog', { name: 'New post' });
+    await within(dialog).findByText(/Restored your unsaved draft/);
+    fireEvent.change(within(dialog).getByLabelText('Post text'), { target: { value: 'Kept for later, now scheduled' } });
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Schedule' }));
+    await waitFor(() => expect(onOpenChange).toHaveBeenCalledWith(false));
+    expect(calls.find((c) => c.method === 'POST')!.body).toMatchObject({ type: 'schedule', posts: [{ value: [{ content: '<p>Kept for later, now scheduled</p>' }] }] });
+    expect(localStorage.getItem(NEW)).toBeNull();
+    await new Promise((r) => setTimeout(r, 500));
+    expect(localStorage.getItem(NEW)).toBeNull();
   });
 });

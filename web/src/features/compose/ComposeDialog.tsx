@@ -1,8 +1,12 @@
 import { useQuery } from '@tanstack/react-query';
+import { useRef, useState, type RefObject } from 'react';
 import { api, unwrap } from '../../api/client.js';
 import { queryKeys } from '../../api/queries.js';
+import { useMe } from '../../api/session.js';
+import { ConfirmDialog } from '../../components/ConfirmDialog.js';
 import { ErrorNotice, Modal, Spinner } from '../../components/ui.js';
-import { Composer } from './Composer.js';
+import { Composer, type ComposerGuard } from './Composer.js';
+import { draftKey, type DraftTarget } from './drafts.js';
 import { emptyState, stateFromPosts, type ComposeState } from './model.js';
 import './compose.css';
 
@@ -28,7 +32,14 @@ interface Seed {
   date: string | undefined;
 }
 
-function Loader({ initial, onDone }: { initial: ComposeInitial | undefined; onDone: () => void }) {
+function targetOf(initial: ComposeInitial | undefined): DraftTarget {
+  if (initial?.group) return { kind: 'edit', group: initial.group };
+  if (initial?.duplicateOf) return { kind: 'duplicate', postId: initial.duplicateOf };
+  return { kind: 'new' };
+}
+
+function Loader({ initial, onDone, guard }: { initial: ComposeInitial | undefined; onDone: () => void; guard: RefObject<ComposerGuard | null> }) {
+  const me = useMe();
   const group = useQuery({
     queryKey: ['compose-group', initial?.group ?? ''],
     queryFn: () => loadGroup(initial!.group!),
@@ -53,7 +64,7 @@ function Loader({ initial, onDone }: { initial: ComposeInitial | undefined; onDo
   } else {
     seed = { state: emptyState(initial?.integrationIds ?? []), date: initial?.date };
   }
-  return <Composer initialState={seed.state} initialDate={seed.date} onDone={onDone} />;
+  return <Composer initialState={seed.state} initialDate={seed.date} onDone={onDone} draftKey={draftKey(me.user.id, me.organization.id, targetOf(initial))} guard={guard} />;
 }
 
 /**
@@ -61,12 +72,39 @@ function Loader({ initial, onDone }: { initial: ComposeInitial | undefined; onDo
  * overrides, thread items, media, each channel's settings, live previews and counters; saved as a
  * draft, scheduled or posted now through POST /posts. Closes itself after a save and invalidates
  * ['posts'].
+ *
+ * Nothing typed is lost (issue 25): closing it (Escape, a click outside, the close button) with
+ * changes asks first, and the unsent work is kept in this browser as it is typed (drafts.ts) and
+ * offered again when the composer opens for the same post.
  */
 export default function ComposeDialog({ open, onOpenChange, initial }: { open: boolean; onOpenChange: (open: boolean) => void; initial?: ComposeInitial }) {
   const title = initial?.group ? 'Edit post' : initial?.duplicateOf ? 'Duplicate post' : 'New post';
+  const guard = useRef<ComposerGuard | null>(null);
+  const [asking, setAsking] = useState(false);
+
+  function requestOpenChange(next: boolean) {
+    if (!next && guard.current?.hasChanges()) setAsking(true);
+    else onOpenChange(next);
+  }
+
   return (
-    <Modal open={open} onOpenChange={onOpenChange} title={title} wide>
-      {open ? <Loader initial={initial} onDone={() => onOpenChange(false)} /> : null}
-    </Modal>
+    <>
+      <Modal open={open} onOpenChange={requestOpenChange} title={title} wide>
+        {open ? <Loader initial={initial} onDone={() => onOpenChange(false)} guard={guard} /> : null}
+      </Modal>
+      <ConfirmDialog
+        open={open && asking}
+        title="Discard this post?"
+        description={initial?.group ? 'Your changes will be lost; the saved post stays as it was.' : 'What you wrote and chose here will be lost.'}
+        cancel="Keep editing"
+        confirm="Discard"
+        onCancel={() => setAsking(false)}
+        onConfirm={() => {
+          guard.current?.discard();
+          setAsking(false);
+          onOpenChange(false);
+        }}
+      />
+    </>
   );
 }

@@ -1,7 +1,7 @@
 import { zodResolver } from '@hookform/resolvers/zod';
 import * as Tabs from '@radix-ui/react-tabs';
 import { useMutation, useQueries, useQueryClient } from '@tanstack/react-query';
-import { lazy, Suspense, useEffect, useMemo, useRef, useState } from 'react';
+import { lazy, Suspense, useEffect, useMemo, useRef, useState, type RefObject } from 'react';
 import { useForm } from 'react-hook-form';
 import { z } from 'zod';
 import { api, ApiFailure, unwrap } from '../../api/client.js';
@@ -10,6 +10,7 @@ import { useTimeZone } from '../../api/session.js';
 import { Button, ErrorNotice, Field, Notice, Spinner } from '../../components/ui.js';
 import { platformName } from '../../lib/platforms.js';
 import { formatDateTime, instantFromZone, partsInZone, utcTitle } from '../../lib/time.js';
+import { clearDraft, hasChanges, loadDraft, sameSettings, saveDraft, snapshot, type WhenFields } from './drafts.js';
 import { ItemEditor, type ItemProblem, type Target } from './ItemEditor.js';
 import {
   buildPostsBody,
@@ -65,6 +66,17 @@ function names(list: string[]): string {
   return `${list.slice(0, -1).join(', ')} and ${list[list.length - 1]}`;
 }
 
+/** How long typing pauses before the draft is written to storage. */
+const DRAFT_SAVE_MS = 400;
+
+/** What the dialog around the composer asks it before closing. */
+export interface ComposerGuard {
+  /** whether closing now would lose something the person typed or chose */
+  hasChanges(): boolean;
+  /** the person chose to throw the work away: the stored draft goes too */
+  discard(): void;
+}
+
 /** "shared" or a channel id */
 type Scope = string;
 
@@ -81,11 +93,30 @@ function ProblemCount({ n }: { n: number }) {
   );
 }
 
-export function Composer({ initialState, initialDate, onDone }: { initialState: ComposeState; initialDate: string | undefined; onDone: () => void }) {
+export function Composer({
+  initialState,
+  initialDate,
+  onDone,
+  draftKey,
+  guard,
+}: {
+  initialState: ComposeState;
+  initialDate: string | undefined;
+  onDone: () => void;
+  /** where this post's unsent work is kept (drafts.ts) */
+  draftKey: string;
+  guard?: RefObject<ComposerGuard | null>;
+}) {
   const tz = useTimeZone();
   const queryClient = useQueryClient();
   const integrations = useIntegrations();
-  const [state, setState] = useState<ComposeState>(initialState);
+  // What the composer opened with (the stored post, or an empty one): a change is a difference from it.
+  const [seedWhen] = useState<WhenFields>(() => partsInZone(initialDate ?? nextHour(), tz));
+  const [baseline] = useState(() => snapshot(initialState, seedWhen));
+  // Work left unsent last time is taken up again (an edit keeps the stored rows it edits).
+  const [restored] = useState(() => loadDraft(draftKey));
+  const [restoredAt, setRestoredAt] = useState(restored?.savedAt);
+  const [state, setState] = useState<ComposeState>(() => (restored ? { ...restored.state, ...(initialState.edit ? { edit: initialState.edit } : {}) } : initialState));
   const [tab, setTab] = useState<string>(SHARED);
   const [apiProblems, setApiProblems] = useState<Problem[]>([]);
   const [checked, setChecked] = useState(false);
@@ -120,9 +151,94 @@ export function Composer({ initialState, initialDate, onDone }: { initialState: 
     })),
   });
 
-  const when = useForm<When>({ resolver: zodResolver(whenSchema), defaultValues: partsInZone(initialDate ?? nextHour(), tz) });
+  const when = useForm<When>({ resolver: zodResolver(whenSchema), defaultValues: restored?.when ?? seedWhen });
   const whenValues = when.watch();
   const whenIso = whenSchema.safeParse(whenValues).success ? instantFromZone(whenValues.date, whenValues.time, tz) : undefined;
+
+  // ---- unsent work: asked about before closing, kept in storage as it is typed -----------------
+
+  const whenFields: WhenFields = { date: whenValues.date ?? '', time: whenValues.time ?? '' };
+  const dirty = hasChanges(baseline, state, whenFields);
+  const latest = useRef({ state, when: whenFields });
+  latest.current = { state, when: whenFields };
+  /** saved, scheduled or discarded: nothing is kept any more */
+  const finished = useRef(false);
+
+  /** Writes the draft now (or removes it when nothing differs from what the composer opened with). */
+  function persist() {
+    if (finished.current) return;
+    const { state: s, when: w } = latest.current;
+    if (hasChanges(baseline, s, w)) saveDraft(draftKey, s, w);
+    else clearDraft(draftKey);
+  }
+  const persistRef = useRef(persist);
+  persistRef.current = persist;
+
+  function finish() {
+    finished.current = true;
+    clearDraft(draftKey);
+  }
+
+  const whenKey = `${whenFields.date} ${whenFields.time}`;
+  useEffect(() => {
+    const timer = setTimeout(() => persistRef.current(), DRAFT_SAVE_MS);
+    return () => clearTimeout(timer);
+  }, [state, whenKey]);
+
+  useEffect(() => {
+    // leaving without the dialog's question (another page of the app, the tab hidden on a phone):
+    // what was typed in the last pause is written at once
+    const flush = () => persistRef.current();
+    window.addEventListener('pagehide', flush);
+    return () => {
+      window.removeEventListener('pagehide', flush);
+      flush();
+    };
+  }, []);
+
+  useEffect(() => {
+    if (!dirty) return;
+    const onBeforeUnload = (e: BeforeUnloadEvent) => {
+      persistRef.current();
+      // the browser's own "Leave site?" question (its words; a page cannot choose them)
+      e.preventDefault();
+    };
+    window.addEventListener('beforeunload', onBeforeUnload);
+    return () => window.removeEventListener('beforeunload', onBeforeUnload);
+  }, [dirty]);
+
+  useEffect(() => {
+    if (!guard) return;
+    guard.current = {
+      hasChanges: () => !finished.current && hasChanges(baseline, latest.current.state, latest.current.when),
+      discard: finish,
+    };
+    return () => {
+      guard.current = null;
+    };
+  });
+
+  // a restored draft may name a channel removed since: it is left out once the channels are known
+  useEffect(() => {
+    if (!restored || !integrations.data) return;
+    const known = new Set(integrations.data.map((c) => c.id));
+    setState((s) => (s.channels.every((id) => known.has(id)) ? s : { ...s, channels: s.channels.filter((id) => known.has(id)) }));
+  }, [restored, integrations.data]);
+
+  /** Back to what the composer opened with; the stored draft goes. */
+  function discardRestored() {
+    clearDraft(draftKey);
+    setState(initialState);
+    when.reset(seedWhen);
+    setRestoredAt(undefined);
+    setApiProblems([]);
+    setChecked(false);
+    setFailure(null);
+    setRefused(false);
+    setTab(SHARED);
+    announce('Draft discarded.');
+    requestAnimationFrame(() => root.current?.querySelector<HTMLElement>('textarea')?.focus());
+  }
 
   const root = useRef<HTMLDivElement>(null);
   /** bumped after each refusal: the first field named is brought into view */
@@ -152,6 +268,7 @@ export function Composer({ initialState, initialDate, onDone }: { initialState: 
   const save = useMutation({
     mutationFn: (v: { body: CreatePostsBody; order: string[]; type: PostType }) => unwrap(api.POST('/posts', { body: v.body })),
     onSuccess: (_res, v) => {
+      finish();
       void queryClient.invalidateQueries({ queryKey: ['posts'] });
       void queryClient.invalidateQueries({ queryKey: ['post'] });
       void queryClient.invalidateQueries({ queryKey: ['post-missing'] });
@@ -214,6 +331,8 @@ export function Composer({ initialState, initialDate, onDone }: { initialState: 
   }
 
   function setSettings(id: string, settings: Record<string, unknown>) {
+    // a report of the data the form was given (rjsf may send one when its props change) is no change
+    if (sameSettings(state.perChannel[id]?.settings ?? withoutTypeTag(rulesOf[id]?.defaults ?? {}), settings)) return;
     setState((s) => ({ ...s, perChannel: { ...s.perChannel, [id]: { custom: false, items: [], ...s.perChannel[id], settings } } }));
     setApiProblems((list) => list.filter((p) => !(p.channelId === id && p.where.kind === 'settings')));
   }
@@ -340,6 +459,14 @@ export function Composer({ initialState, initialDate, onDone }: { initialState: 
 
   return (
     <div className="compose" ref={root}>
+      {restoredAt ? (
+        <div className="notice notice-info compose-restored" role="status">
+          <span>Restored your unsaved draft from {formatDateTime(restoredAt, tz)}.</span>
+          <Button variant="secondary" className="compose-small" onClick={discardRestored}>
+            Discard draft
+          </Button>
+        </div>
+      ) : null}
       <fieldset className="compose-channels">
         <legend>Channels</legend>
         {integrations.isPending ? <Spinner label="Loading channels" /> : null}

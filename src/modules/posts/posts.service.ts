@@ -397,7 +397,9 @@ function toOut(root: PostRow, items: PostRow[], integration: { id: string; ident
       const pending = rows.find((r) => r.state === 'QUEUE' && r.dueAt !== null);
       return {
         ...toOut(tree.root, tree.items, integration),
-        attempts: rows.reduce((n, r) => n + r.attempts, 0),
+        // Each thread item is sent (and retried) on its own: the post took as many attempts as the
+        // item that needed the most, not their sum (a two-item thread published at once is 1, not 2).
+        attempts: rows.reduce((n, r) => Math.max(n, r.attempts), 0),
         lastAttemptAt: rows.map((r) => r.lastAttemptAt).filter((d): d is Date => d !== null).sort((a, b) => b.getTime() - a.getTime())[0]?.toISOString() ?? null,
         nextAttemptAt: pending?.dueAt?.toISOString() ?? null,
       };

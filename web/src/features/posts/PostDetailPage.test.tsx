@@ -183,6 +183,30 @@ describe('post detail', () => {
     await within(reposts).findByTestId('chart');
   });
 
+  it('attempts as the API counts them: a post published on its first try says 1; a draft never tried shows none', async () => {
+    const facts = () => screen.getByRole('complementary', { name: 'About this post' });
+    const attemptsShown = () => {
+      const term = within(facts()).queryByText('Attempts');
+      return term ? term.nextElementSibling!.textContent : null;
+    };
+    serve({ ...base, state: 'PUBLISHED', error: null, releaseId: '7', releaseURL: 'https://t.me/acmenews/7', publishedAt: '2025-03-03T09:00:03.000Z', attempts: 1 }, { 'GET /analytics/post/p1': () => ({ missing: true }) });
+    const first = open();
+    await screen.findByRole('heading', { level: 1, name: 'Post on Acme News' });
+    expect(attemptsShown()).toMatch(/^1\b/);
+    first.unmount();
+
+    serve({ ...base, state: 'PUBLISHED', error: null, releaseId: '7', releaseURL: 'https://t.me/acmenews/7', publishedAt: '2025-03-03T09:00:03.000Z', attempts: 3 }, { 'GET /analytics/post/p1': () => ({ missing: true }) });
+    const retried = open();
+    await screen.findByRole('heading', { level: 1, name: 'Post on Acme News' });
+    expect(attemptsShown()).toMatch(/^3\b/);
+    retried.unmount();
+
+    serve({ ...base, state: 'DRAFT', error: null, attempts: 0, lastAttemptAt: null }, { 'GET /posts/p1/missing': () => ({ ready: true, missing: [] }) });
+    open();
+    await screen.findByRole('heading', { level: 1, name: 'Post on Acme News' });
+    expect(attemptsShown()).toBeNull();
+  });
+
   it('an unknown post says so', async () => {
     fetchMock.mockImplementation(apiFetch({ 'GET /posts/p1': () => apiError(404, 'NOT_FOUND', 'Post not found') }));
     open();

@@ -137,7 +137,7 @@ function Facts({ post, tz, platform }: { post: PostDetail; tz: string; platform:
             </dd>
           </>
         ) : null}
-        {post.attempts > 1 || (post.attempts > 0 && post.state !== 'PUBLISHED') ? (
+        {post.attempts > 0 ? (
           <>
             <dt>Attempts</dt>
             <dd>

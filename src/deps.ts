@@ -305,6 +305,8 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
       workerId: heartbeat.workerId,
       fitter: createImageFitter({ open: openMedia }),
       media: repositories.media,
+      // Platforms fetch renditions from the service itself (`GET /media/<key>` renders them).
+      mediaUrl: (key) => `${config.publicUrl}/media/${key}`,
       options: {
         ...DEFAULT_PUBLISHER_OPTIONS,
         maxLatenessMs: config.publish.maxLatenessMs,

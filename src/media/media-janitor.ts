@@ -1,5 +1,6 @@
 import type { Clock } from '../lib/clock.js';
 import { runPeriodically } from '../lib/periodic.js';
+import { renditionKeys } from './renditions.js';
 import type { MediaStorage } from './storage.js';
 
 /** An unclaimed key this old is abandoned: no upload streams for a day (one still streaming is younger). */
@@ -52,6 +53,8 @@ export function createMediaJanitor(deps: MediaJanitorDeps) {
       for (const { storageKey } of batch) {
         if (signal?.aborted) break;
         if (!(await deps.isLiveKey(storageKey))) {
+          // Its renditions (pictures converted for platforms) go with it.
+          await Promise.all(renditionKeys(storageKey).map((k) => storage.delete(k)));
           await storage.delete(storageKey);
           result.orphans++;
         }

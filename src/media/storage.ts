@@ -50,8 +50,18 @@ export interface MediaStorage {
   close?(): Promise<void>;
 }
 
-/** Only keys of this exact shape are ever accepted (no traversal, no other files). */
-export const MEDIA_KEY_RE = new RegExp(`^\\d{4}/\\d{2}/[0-9a-f]{32}\\.(${Object.values(MEDIA_TYPES).map((t) => t.ext).join('|')})$`);
+const EXTENSIONS = Object.values(MEDIA_TYPES).map((t) => t.ext).join('|');
+/** Extensions of renditions (`media/renditions.ts`): JPEG, WebP, PNG. */
+const RENDITION_EXTENSIONS = [MEDIA_TYPES['image/jpeg'].ext, MEDIA_TYPES['image/webp'].ext, MEDIA_TYPES['image/png'].ext].join('|');
+
+/** The key of an uploaded file: `<yyyy>/<mm>/<32 hex>.<ext>`. */
+export const SOURCE_KEY_RE = new RegExp(`^\\d{4}/\\d{2}/[0-9a-f]{32}\\.(${EXTENSIONS})$`);
+
+/**
+ * Only keys of this exact shape are ever accepted (no traversal, no other files): an uploaded
+ * file's, or a rendition's, which is its source's key plus the rendition's extension.
+ */
+export const MEDIA_KEY_RE = new RegExp(`^\\d{4}/\\d{2}/[0-9a-f]{32}\\.(${EXTENSIONS})(\\.(${RENDITION_EXTENSIONS}))?$`);
 
 export function isMediaKey(key: string): boolean {
   return MEDIA_KEY_RE.test(key);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { canServeAs } from '../media/renditions.js';
 import { PLATFORM_METADATA } from './metadata.js';
 import { PLATFORM_IDENTIFIERS } from './platform.js';
 
@@ -24,6 +25,14 @@ describe('platform metadata registry', () => {
       if (m.settings) expect(() => z.toJSONSchema(m.settings!, { io: 'input', unrepresentable: 'any' }), id).not.toThrow();
       if (m.credentials) expect(() => z.toJSONSchema(m.credentials!, { io: 'input' }), id).not.toThrow();
       for (const t of m.tools) expect(() => z.toJSONSchema(t.dataSchema, { io: 'input' }), `${id}.${t.methodName}`).not.toThrow();
+    }
+  });
+
+  it('a platform that pulls pictures gets every type a post may attach, as stored or as a rendition', () => {
+    for (const [id, m] of Object.entries(PLATFORM_METADATA)) {
+      const rule = m.media.image;
+      if (!rule?.pulled || !rule.platformTypes) continue;
+      for (const t of rule.mimeTypes) expect(canServeAs(t, rule.platformTypes), `${id} ${t}`).toBe(true);
     }
   });
 

@@ -82,7 +82,12 @@ export interface MediaKindRule {
   maxCount: number;
   /** MIME types a post may attach (for images, may be wider than what the platform takes: see `platformTypes`) */
   mimeTypes: readonly string[];
-  /** the image types the platform itself takes, where narrower than `mimeTypes`; the others are re-encoded at publish time */
+  /**
+   * The image types the platform itself takes, where narrower than `mimeTypes`. The others are
+   * re-encoded at publish time, or, when the platform pulls pictures from their URL (`pulled`),
+   * handed to it as the URL of a rendition in the first of JPEG, WebP, PNG it takes
+   * (`media/renditions.ts`).
+   */
   platformTypes?: readonly string[];
   /** largest file the platform takes, bytes (larger still images are re-encoded at publish time) */
   maxBytes?: number;
@@ -96,9 +101,9 @@ export interface MediaKindRule {
   /** accepted width ÷ height range (not fixable without cropping, so checked when the post is made) */
   aspectRatio?: { min: number; max: number };
   /**
-   * The platform fetches the stored file from its public URL (Instagram, Threads, TikTok photos):
-   * pictures cannot be re-encoded for it, so they must already fit its types, size and dimensions
-   * when the post is made.
+   * The platform fetches the file from its public URL (Instagram, Threads, TikTok photos): pictures
+   * cannot be re-encoded in memory for it, so they must already fit its size and dimensions when
+   * the post is made. Types outside `platformTypes` reach it as a rendition's URL instead.
    */
   pulled?: boolean;
 }

@@ -4,10 +4,11 @@ import { integrations, posts } from '../db/schema/index.js';
 import type { Clock } from '../lib/clock.js';
 import { canFit, imageTargetOf, needsFitting, type ImageTarget } from '../media/image-fit.js';
 import type { FittedMedia, ImageFitter } from '../media/image-fitter.js';
+import { renditionFormatFor, renditionKey } from '../media/renditions.js';
 import type { MediaRepository } from '../modules/media/media.repository.js';
 import { emitEvent, notifyIn, postEventPayload } from '../modules/events/events.js';
 import { htmlToText } from '../platforms/common/html.js';
-import { PlatformError, type PlatformAdapter, type PublishItem, type PublishMedia, type PublishResult } from '../platforms/platform.js';
+import { PlatformError, type MediaKindRule, type PlatformAdapter, type PublishItem, type PublishMedia, type PublishResult } from '../platforms/platform.js';
 import type { ChannelAccess } from './channel-access.js';
 import type { PublishJobData, PublishQueue } from './publish-queue.js';
 
@@ -63,6 +64,8 @@ export interface PublisherDeps {
   fitter: ImageFitter;
   /** the media rows posts name */
   media: Pick<MediaRepository, 'findByIds'>;
+  /** the public URL the service serves a storage key at (`${PUBLIC_URL}/media/<key>`), for renditions */
+  mediaUrl(storageKey: string): string;
   /** random in [0, 1); tests pin it */
   random?: () => number;
 }
@@ -87,14 +90,21 @@ export function createPublisher(deps: PublisherDeps) {
   const random = deps.random ?? Math.random;
   const now = () => new Date(clock.now());
 
-  async function loadMedia(row: PostRow, q: Tx | Db) {
+  /**
+   * The post's media as the adapter gets them. A platform that pulls pictures from their URL
+   * (`pulled`) and does not take a picture's stored type (`platformTypes`) is handed the URL of a
+   * rendition in a type it takes (`media/renditions.ts`; the service renders it when first fetched).
+   */
+  async function loadMedia(row: PostRow, q: Tx | Db, imageRule: MediaKindRule | undefined) {
     const rows = await deps.media.findByIds(row.image.map((i) => i.id), q);
     const byId = new Map(rows.map((m) => [m.id, m]));
     return row.image.flatMap((img): PublishItem['media'] => {
       const m = byId.get(img.id);
       // Posts never carry audio (refused when the post is made).
       if (!m || m.type === 'audio') return [];
-      return [{ id: m.id, path: m.path, type: m.type, mimeType: m.mimeType, size: m.size, width: m.width, height: m.height, duration: m.duration, alt: img.alt ?? m.alt }];
+      const item: PublishMedia = { id: m.id, path: m.path, type: m.type, mimeType: m.mimeType, size: m.size, width: m.width, height: m.height, duration: m.duration, alt: img.alt ?? m.alt };
+      const format = m.type === 'image' && imageRule?.pulled ? renditionFormatFor(m.mimeType, imageRule.platformTypes ?? imageRule.mimeTypes) : undefined;
+      return [format ? { ...item, mimeType: format, path: deps.mediaUrl(renditionKey(m.storageKey, format)) } : item];
     });
   }
 
@@ -368,7 +378,7 @@ export function createPublisher(deps: PublisherDeps) {
     const target = rule && imageTargetOf(rule);
     const fittedBlobs = new Map<string, Blob>();
     const toFit: PublishMedia[] = [];
-    const media = (await loadMedia(row, q)).map((m) => {
+    const media = (await loadMedia(row, q, rule)).map((m) => {
       if (!target || m.type !== 'image' || !needsFitting(m, target) || !canFit(m, target)) return m;
       const f = fitted.get(m.id);
       if (f instanceof Error) throw new PlatformError('rejected', `The picture ${m.id} could not be re-encoded for ${label(integration)}: ${f.message}`);

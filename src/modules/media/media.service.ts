@@ -8,6 +8,7 @@ import { isUuid } from '../../lib/ids.js';
 import { fileNameOf, RemoteFetchError, type RemoteFetcher } from '../../media/remote-fetch.js';
 import { readImageDimensions } from '../../media/image-dimensions.js';
 import { MEDIA_TYPES, mediaTypeOf } from '../../media/media-types.js';
+import { createRenditions, parseRenditionKey, RenditionError, renditionFormatFor } from '../../media/renditions.js';
 import { isMediaKey, storageReader, type ByteRange, type MediaStorage } from '../../media/storage.js';
 import { ContainerError, readVideoMetadata, type VideoMetadata } from '../../media/video-metadata.js';
 import type { MediaRepository, MediaRow } from './media.repository.js';
@@ -93,6 +94,7 @@ export function createMediaService(deps: {
   /** opens `upload-from-url` sources (SSRF-guarded, bounded in size and time) */
   remote: RemoteFetcher;
 }) {
+  const renditions = createRenditions({ storage: deps.storage });
   const { media, storage, clock, publicUrl, limits, remote } = deps;
 
   /**
@@ -272,8 +274,11 @@ export function createMediaService(deps: {
       // storage janitor removes it later.
       const deleted = await media.softDelete(organizationId, id, new Date(clock.now()));
       if (!deleted) throw notFound('Media');
-      await storage
-        .delete(deleted.storageKey)
+      // Renditions first: once the source is gone nothing renders them again, and while the key
+      // stays unclaimed the janitor removes both.
+      await renditions
+        .deleteAll(deleted.storageKey)
+        .then(() => storage.delete(deleted.storageKey))
         .then(() => media.forgetUnclaimed(deleted.storageKey))
         .catch(() => undefined);
       return toMediaItem(deleted);
@@ -285,15 +290,29 @@ export function createMediaService(deps: {
      */
     async openFile(key: string, range?: (size: number) => ByteRange | 'unsatisfiable' | undefined) {
       if (!isMediaKey(key)) return undefined;
-      if (storage.signedUrl) {
-        if (!(await media.findByStorageKey(key))) return undefined;
-        return { redirect: await storage.signedUrl(key) };
+      const rendition = parseRenditionKey(key);
+      const row = await media.findByStorageKey(rendition?.sourceKey ?? key);
+      if (!row) return undefined;
+      if (rendition) {
+        // Only pictures a rendition can be made of, and only in another format than their own.
+        if (row.type !== 'image' || renditionFormatFor(row.mimeType, [rendition.format]) !== rendition.format) return undefined;
+        try {
+          await renditions.ensure(rendition.sourceKey, rendition.format);
+        } catch (e) {
+          // A stored file sharp cannot decode has no rendition: there is nothing at this URL.
+          if (e instanceof RenditionError) throw new AppError('NOT_FOUND', `Media file not found: ${e.message}`);
+          throw e;
+        }
+        // Deleted while it rendered: remove what was just stored.
+        if (!(await media.findByStorageKey(rendition.sourceKey))) {
+          await storage.delete(key).catch(() => undefined);
+          return undefined;
+        }
       }
+      if (storage.signedUrl) return { redirect: await storage.signedUrl(key) };
       const stat = await storage.stat(key);
       if (!stat) return undefined;
-      const row = await media.findByStorageKey(key);
-      if (!row) return undefined;
-      const contentType = row.mimeType;
+      const contentType = rendition?.format ?? row.mimeType;
       const r = range?.(stat.size);
       if (r === 'unsatisfiable') return { contentType, size: stat.size, unsatisfiable: true as const };
       const opened = await storage.open(key, r);

@@ -1232,8 +1232,9 @@ export async function startMetaSimulator(opts: MetaSimulatorOptions = {}): Promi
       const pulled = await pull(url);
       if ('error' in pulled) {
         if (!isVideo) return refuse({ status: 400, code: 9004, subcode: 2207052, message: pulled.error, userTitle: 'Media download has failed', userMsg: 'The media could not be fetched from this uri.' });
-      } else if (!isVideo && pulled.mimeType !== 'image/jpeg' && pulled.mimeType !== 'image/png') {
-        return refuse({ status: 400, code: 9004, subcode: 2207005, message: `The image format is not supported (${pulled.mimeType}).`, userTitle: 'Unsupported format', userMsg: 'The image format is not supported. Please use JPEG.' });
+      } else if (!isVideo && pulled.mimeType !== 'image/jpeg') {
+        // Instagram publishes JPEG pictures only: a PNG (or anything else) pulled from the URL is refused.
+        return refuse({ status: 400, code: 9004, subcode: 2207005, message: 'The image format is not supported. Only JPEG images can be published.', userTitle: 'Unsupported format', userMsg: 'The image format is not supported. Only JPEG images can be published.' });
       } else if (!isVideo && pulled.size > 8 * 1024 * 1024) {
         return refuse({ status: 400, code: 9004, subcode: 2207004, message: 'The image is too large to download. It should be less than 8 MiB.', userTitle: 'Image too large' });
       }

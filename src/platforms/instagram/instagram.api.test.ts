@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call } from '../../../test/helpers.js';
 import { connectThroughApi, createPost, picture, settle, sha, startMetaApiWorld, upload, VIDEO_FIXTURE, type Listed, type MetaApiWorld } from '../common/meta-api.testkit.js';
@@ -57,6 +58,32 @@ describe('instagram through the API', () => {
     const videoItem = [...w.sim.containers.values()].find((c) => c.url === media[2]!.path)!;
     expect(w.sim.log.filter((l) => l.method === 'GET' && l.path.startsWith(`/v23.0/${videoItem.id}?`)).length).toBeGreaterThanOrEqual(3);
     expect(w.sim.comments.find((c) => c.id === post.thread[0]!.releaseId)).toMatchObject({ parentId: post.releaseId, message: 'Recipe in bio' });
+  });
+
+  it('a PNG from the library reaches Instagram (JPEG only) as its JPEG rendition, same picture, same size', async () => {
+    const png = await picture('png', 640, 480);
+    const item = await upload(w, png, 'drawing.png');
+    const id = await createPost(w, channel.id, [{ content: '<p>A drawing</p>', media: [item] }], { __type: 'instagram', post_type: 'post' });
+    const { post } = await settle(w, id);
+    expect([post.state, post.error]).toEqual(['PUBLISHED', null]);
+    const m = w.sim.igMedia.find((x) => x.id === post.releaseId)!;
+    const container = w.sim.containers.get(m.containerId)!;
+    // Instagram pulled the rendition's URL, next to the stored PNG's, and got JPEG bytes
+    expect(container.url).toBe(`${item.path}.jpg`);
+    expect(container.mimeType).toBe('image/jpeg');
+    const served = await w.t.app.inject({ method: 'GET', url: new URL(container.url!).pathname });
+    expect([served.statusCode, served.headers['content-type']]).toEqual([200, 'image/jpeg']);
+    const jpeg = served.rawPayload;
+    expect([...jpeg.subarray(0, 3)]).toEqual([0xff, 0xd8, 0xff]);
+    expect(sha(jpeg)).toBe(container.sha256);
+    expect(m.mediaSha256).toEqual([sha(jpeg)]);
+    const meta = await sharp(jpeg).metadata();
+    expect([meta.format, meta.width, meta.height]).toEqual(['jpeg', 640, 480]);
+    // the same pixels (within JPEG's loss)
+    const [a, b] = await Promise.all([sharp(png).raw().toBuffer(), sharp(jpeg).raw().toBuffer()]);
+    let diff = 0;
+    for (let i = 0; i < a.length; i++) diff += Math.abs(a[i]! - b[i]!);
+    expect(diff / a.length).toBeLessThan(8);
   });
 
   it('a container Instagram cannot process fails the post with Instagram’s reason', async () => {

@@ -29,16 +29,16 @@ export const InstagramSettingsSchema = z.object({
 
 /**
  * Media rules of both Instagram flavours: at least one item, a carousel of up to 10, reels up to
- * 15 minutes. Instagram pulls each file from its public URL, so what it gets is the stored file:
- * no re-encoding at publish time can reach it. Pictures must therefore be JPEG (or PNG, which it
- * takes in practice) and at most 8 MB as uploaded; Instagram scales widths itself. The aspect
- * ratio depends on the post type (feed 4:5 to 1.91:1, stories any) and is checked by `validate`,
- * like the single item of a story.
+ * 15 minutes. Instagram pulls each file from its public URL and publishes JPEG pictures only
+ * ("Only JPEG images can be published"): a PNG or WebP picture is handed to it as the URL of its
+ * JPEG rendition (`platformTypes`, `media/renditions.ts`). Pictures must be at most 8 MB as
+ * uploaded; Instagram scales widths itself. The aspect ratio depends on the post type (feed 4:5
+ * to 1.91:1, stories any) and is checked by `validate`, like the single item of a story.
  */
 export const INSTAGRAM_MEDIA: MediaRules = {
   minItems: 1,
   maxItems: 10,
-  image: { maxCount: 10, mimeTypes: ['image/jpeg', 'image/png'], maxBytes: 8 * MiB, pulled: true },
+  image: { maxCount: 10, mimeTypes: ['image/jpeg', 'image/png', 'image/webp'], platformTypes: ['image/jpeg'], maxBytes: 8 * MiB, pulled: true },
   video: { maxCount: 10, mimeTypes: VIDEO_TYPES, maxBytes: 300 * MiB, maxDurationSeconds: 15 * 60 },
   mixed: true,
   // Comments are text only.

@@ -9,7 +9,8 @@ describe('instagram metadata', () => {
     expect(instagramMetadata.identifier).toBe('instagram');
     expect(instagramMetadata.displayName).toBe('Instagram (Facebook Business)');
     expect(instagramMetadata.media).toMatchObject({ minItems: 1, maxItems: 10, onThreadItems: false });
-    expect(instagramMetadata.media.image).toMatchObject({ mimeTypes: ['image/jpeg', 'image/png'], pulled: true });
+    // PNG and WebP pictures may be attached: Instagram pulls their JPEG rendition
+    expect(instagramMetadata.media.image).toMatchObject({ mimeTypes: ['image/jpeg', 'image/png', 'image/webp'], platformTypes: ['image/jpeg'], pulled: true });
     expect(instagramMetadata.text.maxLength).toBe(2200);
     expect(instagramMetadata.thread).toEqual({ supported: true, kind: 'comment' });
     expect(instagramMetadata.asyncProcessing).toBe(true);

@@ -32,11 +32,12 @@ export const threadsMetadata: PlatformMetadata = {
   // Threads counts graphemes but an emoji as its UTF-8 bytes; graphemes are the lower bound the
   // generic check applies, the adapter's `validate` applies Threads' own count.
   text: { maxLength: 500, counting: 'graphemes' },
-  // A carousel holds 2–20 items, pictures and videos together.
+  // A carousel holds 2–20 items, pictures and videos together. Threads pulls pictures from their
+  // URL and takes JPEG and PNG: a WebP picture is handed to it as its JPEG rendition.
   media: {
     minItems: 0,
     maxItems: 20,
-    image: { maxCount: 20, mimeTypes: ['image/jpeg', 'image/png'], maxBytes: 8 * MiB, pulled: true },
+    image: { maxCount: 20, mimeTypes: ['image/jpeg', 'image/png', 'image/webp'], platformTypes: ['image/jpeg', 'image/png'], maxBytes: 8 * MiB, pulled: true },
     video: { maxCount: 20, mimeTypes: VIDEO_TYPES, maxBytes: 1024 * MiB, maxDurationSeconds: 5 * 60 },
     mixed: true,
     onThreadItems: true,

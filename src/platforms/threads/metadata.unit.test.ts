@@ -23,9 +23,8 @@ describe('threads metadata', () => {
     // Graphemes: the generic lower bound; Threads' own count (an emoji as its UTF-8 bytes) is the adapter's validate.
     expect(threadsMetadata.text).toEqual({ maxLength: 500, counting: 'graphemes' });
     expect(threadsMetadata.media).toMatchObject({ minItems: 0, maxItems: 20, mixed: true, onThreadItems: true });
-    // Threads fetches pictures as stored: only what it takes, nothing to re-encode.
-    expect(threadsMetadata.media.image).toMatchObject({ mimeTypes: ['image/jpeg', 'image/png'], maxBytes: 8 * 1024 * 1024 });
-    expect(threadsMetadata.media.image?.platformTypes).toBeUndefined();
+    // Threads pulls pictures and takes JPEG and PNG: a WebP goes as its JPEG rendition.
+    expect(threadsMetadata.media.image).toMatchObject({ mimeTypes: ['image/jpeg', 'image/png', 'image/webp'], platformTypes: ['image/jpeg', 'image/png'], maxBytes: 8 * 1024 * 1024, pulled: true });
     expect(threadsMetadata.thread).toEqual({ supported: true, kind: 'reply' });
     expect(threadsMetadata.asyncProcessing).toBe(true);
     expect(threadsMetadata.analytics).toEqual({ channel: true, post: true });

@@ -51,13 +51,13 @@ export const tiktokMetadata: PlatformMetadata = {
   instanceBased: false,
   editor: 'normal',
   text: { maxLength: 2000, counting: 'characters' },
-  // One video, or 1–35 photos; never both. TikTok pulls photos from their public URL, so they
-  // cannot be re-encoded on the way: JPEG or WebP only (TikTok refuses PNG), at most 20 MB
-  // (the adapter's `validate` refuses the others, which the generic check would let through to fitting).
+  // One video, or 1–35 photos; never both. TikTok pulls photos from their public URL and takes
+  // JPEG or WebP only (it refuses PNG: `file_format_check_failed`): a PNG picture is handed to it
+  // as the URL of its JPEG rendition (`platformTypes`). At most 20 MB as uploaded.
   media: {
     minItems: 1,
     maxItems: 35,
-    image: { maxCount: 35, mimeTypes: ['image/jpeg', 'image/webp'], maxBytes: 20 * MiB, pulled: true },
+    image: { maxCount: 35, mimeTypes: ['image/jpeg', 'image/webp', 'image/png'], platformTypes: ['image/jpeg', 'image/webp'], maxBytes: 20 * MiB, pulled: true },
     video: {
       maxCount: 1,
       mimeTypes: ['video/mp4', 'video/webm', 'video/quicktime'],

@@ -39,8 +39,8 @@ describe('tiktok metadata', () => {
     expect(tiktokMetadata.media).toMatchObject({ minItems: 1, maxItems: 35, mixed: false });
     expect(tiktokMetadata.media.video?.maxCount).toBe(1);
     expect(tiktokMetadata.media.image?.maxCount).toBe(35);
-    // TikTok pulls pictures as stored and takes no PNG.
-    expect(tiktokMetadata.media.image?.mimeTypes).toEqual(['image/jpeg', 'image/webp']);
+    // TikTok pulls pictures and takes no PNG: a PNG goes as its JPEG rendition.
+    expect(tiktokMetadata.media.image).toMatchObject({ mimeTypes: ['image/jpeg', 'image/webp', 'image/png'], platformTypes: ['image/jpeg', 'image/webp'], pulled: true });
   });
 
   it('asks for PKCE (TikTok’s Login Kit requires it) and offers the creatorInfo tool', () => {

@@ -98,7 +98,8 @@ describe('the calendar in Chromium: posts of every channel in the person’s zon
     const published = page.locator('.post-event', { hasText: 'We are live on Telegram' });
     await published.waitFor();
     expect(await published.getAttribute('class')).toContain('post-published');
-    expect(await published.getAttribute('class')).not.toContain('fc-event-draggable');
+    // it can be picked up only to be told it stays (the drop is refused)
+    expect(await published.getAttribute('class')).toContain('post-fixed');
     expect(await published.locator('.cal-event-state').textContent()).toBe('Published');
   });
 
@@ -134,7 +135,7 @@ describe('the calendar in Chromium: posts of every channel in the person’s zon
     const expected = berlin(day(3), '13:00');
     await expect.poll(async () => (await post(ids.queued)).publishDate, { timeout: 10_000 }).toBe(expected);
     expect((await post(ids.queued)).state).toBe('QUEUE');
-    await page.getByText(/Moved “Acme News” post to/).waitFor();
+    await page.getByRole('status').filter({ hasText: 'Moved “Spring launch: doors open at noon” on Acme News to' }).waitFor();
     const moved = page.locator(`td.fc-timegrid-col[data-date="${day(3)}"] .post-event`, { hasText: 'Spring launch' });
     await moved.waitFor();
     expect(await moved.locator('.cal-event').getAttribute('title')).toContain(utc(expected));
@@ -148,7 +149,7 @@ describe('the calendar in Chromium: posts of every channel in the person’s zon
     await gone.waitFor();
     expect((await me.form.api('DELETE', `/public/v1/posts/${doomed}`)).statusCode).toBe(200);
     await dragToSlot(page, gone, day(5), '11:00');
-    await page.getByRole('alert').filter({ hasText: 'Post not found' }).waitFor();
+    await page.getByRole('alert').filter({ hasText: 'Group of posts not found' }).waitFor();
     // back where it was until the calendar asks again, then gone
     await gone.waitFor({ state: 'detached' });
     expect(await page.locator(`td.fc-timegrid-col[data-date="${day(5)}"] .post-event`, { hasText: 'Soon to be deleted' }).count()).toBe(0);
@@ -164,6 +165,7 @@ describe('the calendar in Chromium: posts of every channel in the person’s zon
     await page.mouse.down();
     await page.mouse.move(box.x + box.width / 2 + 10, box.y + 60, { steps: 5 });
     await page.mouse.move(box.x + box.width / 2 + 10, box.y + 140, { steps: 8 });
+    await page.getByText('Published posts stay where they went out.').waitFor();
     await page.mouse.up();
     expect(await page.locator('.fc-event-mirror').count()).toBe(0);
     expect((await post(ids.published)).publishDate).toBe(before);

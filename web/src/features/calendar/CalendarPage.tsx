@@ -1,6 +1,6 @@
 import type { DateSpanApi, DatesSetArg, EventApi, EventClickArg, EventContentArg, EventDropArg } from '@fullcalendar/core';
 import dayGridPlugin from '@fullcalendar/daygrid';
-import interactionPlugin, { type DateClickArg } from '@fullcalendar/interaction';
+import interactionPlugin, { type DateClickArg, type EventDragStartArg } from '@fullcalendar/interaction';
 import listPlugin from '@fullcalendar/list';
 import luxonPlugin from '@fullcalendar/luxon3';
 import FullCalendar from '@fullcalendar/react';
@@ -15,15 +15,14 @@ import { formatDateTime, utcTitle } from '../../lib/time.js';
 import type { ComposeInitial } from '../compose/ComposeDialog.js';
 import { CalendarFilters } from './CalendarFilters.js';
 import { ChannelAvatar } from './ChannelAvatar.js';
-import { reschedule } from './reschedule.js';
+import { moveBack, moveGroup, type GroupPlace } from './reschedule.js';
 import { StateIcon } from './StateIcon.js';
 import {
   applyFilters,
   dateIn,
-  isMovable,
+  groupEvents,
   localeFirstDay,
   localeUses24h,
-  postToEvent,
   readSearch,
   slotInstant,
   todayIn,
@@ -34,7 +33,7 @@ import {
   writePlace,
   type CalendarFilters as Filters,
   type CalendarPost,
-  type PostEventProps,
+  type GroupEventProps,
   type ViewName,
 } from './calendarModel.js';
 import './calendar.css';
@@ -46,7 +45,20 @@ const NARROW = '(max-width: 760px)';
 const PLUGINS = [luxonPlugin, dayGridPlugin, timeGridPlugin, listPlugin, interactionPlugin];
 const PERIOD: Record<ViewName, string> = { week: 'this week', month: 'this month', day: 'this day', list: 'this week' };
 
-type Feedback = { kind: 'ok'; text: string; title?: string } | { kind: 'info'; text: string } | { kind: 'bad'; error: unknown };
+type Feedback = { kind: 'info'; text: string } | { kind: 'bad'; error: unknown };
+
+/** The last move, shown with Undo until the person dismisses it or moves something else. */
+type Moved = { text: string; title: string; back?: GroupPlace; undoing?: boolean };
+
+const WHEN = { weekday: 'short', day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit' } as const;
+
+/** "“Spring launch” on Acme News and Acme Sky": what a move toast names. */
+function describeGroup(p: GroupEventProps): string {
+  const names = p.members.map((m) => m.integration.name);
+  const channels = names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names.at(-1)}` : (names[0] ?? '');
+  const text = p.text.length > 40 ? `${p.text.slice(0, 39).trimEnd()}…` : p.text;
+  return text ? `“${text}” on ${channels}` : `the post on ${channels}`;
+}
 
 /** "GMT+1": the zone's offset now, for the toolbar. */
 function offsetLabel(timeZone: string): string {
@@ -58,23 +70,36 @@ function offsetLabel(timeZone: string): string {
 }
 
 /**
- * An event as the calendar draws it: channel picture, time, channel, state (mark and name) and
- * the first line. The list view has room for the state's name; the grids show its mark and keep
- * the name for screen readers (and the hover title).
+ * An event as the calendar draws it: one per group (a post made for several channels at once),
+ * with the time, each channel as an avatar ringed in its post's state colour (a mark for the
+ * state's shape, its name for screen readers and on hover), the overall state and the first line.
  */
 function EventContent({ arg }: { arg: EventContentArg }) {
-  const p = arg.event.extendedProps as PostEventProps;
+  const p = arg.event.extendedProps as GroupEventProps;
   const list = arg.view.type.startsWith('list');
-  const label = STATE_LABEL[p.post.state] ?? p.post.state;
+  const label = p.state === 'MIXED' ? 'Mixed' : (STATE_LABEL[p.state] ?? p.state);
+  const size = list ? 22 : 18;
   return (
-    <div className="cal-event" title={p.tooltip}>
-      <ChannelAvatar picture={p.post.integration.picture} platform={p.post.integration.providerIdentifier} size={list ? 22 : 16} />
+    <div className={p.channels.length > 1 ? 'cal-event cal-event-multi' : 'cal-event'} title={p.tooltip}>
       <div className="cal-event-main">
         <div className="cal-event-head">
           {!list && arg.timeText ? <span className="cal-event-time">{arg.timeText}</span> : null}
-          <span className="cal-event-channel">{p.channel}</span>
+          <ul className="cal-channels" aria-label={p.channels.length > 1 ? `${p.channels.length} channels` : 'Channel'}>
+            {p.channels.map((c) => (
+              <li key={c.post.id} className={`cal-channel post-${c.post.state.toLowerCase()}`} title={c.label}>
+                <ChannelAvatar picture={c.post.integration.picture} platform={c.post.integration.providerIdentifier} size={size} />
+                <span className="cal-channel-badge">
+                  <StateIcon state={c.post.state} />
+                </span>
+                <span className="visually-hidden">{c.label}</span>
+              </li>
+            ))}
+          </ul>
+          <span className="cal-event-channel" aria-hidden={p.channels.length > 1 && !list ? true : undefined}>
+            {p.channel}
+          </span>
           <span className="cal-event-mark">
-            <StateIcon state={p.post.state} />
+            {p.state === 'MIXED' ? null : <StateIcon state={p.state} />}
             <span className={list ? 'cal-event-state' : 'cal-event-state visually-hidden'}>{label}</span>
           </span>
         </div>
@@ -84,9 +109,13 @@ function EventContent({ arg }: { arg: EventContentArg }) {
   );
 }
 
-/** A post moves only to a time still to come (the API would publish a queued post at once). */
+/**
+ * Where an event may be dropped: a time still to come (the API would publish a queued post at
+ * once), and only for a group that can move (published and failed posts stay where they are).
+ */
 function allowDrop(span: DateSpanApi, moving: EventApi | null): boolean {
-  return !moving || span.start.getTime() >= Date.now();
+  if (!moving) return true;
+  return (moving.extendedProps as GroupEventProps).fixed === undefined && span.start.getTime() >= Date.now();
 }
 
 function renderEventContent(arg: EventContentArg) {
@@ -129,9 +158,11 @@ export default function CalendarPage() {
   const loaded = posts.data ?? lastPosts.current;
 
   const shown = useMemo(() => applyFilters(loaded, filters, integrations.data ?? []), [loaded, filters, integrations.data]);
-  const events = useMemo(() => shown.map(postToEvent), [shown]);
+  // one event per group (the channels of one request), the whole group known to each
+  const events = useMemo(() => groupEvents(shown, loaded), [shown, loaded]);
 
   const [feedback, setFeedback] = useState<Feedback | null>(null);
+  const [moved, setMoved] = useState<Moved | null>(null);
   const [compose, setCompose] = useState<{ key: number; initial: ComposeInitial } | null>(null);
   const openComposer = useCallback((init: ComposeInitial) => setCompose({ key: Date.now(), initial: init }), []);
 
@@ -173,10 +204,11 @@ export default function CalendarPage() {
 
   const moveEvent = useCallback(
     async (info: EventDropArg) => {
-      const { post } = info.event.extendedProps as PostEventProps;
+      const p = info.event.extendedProps as GroupEventProps;
       const start = info.event.start;
-      if (!start || !isMovable(post.state)) {
+      if (!start || p.fixed !== undefined) {
         info.revert();
+        if (p.fixed) setFeedback({ kind: 'info', text: p.fixed });
         return;
       }
       if (start.getTime() < Date.now()) {
@@ -185,24 +217,62 @@ export default function CalendarPage() {
         return;
       }
       setFeedback(null);
-      const result = await reschedule(queryClient, post.id, start.toISOString());
+      // where every post of the group was, for Undo (a post not loaded was at the dragged event's time)
+      const was = info.oldEvent.start?.toISOString() ?? p.post.publishDate;
+      const back: GroupPlace = { group: p.group, posts: p.members.map((m) => ({ id: m.id, publishDate: m.publishDate })) };
+      const result = await moveGroup(queryClient, p.group, start.toISOString());
       if (result.ok) {
-        const when = formatDateTime(result.publishDate, timeZone, { weekday: 'short', day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit' });
-        setFeedback({ kind: 'ok', text: `Moved “${post.integration.name}” post to ${when}.`, title: utcTitle(result.publishDate) });
+        for (const id of result.posts) if (!back.posts.some((b) => b.id === id)) back.posts.push({ id, publishDate: was });
+        const when = formatDateTime(result.publishDate, timeZone, WHEN);
+        setMoved({ text: `Moved ${describeGroup(p)} to ${when}.`, title: utcTitle(result.publishDate), back });
       } else {
-        // the API said no: the post goes back where it was, with the API's reason
+        // the API said no: the group goes back where it was, with the API's reason
         info.revert();
+        setMoved(null);
         setFeedback({ kind: 'bad', error: result.error });
       }
     },
     [queryClient, timeZone],
   );
   const onEventDrop = useCallback((info: EventDropArg) => void moveEvent(info), [moveEvent]);
+  // a group that cannot move says why as soon as it is picked up (the drop is then refused)
+  const onEventDragStart = useCallback((info: EventDragStartArg) => {
+    const { fixed } = info.event.extendedProps as GroupEventProps;
+    if (fixed) setFeedback({ kind: 'info', text: fixed });
+  }, []);
+
+  const undoMove = useCallback(async () => {
+    const back = moved?.back;
+    if (!back || moved.undoing) return;
+    setMoved({ ...moved, undoing: true });
+    const result = await moveBack(queryClient, back);
+    if (result.ok) {
+      const when = formatDateTime(back.posts[0]!.publishDate, timeZone, WHEN);
+      setMoved({ text: `Moved back to ${when}.`, title: utcTitle(back.posts[0]!.publishDate) });
+    } else {
+      setMoved(null);
+      setFeedback({ kind: 'bad', error: result.error });
+    }
+  }, [moved, queryClient, timeZone]);
+
+  // Ctrl+Z / ⌘Z undoes the last move while its toast shows (not while typing somewhere)
+  useEffect(() => {
+    if (!moved?.back) return;
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key.toLowerCase() !== 'z' || !(e.ctrlKey || e.metaKey) || e.shiftKey || e.altKey) return;
+      const t = e.target as HTMLElement | null;
+      if (t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName) || t.closest('[role="dialog"]'))) return;
+      e.preventDefault();
+      void undoMove();
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [moved, undoMove]);
 
   const onEventClick = useCallback(
     (info: EventClickArg) => {
       info.jsEvent.preventDefault();
-      void navigate(`/posts/${encodeURIComponent(info.event.id)}`);
+      void navigate(`/posts/${encodeURIComponent((info.event.extendedProps as GroupEventProps).post.id)}`);
     },
     [navigate],
   );
@@ -269,7 +339,7 @@ export default function CalendarPage() {
             </Button>
           </div>
         ) : feedback ? (
-          <div className="cal-feedback" title={feedback.kind === 'ok' ? feedback.title : undefined}>
+          <div className="cal-feedback">
             <Notice kind={feedback.kind}>{feedback.text}</Notice>
             <Button variant="ghost" aria-label="Dismiss" onClick={() => setFeedback(null)}>
               ×
@@ -320,17 +390,35 @@ export default function CalendarPage() {
           events={events}
           eventContent={renderEventContent}
           eventInteractive
-          // posts at the same time on several channels sit side by side, each one clickable and draggable
+          // groups at the same time sit side by side, each one clickable and draggable
           slotEventOverlap={false}
           editable={false}
           eventDurationEditable={false}
           eventAllow={allowDrop}
+          eventDragStart={onEventDragStart}
           eventDrop={onEventDrop}
           eventClick={onEventClick}
           dateClick={onDateClick}
           datesSet={onDatesSet}
           noEventsContent={posts.isPending ? 'Loading posts…' : 'No posts in this period.'}
         />
+      </div>
+
+      {/* the last move, with Undo: a live region that is always there, so its news is read out */}
+      <div className="cal-toast-host" role="status" aria-live="polite">
+        {moved ? (
+          <div className="cal-toast" title={moved.title}>
+            <span className="cal-toast-text">{moved.text}</span>
+            {moved.back ? (
+              <Button variant="secondary" onClick={() => void undoMove()} disabled={moved.undoing} aria-keyshortcuts="Control+Z Meta+Z">
+                {moved.undoing ? 'Undoing…' : 'Undo'}
+              </Button>
+            ) : null}
+            <Button variant="ghost" aria-label="Dismiss" onClick={() => setMoved(null)}>
+              ×
+            </Button>
+          </div>
+        ) : null}
       </div>
 
       {compose ? (

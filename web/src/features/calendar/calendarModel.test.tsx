@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Integration } from '../../api/queries.js';
-import { applyFilters, firstLine, isMovable, plainText, postToEvent, readSearch, slotInstant, viewRange, writeFilters, writePlace, type CalendarPost } from './calendarModel.js';
+import { applyFilters, firstLine, groupEvents, isMovable, plainText, readSearch, slotInstant, viewRange, writeFilters, writePlace, type CalendarPost } from './calendarModel.js';
 
 function post(over: Partial<CalendarPost> & { id: string }): CalendarPost {
   return {
@@ -63,25 +63,53 @@ describe('post content as a calendar line', () => {
   });
 });
 
-describe('post → event', () => {
+describe('posts → events (one per group)', () => {
+
   it('titles the event with the channel and the first line, at the UTC instant, with the state as class', () => {
-    const e = postToEvent(post({ id: 'p1', content: '<p>Big news</p><p>more</p>' }));
-    expect(e).toMatchObject({ id: 'p1', title: 'Acme News: Big news', start: '2025-03-04T09:00:00.000Z', allDay: false, startEditable: true, durationEditable: false });
+    const e = groupEvents([post({ id: 'p1', content: '<p>Big news</p><p>more</p>' })])[0]!;
+    expect(e).toMatchObject({ title: 'Acme News: Big news', start: '2025-03-04T09:00:00.000Z', allDay: false, startEditable: true, durationEditable: false });
     expect(e.classNames).toEqual(['post-event', 'post-queue']);
-    expect(e.extendedProps).toMatchObject({ text: 'Big news', channel: 'Acme News', platform: 'Telegram' });
+    expect(e.extendedProps).toMatchObject({ text: 'Big news', channel: 'Acme News', group: 'g1', state: 'QUEUE', fixed: undefined });
+    expect(e.extendedProps.channels.map((c) => c.label)).toEqual(['Acme News (Telegram): Queued']);
     expect(e.extendedProps.tooltip).toContain('2025-03-04 09:00 UTC');
-    expect(e.extendedProps.tooltip).toContain('Queued');
   });
 
-  it('only queued posts and drafts can be dragged', () => {
-    expect(postToEvent(post({ id: 'a', state: 'DRAFT' })).startEditable).toBe(true);
-    expect(postToEvent(post({ id: 'b', state: 'PUBLISHED' })).startEditable).toBe(false);
-    expect(postToEvent(post({ id: 'c', state: 'ERROR' })).editable).toBe(false);
+  it('the posts of one group at one time are one event showing every channel and its state', () => {
+    const sky = { id: 'ch2', providerIdentifier: 'bluesky' as const, name: 'Acme Sky', picture: null };
+    const other = { id: 'ch3', providerIdentifier: 'x' as const, name: 'Acme X', picture: null };
+    const events = groupEvents([
+      post({ id: 'a', content: 'Launch' }),
+      post({ id: 'b', content: 'Launch', integration: sky, state: 'DRAFT' }),
+      post({ id: 'c', group: 'g2', integration: other }),
+    ]);
+    expect(events).toHaveLength(2);
+    const [group, single] = events as [(typeof events)[number], (typeof events)[number]];
+    expect(group.extendedProps.channels.map((c) => c.label)).toEqual(['Acme News (Telegram): Queued', 'Acme Sky (Bluesky): Draft']);
+    expect(group.extendedProps.state).toBe('MIXED');
+    // a mixed event takes the colour of the state most in need of a look
+    expect(group.classNames).toEqual(['post-event', 'post-queue', 'post-mixed']);
+    expect(group.title).toBe('Acme News, Acme Sky: Launch');
+    expect(single.extendedProps.channels).toHaveLength(1);
+    // a group split across times (moved one post at a time through the API) is one event per time
+    expect(groupEvents([post({ id: 'a' }), post({ id: 'b', integration: sky, publishDate: '2025-03-05T09:00:00.000Z' })])).toHaveLength(2);
+  });
+
+  it('a group moves only when none of its posts went out or failed, and says why not', () => {
+    expect(groupEvents([post({ id: 'a', state: 'DRAFT' })])[0]!.extendedProps.fixed).toBeUndefined();
+    expect(groupEvents([post({ id: 'b', state: 'PUBLISHED' })])[0]!.extendedProps.fixed).toBe('Published posts stay where they went out.');
+    expect(groupEvents([post({ id: 'c', state: 'ERROR' })])[0]!.extendedProps.fixed).toContain('Failed on Acme News');
+    // the channel filter hides the published one: the shown queued post still does not move, since its group does not
+    const published = post({ id: 'd', state: 'PUBLISHED', integration: { id: 'ch2', providerIdentifier: 'bluesky' as const, name: 'Acme Sky', picture: null } });
+    const queued = post({ id: 'e' });
+    const e = groupEvents([queued], [queued, published])[0]!;
+    expect(e.extendedProps.fixed).toContain('Already published on Acme Sky');
+    expect(e.extendedProps.members.map((m) => m.id)).toEqual(['e', 'd']);
+    expect(e.classNames).toContain('post-fixed');
     expect(['QUEUE', 'DRAFT', 'PUBLISHED', 'ERROR'].map((s) => isMovable(s as CalendarPost['state']))).toEqual([true, true, false, false]);
   });
 
   it('a media-only post is titled by its channel; a thread and an error show in the tooltip', () => {
-    const e = postToEvent(post({ id: 'p', content: '', state: 'ERROR', error: 'Chat not found', thread: [{ id: 't', content: 'x', image: [], delay: 0, state: 'ERROR', releaseId: null, releaseURL: null, error: null, publishedAt: null }] }));
+    const e = groupEvents([post({ id: 'p', content: '', state: 'ERROR', error: 'Chat not found', thread: [{ id: 't', content: 'x', image: [], delay: 0, state: 'ERROR', releaseId: null, releaseURL: null, error: null, publishedAt: null }] })])[0]!;
     expect(e.title).toBe('Acme News');
     expect(e.extendedProps.tooltip).toContain('thread of 2');
     expect(e.extendedProps.tooltip).toContain('Error: Chat not found');

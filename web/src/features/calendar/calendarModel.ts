@@ -135,36 +135,108 @@ export function isMovable(state: PostState): boolean {
   return state === 'QUEUE' || state === 'DRAFT';
 }
 
-export interface PostEventProps {
+/** A channel of an event: its post there and how it is named. */
+export interface EventChannel {
   post: CalendarPost;
+  name: string;
+  platform: string;
+  /** "Acme News (Telegram): Queued": the avatar's accessible name and hover title */
+  label: string;
+}
+
+/** What an event stands for when several of its channels are in different states. */
+export type EventState = PostState | 'MIXED';
+
+export interface GroupEventProps {
+  /** the posts' shared `group` (one request for several channels) */
+  group: string;
+  /** the post opened by a click: the first channel's */
+  post: CalendarPost;
+  /** the channels shown in this event (the filters' choice among the group's) */
+  channels: EventChannel[];
+  /** every loaded post of the group, the hidden ones too: a drag moves them all */
+  members: CalendarPost[];
+  state: EventState;
   /** the first line of the content ('' when the post is media only) */
   text: string;
+  /** the channels' names, joined */
   channel: string;
-  platform: string;
-  /** the hover text: channel, state and the UTC truth */
+  /** why the group does not move (undefined when it does) */
+  fixed?: string;
+  /** the hover text: channels, states and the UTC truth */
   tooltip: string;
 }
 
-/** One calendar event per post (first items; thread items travel with their post). */
-export function postToEvent(post: CalendarPost): EventInput & { id: string; start: string; extendedProps: PostEventProps } {
-  const text = firstLine(post.content);
-  const channel = post.integration.name;
-  const platform = platformName(post.integration.providerIdentifier);
-  const movable = isMovable(post.state);
-  const state = STATE_LABEL[post.state] ?? post.state;
-  const parts = post.thread.length > 0 ? ` · thread of ${post.thread.length + 1}` : '';
-  const tooltip = `${channel} (${platform}) · ${state}${parts}\n${utcTitle(post.publishDate)}${text ? `\n${text}` : ''}${post.state === 'ERROR' && post.error ? `\nError: ${post.error}` : ''}`;
+/** The states in the order they need a look: a mixed event takes the first one's colour. */
+const ATTENTION: PostState[] = ['ERROR', 'QUEUE', 'DRAFT', 'PUBLISHED'];
+
+/**
+ * Why a group cannot be dragged, in the words the calendar shows; undefined when it can. The
+ * API moves a group only as a whole (PUT /posts/group/{group}/date), so one post that went out
+ * or failed keeps every channel of it where it is.
+ */
+export function whyFixed(members: readonly CalendarPost[]): string | undefined {
+  const names = (state: PostState) => members.filter((p) => p.state === state).map((p) => p.integration.name).join(', ');
+  if (members.some((p) => p.state === 'PUBLISHED')) {
+    return members.length > 1 && members.some((p) => p.state !== 'PUBLISHED')
+      ? `Already published on ${names('PUBLISHED')}: a published post stays where it went out, so its other channels stay with it. Open the post to change them.`
+      : 'Published posts stay where they went out.';
+  }
+  if (members.some((p) => p.state === 'ERROR')) return `Failed on ${names('ERROR')}: retry it or make it a draft before moving it.`;
+  return undefined;
+}
+
+/**
+ * Posts as calendar events: one event per group (the channels of one request) and time, so a post
+ * made for several channels is one event showing each channel (no sliver per channel). A group
+ * whose posts sit at different times (moved one by one through the API) is one event per time.
+ * `shown` are the posts the filters keep; `loaded` all the calendar has, for the whole group.
+ */
+export function groupEvents(shown: readonly CalendarPost[], loaded: readonly CalendarPost[] = shown) {
+  const byGroup = new Map<string, CalendarPost[]>();
+  for (const p of loaded) byGroup.set(p.group, [...(byGroup.get(p.group) ?? []), p]);
+  const byEvent = new Map<string, CalendarPost[]>();
+  for (const p of shown) {
+    const key = `${p.group}@${p.publishDate}`;
+    byEvent.set(key, [...(byEvent.get(key) ?? []), p]);
+  }
+  return [...byEvent.entries()].map(([key, posts]) => groupToEvent(key, posts, byGroup.get(posts[0]!.group) ?? posts));
+}
+
+export function groupToEvent(key: string, posts: CalendarPost[], members: CalendarPost[]) {
+  const first = posts[0]!;
+  const text = firstLine(first.content) || posts.map((p) => firstLine(p.content)).find(Boolean) || '';
+  const channels: EventChannel[] = posts.map((p) => {
+    const name = p.integration.name;
+    const platform = platformName(p.integration.providerIdentifier);
+    return { post: p, name, platform, label: `${name} (${platform}): ${STATE_LABEL[p.state] ?? p.state}` };
+  });
+  const states = new Set(posts.map((p) => p.state));
+  const state: EventState = states.size === 1 ? first.state : 'MIXED';
+  const fixed = whyFixed(members);
+  const movable = fixed === undefined;
+  const channel = channels.map((c) => c.name).join(', ');
+  const lines = channels.map((c) => {
+    const parts = c.post.thread.length > 0 ? ` · thread of ${c.post.thread.length + 1}` : '';
+    const error = c.post.state === 'ERROR' && c.post.error ? ` · Error: ${c.post.error}` : '';
+    return `${c.label}${parts}${error}`;
+  });
+  const tooltip = `${lines.join('\n')}\n${utcTitle(first.publishDate)}${text ? `\n${text}` : ''}${fixed ? `\n${fixed}` : ''}`;
+  // the event takes the colour of the state that most needs a look
+  const tint = state === 'MIXED' ? ATTENTION.find((s) => states.has(s))! : state;
   return {
-    id: post.id,
+    id: key,
     title: text ? `${channel}: ${text}` : channel,
-    start: post.publishDate,
+    start: first.publishDate,
     allDay: false,
-    editable: movable,
-    startEditable: movable,
+    // every event can be picked up: a group that cannot move is refused at the drop (eventAllow)
+    // with the reason shown, rather than not reacting at all
+    editable: true,
+    startEditable: true,
     durationEditable: false,
-    classNames: ['post-event', `post-${post.state.toLowerCase()}`],
-    extendedProps: { post, text, channel, platform, tooltip },
-  };
+    classNames: ['post-event', `post-${tint.toLowerCase()}`, ...(state === 'MIXED' ? ['post-mixed'] : []), ...(movable ? [] : ['post-fixed'])],
+    extendedProps: { group: first.group, post: first, channels, members, state, text, channel, fixed, tooltip } satisfies GroupEventProps,
+  } satisfies EventInput;
 }
 
 /** Monday = 1 … Sunday = 7 (luxon) → the offset back to the week's first day (FullCalendar: Sunday = 0). */

@@ -397,7 +397,7 @@ describe('the composer keeps what was typed (issue 25)', () => {
     expect(onOpenChange).toHaveBeenCalledWith(false);
   });
 
-  it('saving clears the draft; an edit keeps its own draft apart from new posts', async () => {
+  it('saving clears the draft', async () => {
     const calls: Call[] = [];
     serveBasics(calls, { 'POST /posts': () => json([{ postId: 'p1', integration: 'tg', group: 'g' }], 201) });
     // a new post's draft is there already
@@ -412,5 +412,49 @@ describe('the composer keeps what was typed (issue 25)', () => {
     expect(localStorage.getItem(NEW)).toBeNull();
     await new Promise((r) => setTimeout(r, 500));
     expect(localStorage.getItem(NEW)).toBeNull();
+  });
+
+  it('an edit keeps its own draft, apart from new posts: restored over the stored post, saved in place (its row ids kept)', async () => {
+    const calls: Call[] = [];
+    const post = {
+      id: 'r1',
+      content: '<p>Stored text</p>',
+      publishDate: '2026-07-01T07:00:00.000Z',
+      releaseURL: null,
+      releaseId: null,
+      state: 'QUEUE',
+      intervalInDays: null,
+      group: 'g-7',
+      creationMethod: 'WEB',
+      settings: { __type: 'telegram' },
+      tags: [],
+      integration: { id: 'tg', providerIdentifier: 'telegram', name: 'Acme News', picture: null },
+      image: [],
+      error: null,
+      delay: 0,
+      publishedAt: null,
+      thread: [],
+      createdAt: '2026-06-01T00:00:00.000Z',
+      updatedAt: '2026-06-01T00:00:00.000Z',
+    };
+    serveBasics(calls, { 'GET /posts/group/g-7': () => ({ posts: [post] }), 'POST /posts': () => json([{ postId: 'r1', integration: 'tg', group: 'g-7' }], 201) });
+    const draft = (text: string) => JSON.stringify({ version: 1, savedAt: '2026-06-30T10:00:00.000Z', channels: ['tg'], shared: [{ text, media: [], delay: 0 }], perChannel: {}, when: { date: '2026-07-01', time: '09:00' } });
+    localStorage.setItem(NEW, draft('A new post, unrelated'));
+    const EDIT = draftKey('u1', 'o1', { kind: 'edit', group: 'g-7' });
+    localStorage.setItem(EDIT, draft('Stored text, edited before the crash'));
+
+    const { onOpenChange } = open({ group: 'g-7' });
+    const dialog = await screen.findByRole('dialog', { name: 'Edit post' });
+    await within(dialog).findByText(/Restored your unsaved draft/);
+    expect(within(dialog).getByLabelText<HTMLTextAreaElement>('Post text').value).toBe('Stored text, edited before the crash');
+    await userEvent.keyboard('{Escape}');
+    expect((await screen.findByRole('alertdialog', { name: 'Discard this post?' })).textContent).toContain('the saved post stays as it was');
+    await userEvent.click(within(screen.getByRole('alertdialog')).getByRole('button', { name: 'Keep editing' }));
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Schedule' }));
+    await waitFor(() => expect(onOpenChange).toHaveBeenCalledWith(false));
+    expect(calls.find((c) => c.method === 'POST')!.body).toMatchObject({ posts: [{ group: 'g-7', value: [{ id: 'r1', content: '<p>Stored text, edited before the crash</p>' }] }] });
+    expect(localStorage.getItem(EDIT)).toBeNull();
+    // the new post's draft is not touched
+    expect(stored()?.shared[0]?.text).toBe('A new post, unrelated');
   });
 });

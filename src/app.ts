@@ -27,7 +27,7 @@ import { VERSION } from './version.js';
 import cookie from '@fastify/cookie';
 import { installPages } from './http/pages.js';
 import { cookieNames, installSessions } from './http/session.js';
-import { installWebApp, type WebApp } from './http/web-app.js';
+import { installFavicon, installWebApp, type WebApp } from './http/web-app.js';
 import { accountPages } from './modules/accounts/accounts.pages.js';
 import { oauthPages } from './modules/oauth/oauth.pages.js';
 import { oauthRoutes } from './modules/oauth/oauth.routes.js';
@@ -72,7 +72,11 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
 
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
-  const webApp: WebApp | undefined = opts.webApp === false ? undefined : await installWebApp(app, { dir: opts.webApp?.dir });
+  // Media URLs name PUBLIC_URL (or S3's addresses): the app's CSP lets its pages show them
+  // whichever address of this server the person opened.
+  const mediaOrigins = [config.publicUrl, config.s3?.publicUrl, config.s3?.endpoint].filter((u): u is string => u !== undefined);
+  const webApp: WebApp | undefined = opts.webApp === false ? undefined : await installWebApp(app, { dir: opts.webApp?.dir, mediaOrigins });
+  installFavicon(app, { dir: opts.webApp === false ? undefined : opts.webApp?.dir });
   installErrorHandling(app, { spa: webApp });
   installJsonParser(app);
   installRequestGuards(app);

@@ -90,7 +90,7 @@ export function layout(title: string, nav: PageNav, body: Html): Html {
     : html`<nav aria-label="Account"><a href="/account/login">Sign in</a><a href="/account/signup">Sign up</a></nav>`;
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>${title} · Tidings</title><link rel="stylesheet" href="/account/style.css"></head>
+<title>${title} · Tidings</title><link rel="icon" href="/favicon.svg" type="image/svg+xml"><link rel="stylesheet" href="/account/style.css"></head>
 <body><header><a class="brand" href="/account">Tidings</a>${links}</header>
 <main id="main"><h1>${title}</h1>${body}</main></body></html>`;
 }

@@ -54,7 +54,15 @@ async function freePort(): Promise<number> {
   });
 }
 
-export async function startWebHarness(opts: Pick<BuildTestAppOptions, 'clock' | 'env'> = {}): Promise<WebHarness> {
+export async function startWebHarness(
+  opts: Pick<BuildTestAppOptions, 'clock' | 'env'> & {
+    /**
+     * Leave PUBLIC_URL unset, as a fresh install does: it defaults to `http://localhost:PORT`
+     * while the browser opens the service at `http://127.0.0.1:PORT` (two origins, one server).
+     */
+    defaultPublicUrl?: boolean;
+  } = {},
+): Promise<WebHarness> {
   const sky = await startBlueskySimulator();
   sky.addAccount(BLUESKY_ACCOUNT);
   const telegram = await startTelegramSimulator();
@@ -68,7 +76,7 @@ export async function startWebHarness(opts: Pick<BuildTestAppOptions, 'clock' | 
     startWorker: true,
     webApp: { dir: WEB_DIST },
     // PLATFORM_ORIGINS given by a test adds to the simulators' mappings
-    env: { PUBLIC_URL: origin, SIGNUP: 'open', ...opts.env, PLATFORM_ORIGINS: [...origins, ...(opts.env?.PLATFORM_ORIGINS ? [opts.env.PLATFORM_ORIGINS] : [])].join(',') },
+    env: { ...(opts.defaultPublicUrl ? { PORT: String(port) } : { PUBLIC_URL: origin }), SIGNUP: 'open', ...opts.env, PLATFORM_ORIGINS: [...origins, ...(opts.env?.PLATFORM_ORIGINS ? [opts.env.PLATFORM_ORIGINS] : [])].join(',') },
   });
   await t.app.listen({ port, host: '127.0.0.1' });
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { AppError } from '../../errors.js';
+import { requestOrigin } from '../../http/origin.js';
 import type { ConnectService } from './connect.service.js';
 
 const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -25,12 +26,12 @@ const STYLE = 'body{font:16px/1.5 system-ui,sans-serif;max-width:34rem;margin:4r
 
 function page(title: string, body: string, message: ConnectMessage) {
   const nonce = randomBytes(16).toString('base64');
-  const markup = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${escape(title)} · Tidings</title><style nonce="${nonce}">${STYLE}</style></head><body data-message="${escape(JSON.stringify(message))}"><h1>${escape(title)}</h1><p>${escape(body)}</p><p><a href="/channels">Back to your channels</a></p><script nonce="${nonce}">${SCRIPT}</script></body></html>`;
+  const markup = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${escape(title)} · Tidings</title><link rel="icon" href="/favicon.svg" type="image/svg+xml"><style nonce="${nonce}">${STYLE}</style></head><body data-message="${escape(JSON.stringify(message))}"><h1>${escape(title)}</h1><p>${escape(body)}</p><p><a href="/channels">Back to your channels</a></p><script nonce="${nonce}">${SCRIPT}</script></body></html>`;
   return {
     markup,
     headers: {
-      // only this response's own style and script run; nothing is loaded, nothing may frame it
-      'content-security-policy': `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
+      // only this response's own style and script run; nothing is loaded but the service's icon, nothing may frame it
+      'content-security-policy': `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
       'x-frame-options': 'DENY',
       // the URL carries the platform's code and state
       'referrer-policy': 'no-referrer',
@@ -66,6 +67,9 @@ export function callbackRoutes(service: ConnectService): FastifyPluginAsyncZod {
       },
       async (req, reply) => {
         const identifier = req.params.identifier;
+        // Begun at another address of this server: finish there, where the app's window is.
+        const there = await service.callbackOrigin(identifier, req.query.state, requestOrigin(req));
+        if (there) return reply.header('referrer-policy', 'no-referrer').header('cache-control', 'no-store').redirect(`${there}${req.url}`, 303);
         let status = 200;
         let shown;
         try {

@@ -8,6 +8,15 @@ export function createConnectStatesRepository(db: Db) {
       await db.insert(connectStates).values(values);
     },
 
+    /** The state, unused and unexpired, without using it up. */
+    async findState(stateHash: string, identifier: string, now: Date) {
+      const [row] = await db
+        .select()
+        .from(connectStates)
+        .where(and(eq(connectStates.stateHash, stateHash), eq(connectStates.identifier, identifier), isNull(connectStates.usedAt), gt(connectStates.expiresAt, now)));
+      return row;
+    },
+
     /** Marks the state used and returns it, once: a second callback with it finds nothing. */
     async consumeState(stateHash: string, identifier: string, now: Date) {
       const [row] = await db

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { errorResponses } from '../../http/error-schema.js';
+import { requestOrigin } from '../../http/origin.js';
 import type { ConnectService } from './connect.service.js';
 import { IntegrationSchema, PlatformIdentifierSchema } from './integrations.schemas.js';
 
@@ -24,7 +25,9 @@ export function connectRoutes(service: ConnectService): FastifyPluginAsyncZod {
           },
         },
       },
-      async (req) => service.beginConnect(req.auth.organizationId, req.params.identifier, req.query),
+      // The web app's browser (a session) comes back to the address it is at; an API caller's
+      // user to PUBLIC_URL, the only address known to reach them.
+      async (req) => service.beginConnect(req.auth.organizationId, req.params.identifier, req.query, { appOrigin: req.auth.session ? requestOrigin(req) : undefined }),
     );
 
     app.post(

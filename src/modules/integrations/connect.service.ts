@@ -150,6 +150,8 @@ export function createConnectService(deps: ConnectDeps) {
       organizationId: string,
       identifier: string,
       query: { refresh?: string; instanceUrl?: string },
+      /** `appOrigin`: the address of this service the person's browser is at (a session's request), see `callbackOrigin` */
+      opts: { appOrigin?: string } = {},
     ): Promise<{ url: string | null; credentials?: Record<string, unknown> }> {
       const adapter = adapterFor(identifier);
       const m = adapter.metadata;
@@ -199,10 +201,27 @@ export function createConnectService(deps: ConnectDeps) {
         codeVerifier: pkce ? deps.secretBox.seal(pkce.verifier) : null,
         refreshIntegrationId,
         instanceUrl: instanceUrl ?? null,
+        appOrigin: opts.appOrigin !== undefined && opts.appOrigin !== new URL(deps.publicUrl).origin ? opts.appOrigin : null,
         createdAt: new Date(now),
         expiresAt: new Date(now + STATE_TTL_MS),
       });
       return { url: deps.http.rewriteUrl(begun.url) };
+    },
+
+    /**
+     * Where the platform's redirect back should be finished. Platforms send the browser to the
+     * callback at PUBLIC_URL (the address registered with them); when the person began at another
+     * address of this server (127.0.0.1 while PUBLIC_URL says localhost), the page that finishes
+     * must be on that origin, or it cannot reach the app's window (`window.opener` and
+     * BroadcastChannel are same-origin only). Answers that origin, for a redirect there with the
+     * same query, or undefined to finish here. Only a live state's recorded origin is ever
+     * answered (never one from the request), so the callback is no open redirect; the state is
+     * not used up, the page at the other origin does that.
+     */
+    async callbackOrigin(identifier: string, state: string | undefined, here: string | undefined): Promise<string | undefined> {
+      if (!state) return undefined;
+      const pending = await deps.states.findState(hashState(state), identifier, new Date(deps.clock.now()));
+      return pending?.appOrigin && pending.appOrigin !== here ? pending.appOrigin : undefined;
     },
 
     /**

@@ -1,4 +1,5 @@
 import { eq } from 'drizzle-orm';
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { integrations } from '../../db/schema/index.js';
 import { call } from '../../../test/helpers.js';
@@ -43,6 +44,21 @@ describe('instagram-standalone through the API', () => {
     const m = w.sim.igMedia.find((x) => x.id === post.releaseId)!;
     expect(m).toMatchObject({ caption: 'Standalone', mediaSha256: [sha(jpeg)] });
     expect(post.releaseURL).toBe(`https://www.instagram.com/p/${m.shortcode}/`);
+  });
+
+  it('a PNG from the library is pulled as its JPEG rendition (Instagram publishes JPEG only)', async () => {
+    const png = await picture('png', 400, 500);
+    const media = await upload(w, png, 'poster.png');
+    const { post } = await settle(w, await createPost(w, channel.id, [{ content: '<p>Poster</p>', media: [media] }], { __type: 'instagram-standalone', post_type: 'post' }));
+    expect([post.state, post.error]).toEqual(['PUBLISHED', null]);
+    const m = w.sim.igMedia.find((x) => x.id === post.releaseId)!;
+    const container = w.sim.containers.get(m.containerId)!;
+    expect([container.url, container.mimeType]).toEqual([`${media.path}.jpg`, 'image/jpeg']);
+    const served = await w.t.app.inject({ method: 'GET', url: new URL(container.url!).pathname });
+    expect(served.headers['content-type']).toBe('image/jpeg');
+    expect(m.mediaSha256).toEqual([sha(served.rawPayload)]);
+    const meta = await sharp(served.rawPayload).metadata();
+    expect([meta.format, meta.width, meta.height]).toEqual(['jpeg', 400, 500]);
   });
 
   it('renews the token once the channel is due, then publishes with the new one', async () => {

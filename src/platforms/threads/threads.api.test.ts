@@ -1,10 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { eq } from 'drizzle-orm';
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { integrations } from '../../db/schema/index.js';
 import { expectError } from '../../../test/helpers.js';
-import { callbackUrl, platformApi, PUBLIC_URL, type PostItemView, type Uploaded } from '../../../test/platform-api-kit.js';
+import { callbackUrl, platformApi, PUBLIC_URL, sha, type PostItemView, type Uploaded } from '../../../test/platform-api-kit.js';
 import { RENEW_BEFORE_MS } from './index.js';
 import { startThreadsSimulator, THREADS_GRAPH_ORIGIN, THREADS_WWW_ORIGIN, type ThreadsSimulator } from './threads.simulator.js';
 import { ADA, THREADS_APP } from './threads.testkit.js';
@@ -133,8 +134,22 @@ describe('Threads through the API', () => {
     expect(sim.posts).toHaveLength(before);
   });
 
-  it('refuses what Threads would: its own count past 500, more than five links, a WebP it would fetch as stored', async () => {
+  it('a WebP (Threads takes JPEG and PNG) is pulled as its JPEG rendition: the same picture, the same size', async () => {
     const webp = await upload('photo-80x60.webp');
+    const post = await publish([{ content: '<p>WebP</p>', media: [webp] }]);
+    const root = expectPublished(post);
+    const container = sim.containers.get(root.containerId)!;
+    expect(container.imageUrl).toBe(`${webp.path}.jpg`);
+    const served = await api.t.app.inject({ method: 'GET', url: new URL(container.imageUrl!).pathname });
+    expect([served.statusCode, served.headers['content-type']]).toEqual([200, 'image/jpeg']);
+    const jpeg = served.rawPayload;
+    expect(root.media).toEqual([{ sha256: sha(jpeg), size: jpeg.length, mimeType: 'image/jpeg' }]);
+    const meta = await sharp(jpeg).metadata();
+    expect([meta.format, meta.width, meta.height]).toEqual(['jpeg', 80, 60]);
+  });
+
+  it('refuses what Threads would: its own count past 500, more than five links, a GIF it would fetch as stored', async () => {
+    const webp = await upload('still-32x24.gif');
     const res = await api.call({
       method: 'POST',
       url: '/public/v1/posts',

@@ -1,8 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../../../test/helpers.js';
-import { callbackUrl, platformApi, PUBLIC_URL, type Uploaded } from '../../../test/platform-api-kit.js';
+import { callbackUrl, platformApi, PUBLIC_URL, sha, type Uploaded } from '../../../test/platform-api-kit.js';
 import { TIKTOK_API_ORIGIN, TIKTOK_UPLOAD_ORIGIN, TIKTOK_WWW_ORIGIN, type TiktokSimulator } from './tiktok.simulator.js';
 import { ADA, APP, DIRECT, paddedMp4, tiktokSimulator } from './tiktok.testkit.js';
 
@@ -101,11 +102,27 @@ describe('tiktok through the API', () => {
     expect(init.body).toMatchObject({ post_mode: 'DIRECT_POST', media_type: 'PHOTO', source_info: { source: 'PULL_FROM_URL', photo_images: [jpeg.path, webp.path] }, post_info: { auto_add_music: true } });
   });
 
+  it('a PNG (TikTok refuses PNG) is pulled as its JPEG rendition: the same picture, the same size', async () => {
+    const pngBytes = await fixture('photo-48x64.png');
+    const png = await api.upload(pngBytes, 'pic.png');
+    const post = await publish('<p>A png</p>', [png], DIRECT);
+    expect({ state: post.state, error: post.error }).toEqual({ state: 'PUBLISHED', error: null });
+    const init = sim.log.filter((c) => c.path === '/v2/post/publish/content/init/').at(-1)!;
+    expect(init.body).toMatchObject({ source_info: { source: 'PULL_FROM_URL', photo_images: [`${png.path}.jpg`] } });
+    const served = await api.t.app.inject({ method: 'GET', url: new URL(`${png.path}.jpg`).pathname });
+    expect([served.statusCode, served.headers['content-type']]).toEqual([200, 'image/jpeg']);
+    const jpeg = served.rawPayload;
+    expect([...jpeg.subarray(0, 3)]).toEqual([0xff, 0xd8, 0xff]);
+    expect(sim.posts.at(-1)!.mediaSha256).toEqual([sha(jpeg)]);
+    const [before, after] = await Promise.all([sharp(pngBytes).metadata(), sharp(jpeg).metadata()]);
+    expect([after.format, after.width, after.height]).toEqual(['jpeg', before.width, before.height]);
+  });
+
   it('refuses at creation what TikTok cannot take, naming the field', async () => {
-    const png = await api.upload(await fixture('photo-48x64.png'), 'pic.png');
-    const err = expectError(await createPost('a png', [png], DIRECT), 400, 'VALIDATION_FAILED');
+    const gif = await api.upload(await fixture('still-32x24.gif'), 'pic.gif');
+    const err = expectError(await createPost('a gif', [gif], DIRECT), 400, 'VALIDATION_FAILED');
     expect(err.fields!.map((f) => f.path)).toEqual(['posts.0.value.0.image.0']);
-    expect(err.fields![0]!.message).toContain('image/jpeg, image/webp, which it fetches as stored');
+    expect(err.fields![0]!.message).toContain('image/jpeg, image/webp, image/png, which it fetches as stored');
     const jpeg = await api.upload(await fixture('photo-64x48.jpg'), 'brand.jpg');
     const branded = expectError(await createPost('paid', [jpeg], { ...DIRECT, brand_content_toggle: true, privacy_level: 'SELF_ONLY' }), 400, 'VALIDATION_FAILED');
     expect(branded.fields!.map((f) => f.path)).toEqual(['posts.0.settings.brand_content_toggle']);

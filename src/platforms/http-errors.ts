@@ -75,3 +75,72 @@ export function ensureOk(res: PlatformResponse, now = Date.now()): PlatformRespo
   if (err) throw err;
   return res;
 }
+
+/** A network failure in words: what happened, naming the host, and the system's code for the logs. */
+export interface NetworkFailure {
+  message: string;
+  /** the code Node or undici gave (`ENOTFOUND`, `ECONNREFUSED`, `CERT_HAS_EXPIRED`…), if any */
+  code?: string;
+}
+
+const TLS_WORDS: Record<string, string> = {
+  CERT_HAS_EXPIRED: 'its certificate has expired',
+  CERT_NOT_YET_VALID: 'its certificate is not valid yet',
+  CERT_REVOKED: 'its certificate was revoked',
+  DEPTH_ZERO_SELF_SIGNED_CERT: 'its certificate is self-signed',
+  SELF_SIGNED_CERT_IN_CHAIN: 'its certificate chain has a self-signed certificate',
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'its certificate could not be verified',
+  UNABLE_TO_GET_ISSUER_CERT: 'its certificate could not be verified (unknown issuer)',
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: 'its certificate could not be verified (unknown issuer)',
+  ERR_TLS_CERT_ALTNAME_INVALID: 'its certificate is for another name',
+  ERR_SSL_WRONG_VERSION_NUMBER: 'it does not speak TLS on that port',
+  EPROTO: 'the TLS handshake failed',
+};
+
+function wordsFor(code: string, host: string): string | undefined {
+  switch (code) {
+    case 'ENOTFOUND':
+    case 'EAI_NONAME':
+    case 'EAI_NODATA':
+      return `Could not find the host ${host} (DNS lookup failed: no such host)`;
+    case 'EAI_AGAIN':
+      return `Could not look up the host ${host} (DNS lookup failed; the name server did not answer)`;
+    case 'ECONNREFUSED':
+      return `${host} refused the connection (nothing is listening there)`;
+    case 'ECONNRESET':
+    case 'UND_ERR_SOCKET':
+    case 'EPIPE':
+      return `The connection to ${host} was closed unexpectedly`;
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+    case 'EHOSTDOWN':
+    case 'ENETDOWN':
+      return `${host} cannot be reached from this server (no network route to it)`;
+    case 'ETIMEDOUT':
+    case 'UND_ERR_CONNECT_TIMEOUT':
+      return `Connecting to ${host} timed out`;
+    case 'UND_ERR_HEADERS_TIMEOUT':
+    case 'UND_ERR_BODY_TIMEOUT':
+      return `${host} stopped answering (timed out)`;
+  }
+  const tls = TLS_WORDS[code] ?? (code.startsWith('ERR_SSL_') || code.startsWith('ERR_TLS_') ? 'the TLS handshake failed' : undefined);
+  return tls && `The secure connection to ${host} failed: ${tls}`;
+}
+
+/**
+ * A failed request's network error (a chain of causes from undici and Node) in plain words naming
+ * the host: "Could not find the host api.example.com (DNS lookup failed: no such host)", never a bare
+ * `ENOTFOUND`. The code is kept apart for logs and details.
+ */
+export function describeNetworkFailure(err: unknown, host: string): NetworkFailure {
+  const chain: unknown[] = [];
+  for (let e: unknown = err, i = 0; i < 6 && e; i++, e = (e as { cause?: unknown }).cause) chain.push(e);
+  const codes = chain.map((e) => (e as { code?: unknown }).code).filter((c): c is string => typeof c === 'string');
+  for (const code of codes) {
+    const message = wordsFor(code, host);
+    if (message) return { message, code };
+  }
+  const innermost = chain.at(-1);
+  const detail = innermost instanceof Error && innermost.message && innermost.message !== 'fetch failed' ? `: ${innermost.message}` : '';
+  return { message: `The request to ${host} failed${detail}`, ...(codes[0] ? { code: codes[0] } : {}) };
+}

@@ -1,5 +1,6 @@
 import { Agent, fetch, FormData as UndiciFormData, type RequestInit } from 'undici';
 import { assertPublicLiteral, blockedCause, causeChain, guardedLookup } from '../lib/safe-address.js';
+import { describeNetworkFailure } from './http-errors.js';
 import { PlatformError, type PlatformHttp, type PlatformRequest, type PlatformResponse, type SocketTarget } from './platform.js';
 
 /**
@@ -138,15 +139,20 @@ export function createPlatformHttp(opts: PlatformHttpOptions): PlatformHttpClien
         if (code === 'ENOTFOUND' && req.untrustedHost === true && !isOperatorOrigin(url)) {
           throw new PlatformError('rejected', `${url.hostname} could not be found (no such host)`);
         }
+        // Where PLATFORM_ORIGINS sent the request elsewhere, the message says so (the operator's mapping may be what is wrong).
+        const requested = new URL(req.url).host;
+        const via = requested === url.host ? '' : `; PLATFORM_ORIGINS sends ${requested} there`;
         // the request's own limit, or the operation's (a TimeoutError on the caller's signal)
         if (timeout.aborted || (signal?.aborted && (signal.reason as Error | undefined)?.name === 'TimeoutError')) {
-          throw new PlatformError('transient', `${req.method} ${url.host} timed out`, { outcomeUnknown: method !== 'GET' });
+          throw new PlatformError('transient', `${url.host} did not answer in time (the ${req.method} request timed out)${via}`, { outcomeUnknown: method !== 'GET' });
         }
         if (signal?.aborted) throw new PlatformError('transient', 'Cancelled', { outcomeUnknown: method !== 'GET' });
-        const sent = !(code && NOT_SENT.has(code));
-        throw new PlatformError('transient', `${req.method} ${url.host} failed: ${code ?? (err as Error).message}`, {
-          outcomeUnknown: sent && method !== 'GET',
-        });
+        const failure = describeNetworkFailure(err, url.host);
+        const sent = !(failure.code && NOT_SENT.has(failure.code));
+        const networkError = new PlatformError('transient', `${failure.message}${via}`, { outcomeUnknown: sent && method !== 'GET' });
+        // The system's own error (its code: ENOTFOUND, ECONNREFUSED…) stays the cause, for the logs.
+        networkError.cause = err;
+        throw networkError;
       }
       const location = res.headers.get('location');
       if (res.status >= 300 && res.status < 400 && location && hop < MAX_REDIRECTS) {

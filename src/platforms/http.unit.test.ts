@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPlatformHttp } from './http.js';
-import { errorFromResponse, extractMessage, retryAfterSeconds } from './http-errors.js';
+import { describeNetworkFailure, errorFromResponse, extractMessage, retryAfterSeconds } from './http-errors.js';
 import { PlatformError } from './platform.js';
 
 let server: Server;
@@ -117,5 +117,60 @@ describe('platform HTTP client', () => {
     expect(retryAfterSeconds({ 'retry-after': new Date(now + 30_000).toUTCString() }, now)).toBe(30);
     expect(retryAfterSeconds({ 'ratelimit-reset': '12' }, now)).toBe(12);
     await http.close();
+  });
+});
+
+describe('network failures in words', () => {
+  /** The shape undici's fetch rejects with: TypeError("fetch failed") caused by the system error. */
+  const fetchFailed = (code: string, message = `${code} something`) => new TypeError('fetch failed', { cause: Object.assign(new Error(message), { code }) });
+
+  it.each([
+    ['ENOTFOUND', 'Could not find the host api.example.com (DNS lookup failed: no such host)'],
+    ['EAI_AGAIN', 'Could not look up the host api.example.com (DNS lookup failed; the name server did not answer)'],
+    ['ECONNREFUSED', 'api.example.com refused the connection (nothing is listening there)'],
+    ['ECONNRESET', 'The connection to api.example.com was closed unexpectedly'],
+    ['UND_ERR_SOCKET', 'The connection to api.example.com was closed unexpectedly'],
+    ['EHOSTUNREACH', 'api.example.com cannot be reached from this server (no network route to it)'],
+    ['ETIMEDOUT', 'Connecting to api.example.com timed out'],
+    ['UND_ERR_CONNECT_TIMEOUT', 'Connecting to api.example.com timed out'],
+    ['UND_ERR_HEADERS_TIMEOUT', 'api.example.com stopped answering (timed out)'],
+    ['CERT_HAS_EXPIRED', 'The secure connection to api.example.com failed: its certificate has expired'],
+    ['DEPTH_ZERO_SELF_SIGNED_CERT', 'The secure connection to api.example.com failed: its certificate is self-signed'],
+    ['ERR_TLS_CERT_ALTNAME_INVALID', 'The secure connection to api.example.com failed: its certificate is for another name'],
+    ['ERR_SSL_SSLV3_ALERT_HANDSHAKE_FAILURE', 'The secure connection to api.example.com failed: the TLS handshake failed'],
+  ])('%s → words naming the host, the code kept apart', (code, words) => {
+    const failure = describeNetworkFailure(fetchFailed(code), 'api.example.com');
+    expect(failure).toEqual({ message: words, code });
+    expect(failure.message).not.toContain(code);
+  });
+
+  it('finds the code deep in the chain, and says what it can of an unknown failure', () => {
+    const deep = new TypeError('fetch failed', { cause: new Error('connect failed', { cause: Object.assign(new Error('getaddrinfo ENOTFOUND x.example'), { code: 'ENOTFOUND' }) }) });
+    expect(describeNetworkFailure(deep, 'x.example').message).toBe('Could not find the host x.example (DNS lookup failed: no such host)');
+    expect(describeNetworkFailure(new TypeError('fetch failed', { cause: new Error('something odd') }), 'x.example')).toEqual({ message: 'The request to x.example failed: something odd' });
+    expect(describeNetworkFailure(new TypeError('fetch failed'), 'x.example')).toEqual({ message: 'The request to x.example failed' });
+  });
+
+  it('the client throws them: a host that does not exist, a port nobody listens on, a mapped origin named', async () => {
+    // the system error stays the cause, for the logs
+    const codeOf = (e: Error) => describeNetworkFailure(e.cause, 'x').code;
+    const http = createPlatformHttp({ origins: new Map([['https://api.platform.example', 'http://no-such-host.invalid']]), allowPrivateTargets: true, timeoutMs: 5000 });
+    const missing = (await http.request({ method: 'POST', url: 'https://api.platform.example/send', body: {} }).catch((x: unknown) => x)) as PlatformError;
+    expect({ kind: missing.kind, message: missing.message, code: codeOf(missing), unknown: missing.details.outcomeUnknown }).toEqual({
+      kind: 'transient',
+      message: 'Could not find the host no-such-host.invalid (DNS lookup failed: no such host); PLATFORM_ORIGINS sends api.platform.example there',
+      code: 'ENOTFOUND',
+      unknown: false,
+    });
+    const closed = createServer();
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+    const freePort = (closed.address() as AddressInfo).port;
+    await new Promise<void>((r) => closed.close(() => r()));
+    const refused = (await http.request({ method: 'GET', url: `http://127.0.0.1:${freePort}/x` }).catch((x: unknown) => x)) as PlatformError;
+    expect({ message: refused.message, code: codeOf(refused) }).toEqual({ message: `127.0.0.1:${freePort} refused the connection (nothing is listening there)`, code: 'ECONNREFUSED' });
+    const slow = createPlatformHttp({ origins: new Map(), allowPrivateTargets: true, timeoutMs: 200 });
+    const late = (await slow.request({ method: 'POST', url: `${origin}/slow`, body: {} }).catch((x: unknown) => x)) as PlatformError;
+    expect(late.message).toBe(`${new URL(origin).host} did not answer in time (the POST request timed out)`);
+    await Promise.all([http.close(), slow.close()]);
   });
 });

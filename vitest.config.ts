@@ -72,7 +72,7 @@ export default defineConfig({
   test: {
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    reporters: ['default', tierReporter, ...(jsonOut ? [['json', { outputFile: jsonOut }] as [string, object]] : [])],
+    reporters: ['default', tierReporter, ...(jsonOut ? [['json', { outputFile: jsonOut }] as ['json', { outputFile: string }]] : [])],
     projects: [
       { test: { name: 'unit', include: unitTests } },
       tiers.browser.available && {

@@ -176,9 +176,9 @@ describe('the compose dialog', () => {
     const own = within(dialog).getByLabelText('Post text for Acme on Bluesky');
     fireEvent.change(own, { target: { value: 'x'.repeat(301) } });
     await waitFor(() => expect(dialog.querySelector('[data-channel="sky"].over')).toBeTruthy());
-    // Pinterest's settings form comes from its schema, prefilled from the saved defaults
+    // Pinterest's settings form comes from its schema, prefilled from the saved defaults (its own chunk: on a busy machine it takes a moment)
     await userEvent.click(within(dialog).getByRole('tab', { name: /Acme Pins/ }));
-    expect((await within(dialog).findByLabelText<HTMLInputElement>(/^Title/)).value).toBe('Saved title');
+    expect((await within(dialog).findByLabelText<HTMLInputElement>(/^Title/, {}, { timeout: 5000 })).value).toBe('Saved title');
 
     await userEvent.click(within(dialog).getByRole('button', { name: 'Schedule' }));
     const refusal = await within(dialog).findByText(/Not sent: one thing needs fixing first/);
@@ -305,7 +305,7 @@ describe('the composer keeps what was typed (issue 25)', () => {
     const { onOpenChange } = open({ date: '2026-07-01T07:00:00.000Z', integrationIds: ['pin'] });
     const dialog = await screen.findByRole('dialog', { name: 'New post' });
     await userEvent.click(await within(dialog).findByRole('tab', { name: /Acme Pins/ }));
-    expect((await within(dialog).findByLabelText<HTMLInputElement>(/^Title/)).value).toBe('Saved title');
+    expect((await within(dialog).findByLabelText<HTMLInputElement>(/^Title/, {}, { timeout: 5000 })).value).toBe('Saved title');
     await userEvent.keyboard('{Escape}');
     expect(onOpenChange).toHaveBeenCalledWith(false);
     expect(screen.queryByRole('alertdialog')).toBeNull();
@@ -342,6 +342,25 @@ describe('the composer keeps what was typed (issue 25)', () => {
     await userEvent.click(within(await screen.findByRole('alertdialog')).getByRole('button', { name: 'Discard' }));
     expect(onOpenChange).toHaveBeenCalledWith(false);
     expect(localStorage.getItem(NEW)).toBeNull();
+  });
+
+  it('leaving the page asks the browser to confirm only while there are changes, and writes the draft at once', async () => {
+    serveBasics();
+    open({ date: '2026-07-01T07:00:00.000Z', integrationIds: ['tg'] });
+    const dialog = await screen.findByRole('dialog', { name: 'New post' });
+    const leave = () => {
+      const e = new Event('beforeunload', { cancelable: true });
+      window.dispatchEvent(e);
+      return e.defaultPrevented;
+    };
+    await within(dialog).findByLabelText('Post text');
+    expect(leave()).toBe(false);
+    fireEvent.change(within(dialog).getByLabelText('Post text'), { target: { value: 'Almost lost' } });
+    // no pause for the debounce: the question itself writes the draft
+    expect(leave()).toBe(true);
+    expect(stored()?.shared[0]?.text).toBe('Almost lost');
+    fireEvent.change(within(dialog).getByLabelText('Post text'), { target: { value: '' } });
+    expect(leave()).toBe(false);
   });
 
   it('a date changed or a channel chosen is work too', async () => {

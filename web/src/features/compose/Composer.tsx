@@ -200,8 +200,10 @@ export function Composer({
     if (!dirty) return;
     const onBeforeUnload = (e: BeforeUnloadEvent) => {
       persistRef.current();
-      // the browser's own "Leave site?" question (its words; a page cannot choose them)
+      // the browser's own "Leave site?" question (its words; a page cannot choose them);
+      // returnValue for browsers from before preventDefault was enough (Chrome < 119)
       e.preventDefault();
+      e.returnValue = true;
     };
     window.addEventListener('beforeunload', onBeforeUnload);
     return () => window.removeEventListener('beforeunload', onBeforeUnload);

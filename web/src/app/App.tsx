@@ -4,6 +4,7 @@ import { BrowserRouter, Navigate, Route, Routes } from 'react-router';
 import { ApiFailure, signInUrl } from '../api/client.js';
 import { MeProvider, useMeQuery } from '../api/session.js';
 import { ErrorNotice, Notice, Spinner } from '../components/ui.js';
+import { useDocumentTitle } from '../lib/documentTitle.js';
 import { Layout } from './Layout.js';
 
 // Each page is its own chunk: the first load carries the shell and the calendar only.
@@ -25,6 +26,11 @@ export function createQueryClient() {
       queries: { retry: (count, err) => !(err instanceof ApiFailure) && count < 2, refetchOnWindowFocus: false },
     },
   });
+}
+
+function NotFound() {
+  useDocumentTitle('Page not found');
+  return <Notice kind="bad">No such page.</Notice>;
 }
 
 function Shell() {
@@ -67,7 +73,7 @@ function Shell() {
             <Route path="/analytics" element={<AnalyticsPage />} />
             <Route path="/notifications" element={<NotificationsPage />} />
             <Route path="/settings/*" element={<SettingsPage />} />
-            <Route path="*" element={<Notice kind="bad">No such page.</Notice>} />
+            <Route path="*" element={<NotFound />} />
           </Routes>
         </Suspense>
       </Layout>

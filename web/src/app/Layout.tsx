@@ -30,6 +30,17 @@ export function Layout({ children }: { children: ReactNode }) {
 
   return (
     <div className="shell">
+      {/* the first thing a keyboard reaches: past the navigation to the page itself */}
+      <a
+        className="skip-link"
+        href="#main"
+        onClick={(e) => {
+          e.preventDefault();
+          document.getElementById('main')?.focus();
+        }}
+      >
+        Skip to main content
+      </a>
       <nav className={`sidebar${menuOpen ? ' open' : ''}`} aria-label="Main">
         <a className="brand" href="/calendar">
           <img src="/favicon.svg" alt="" width="24" height="24" /> Tidings
@@ -60,13 +71,15 @@ export function Layout({ children }: { children: ReactNode }) {
         </div>
       </nav>
       <div className="main">
-        <div className="topbar">
-          <button type="button" className="btn btn-ghost menu-toggle" aria-expanded={menuOpen} aria-label="Menu" onClick={() => setMenuOpen((o) => !o)}>
-            ☰ Menu
+        {/* the banner landmark: the bell and the phone's menu button are in a region a screen reader lists */}
+        <header className="topbar">
+          <button type="button" className="btn btn-ghost menu-toggle" aria-expanded={menuOpen} onClick={() => setMenuOpen((o) => !o)}>
+            <span aria-hidden="true">☰</span> Menu
           </button>
           <NotificationBell key={location.pathname === '/notifications' ? 'seen' : 'bell'} />
-        </div>
-        <main className="content" id="main">
+        </header>
+        {/* focusable from the skip link (tabIndex -1: not a tab stop of its own) */}
+        <main className="content" id="main" tabIndex={-1}>
           {children}
         </main>
       </div>

@@ -1,6 +1,7 @@
 import * as Dialog from '@radix-ui/react-dialog';
 import { forwardRef, useId, type ButtonHTMLAttributes, type InputHTMLAttributes, type ReactNode } from 'react';
 import { ApiFailure } from '../api/client.js';
+import { useDocumentTitle } from '../lib/documentTitle.js';
 
 /**
  * The app's small component kit: Radix primitives (dialogs, tabs, menus: focus management and
@@ -79,7 +80,12 @@ export function Spinner({ label = 'Loading' }: { label?: string }) {
   );
 }
 
-export function PageHeader({ title, actions, children }: { title: string; actions?: ReactNode; children?: ReactNode }) {
+/**
+ * A page's heading, and its document title ("Calendar · Tidings"): `documentTitle` when the tab
+ * should say more than the heading ("API keys · Settings").
+ */
+export function PageHeader({ title, documentTitle, actions, children }: { title: string; documentTitle?: string; actions?: ReactNode; children?: ReactNode }) {
+  useDocumentTitle(documentTitle ?? title);
   return (
     <header className="page-header">
       <div>

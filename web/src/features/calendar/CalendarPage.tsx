@@ -15,6 +15,7 @@ import { formatDateTime, utcTitle } from '../../lib/time.js';
 import type { ComposeInitial } from '../compose/ComposeDialog.js';
 import { CalendarFilters } from './CalendarFilters.js';
 import { ChannelAvatar } from './ChannelAvatar.js';
+import { useFullCalendarRepairs } from './fullCalendarA11y.js';
 import { moveBack, moveGroup, type GroupPlace } from './reschedule.js';
 import { StateIcon } from './StateIcon.js';
 import {
@@ -156,6 +157,9 @@ export default function CalendarPage() {
   const lastPosts = useRef<CalendarPost[]>([]);
   if (posts.data) lastPosts.current = posts.data;
   const loaded = posts.data ?? lastPosts.current;
+  // FullCalendar's unnamed icons, mislabelled month cells and unreachable scrollers, repaired after each render
+  const frame = useRef<HTMLDivElement>(null);
+  useFullCalendarRepairs(frame);
 
   const shown = useMemo(() => applyFilters(loaded, filters, integrations.data ?? []), [loaded, filters, integrations.data]);
   // one event per group (the channels of one request), the whole group known to each
@@ -362,7 +366,7 @@ export default function CalendarPage() {
         ) : null}
       </div>
 
-      <div className="cal-frame" aria-busy={posts.isPending}>
+      <div className="cal-frame" ref={frame} aria-busy={posts.isPending}>
         <FullCalendar
           plugins={PLUGINS}
           timeZone={timeZone}

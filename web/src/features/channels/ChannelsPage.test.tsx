@@ -229,7 +229,7 @@ describe('managing a channel', () => {
     serve({ 'PUT /integrations/:id': (_req, _url, body) => ({ ...channels[0]!, ...(body as object) }) });
     renderPage(<ChannelsPage />, { me: meFixture({ timezone: 'Asia/Kolkata', role: 'member' }) });
     const row = (await screen.findByText('Acme News')).closest('li') as HTMLElement;
-    await user.click(within(row).getByRole('button', { name: 'Actions for Acme News' }));
+    await user.click(within(row).getByRole('button', { name: 'Manage Acme News' }));
     await user.click(await screen.findByRole('menuitem', { name: 'Posting times…' }));
     const dialog = screen.getByRole('dialog', { name: 'Posting times of Acme News' });
     // 07:00 UTC is 12:30 in Kolkata (+05:30, no daylight saving)
@@ -251,7 +251,7 @@ describe('managing a channel', () => {
     serve({ 'PUT /integrations/:id': () => apiError(403, 'FORBIDDEN', 'Only owners and admins may change channels') });
     renderPage(<ChannelsPage />, { me: meFixture({ role: 'member' }) });
     const row = (await screen.findByText('Acme News')).closest('li') as HTMLElement;
-    await user.click(within(row).getByRole('button', { name: 'Actions for Acme News' }));
+    await user.click(within(row).getByRole('button', { name: 'Manage Acme News' }));
     await user.click(await screen.findByRole('menuitem', { name: 'Disable' }));
     expect(await within(row).findByText('Only owners and admins may change channels')).toBeTruthy();
     expect(calls.find((c) => c.method === 'PUT')!.body).toEqual({ disabled: true });
@@ -262,7 +262,7 @@ describe('managing a channel', () => {
     serve({ 'DELETE /integrations/:id': () => channels[0] });
     renderPage(<ChannelsPage />, { me: meFixture({ role: 'member' }) });
     const row = (await screen.findByText('Acme News')).closest('li') as HTMLElement;
-    await user.click(within(row).getByRole('button', { name: 'Actions for Acme News' }));
+    await user.click(within(row).getByRole('button', { name: 'Manage Acme News' }));
     await user.click(await screen.findByRole('menuitem', { name: 'Remove…' }));
     const dialog = screen.getByRole('dialog', { name: 'Remove Acme News?' });
     expect(within(dialog).getByText(/Posts queued on it will not be published/)).toBeTruthy();
@@ -285,7 +285,7 @@ describe('managing a channel', () => {
     });
     renderPage(<ChannelsPage />, { me: meFixture({ role: 'member' }) });
     const row = (await screen.findByText('Difference Works')).closest('li') as HTMLElement;
-    await user.click(within(row).getByRole('button', { name: 'Actions for Difference Works' }));
+    await user.click(within(row).getByRole('button', { name: 'Manage Difference Works' }));
     await user.click(await screen.findByRole('menuitem', { name: 'Choose the page…' }));
     const dialog = screen.getByRole('dialog', { name: 'Choose the page' });
     await user.click(await within(dialog).findByRole('radio', { name: /Notes Ltd/ }));

@@ -1,6 +1,6 @@
 import * as Menu from '@radix-ui/react-dropdown-menu';
 import { useQueryClient } from '@tanstack/react-query';
-import { useMemo, useState } from 'react';
+import { useId, useMemo, useState } from 'react';
 import { queryKeys, useGroups, useIntegrations, type Group, type Integration } from '../../api/queries.js';
 import { useTimeZone } from '../../api/session.js';
 import { Button, EmptyState, ErrorNotice, Notice, PageHeader, Spinner } from '../../components/ui.js';
@@ -208,12 +208,15 @@ function ChannelRow({ channel, onDialog }: { channel: Integration; onDialog: (d:
   const account = ACCOUNT_TOOLS[channel.identifier];
   const open = (kind: ChannelDialog) => onDialog({ kind, channel });
   const toggle = () => update.mutate({ id: channel.id, body: { disabled: !channel.disabled } });
+  const ids = useId();
 
   return (
     <li className={`ch-row${channel.disabled ? ' is-disabled' : ''}`} data-channel={channel.id}>
       <ChannelAvatar picture={channel.picture} identifier={channel.identifier} />
       <div className="ch-who">
-        <span className="ch-name">{channel.name}</span>
+        <span className="ch-name" id={`${ids}-name`}>
+          {channel.name}
+        </span>
         <span className="ch-meta">
           {platformName(channel.identifier)}
           {channel.profile ? <> · {channel.profile}</> : null}
@@ -240,8 +243,9 @@ function ChannelRow({ channel, onDialog }: { channel: Integration; onDialog: (d:
         {channel.refreshNeeded ? <Button onClick={() => open('reconnect')}>Reconnect</Button> : null}
         <Menu.Root modal={false}>
           <Menu.Trigger asChild>
-            <button type="button" className="btn btn-secondary ch-menu-button" aria-label={`Actions for ${channel.name}`}>
-              Manage <span aria-hidden="true">▾</span>
+            {/* named "Manage Acme News": it starts with the visible word, so voice control finds it */}
+            <button type="button" className="btn btn-secondary ch-menu-button" aria-labelledby={`${ids}-manage ${ids}-name`}>
+              <span id={`${ids}-manage`}>Manage</span> <span aria-hidden="true">▾</span>
             </button>
           </Menu.Trigger>
           <Menu.Portal>

@@ -1,4 +1,4 @@
-import { Navigate, NavLink, Route, Routes } from 'react-router';
+import { Navigate, NavLink, Route, Routes, useLocation } from 'react-router';
 import { useCanManage } from '../../api/session.js';
 import { Notice, PageHeader } from '../../components/ui.js';
 import { ApiKeysSettings } from './ApiKeysSettings.js';
@@ -19,9 +19,11 @@ const TABS = [
 /** Settings (mounted at /settings/*): profile, members, API keys, approved apps, webhooks. */
 export default function SettingsPage() {
   const canManage = useCanManage();
+  const { pathname } = useLocation();
+  const section = TABS.find((t) => pathname === `/settings/${t.to}` || pathname.startsWith(`/settings/${t.to}/`));
   return (
     <div className="settings">
-      <PageHeader title="Settings" />
+      <PageHeader title="Settings" documentTitle={section ? `${section.label} · Settings` : 'Settings'} />
       <nav className="settings-tabs" aria-label="Settings sections">
         {TABS.map((t) => (
           <NavLink key={t.to} to={`/settings/${t.to}`} className={({ isActive }) => `settings-tab${isActive ? ' active' : ''}`}>

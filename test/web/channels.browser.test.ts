@@ -31,7 +31,7 @@ describe('the channels page in Chromium, against the real service and the platfo
   const row = (name: string) => page.locator('li.ch-row').filter({ has: page.locator('.ch-name', { hasText: new RegExp(`^${name}$`) }) });
   const dialog = () => page.getByRole('dialog');
   async function menu(channelName: string, item: string) {
-    await page.getByRole('button', { name: `Actions for ${channelName}` }).click();
+    await page.getByRole('button', { name: `Manage ${channelName}` }).click();
     await page.getByRole('menuitem', { name: item }).click();
   }
 
@@ -186,7 +186,7 @@ describe('the channels page in Chromium, against the real service and the platfo
     await page.getByRole('heading', { name: 'Channels', level: 1 }).hover();
     await screenshot(page, 'channels');
     await page.emulateMedia({ colorScheme: 'dark' });
-    await page.getByRole('button', { name: 'Actions for Acme News' }).click();
+    await page.getByRole('button', { name: 'Manage Acme News' }).click();
     await screenshot(page, 'channels-dark');
     await page.keyboard.press('Escape');
     await page.emulateMedia({ colorScheme: 'light' });

@@ -47,6 +47,19 @@ const PNG = Buffer.from(
   'hex',
 );
 
+// A 1×1 JPEG, for platforms that take no PNG (the publisher hands them a JPEG rendition instead).
+const JPEG = Buffer.from(
+  'ffd8ffdb004300100b0c0e0c0a100e0d0e1211101318281a181616183123251d283a333d3c3933383740485c4e404457453738506d51575f626768673e4d71797064785c656763ffdb0043011112121815182f1a1a2f634238426363636363636363636363636363636363636363636363636363636363636363636363636363636363636363636363636363ffc00011080001000103012200021101031101ffc4001500010100000000000000000000000000000005ffc40014100100000000000000000000000000000000ffc4001501010100000000000000000000000000000406ffc40014110100000000000000000000000000000000ffda000c03010002110311003f0088006aa7ffd9',
+  'hex',
+);
+
+/** The picture the contract publishes: a PNG, or a JPEG where the platform takes no PNG (its metadata says which). */
+function contractPicture(adapter: PlatformAdapter): { bytes: Buffer; mimeType: string; ext: string } {
+  const rule = adapter.metadata.media.image;
+  const types = rule ? (rule.platformTypes ?? rule.mimeTypes) : [];
+  return types.includes('image/jpeg') && !types.includes('image/png') ? { bytes: JPEG, mimeType: 'image/jpeg', ext: 'jpg' } : { bytes: PNG, mimeType: 'image/png', ext: 'png' };
+}
+
 /**
  * The shared contract every adapter passes unchanged against its simulator (Hono's common-case
  * idea): connect, publish with text, media and thread replies, and each failure kind classified.
@@ -56,16 +69,17 @@ export function runPlatformContract(subject: ContractSubject) {
     let setup: ContractSetup;
     let http: PlatformHttpClient;
     let account: ConnectedAccount;
-    const pngPath = join(tmpdir(), `tidings-contract-${process.pid}.png`);
-    const pngSha = createHash('sha256').update(PNG).digest('hex');
+    const picture = contractPicture(subject.adapter);
+    const pngPath = join(tmpdir(), `tidings-contract-${process.pid}.${picture.ext}`);
+    const pngSha = createHash('sha256').update(picture.bytes).digest('hex');
 
     const baseCtx = (): Omit<OperationContext, 'credentials'> => ({
       ...testContext(http),
-      openMedia: () => openAsBlob(pngPath, { type: 'image/png' }),
+      openMedia: () => openAsBlob(pngPath, { type: picture.mimeType }),
     });
     const ctx = (credentials: Credentials = account.credentials): OperationContext => ({ ...baseCtx(), credentials });
     const item = (content: string, media: PublishItem['media'] = []): PublishItem => ({ content, media });
-    const image: PublishItem['media'][number] = { id: 'media-1', path: 'https://media.example/1.png', type: 'image', mimeType: 'image/png', size: PNG.length, width: 1, height: 1 };
+    const image: PublishItem['media'][number] = { id: 'media-1', path: `https://media.example/1.${picture.ext}`, type: 'image', mimeType: picture.mimeType, size: picture.bytes.length, width: 1, height: 1 };
     const publishFails = async (kind: InjectedKind) => {
       setup.injectKind(kind);
       const err = await subject.adapter.publish({ item: item(`<p>failure ${kind}</p>`), settings: {}, idempotencyKey: `k-${kind}` }, ctx()).catch((e: unknown) => e);
@@ -74,7 +88,7 @@ export function runPlatformContract(subject: ContractSubject) {
     };
 
     beforeAll(async () => {
-      writeFileSync(pngPath, PNG);
+      writeFileSync(pngPath, picture.bytes);
       setup = await subject.setup();
       http = createPlatformHttp({ origins: setup.origins, allowPrivateTargets: false, timeoutMs: 10_000 });
       account = await setup.connect(baseCtx());

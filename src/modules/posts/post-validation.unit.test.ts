@@ -138,7 +138,7 @@ describe('validatePostForPlatform', () => {
       expect(codesAt(validate('youtube', draft([{ content: 'x', media: [img({ mimeType: 'image/avif' })] }])), 'value.0.image')).toContain('image_unsupported');
     });
 
-    it('Instagram: pictures pulled as stored (JPEG or PNG, up to 8 MB, any width); feed pictures 4:5 to 1.91:1, stories any shape', () => {
+    it('Instagram: pictures pulled (JPEG, or PNG/WebP as a JPEG rendition, up to 8 MB, any width); feed pictures 4:5 to 1.91:1, stories any shape', () => {
       const ig = (m: DraftMedia, postType = 'post') => codesAt(validate('instagram', draft([{ content: 'x', media: [m] }], { __type: 'instagram', post_type: postType })), 'value.0.image.0');
       expect(ig(img({ mimeType: 'image/png', width: 4000, height: 4000 }))).toEqual([]);
       expect(ig(img({ width: 200, height: 200 }))).toEqual([]);
@@ -147,11 +147,11 @@ describe('validatePostForPlatform', () => {
       expect(ig(img({ width: 1000, height: 1300 }))).toEqual(['media_aspect_ratio']);
       expect(ig(img({ width: 2000, height: 1000 }))).toEqual(['media_aspect_ratio']);
       expect(ig(img({ width: 1080, height: 1920 }), 'story')).toEqual([]);
-      // Instagram fetches the stored file, so nothing converts these for it
-      expect(ig(img({ mimeType: 'image/webp' }))).toEqual(['media_type']);
+      // a WebP reaches it as a JPEG rendition; a GIF (animated, not renditioned) does not, nor a file over its size
+      expect(ig(img({ mimeType: 'image/webp' }))).toEqual([]);
       expect(ig(img({ mimeType: 'image/gif' }))).toEqual(['media_type']);
       expect(ig(img({ size: 9 * 1024 * 1024 }))).toEqual(['media_too_large']);
-      expect(validate('instagram', draft([{ content: 'x', media: [img({ mimeType: 'image/webp' })] }], { __type: 'instagram', post_type: 'post' }))[0]!.message).toContain('fetches as stored');
+      expect(validate('instagram', draft([{ content: 'x', media: [img({ mimeType: 'image/gif' })] }], { __type: 'instagram', post_type: 'post' }))[0]!.message).toContain('fetches as stored');
     });
 
     it('dimensions: a GIF beyond a pixel limit is refused (GIFs are not re-encoded); a JPEG passes', () => {

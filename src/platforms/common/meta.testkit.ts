@@ -152,6 +152,22 @@ export function PNG(n: number): Buffer {
   return Buffer.concat([Buffer.from('89504e470d0a1a0a', 'hex'), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
 }
 
+/**
+ * A valid 1×1 JPEG whose comment segment holds `n` (different bytes for each `n`): what Instagram,
+ * which publishes JPEG only, is handed (the publisher hands it JPEG renditions of other pictures).
+ */
+export function JPEG(n: number): Buffer {
+  const comment = Buffer.from(`tidings ${n}`, 'latin1');
+  const com = Buffer.concat([Buffer.from([0xff, 0xfe, 0, comment.length + 2]), comment]);
+  return Buffer.concat([JPEG_1X1.subarray(0, 2), com, JPEG_1X1.subarray(2)]);
+}
+
+/** A 1×1 JPEG (the contract's own, `test/platform-contract.ts`). */
+const JPEG_1X1 = Buffer.from(
+  'ffd8ffdb004300100b0c0e0c0a100e0d0e1211101318281a181616183123251d283a333d3c3933383740485c4e404457453738506d51575f626768673e4d71797064785c656763ffdb0043011112121815182f1a1a2f634238426363636363636363636363636363636363636363636363636363636363636363636363636363636363636363636363636363ffc00011080001000103012200021101031101ffc4001500010100000000000000000000000000000005ffc40014100100000000000000000000000000000000ffc4001501010100000000000000000000000000000406ffc40014110100000000000000000000000000000000ffda000c03010002110311003f0088006aa7ffd9',
+  'hex',
+);
+
 /** Bytes that start like an MP4 (`ftyp`), `n` distinguishing them, padded to `size`. */
 export function MP4(n: number, size = 64): Buffer {
   const head = Buffer.concat([Buffer.from([0, 0, 0, 0x18]), Buffer.from('ftypisom', 'latin1'), Buffer.from([0, 0, 2, 0]), Buffer.from('isommp41', 'latin1')]);
@@ -200,7 +216,10 @@ const CONTRACT_PNG = Buffer.from(
   '89504e470d0a1a0a0000000d4948445200000001000000010806000000' + '1f15c4890000000d49444154789c6360000002000001e221bc330000000049454e44ae426082',
   'hex',
 );
-const TEXT_PICTURE: PublishItem['media'][number] = { id: 'contract-text', path: 'https://media.example/text.png', type: 'image', mimeType: 'image/png', size: CONTRACT_PNG.length };
+// The contract's picture for platforms that take no PNG (Instagram): a 1×1 JPEG.
+const CONTRACT_JPEG = JPEG_1X1;
+// Instagram publishes JPEG only, so the picture added to the contract's text posts is one.
+const TEXT_PICTURE: PublishItem['media'][number] = { id: 'contract-text', path: 'https://media.example/text.jpg', type: 'image', mimeType: 'image/jpeg', size: CONTRACT_JPEG.length };
 
 /**
  * Instagram has no text-only posts: the contract's text posts get a picture (thread items stay
@@ -217,6 +236,7 @@ export function withPictureForText(a: PlatformAdapter): PlatformAdapter {
 export async function contractMediaServer(): Promise<MediaServer> {
   const server = await startMediaServer();
   server.put('/1.png', CONTRACT_PNG, 'image/png');
-  server.put('/text.png', CONTRACT_PNG, 'image/png');
+  server.put('/1.jpg', CONTRACT_JPEG, 'image/jpeg');
+  server.put('/text.jpg', CONTRACT_JPEG, 'image/jpeg');
   return server;
 }

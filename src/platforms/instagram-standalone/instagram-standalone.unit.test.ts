@@ -7,12 +7,12 @@ import {
   drive,
   IG_BAKERY,
   IG_LOGIN_APP,
-  image,
+  image as mediaItem,
   metaSimulator,
   MP4,
   originsFor,
   pending,
-  PNG,
+  JPEG,
   post,
   published,
   rewriteFor,
@@ -24,6 +24,9 @@ import {
 } from '../common/meta.testkit.js';
 import type { PlatformError } from '../platform.js';
 import { createInstagramStandaloneAdapter, REFRESH_MARGIN_MS } from './index.js';
+
+/** Instagram publishes JPEG only: the publisher hands it JPEG pictures (renditions of the others). */
+const image = (id: string, opts: Parameters<typeof mediaItem>[1] = {}) => mediaItem(id, { type: 'image/jpeg', ext: 'jpg', ...opts });
 
 const adapter = createInstagramStandaloneAdapter({ app: IG_LOGIN_APP });
 const DAY = 86_400_000;
@@ -99,7 +102,7 @@ describe('instagram-standalone connect and refresh', () => {
       expect(renewed.expiresAt!.getTime()).toBe(Date.parse(c1.expiresAt) - REFRESH_MARGIN_MS);
       expect(new URL(sim.log.find((r) => r.path.startsWith('/refresh_access_token'))!.path, 'http://x').searchParams.get('grant_type')).toBe('ig_refresh_token');
       const pic = image('after');
-      addMedia(ctx, server, pic, PNG(3));
+      addMedia(ctx, server, pic, JPEG(3));
       const r = published(await post(adapter, ctx, { ...account, credentials: renewed.credentials }, '<p>renewed</p>', { media: [pic], settings: { post_type: 'post' } }));
       expect(sim.igMedia.find((m) => m.id === r.id)!.caption).toBe('renewed');
     });
@@ -111,7 +114,7 @@ describe('instagram-standalone connect and refresh', () => {
       const c = { ...ctx, credentials: account.credentials };
       sim.expireAccessTokens({ pastRefresh: true });
       const pic = image('late');
-      addMedia(ctx, server, pic, PNG(4));
+      addMedia(ctx, server, pic, JPEG(4));
       expect((await fail(post(adapter, ctx, account, '<p>late</p>', { media: [pic], settings: { post_type: 'post' } }))).kind).toBe('auth_expired');
       const dead = await fail(adapter.refresh!(c));
       expect({ kind: dead.kind, code: dead.details.platformCode }).toEqual({ kind: 'reconnect_required', code: '190/463' });
@@ -150,9 +153,9 @@ describe('instagram-standalone publishing on graph.instagram.com', () => {
     await withMeta({}, async (sim, ctx, server) => {
       const account = await connect(sim, ctx);
       const items = [image('a'), image('b')];
-      items.forEach((m, i) => addMedia(ctx, server, m, PNG(80 + i)));
+      items.forEach((m, i) => addMedia(ctx, server, m, JPEG(80 + i)));
       const root = published(await post(adapter, ctx, account, '<p>two</p>', { media: items, settings: { post_type: 'post' } }));
-      expect(sim.igMedia.find((m) => m.id === root.id)).toMatchObject({ mediaType: 'CAROUSEL_ALBUM', mediaSha256: [sha(PNG(80)), sha(PNG(81))] });
+      expect(sim.igMedia.find((m) => m.id === root.id)).toMatchObject({ mediaType: 'CAROUSEL_ALBUM', mediaSha256: [sha(JPEG(80)), sha(JPEG(81))] });
       const c = published(await post(adapter, ctx, account, '<p>first comment</p>', { replyTo: { id: root.id, rootId: root.id } }));
       expect(sim.lookup(c.id)).toEqual({ text: 'first comment', replyTo: root.id, mediaSha256: [] });
     });
@@ -162,7 +165,7 @@ describe('instagram-standalone publishing on graph.instagram.com', () => {
     await withMeta({}, async (sim, ctx, server) => {
       const account = await connect(sim, ctx);
       const pic = image('rc');
-      addMedia(ctx, server, pic, PNG(90));
+      addMedia(ctx, server, pic, JPEG(90));
       const root = published(await post(adapter, ctx, account, '<p>root</p>', { media: [pic], settings: { post_type: 'post' } }));
       const since = new Date(Date.now() - 1000);
       const mine = published(await post(adapter, ctx, account, '<p>first comment</p>', { replyTo: { id: root.id, rootId: root.id } }));

@@ -10,11 +10,12 @@ import {
   IG_APP,
   IG_BAKERY,
   IG_LABS,
-  image,
+  image as mediaItem,
   metaSimulator,
   MP4,
   originsFor,
   pending,
+  JPEG,
   PNG,
   post,
   published,
@@ -28,6 +29,9 @@ import {
 import type { PlatformAdapter, PlatformError } from '../platform.js';
 import { instagramError, PUBLISHING_LIMIT_WAIT_SECONDS } from './errors.js';
 import { createInstagramAdapter } from './index.js';
+
+/** Instagram publishes JPEG only: the publisher hands it JPEG pictures (renditions of the others). */
+const image = (id: string, opts: Parameters<typeof mediaItem>[1] = {}) => mediaItem(id, { type: 'image/jpeg', ext: 'jpg', ...opts });
 
 const adapter = createInstagramAdapter({ app: IG_APP });
 
@@ -110,10 +114,10 @@ describe('instagram containers', () => {
     await withMeta({}, async (sim, ctx, server) => {
       const account = await connect(sim, ctx);
       const pic = image('p1', { alt: 'a loaf' });
-      addMedia(ctx, server, pic, PNG(11));
+      addMedia(ctx, server, pic, JPEG(11));
       const r = published(await post(adapter, ctx, account, '<p>Fresh <strong>bread</strong></p>', { media: [pic], settings: { post_type: 'post', collaborators: [{ label: '@friend.bakery' }] } }));
       const media = sim.igMedia.find((m) => m.id === r.id)!;
-      expect(media).toMatchObject({ caption: 'Fresh bread', productType: 'FEED', mediaType: 'IMAGE', mediaSha256: [sha(PNG(11))], collaborators: ['friend.bakery'] });
+      expect(media).toMatchObject({ caption: 'Fresh bread', productType: 'FEED', mediaType: 'IMAGE', mediaSha256: [sha(JPEG(11))], collaborators: ['friend.bakery'] });
       expect(r.url).toBe(`https://www.instagram.com/p/${media.shortcode}/`);
       expect(containerCalls(sim).map((c) => c.body)).toEqual([{ image_url: pic.path, alt_text: 'a loaf', caption: 'Fresh bread', collaborators: ['friend.bakery'] }]);
       expect(server.hits.get(new URL(pic.path).pathname)).toBe(1);
@@ -162,7 +166,7 @@ describe('instagram containers', () => {
     await withMeta({ videoPolls: 2 }, async (sim, ctx, server) => {
       const account = await connect(sim, ctx);
       const items = [image('c0'), video('c1', 70), image('c2', { type: 'image/jpeg', ext: 'jpg' })];
-      const bytes = [PNG(20), MP4(21, 70), PNG(22)];
+      const bytes = [JPEG(20), MP4(21, 70), JPEG(22)];
       items.forEach((m, i) => addMedia(ctx, server, m, bytes[i]!));
       const first = pending(await post(adapter, ctx, account, '<p>Three things</p>', { media: items, settings: { post_type: 'post', collaborators: [{ label: 'pal' }] } }));
       const answers = await drive(adapter, ctx, account, first);
@@ -185,7 +189,7 @@ describe('instagram containers', () => {
     await withMeta({}, async (sim, ctx, server) => {
       const account = await connect(sim, ctx);
       const pic = image('s1', { type: 'image/jpeg', ext: 'jpg' });
-      addMedia(ctx, server, pic, PNG(30));
+      addMedia(ctx, server, pic, JPEG(30));
       const first = pending(await post(adapter, ctx, account, '<p>ignored caption</p>', { media: [pic], settings: { post_type: 'story', collaborators: [] } }));
       expect(first.pollAfterMs).toBe(0);
       const r = published((await drive(adapter, ctx, account, first)).at(-1)!);
@@ -214,13 +218,22 @@ describe('instagram containers', () => {
   it('a picture Instagram cannot download is worth retrying and makes no container; a WebP is refused with Instagram’s words', async () => {
     await withMeta({}, async (sim, ctx, server) => {
       const account = await connect(sim, ctx);
-      ctx.media.set('gone', new Blob([PNG(1)]));
+      ctx.media.set('gone', new Blob([JPEG(1)]));
       const missing = await fail(post(adapter, ctx, account, '<p>x</p>', { media: [image('gone')], settings: { post_type: 'post' } }));
       expect({ kind: missing.kind, code: missing.details.platformCode }).toEqual({ kind: 'transient', code: '9004/2207052' });
       const webp = image('w', { type: 'image/webp', ext: 'webp' });
       addMedia(ctx, server, webp, Buffer.concat([Buffer.from('RIFF\0\0\0\0WEBPVP8 ', 'latin1'), Buffer.alloc(20)]));
       const refused = await fail(post(adapter, ctx, account, '<p>y</p>', { media: [webp], settings: { post_type: 'post' } }));
-      expect({ kind: refused.kind, message: refused.message }).toEqual({ kind: 'rejected', message: 'Unsupported format: The image format is not supported. Please use JPEG.' });
+      expect({ kind: refused.kind, message: refused.message }).toEqual({ kind: 'rejected', message: 'Unsupported format: The image format is not supported. Only JPEG images can be published.' });
+      // a PNG too: Instagram publishes JPEG only
+      const png = image('p', { type: 'image/png', ext: 'png' });
+      addMedia(ctx, server, png, PNG(2));
+      const pngRefused = await fail(post(adapter, ctx, account, '<p>z</p>', { media: [png], settings: { post_type: 'post' } }));
+      expect({ kind: pngRefused.kind, code: pngRefused.details.platformCode, message: pngRefused.message }).toEqual({
+        kind: 'rejected',
+        code: '9004/2207005',
+        message: 'Unsupported format: The image format is not supported. Only JPEG images can be published.',
+      });
       expect(sim.containers.size).toBe(0);
     });
   });
@@ -229,8 +242,8 @@ describe('instagram containers', () => {
     await withMeta({ publishingLimit: 1 }, async (sim, ctx, server) => {
       const account = await connect(sim, ctx);
       const [a, b] = [image('l1'), image('l2')];
-      addMedia(ctx, server, a, PNG(41));
-      addMedia(ctx, server, b, PNG(42));
+      addMedia(ctx, server, a, JPEG(41));
+      addMedia(ctx, server, b, JPEG(42));
       published(await post(adapter, ctx, account, '<p>first of the day</p>', { media: [a], settings: { post_type: 'post' } }));
       const held = pending(await post(adapter, ctx, account, '<p>second of the day</p>', { media: [b], settings: { post_type: 'post' } }));
       expect(held.pollAfterMs).toBe(PUBLISHING_LIMIT_WAIT_SECONDS * 1000);
@@ -246,7 +259,7 @@ describe('instagram containers', () => {
     await withMeta({}, async (sim, ctx, server) => {
       const account = await connect(sim, ctx);
       const pic = image('t1');
-      addMedia(ctx, server, pic, PNG(50));
+      addMedia(ctx, server, pic, JPEG(50));
       const root = published(await post(adapter, ctx, account, '<p>root</p>', { media: [pic], settings: { post_type: 'post' } }));
       const first = published(await post(adapter, ctx, account, '<p>first comment #tag</p>', { replyTo: { id: root.id, rootId: root.id } }));
       expect(sim.comments).toEqual([expect.objectContaining({ id: first.id, parentId: root.id, message: 'first comment #tag', from: IG_BAKERY.id })]);
@@ -259,8 +272,8 @@ describe('instagram containers', () => {
       const account = await connect(sim, ctx);
       const since = new Date(Date.now() - 60_000);
       const [a, b] = [image('r1'), image('r2')];
-      addMedia(ctx, server, a, PNG(61));
-      addMedia(ctx, server, b, PNG(62));
+      addMedia(ctx, server, a, JPEG(61));
+      addMedia(ctx, server, b, JPEG(62));
       const one = published(await post(adapter, ctx, account, '<p>one</p>', { media: [a], settings: { post_type: 'post' } }));
       const two = published(await post(adapter, ctx, account, '<p>two</p>', { media: [b], settings: { post_type: 'post' } }));
       sim.igMedia.find((m) => m.id === one.id)!.timestamp -= 5000;
@@ -281,7 +294,7 @@ describe('instagram reconciling a thread item', () => {
       const account = await connect(sim, ctx);
       const c = { ...ctx, credentials: account.credentials };
       const pic = image('rc');
-      addMedia(ctx, server, pic, PNG(70));
+      addMedia(ctx, server, pic, JPEG(70));
       const root = published(await post(adapter, ctx, account, '<p>root</p>', { media: [pic], settings: { post_type: 'post' } }));
       const old = sim.addComment({ parentId: root.id, message: 'an older comment', from: IG_BAKERY.id, at: Date.now() - 60_000 });
       const since = new Date(Date.now() - 1000);
@@ -311,7 +324,7 @@ describe('instagram reconciling a thread item', () => {
     await withMeta({}, async (sim, ctx, server) => {
       const account = await connect(sim, ctx);
       const pic = image('rs');
-      addMedia(ctx, server, pic, PNG(71));
+      addMedia(ctx, server, pic, JPEG(71));
       const root = published(await post(adapter, ctx, account, '<p>root</p>', { media: [pic], settings: { post_type: 'post' } }));
       for (let i = 0; i < 55; i++) sim.addComment({ parentId: root.id, message: `nice ${i}`, from: OTHER.id, name: OTHER.username });
       const get = async (path: string, token = account.credentials.pageToken as string) => {
@@ -385,7 +398,7 @@ describe('instagram validation, insights and errors', () => {
     await withMeta({}, async (sim, ctx, server) => {
       const account = await connect(sim, ctx);
       const pic = image('m');
-      addMedia(ctx, server, pic, PNG(70));
+      addMedia(ctx, server, pic, JPEG(70));
       const r = published(await post(adapter, ctx, account, '<p>measured</p>', { media: [pic], settings: { post_type: 'post' } }));
       sim.setMediaInsights(r.id, { views: 900, reach: 700, likes: 40, comments: 6, shares: 2, saved: 9 });
       const series = await adapter.postAnalytics!(r.id, 7, { ...ctx, credentials: account.credentials });

@@ -124,7 +124,7 @@ describe('threads validate', () => {
     expect(issues.map((i) => [i.path, i.code])).toEqual([
       ['value.0.content', 'too_many_links'],
     ]);
-    expect(threadsMetadata.media.image).toMatchObject({ mimeTypes: ['image/jpeg', 'image/png'], maxBytes: 8 * 1024 * 1024, pulled: true });
+    expect(threadsMetadata.media.image).toMatchObject({ mimeTypes: ['image/jpeg', 'image/png', 'image/webp'], platformTypes: ['image/jpeg', 'image/png'], maxBytes: 8 * 1024 * 1024, pulled: true });
   });
 });
 

@@ -76,12 +76,11 @@ runPlatformContract({
   // Every TikTok answer carries `error.code`; "ok" is success whatever the status, and a non-ok code is a failure.
   errorsIn200: true,
   async setup() {
-    // The suite's only picture is a PNG, which TikTok refuses for photo posts (tested below with
-    // the default simulator); this one takes PNG too so the suite's byte check can run.
-    const sim = await tiktokSimulator({ photoFormats: ['jpeg', 'webp', 'png'], rateLimits: { init: 1000, creator_info: 1000, status: 1000 } }, media.origin);
+    // TikTok takes no PNG, so the suite's picture is a JPEG (its metadata says so).
+    const sim = await tiktokSimulator({ rateLimits: { init: 1000, creator_info: 1000, status: 1000 } }, media.origin);
     media.files.set('/stand-in.jpg', JPEG);
-    // The suite writes its PNG before calling setup and serves it to us through openMedia; TikTok pulls it instead.
-    media.files.set('/1.png', readFileSync(join(tmpdir(), `tidings-contract-${process.pid}.png`)));
+    // The suite writes its picture before calling setup and serves it to us through openMedia; TikTok pulls it instead.
+    media.files.set('/1.jpg', readFileSync(join(tmpdir(), `tidings-contract-${process.pid}.jpg`)));
     return {
       origins: originsFor(sim),
       injectKind: (k) => sim.injectKind(k),
@@ -313,8 +312,8 @@ describe('tiktok creator_info and validation', () => {
     const vid = { type: 'video' as const, mimeType: 'video/mp4', size: 100 };
     expect(check([vid], DIRECT, `<p>${'a'.repeat(2201)}</p>`)).toEqual(['value.0.content too_long']);
     expect(check([img('image/jpeg')], DIRECT, `<p>${'a'.repeat(2201)}</p>`)).toEqual([]);
-    // The generic check refuses other picture types and sizes up front, and nothing re-encodes them.
-    expect(tiktokMetadata.media.image).toMatchObject({ mimeTypes: ['image/jpeg', 'image/webp'], maxBytes: 20 * MiB, pulled: true });
+    // The generic check refuses other picture types and sizes up front; a PNG goes as its JPEG rendition.
+    expect(tiktokMetadata.media.image).toMatchObject({ mimeTypes: ['image/jpeg', 'image/webp', 'image/png'], platformTypes: ['image/jpeg', 'image/webp'], maxBytes: 20 * MiB, pulled: true });
   });
 
   it('the creatorInfo tool answers what TikTok allows now; replies are unsupported', async () => {

@@ -17,7 +17,7 @@ import {
   type ValidationIssue,
 } from '../platform.js';
 import { mastodonResult } from './errors.js';
-import { mastodonMetadata } from './metadata.js';
+import { MASTODON_MAX_CHARACTERS, MastodonSettingsSchema, mastodonMetadata, type MastodonSettings } from './metadata.js';
 import { mediaFileName } from '../common/media.js';
 
 /**
@@ -29,8 +29,8 @@ import { mediaFileName } from '../common/media.js';
 /** `read` for findRecent and analytics, `write` for statuses and media (also fine on Mastodon < 4.3). */
 const SCOPES = 'read write';
 const APP_NAME = 'Tidings';
-/** The default `configuration.statuses.max_characters`; instances may allow more. */
-export const MASTODON_MAX_CHARACTERS = 500;
+/** The default `configuration.statuses.max_characters` (in metadata.ts); instances may allow more. */
+export { MASTODON_MAX_CHARACTERS };
 /** Every URL counts as this many characters, whatever its length (`characters_reserved_per_url`). */
 export const MASTODON_URL_LENGTH = 23;
 /** Mastodon refuses media descriptions (alt text) longer than this. */
@@ -90,6 +90,17 @@ interface StatusBody {
   status: string;
   media_ids: string[];
   in_reply_to_id?: string;
+  visibility?: MastodonSettings['visibility'];
+  /** the content warning; absent when there is none */
+  spoiler_text?: string;
+}
+
+/** The post's settings as Mastodon fields; what validation let through, defaults filled in. */
+function statusSettings(settings: Record<string, unknown>): Pick<StatusBody, 'visibility' | 'spoiler_text'> {
+  const parsed = MastodonSettingsSchema.safeParse(settings);
+  if (!parsed.success) throw new PlatformError('rejected', `Mastodon settings: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  const warning = parsed.data.spoiler_text?.trim();
+  return { visibility: parsed.data.visibility, ...(warning ? { spoiler_text: warning } : {}) };
 }
 
 /** What an unfinished publish needs to finish later (the `pending` token). */
@@ -298,16 +309,20 @@ export function createMastodonAdapter(options: MastodonAdapterOptions = {}): Pla
       };
     },
 
-    /** Counts like Mastodon (URLs 23, remote mentions as `@user`) against the default 500. */
+    /**
+     * Counts like Mastodon (URLs 23, remote mentions as `@user`) against the default 500; the
+     * content warning counts too (StatusLengthValidator adds `spoiler_text`), on every item.
+     */
     validate(post) {
       const issues: ValidationIssue[] = [];
+      const warning = typeof post.settings.spoiler_text === 'string' ? countGraphemes(post.settings.spoiler_text.trim()) : 0;
       post.items.forEach((item, i) => {
-        const length = countMastodonText(htmlToText(item.content));
+        const length = countMastodonText(htmlToText(item.content)) + warning;
         if (length > MASTODON_MAX_CHARACTERS) {
           issues.push({
             path: `value.${i}.content`,
             code: 'too_long',
-            message: `Mastodon allows ${MASTODON_MAX_CHARACTERS} characters (every link counts as ${MASTODON_URL_LENGTH}); this text has ${length}`,
+            message: `Mastodon allows ${MASTODON_MAX_CHARACTERS} characters (every link counts as ${MASTODON_URL_LENGTH}${warning > 0 ? `, the content warning's ${warning} included` : ''}); this text has ${length}`,
           });
         }
       });
@@ -324,8 +339,9 @@ export function createMastodonAdapter(options: MastodonAdapterOptions = {}): Pla
      * `mediaWaitMs`. If they are not done by then, publish answers `pending` and `checkPublish`
      * posts the status, with the same key, once they are.
      */
-    async publish({ item, replyTo, idempotencyKey }, ctx): Promise<PublishResult> {
+    async publish({ item, settings, replyTo, idempotencyKey }, ctx): Promise<PublishResult> {
       const c = creds(ctx);
+      const audience = statusSettings(settings);
       const mediaIds: string[] = [];
       const processing: string[] = [];
       for (const m of item.media) {
@@ -333,7 +349,7 @@ export function createMastodonAdapter(options: MastodonAdapterOptions = {}): Pla
         mediaIds.push(uploaded.id);
         if (!uploaded.ready) processing.push(uploaded.id);
       }
-      const body: StatusBody = { status: htmlToText(item.content), media_ids: mediaIds, ...(replyTo ? { in_reply_to_id: replyTo.id } : {}) };
+      const body: StatusBody = { status: htmlToText(item.content), media_ids: mediaIds, ...(replyTo ? { in_reply_to_id: replyTo.id } : {}), ...audience };
       const waiting = processing.length > 0 ? await waitForMedia(ctx, c, processing) : [];
       if (waiting.length > 0) {
         const pending: PendingPublish = { v: 1, instanceUrl: c.instanceUrl, waiting, body, idempotencyKey };

@@ -441,7 +441,8 @@ export async function startMastodonSimulator(options: MastodonSimulatorOptions =
         accountId: t.accountId,
         text,
         spoilerText: spoiler,
-        sensitive: body.sensitive === true || body.sensitive === 'true',
+        // Mastodon marks a status with a content warning sensitive whatever `sensitive` says (Status#set_sensitive)
+        sensitive: body.sensitive === true || body.sensitive === 'true' || spoiler !== '',
         visibility,
         language: typeof body.language === 'string' ? body.language : null,
         inReplyToId,

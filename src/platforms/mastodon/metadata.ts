@@ -1,5 +1,27 @@
+import { z } from 'zod';
 import { IMAGE_TYPES, MiB, VIDEO_TYPES } from '../common/schemas.js';
 import type { PlatformMetadata } from '../platform.js';
+
+/** Mastodon's default `configuration.statuses.max_characters`; the content warning counts towards it. */
+export const MASTODON_MAX_CHARACTERS = 500;
+
+/**
+ * A status's settings, with Mastodon's own field names (POST /api/v1/statuses): who sees it and
+ * its content warning. Both apply to every item of the post (thread replies keep the first one's
+ * audience and warning, as Mastodon's apps do).
+ */
+export const MastodonSettingsSchema = z.object({
+  visibility: z
+    .enum(['public', 'unlisted', 'private', 'direct'])
+    .default('public')
+    .describe('public: everyone; unlisted: everyone, left out of public timelines; private: followers only; direct: the mentioned people only'),
+  spoiler_text: z
+    .string()
+    .max(MASTODON_MAX_CHARACTERS, `A content warning has at most ${MASTODON_MAX_CHARACTERS} characters (it counts towards the post's ${MASTODON_MAX_CHARACTERS})`)
+    .optional()
+    .describe('content warning: shown instead of the text until the reader opens it (counts towards the character limit)'),
+});
+export type MastodonSettings = z.output<typeof MastodonSettingsSchema>;
 
 export const mastodonMetadata: PlatformMetadata = {
   identifier: 'mastodon',
@@ -34,8 +56,8 @@ export const mastodonMetadata: PlatformMetadata = {
   asyncProcessing: true,
   // 300 requests per 5 minutes per account, 30 media uploads per 30 minutes.
   concurrency: { perPlatform: 5, perChannel: 1 },
-  settings: null,
+  settings: MastodonSettingsSchema,
   tools: [],
-  rules: '',
+  rules: 'Mastodon posts can be public, unlisted, followers-only or direct, with an optional content warning that counts towards the 500 characters.',
   analytics: { channel: true, post: true },
 };

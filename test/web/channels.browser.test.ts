@@ -88,7 +88,7 @@ describe('the channels page in Chromium, against the real service and the platfo
     await dialog().getByRole('button', { name: 'Bluesky', exact: true }).click();
     // the schema's default is filled in
     expect(await dialog().getByLabel('Service').inputValue()).toBe('https://bsky.social');
-    await dialog().getByLabel('Identifier').fill(BLUESKY_ACCOUNT.handle);
+    await dialog().getByLabel('Handle').fill(BLUESKY_ACCOUNT.handle);
     const password = dialog().getByLabel('Password');
     await password.fill('wrong-pass-0000');
     await dialog().getByRole('button', { name: 'Connect', exact: true }).click();

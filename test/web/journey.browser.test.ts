@@ -72,7 +72,7 @@ describe('a first day with Tidings in Chromium: sign up, connect, compose, sched
     await page.getByRole('button', { name: 'Connect a channel' }).first().click();
     await dialog.getByLabel('Find a platform').fill('blue');
     await dialog.getByRole('button', { name: 'Bluesky', exact: true }).click();
-    await dialog.getByLabel('Identifier').fill(BLUESKY_ACCOUNT.handle);
+    await dialog.getByLabel('Handle').fill(BLUESKY_ACCOUNT.handle);
     await dialog.getByLabel('Password').fill(BLUESKY_ACCOUNT.password);
     await dialog.getByRole('button', { name: 'Connect', exact: true }).click();
     await dialog.getByText(`Connected: ${BLUESKY_ACCOUNT.displayName}`).waitFor();
@@ -137,11 +137,13 @@ describe('a first day with Tidings in Chromium: sign up, connect, compose, sched
         async () => {
           await page.reload();
           await page.locator('.post-event', { hasText: 'ourdough' }).first().waitFor();
-          return page.locator('.post-event', { hasText: 'ourdough' }).locator('.cal-event-state').allTextContents();
+          // one event for the two channels' posts, each channel's state on its avatar
+          return (await page.locator('.post-event', { hasText: 'ourdough' }).locator('.cal-channel .visually-hidden').allTextContents()).map((l) => l.split(': ')[1]);
         },
         { timeout: 150_000, interval: 3_000 },
       )
       .toEqual(['Published', 'Published']);
+    expect(await page.locator('.post-event', { hasText: 'ourdough' }).count()).toBe(1);
     expect(h.telegram.messages.map((m) => m.caption ?? m.text)).toEqual([text, 'Gluten-free loaves on Fridays.']);
     expect(h.sky.records.map((r) => r.text)).toEqual(['Fresh sourdough, out of the oven now. Come by before noon!', 'Gluten-free loaves on Fridays.']);
     await screenshot(page, 'journey-published');

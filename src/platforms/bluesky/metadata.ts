@@ -3,10 +3,25 @@ import { MiB, STILL_IMAGE_TYPES } from '../common/schemas.js';
 import type { PlatformMetadata } from '../platform.js';
 
 /** `POST /social/bluesky`: an app password login. */
+/**
+ * The connect form, in the order people fill it in (the app renders the JSON Schema's property
+ * order and titles): the handle, the app password, then the server, which almost nobody changes.
+ * The field names stay the API's (`identifier`, as atproto's `createSession` calls it).
+ */
 export const BlueskyCredentialsSchema = z.object({
-  service: z.url({ protocol: /^https?$/ }).default('https://bsky.social').describe('PDS or entryway URL'),
-  identifier: z.string().trim().min(1, 'Required').describe('handle or email'),
-  password: z.string().min(1, 'Required').describe('an app password (Settings → App passwords)'),
+  identifier: z
+    .string()
+    .trim()
+    .min(1, 'Required')
+    .meta({ title: 'Handle', description: 'Your Bluesky handle, or the email address of the account', examples: ['yourname.bsky.social'] }),
+  password: z
+    .string()
+    .min(1, 'Required')
+    .meta({ title: 'App password', description: 'An app password made for Tidings in Bluesky (Settings → Privacy and security → App passwords), not your account password' }),
+  service: z
+    .url({ protocol: /^https?$/ })
+    .default('https://bsky.social')
+    .meta({ title: 'Service (advanced)', description: 'Optional: the address of your PDS, only if your account is not hosted by Bluesky' }),
 });
 
 export const blueskyMetadata: PlatformMetadata = {

@@ -30,6 +30,22 @@ describe('credential forms from the API’s JSON Schema', () => {
     expect(uiSchema.chatId).not.toHaveProperty('ui:widget');
   });
 
+  it('keeps the schema’s field order and titles, and shows its first example as a placeholder', () => {
+    const { schema, uiSchema } = credentialsForm({
+      type: 'object',
+      properties: {
+        identifier: { type: 'string', title: 'Handle', examples: ['yourname.bsky.social'] },
+        password: { type: 'string', title: 'App password' },
+        service: { type: 'string', title: 'Service (advanced)', default: 'https://bsky.social' },
+      },
+      required: ['identifier', 'password'],
+    });
+    expect(Object.keys(schema.properties!)).toEqual(['identifier', 'password', 'service']);
+    expect(uiSchema.identifier).toMatchObject({ 'ui:title': 'Handle', 'ui:placeholder': 'yourname.bsky.social' });
+    expect(uiSchema.password).toMatchObject({ 'ui:title': 'App password', 'ui:widget': 'password' });
+    expect(uiSchema.service).not.toHaveProperty('ui:placeholder');
+  });
+
   it('places the API’s field errors on the fields; the others are answered apart', () => {
     const { schema } = credentialsForm({ ...TELEGRAM, properties: { ...TELEGRAM.properties, relays: { type: 'array', items: { type: 'string' } } } });
     const out = fieldErrors(

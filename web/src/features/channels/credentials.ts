@@ -33,8 +33,11 @@ export function credentialsForm(credentials: Record<string, unknown>): { schema:
     const secret = SECRET.test(key);
     const title = isRecord(prop) && typeof prop.title === 'string' ? prop.title : humanize(key);
     const description = isRecord(prop) && typeof prop.description === 'string' ? prop.description : '';
+    // the schema's first example shows what to type (a handle's shape, an address)
+    const example = isRecord(prop) && Array.isArray(prop.examples) && typeof prop.examples[0] === 'string' ? prop.examples[0] : '';
     uiSchema[key] = {
       'ui:title': title,
+      ...(example ? { 'ui:placeholder': example } : {}),
       ...(description ? { 'ui:description': description.charAt(0).toUpperCase() + description.slice(1) } : {}),
       ...(secret ? { 'ui:widget': 'password', 'ui:autocomplete': 'new-password' } : { 'ui:autocomplete': 'off' }),
     };

@@ -36,15 +36,15 @@ export function html(strings: TemplateStringsArray, ...values: unknown[]): Html 
 
 /** The pages' one stylesheet: served by the service itself, no third-party assets. */
 export const STYLESHEET = `
-:root{color-scheme:light dark;--fg:#1d1d1f;--muted:#5d5d66;--bg:#fff;--line:#d0d0d7;--accent:#2354d6;--bad:#b3261e;--ok:#1e6b34;--panel:#f5f5f8}
-@media (prefers-color-scheme:dark){:root{--fg:#ececf1;--muted:#a6a6b3;--bg:#16161a;--line:#3a3a44;--accent:#8fb0ff;--bad:#ff8a80;--ok:#7ad39a;--panel:#202027}}
+:root{color-scheme:light dark;--fg:#1d1d1f;--muted:#5d5d66;--bg:#fff;--line:#d0d0d7;--accent:#2354d6;--accent-fg:#fff;--bad:#b3261e;--ok:#1e6b34;--panel:#f5f5f8}
+@media (prefers-color-scheme:dark){:root{--fg:#ececf1;--muted:#a6a6b3;--bg:#16161a;--line:#3a3a44;--accent:#8fb0ff;--accent-fg:#0d1330;--bad:#ff8a80;--ok:#7ad39a;--panel:#202027}}
 *{box-sizing:border-box}body{font:16px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif;color:var(--fg);background:var(--bg);margin:0}
 header{border-bottom:1px solid var(--line);padding:.6rem 1rem;display:flex;gap:1rem;align-items:center;flex-wrap:wrap}
 header .brand{font-weight:700;text-decoration:none;color:var(--fg)}nav{display:flex;gap:.8rem;flex-wrap:wrap}nav a{color:var(--accent)}
 main{max-width:44rem;margin:2rem auto;padding:0 1rem}h1{font-size:1.5rem;margin:.2rem 0 1rem}h2{font-size:1.15rem;margin-top:2rem}
 label{display:block;font-weight:600;margin:.9rem 0 .25rem}input[type=text],input[type=email],input[type=password],input[type=url],select,textarea{width:100%;padding:.5rem;font:inherit;border:1px solid var(--line);border-radius:6px;background:var(--bg);color:var(--fg)}
 textarea{min-height:5rem}.hint{color:var(--muted);font-size:.9rem;margin:.2rem 0}
-button{font:inherit;padding:.5rem 1rem;border-radius:6px;border:1px solid var(--accent);background:var(--accent);color:#fff;cursor:pointer;margin-top:1rem}
+button{font:inherit;padding:.5rem 1rem;border-radius:6px;border:1px solid var(--accent);background:var(--accent);color:var(--accent-fg);cursor:pointer;margin-top:1rem}
 button.secondary{background:transparent;color:var(--accent)}button.danger{border-color:var(--bad);background:transparent;color:var(--bad)}
 .inline{display:inline}.inline button{margin:0 .3rem 0 0;padding:.2rem .6rem;font-size:.9rem}
 .error{color:var(--bad);font-size:.95rem;margin:.25rem 0}.notice{border:1px solid var(--line);background:var(--panel);border-radius:8px;padding:.8rem 1rem;margin:1rem 0}
@@ -53,6 +53,7 @@ button.secondary{background:transparent;color:var(--accent)}button.danger{border
 table{border-collapse:collapse;width:100%;margin:.5rem 0}th,td{text-align:left;padding:.4rem .5rem;border-bottom:1px solid var(--line);vertical-align:top}
 .muted{color:var(--muted)}.app-logo{width:48px;height:48px;border-radius:8px;object-fit:cover;float:right}
 :focus-visible{outline:3px solid var(--accent);outline-offset:2px}
+.skip-link{position:absolute;top:.5rem;left:.5rem;padding:.5rem .9rem;border-radius:6px;background:var(--accent);color:var(--accent-fg);font-weight:600;text-decoration:none;transform:translateY(calc(-100% - 1rem))}.skip-link:focus{transform:none}main:focus{outline:none}
 `;
 
 /**
@@ -76,7 +77,11 @@ export interface PageNav {
   organizationName?: string;
 }
 
-export function layout(title: string, nav: PageNav, body: Html): Html {
+/**
+ * A whole page: `title` is its heading and names the browser tab ("API keys · Tidings");
+ * `tabTitle` when the tab should say more than the heading ("Acme · Organisation").
+ */
+export function layout(title: string, nav: PageNav, body: Html, tabTitle = title): Html {
   const links = nav.session
     ? html`<nav aria-label="Account">
         ${nav.app ? html`<a href="/">Calendar</a>` : ''}
@@ -90,9 +95,9 @@ export function layout(title: string, nav: PageNav, body: Html): Html {
     : html`<nav aria-label="Account"><a href="/account/login">Sign in</a><a href="/account/signup">Sign up</a></nav>`;
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>${title} · Tidings</title><link rel="icon" href="/favicon.svg" type="image/svg+xml"><link rel="stylesheet" href="/account/style.css"></head>
-<body><header><a class="brand" href="/account">Tidings</a>${links}</header>
-<main id="main"><h1>${title}</h1>${body}</main></body></html>`;
+<title>${tabTitle} · Tidings</title><link rel="icon" href="/favicon.svg" type="image/svg+xml"><link rel="stylesheet" href="/account/style.css"></head>
+<body><a class="skip-link" href="#main">Skip to main content</a><header><a class="brand" href="/account">Tidings</a>${links}</header>
+<main id="main" tabindex="-1"><h1>${title}</h1>${body}</main></body></html>`;
 }
 
 export function sendPage(reply: FastifyReply, page: Html, status = 200) {

@@ -212,6 +212,45 @@ describe('accessibility of the app in Chromium (axe-core)', () => {
     expect(rest.filter((v) => v.id === 'region').flatMap((v) => v.nodes.map((n) => n.target.join(' ')))).toEqual([]);
   });
 
+  it('the service’s own account pages are titled after themselves and have no serious or critical violation', async () => {
+    const pages: [string, string][] = [
+      ['/account', 'Your account · Tidings'],
+      ['/account/organization', 'Acme · Organisation · Tidings'],
+      ['/account/api-keys', 'API keys · Tidings'],
+      ['/account/apps', 'Apps · Tidings'],
+      ['/account/approved-apps', 'Approved apps · Tidings'],
+    ];
+    const seen: [string, string][] = [];
+    for (const [path] of pages) {
+      await page.goto(path);
+      seen.push([path, await page.title()]);
+      await checkA11y(page, `the account page ${path}`);
+    }
+    expect(seen).toEqual(pages);
+    // a skip link first there too
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate<string>('document.activeElement.textContent')).toBe('Skip to main content');
+    await page.keyboard.press('Enter');
+    expect(await page.evaluate<string>('document.activeElement.id')).toBe('main');
+    // in the dark scheme too
+    await page.goto('/account/api-keys');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await checkA11y(page, 'the API keys account page, dark colour scheme');
+    await page.emulateMedia({ colorScheme: 'light' });
+    // and signed out
+    const visitor = await h.chromium.newPage({ baseURL: h.origin });
+    try {
+      await visitor.goto('/account/login');
+      expect(await visitor.title()).toBe('Sign in to Tidings · Tidings');
+      await checkA11y(visitor, 'the sign-in page');
+      await visitor.goto('/account/signup');
+      expect(await visitor.title()).toBe('Create your account · Tidings');
+      await checkA11y(visitor, 'the sign-up page');
+    } finally {
+      await visitor.close();
+    }
+  });
+
   it('at phone width (390×844) the calendar has no serious or critical violation', async () => {
     const phone = await me.context.newPage();
     await phone.setViewportSize({ width: 390, height: 844 });

@@ -56,8 +56,8 @@ const fmt = (d: Date | string | null) => (d ? new Date(d).toISOString().replace(
 export function accountPages(deps: PageDeps) {
   const { accounts, helpers } = deps;
 
-  async function page(req: FastifyRequest, reply: FastifyReply, title: string, body: Html, status = 200) {
-    return sendPage(reply, layout(title, await deps.nav(req), body), status);
+  async function page(req: FastifyRequest, reply: FastifyReply, title: string, body: Html, status = 200, tabTitle = title) {
+    return sendPage(reply, layout(title, await deps.nav(req), body, tabTitle), status);
   }
 
   return async (app: FastifyInstance) => {
@@ -335,7 +335,7 @@ ${invitations.length ? html`<h2>Open invitations</h2><table><thead><tr><th>For</
       const body = html`${state.ok ?? ''}${state.message ? notice(state.message, 'bad') : ''}
 <p>You are ${me.role === 'admin' || me.role === 'owner' ? 'an' : 'a'} <strong>${me.role}</strong> of <strong>${me.name}</strong>.</p>
 <h2>Members</h2><table><thead><tr><th>Person</th><th>Role</th><th>Since</th><th></th></tr></thead><tbody>${rows}</tbody></table>${invites}`;
-      return page(req, reply, me.name, body, status);
+      return page(req, reply, me.name, body, status, `${me.name} · Organisation`);
     }
 
     app.get('/account/organization', { schema: { hide: true } }, async (req, reply) => {

@@ -96,3 +96,31 @@ describe('post detail after publishing', () => {
     expect(failed.error).not.toMatch(/ENOTFOUND|EAI_AGAIN|getaddrinfo/);
   });
 });
+
+describe('a failure after a single attempt', () => {
+  let one: TestApp;
+  afterAll(async () => one?.close());
+
+  it('says "1 attempt", not "1 attempts"', async () => {
+    one = await buildTestApp({
+      env: { PLATFORM_ORIGINS: 'https://api.telegram.org=http://no-such-host.invalid', PUBLISH_MAX_ATTEMPTS: '1' },
+      clock: realtimeManualClock(),
+      startWorker: true,
+    });
+    const acme = await one.createOrg('Once');
+    const channel = await createChannel(one, acme, 'telegram', { name: 'Once News', credentials: { botToken: '123456:AAbbCCddEEffGGhhIIjjKKllMMnnOOppQQ', chatId: '-1001000000010', username: 'once' } });
+    const res = await call(one.app, acme.apiKey, {
+      method: 'POST',
+      url: '/public/v1/posts',
+      payload: { type: 'now', shortLink: false, tags: [], posts: [{ integration: { id: channel.id }, value: [{ content: '<p>Once</p>', image: [] }] }] },
+    });
+    expect(res.statusCode, res.body).toBe(201);
+    const id = res.json<{ postId: string }[]>()[0]!.postId;
+    const failed = await waitFor(async () => {
+      const p = (await call(one.app, acme.apiKey, { method: 'GET', url: `/public/v1/posts/${id}` })).json<PostView>();
+      return p.state === 'ERROR' ? p : undefined;
+    }, 20_000, 'the post to fail');
+    expect(failed.attempts).toBe(1);
+    expect(failed.error).toMatch(/^Telegram \(Once News\) could not be reached after 1 attempt: Could not find the host no-such-host\.invalid/);
+  });
+});

@@ -250,7 +250,7 @@ export function createPublisher(deps: PublisherDeps) {
             const when = new Date(at.getTime() + backoff(row.attempts, e.details.retryAfterSeconds));
             return retryLater(tx, row, when, `Attempt ${row.attempts} failed (${e.message}); retrying at ${when.toISOString()}`);
           }
-          return fail(tx, row, integration, `${name} could not be reached after ${row.attempts} attempts: ${e.message}`);
+          return fail(tx, row, integration, `${name} could not be reached after ${attemptsText(row.attempts)}: ${e.message}`);
         case 'rate_limited': {
           const waitMs = Math.max(1, e.details.retryAfterSeconds ?? 60) * 1000;
           const when = new Date(at.getTime() + waitMs);
@@ -345,7 +345,7 @@ export function createPublisher(deps: PublisherDeps) {
         const when = now();
         await retryLater(tx, r, when, `Attempt ${r.attempts} was interrupted and did not reach ${label(integration)}; sending again`);
       } else {
-        await fail(tx, r, integration, `${label(integration)} could not be reached after ${r.attempts} attempts`);
+        await fail(tx, r, integration, `${label(integration)} could not be reached after ${attemptsText(r.attempts)}`);
       }
     });
   }
@@ -579,4 +579,9 @@ export function sameContent(theirs: string, ours: string): boolean {
   // their first 80 characters (platforms append or rewrite the tail: links, hashtags, ellipses).
   if (a.length < 80 || b.length < 80) return a === b;
   return a.slice(0, 80) === b.slice(0, 80);
+}
+
+/** "1 attempt", "3 attempts" (the words a failed post's message ends with). */
+function attemptsText(n: number): string {
+  return n === 1 ? '1 attempt' : `${n} attempts`;
 }

@@ -163,7 +163,7 @@ export const PostSchema = z
 export type PostOut = z.infer<typeof PostSchema>;
 
 export const PostDetailSchema = PostSchema.extend({
-  attempts: z.number().int().describe('publish attempts so far'),
+  attempts: z.number().int().describe('publish attempts so far: 1 for a post published on its first try; for a thread, those of the item that needed the most'),
   lastAttemptAt: z.iso.datetime().nullable(),
   nextAttemptAt: z.iso.datetime().nullable().describe('when the publisher acts on this post next (queued posts)'),
 }).meta({ id: 'PostDetail' });

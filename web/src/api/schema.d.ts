@@ -15858,7 +15858,7 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
-            /** @description publish attempts so far */
+            /** @description publish attempts so far: 1 for a post published on its first try; for a thread, those of the item that needed the most */
             attempts: number;
             lastAttemptAt: string | null;
             /** @description when the publisher acts on this post next (queued posts) */
@@ -16234,7 +16234,7 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
-            /** @description publish attempts so far */
+            /** @description publish attempts so far: 1 for a post published on its first try; for a thread, those of the item that needed the most */
             attempts: number;
             lastAttemptAt: string | null;
             /** @description when the publisher acts on this post next (queued posts) */

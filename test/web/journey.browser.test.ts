@@ -48,9 +48,10 @@ describe('a first day with Tidings in Chromium: sign up, connect, compose, sched
     };
 
     // 1. sign up: the first account of this deployment, straight into the calendar
+    // (a fresh deployment opens on making its first account, not on signing in)
     await page.goto('/');
-    await page.waitForURL(/\/account\/login/);
-    await page.goto('/account/signup');
+    await page.waitForURL(/\/account\/signup$/);
+    await page.getByText('This is the first account of this Tidings').waitFor();
     await page.getByLabel('Email').fill('maya@acme.example');
     await page.getByLabel('Your name').fill('Maya');
     await page.getByLabel('Password').fill('correct horse battery');

@@ -77,3 +77,13 @@ export function useVideoProviders() {
 export function useVideoCredits() {
   return useQuery({ queryKey: videoKeys.credits, queryFn: () => unwrap(api.GET('/video/credits')) });
 }
+
+export type PlatformReadiness = components['schemas']['PlatformReadiness'];
+
+/**
+ * The platforms this deployment can connect (GET /platforms): which are ready, and what an
+ * administrator must register for the others. Changes only when the server is reconfigured.
+ */
+export function usePlatforms() {
+  return useQuery({ queryKey: ['platforms'] as const, queryFn: () => unwrap(api.GET('/platforms')), staleTime: 5 * 60_000 });
+}

@@ -1,11 +1,12 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { lazy, Suspense, useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
 import { api, ApiFailure, unwrap } from '../../api/client.js';
-import { queryKeys, type Integration, type PlatformIdentifier } from '../../api/queries.js';
+import { queryKeys, usePlatforms, type Integration, type PlatformIdentifier, type PlatformReadiness } from '../../api/queries.js';
 import { Button, ErrorNotice, Field, Modal, Notice, Spinner, TextInput } from '../../components/ui.js';
 import { PLATFORM_NAMES, platformName } from '../../lib/platforms.js';
 import { instanceFromProfile, INSTANCE_OAUTH, openConnectWindow, useConnectMessages } from './connect.js';
 import { PlatformMark } from './PlatformMark.js';
+import { PlatformSetup } from './PlatformSetup.js';
 
 // The JSON-Schema form library loads only when a credential form is shown.
 const CredentialsForm = lazy(() => import('./CredentialsForm.js').then((m) => ({ default: m.CredentialsForm })));
@@ -15,6 +16,7 @@ const PLATFORMS = (Object.keys(PLATFORM_NAMES) as PlatformIdentifier[]).sort((a,
 type Step =
   | { kind: 'choose' }
   | { kind: 'instance'; platform: PlatformIdentifier; error?: string }
+  | { kind: 'setup'; platform: PlatformIdentifier; readiness: PlatformReadiness }
   | { kind: 'starting'; platform: PlatformIdentifier }
   | { kind: 'unavailable'; platform: PlatformIdentifier; error: unknown }
   | { kind: 'credentials'; platform: PlatformIdentifier; schema: Record<string, unknown> }
@@ -77,8 +79,9 @@ function ConnectFlow({ reconnect, onClose, onPicking }: { reconnect?: Integratio
     }
   }
 
-  function choose(platform: PlatformIdentifier) {
-    if (INSTANCE_OAUTH.has(platform)) setStep({ kind: 'instance', platform });
+  function choose(platform: PlatformIdentifier, readiness?: PlatformReadiness) {
+    if (readiness && !readiness.ready) setStep({ kind: 'setup', platform, readiness });
+    else if (INSTANCE_OAUTH.has(platform)) setStep({ kind: 'instance', platform });
     else void begin(platform);
   }
 
@@ -160,6 +163,15 @@ function ConnectFlow({ reconnect, onClose, onPicking }: { reconnect?: Integratio
         </form>
       );
     }
+
+    case 'setup':
+      return (
+        <div className="ch-flow">
+          <FlowHead platform={step.platform} />
+          <PlatformSetup platform={step.readiness} />
+          <div className="ch-dialog-actions">{back}</div>
+        </div>
+      );
 
     case 'unavailable':
       return (
@@ -279,27 +291,54 @@ function FlowHead({ platform }: { platform: PlatformIdentifier }) {
   );
 }
 
-/** The 34 platforms, filterable by name. */
-function PlatformPicker({ onChoose }: { onChoose: (p: PlatformIdentifier) => void }) {
+/**
+ * The 34 platforms, filterable by name: those ready on this deployment first, then those that
+ * need the deployment's app at the platform ("Needs setup": choosing one says what to register).
+ * Until the server has said which are ready (or if it cannot), every platform is offered.
+ */
+function PlatformPicker({ onChoose }: { onChoose: (p: PlatformIdentifier, readiness?: PlatformReadiness) => void }) {
   const [filter, setFilter] = useState('');
-  const shown = useMemo(() => {
+  const platforms = usePlatforms();
+  const readiness = useMemo(() => new Map((platforms.data ?? []).map((p) => [p.identifier, p])), [platforms.data]);
+  const { ready, needsSetup } = useMemo(() => {
     const f = filter.trim().toLowerCase();
-    return f ? PLATFORMS.filter((p) => platformName(p).toLowerCase().includes(f) || p.includes(f)) : PLATFORMS;
-  }, [filter]);
+    const shown = f ? PLATFORMS.filter((p) => platformName(p).toLowerCase().includes(f) || p.includes(f)) : PLATFORMS;
+    return { ready: shown.filter((p) => readiness.get(p)?.ready !== false), needsSetup: shown.filter((p) => readiness.get(p)?.ready === false) };
+  }, [filter, readiness]);
+  const item = (p: PlatformIdentifier) => {
+    const r = readiness.get(p);
+    const blocked = r !== undefined && !r.ready;
+    return (
+      <li key={p}>
+        <button type="button" className={`ch-platform${blocked ? ' ch-platform-setup' : ''}`} onClick={() => onChoose(p, r)}>
+          <PlatformMark identifier={p} size={30} />
+          <span className="ch-platform-text">
+            <span className="ch-platform-name">{platformName(p)}</span>
+            {blocked ? <span className="ch-badge-setup">{r.setup ? 'Needs setup' : 'Unavailable'}</span> : null}
+          </span>
+        </button>
+      </li>
+    );
+  };
   return (
     <div className="ch-flow">
       <Field label="Find a platform">{(p) => <TextInput {...p} type="search" value={filter} onChange={(e) => setFilter(e.target.value)} placeholder="e.g. Bluesky" autoFocus />}</Field>
-      {shown.length === 0 ? <p className="hint">No platform is called that.</p> : null}
-      <ul className="ch-platforms" aria-label="Platforms">
-        {shown.map((p) => (
-          <li key={p}>
-            <button type="button" className="ch-platform" onClick={() => onChoose(p)}>
-              <PlatformMark identifier={p} size={30} />
-              <span>{platformName(p)}</span>
-            </button>
-          </li>
-        ))}
-      </ul>
+      {platforms.isPending ? <Spinner label="Checking which platforms are set up" /> : null}
+      {ready.length + needsSetup.length === 0 ? <p className="hint">No platform is called that.</p> : null}
+      {ready.length > 0 ? (
+        <ul className="ch-platforms" aria-label={needsSetup.length > 0 ? 'Ready to connect' : 'Platforms'}>
+          {ready.map(item)}
+        </ul>
+      ) : null}
+      {needsSetup.length > 0 ? (
+        <section className="ch-platforms-setup" aria-labelledby="ch-needs-setup">
+          <h3 id="ch-needs-setup">Needs setup on this server</h3>
+          <p className="hint">These platforms need this server's own app registered at the platform before anyone can connect them.</p>
+          <ul className="ch-platforms" aria-label="Needs setup">
+            {needsSetup.map(item)}
+          </ul>
+        </section>
+      ) : null}
     </div>
   );
 }

@@ -17,7 +17,7 @@ export function When({ iso, empty = '—', opts }: { iso: string | null | undefi
 }
 
 /** Copies `text` to the clipboard; where the clipboard is not available, selects `fallback` for Ctrl+C. */
-export function CopyButton({ text, label = 'Copy', fallback }: { text: string; label?: string; fallback?: () => HTMLInputElement | null }) {
+export function CopyButton({ text, label = 'Copy', fallback }: { text: string; label?: string; fallback?: () => HTMLInputElement | HTMLTextAreaElement | null }) {
   const [state, setState] = useState<'idle' | 'copied' | 'manual'>('idle');
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   useEffect(() => () => clearTimeout(timer.current), []);

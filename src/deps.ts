@@ -215,6 +215,8 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
     });
     const accounts = createAccounts({ config, repositories, sessions, organizations, rateStore, clock, logger, onTokensRevoked: (ids) => ids.forEach((id) => auth.invalidate({ credentialId: id })) });
     closers.push(async () => accounts.mailer.close());
+    // names only (never values) of the platform app variables that are set
+    const platformVariables = setPlatformVariables(config);
     const services = {
       organizations,
       ...accounts.services,
@@ -231,7 +233,7 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
       connect: createConnectService({
         integrations: repositories.integrations,
         states: createConnectStatesRepository(db),
-        apps: config.platformApps,
+        setVariables: platformVariables,
         publicUrl: config.publicUrl,
         plans,
         adapters,
@@ -241,7 +243,7 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
         logger: platformLogger,
         timeoutMs: config.platformTimeoutSeconds * 1000,
       }),
-      platforms: createPlatformsService({ adapters, setVariables: setPlatformVariables(config), publicUrl: config.publicUrl, docsUrl: config.docsUrl }),
+      platforms: createPlatformsService({ adapters, setVariables: platformVariables, publicUrl: config.publicUrl, docsUrl: config.docsUrl }),
       tools: createToolsService({ integrations: repositories.integrations, access, secretBox, clock }),
       analytics: createAnalyticsService({
         integrations: repositories.integrations,

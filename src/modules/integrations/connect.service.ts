@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { platformEnvPrefix, type Config } from '../../config.js';
+import { missingVariables } from './platforms.service.js';
 import { AppError, fieldError, notFound } from '../../errors.js';
 import { isUuid } from '../../lib/ids.js';
 import { isPlausibleHostname } from '../../lib/safe-address.js';
@@ -28,8 +28,8 @@ import { toIntegration } from './integrations.service.js';
 export interface ConnectDeps {
   integrations: IntegrationsRepository;
   states: ConnectStatesRepository;
-  /** OAuth apps of this deployment (`<IDENTIFIER>_CLIENT_ID` / `_CLIENT_SECRET`) */
-  apps: Config['platformApps'];
+  /** names of the platform variables that are set (`config.ts` `setPlatformVariables`), for `deploymentApp` checks */
+  setVariables: ReadonlySet<string>;
   publicUrl: string;
   plans: PlansService;
   adapters: Record<PlatformIdentifier, PlatformAdapter>;
@@ -159,13 +159,10 @@ export function createConnectService(deps: ConnectDeps) {
         return { url: null, credentials: z.toJSONSchema(m.credentials, { io: 'input' }) };
       }
       if (!adapter.beginConnect) throw new AppError('PLATFORM_NOT_AVAILABLE', `Connecting ${m.displayName} is not available in this version yet`);
-      if (m.authKind === 'oauth2') {
-        const app = deps.apps[identifier];
-        const prefix = platformEnvPrefix(identifier);
-        const missing = [app?.clientId ? null : `${prefix}_CLIENT_ID`, app?.clientSecret ? null : `${prefix}_CLIENT_SECRET`].filter((x) => x !== null);
-        if (missing.length > 0) {
-          throw new AppError('PLATFORM_APP_NOT_CONFIGURED', `${m.displayName} is not configured on this server: set ${missing.join(' and ')}`);
-        }
+      // the deployment's app at the platform (metadata `deploymentApp`, as GET /platforms reports it)
+      const missing = missingVariables(m, deps.setVariables);
+      if (missing.length > 0) {
+        throw new AppError('PLATFORM_APP_NOT_CONFIGURED', `${m.displayName} is not configured on this server: set ${missing.join(' and ')}`);
       }
       const refreshIntegrationId = await refreshTarget(organizationId, identifier, query.refresh);
       // The account is known only when the user comes back, so a new channel must fit the plan now.

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { PLATFORM_IDENTIFIERS } from '../../platforms/platform.js';
-import { buildTestApp, call, type TestApp } from '../../../test/helpers.js';
+import { buildTestApp, call, expectError, type TestApp } from '../../../test/helpers.js';
 
 /**
  * `GET /platforms`: which platforms this deployment can connect, and for those whose OAuth app
@@ -115,6 +115,13 @@ describe('GET /platforms', () => {
     });
     expect(byId.get('threads')).toMatchObject({ ready: false, setup: { callbackUrl: 'http://localhost:4123/integrations/social/threads/callback' } });
     expect(raw).not.toContain('VALUE');
+
+    // connecting checks the same metadata: Discord's missing bot is named before anything starts
+    const org = await t!.createOrg('Second');
+    const discord = await call(t!.app, org.apiKey, { method: 'GET', url: '/public/v1/social/discord' });
+    expect(expectError(discord, 400, 'PLATFORM_APP_NOT_CONFIGURED').message).toBe('Discord is not configured on this server: set DISCORD_BOT_TOKEN');
+    const reddit = await call(t!.app, org.apiKey, { method: 'GET', url: '/public/v1/social/reddit' });
+    expect(expectError(reddit, 400, 'PLATFORM_APP_NOT_CONFIGURED').message).toBe('Reddit is not configured on this server: set REDDIT_CLIENT_SECRET');
   });
 
   it('needs a credential', async () => {

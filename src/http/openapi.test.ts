@@ -56,6 +56,7 @@ describe('OpenAPI', () => {
       '/members',
       '/members/{userId}',
       '/notifications',
+      '/platforms',
       '/posts',
       '/posts/group/{group}',
       '/posts/group/{group}/date',

@@ -2,7 +2,7 @@ import { DateTime } from 'luxon';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkA11y } from './axe.js';
-import { BLUESKY_ACCOUNT, screenshot, startWebHarness, TELEGRAM_BOT, TELEGRAM_CHAT, type SignedIn, type WebHarness } from './harness.js';
+import { screenshot, startWebHarness, type SignedIn, type WebHarness, connectTelegramAndBluesky } from './harness.js';
 
 const BERLIN = 'Europe/Berlin';
 
@@ -47,12 +47,9 @@ describe('accessibility of the app in Chromium (axe-core)', () => {
     h = await startWebHarness();
     me = await h.signUp({ timezone: BERLIN, organization: 'Acme' });
     page = me.page;
-    const tg = await me.form.api('POST', '/public/v1/social/telegram', { botToken: TELEGRAM_BOT, chatId: `@${TELEGRAM_CHAT.username}` });
-    expect(tg.statusCode, tg.body).toBe(201);
-    telegram = tg.json<{ id: string }>().id;
-    const sky = await me.form.api('POST', '/public/v1/social/bluesky', { identifier: BLUESKY_ACCOUNT.handle, password: BLUESKY_ACCOUNT.password });
-    expect(sky.statusCode, sky.body).toBe(201);
-    bluesky = sky.json<{ id: string }>().id;
+    const channels = await connectTelegramAndBluesky(me);
+    telegram = channels.telegram.id;
+    bluesky = channels.bluesky.id;
     // a week that reads like a real one: every state, one post to both channels
     published = await create('now', '', '<p>We are live on Telegram</p>', [telegram]);
     await create('schedule', at(0, '09:00'), '<p>Monday kick-off: what ships this week</p>', [telegram, bluesky]);

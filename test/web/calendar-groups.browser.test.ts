@@ -1,7 +1,7 @@
 import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dragToSlot } from './drag.js';
-import { BLUESKY_ACCOUNT, screenshot, startWebHarness, TELEGRAM_BOT, TELEGRAM_CHAT, type SignedIn, type WebHarness } from './harness.js';
+import { screenshot, startWebHarness, TELEGRAM_CHAT, type SignedIn, type WebHarness, connectTelegramAndBluesky } from './harness.js';
 
 const BERLIN = 'Europe/Berlin';
 
@@ -36,12 +36,9 @@ describe('the calendar in Chromium: a post made for several channels is one even
   beforeAll(async () => {
     h = await startWebHarness();
     me = await h.signUp({ timezone: BERLIN, organization: 'Acme' });
-    const tg = await me.form.api('POST', '/public/v1/social/telegram', { botToken: TELEGRAM_BOT, chatId: `@${TELEGRAM_CHAT.username}` });
-    expect(tg.statusCode, tg.body).toBe(201);
-    telegram = tg.json<{ id: string }>().id;
-    const sky = await me.form.api('POST', '/public/v1/social/bluesky', { identifier: BLUESKY_ACCOUNT.handle, password: BLUESKY_ACCOUNT.password });
-    expect(sky.statusCode, sky.body).toBe(201);
-    bluesky = sky.json<{ id: string }>().id;
+    const channels = await connectTelegramAndBluesky(me);
+    telegram = channels.telegram.id;
+    bluesky = channels.bluesky.id;
     launch = await createGroup('schedule', launchAt, '<p>Launch day: the doors open at noon</p>');
   });
   afterAll(async () => h?.close());

@@ -1,7 +1,7 @@
 import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dragToSlot } from './drag.js';
-import { BLUESKY_ACCOUNT, screenshot, startWebHarness, TELEGRAM_BOT, TELEGRAM_CHAT, type SignedIn, type WebHarness } from './harness.js';
+import { screenshot, startWebHarness, TELEGRAM_CHAT, type SignedIn, type WebHarness, connectTelegramAndBluesky } from './harness.js';
 
 const BERLIN = 'Europe/Berlin';
 
@@ -40,12 +40,9 @@ describe('the calendar in Chromium: posts of every channel in the person’s zon
   beforeAll(async () => {
     h = await startWebHarness();
     me = await h.signUp({ timezone: BERLIN, organization: 'Acme' });
-    const tg = await me.form.api('POST', '/public/v1/social/telegram', { botToken: TELEGRAM_BOT, chatId: `@${TELEGRAM_CHAT.username}` });
-    expect(tg.statusCode, tg.body).toBe(201);
-    telegram = tg.json<{ id: string }>().id;
-    const sky = await me.form.api('POST', '/public/v1/social/bluesky', { identifier: BLUESKY_ACCOUNT.handle, password: BLUESKY_ACCOUNT.password });
-    expect(sky.statusCode, sky.body).toBe(201);
-    const bluesky = sky.json<{ id: string }>().id;
+    const channels = await connectTelegramAndBluesky(me);
+    telegram = channels.telegram.id;
+    const bluesky = channels.bluesky.id;
 
     ids.queued = await create('schedule', queuedAt, '<p>Spring launch: <strong>doors open</strong> at noon</p><p>See you there</p>');
     ids.draft = await create('draft', draftAt, '<p>Pricing FAQ &amp; answers</p>');

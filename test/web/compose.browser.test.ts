@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { DateTime } from 'luxon';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BLUESKY_ACCOUNT, screenshot, startWebHarness, TELEGRAM_BOT, TELEGRAM_CHAT, type SignedIn, type WebHarness } from './harness.js';
+import { screenshot, startWebHarness, type SignedIn, type WebHarness, connectTelegramAndBluesky } from './harness.js';
 
 const BERLIN = 'Europe/Berlin';
 
@@ -35,12 +35,9 @@ describe('the composer in Chromium: one post for Telegram and Bluesky, counted, 
   beforeAll(async () => {
     h = await startWebHarness();
     me = await h.signUp({ timezone: BERLIN, organization: 'Acme' });
-    const tg = await me.form.api('POST', '/public/v1/social/telegram', { botToken: TELEGRAM_BOT, chatId: `@${TELEGRAM_CHAT.username}` });
-    expect(tg.statusCode, tg.body).toBe(201);
-    telegram = tg.json<{ id: string; name: string }>();
-    const sky = await me.form.api('POST', '/public/v1/social/bluesky', { identifier: BLUESKY_ACCOUNT.handle, password: BLUESKY_ACCOUNT.password });
-    expect(sky.statusCode, sky.body).toBe(201);
-    bluesky = sky.json<{ id: string; name: string }>();
+    const channels = await connectTelegramAndBluesky(me);
+    telegram = channels.telegram;
+    bluesky = channels.bluesky;
     // a launch poster (an SVG drawn by sharp, with a little film grain so it weighs ~120 KB as a JPEG)
     photo = join(mkdtempSync(join(tmpdir(), 'compose-')), 'launch-poster.jpg');
     const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="1200" height="750">

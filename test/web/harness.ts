@@ -118,3 +118,19 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   await page.screenshot({ path, fullPage: false });
   return path;
 }
+
+export interface ConnectedChannel {
+  id: string;
+  name: string;
+}
+
+/** Connects the harness's Telegram chat and Bluesky account to the person's organisation through the API. */
+export async function connectTelegramAndBluesky(me: SignedIn): Promise<{ telegram: ConnectedChannel; bluesky: ConnectedChannel }> {
+  const made = async (res: { statusCode: number; body: string; json<T>(): T }, what: string) => {
+    if (res.statusCode !== 201) throw new Error(`connecting ${what} answered ${res.statusCode}: ${res.body}`);
+    return res.json<ConnectedChannel>();
+  };
+  const telegram = await made(await me.form.api('POST', '/public/v1/social/telegram', { botToken: TELEGRAM_BOT, chatId: `@${TELEGRAM_CHAT.username}` }), 'Telegram');
+  const bluesky = await made(await me.form.api('POST', '/public/v1/social/bluesky', { identifier: BLUESKY_ACCOUNT.handle, password: BLUESKY_ACCOUNT.password }), 'Bluesky');
+  return { telegram, bluesky };
+}

@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BLUESKY_ACCOUNT, screenshot, startWebHarness, TELEGRAM_BOT, TELEGRAM_CHAT, type SignedIn, type WebHarness } from './harness.js';
+import { BLUESKY_ACCOUNT, screenshot, startWebHarness, TELEGRAM_CHAT, type SignedIn, type WebHarness, connectTelegramAndBluesky } from './harness.js';
 
 interface PostRow {
   id: string;
@@ -31,12 +31,9 @@ describe('post detail, analytics and notifications in Chromium', () => {
   beforeAll(async () => {
     h = await startWebHarness();
     me = await h.signUp({ organization: 'Acme', timezone: 'Europe/Berlin' });
-    const tg = await me.form.api('POST', '/public/v1/social/telegram', { botToken: TELEGRAM_BOT, chatId: `@${TELEGRAM_CHAT.username}` });
-    expect(tg.statusCode, tg.body).toBe(201);
-    telegram = tg.json<{ id: string }>().id;
-    const sky = await me.form.api('POST', '/public/v1/social/bluesky', { identifier: BLUESKY_ACCOUNT.handle, password: BLUESKY_ACCOUNT.password });
-    expect(sky.statusCode, sky.body).toBe(201);
-    bluesky = sky.json<{ id: string }>().id;
+    const channels = await connectTelegramAndBluesky(me);
+    telegram = channels.telegram.id;
+    bluesky = channels.bluesky.id;
   });
   afterAll(async () => h?.close());
 

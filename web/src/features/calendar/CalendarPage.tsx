@@ -87,7 +87,7 @@ function EventContent({ arg }: { arg: EventContentArg }) {
           {!list && arg.timeText ? <span className="cal-event-time">{arg.timeText}</span> : null}
           <ul className="cal-channels" aria-label={p.channels.length > 1 ? `${p.channels.length} channels` : 'Channel'}>
             {p.channels.map((c) => (
-              <li key={c.post.id} className={`cal-channel post-${c.post.state.toLowerCase()}`} title={c.label}>
+              <li key={c.post.id} className={`cal-channel post-${c.post.state.toLowerCase()}`} title={c.label} data-post-id={c.post.id}>
                 <ChannelAvatar picture={c.post.integration.picture} platform={c.post.integration.providerIdentifier} size={size} />
                 <span className="cal-channel-badge">
                   <StateIcon state={c.post.state} />
@@ -276,7 +276,10 @@ export default function CalendarPage() {
   const onEventClick = useCallback(
     (info: EventClickArg) => {
       info.jsEvent.preventDefault();
-      void navigate(`/posts/${encodeURIComponent((info.event.extendedProps as GroupEventProps).post.id)}`);
+      // a click on one channel's avatar opens that channel's post; elsewhere, the group's first
+      const avatar = info.jsEvent.target instanceof Element ? info.jsEvent.target.closest<HTMLElement>('[data-post-id]') : null;
+      const id = avatar?.dataset.postId ?? (info.event.extendedProps as GroupEventProps).post.id;
+      void navigate(`/posts/${encodeURIComponent(id)}`);
     },
     [navigate],
   );

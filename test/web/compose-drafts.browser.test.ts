@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkA11y } from './axe.js';
 import { screenshot, startWebHarness, TELEGRAM_BOT, TELEGRAM_CHAT, type SignedIn, type WebHarness } from './harness.js';
 
 /**
@@ -48,6 +49,7 @@ describe('the composer in Chromium keeps what was typed', () => {
     // the safe answer has the focus: Enter keeps editing
     expect(await page.evaluate<string | null>('document.activeElement && document.activeElement.textContent')).toBe('Keep editing');
     await screenshot(page, 'compose-discard');
+    await checkA11y(page, 'the discard question');
     await ask.getByRole('button', { name: 'Keep editing' }).click();
     await ask.waitFor({ state: 'detached' });
     expect(await text.inputValue()).toBe('Doors open at noon. Bring a friend!');
@@ -111,6 +113,7 @@ describe('the composer in Chromium keeps what was typed', () => {
     expect(await dialog.getByLabel('Time').inputValue()).toBe('15:45');
     expect(await dialog.getByRole('button', { name: new RegExp(telegram.name) }).getAttribute('aria-pressed')).toBe('true');
     await screenshot(page, 'compose-restored');
+    await checkA11y(page, 'the composer with a restored draft');
 
     await dialog.getByRole('button', { name: 'Schedule' }).click();
     await dialog.waitFor({ state: 'detached' });

@@ -1,6 +1,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signUp } from '../browser.js';
+import { checkA11y } from './axe.js';
 import { screenshot, startWebHarness, type SignedIn, type WebHarness } from './harness.js';
 
 /**
@@ -50,6 +51,7 @@ describe('the connect picker in Chromium: ready platforms first, what an adminis
     await expect.poll(() => needs.getByRole('button', { name: /^X/ }).innerText()).toContain('Needs setup');
     await dialog().getByRole('heading', { name: 'Needs setup on this server' }).hover();
     await screenshot(page, 'connect-picker');
+    await checkA11y(page, 'the connect picker');
   });
 
   it('an owner picking X is shown the callback URL to copy, the variables, the developer console and the docs', async () => {
@@ -64,6 +66,7 @@ describe('the connect picker in Chromium: ready platforms first, what an adminis
     await dialog().getByRole('button', { name: 'Copied ✓' }).waitFor();
     expect(await page.evaluate<string>('navigator.clipboard.readText()')).toBe(`${h.origin}/integrations/social/x/callback`);
     await screenshot(page, 'connect-setup');
+    await checkA11y(page, 'the setup panel of a platform that needs the deployment\'s app');
 
     await page.setViewportSize({ width: 390, height: 844 });
     await screenshot(page, 'connect-setup-phone');

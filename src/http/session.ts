@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import '@fastify/cookie';
 import { AppError } from '../errors.js';
-import { csrfTokens, type SessionContext, type SessionsService } from '../modules/sessions/sessions.service.js';
+import { csrfTokens } from '../lib/csrf-tokens.js';
+import type { SessionContext, SessionsService } from '../modules/sessions/sessions.service.js';
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -4,7 +4,8 @@ import { hashCredential, OAUTH_TOKEN_PREFIX } from '../../lib/tokens.js';
 import type { SlidingLogStore } from '../../rate-limit/store.js';
 import type { AuthRepository, CredentialOwner } from './auth.repository.js';
 import type { MemberRole } from '../../db/schema/index.js';
-import { csrfTokens, type SessionContext, type SessionsService } from '../sessions/sessions.service.js';
+import { csrfTokens } from '../../lib/csrf-tokens.js';
+import type { SessionContext, SessionsService } from '../sessions/sessions.service.js';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 

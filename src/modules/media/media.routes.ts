@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { AppError, fieldError } from '../../errors.js';
 import { abortOnDisconnect } from '../../http/abort-on-disconnect.js';
 import { errorResponses } from '../../http/error-schema.js';
-import { PageQuerySchema } from '../../http/pagination.js';
+import { PageQuerySchema } from '../../lib/pagination.js';
 import { unstorableReason } from '../../lib/storable-text.js';
 import type { ByteRange } from '../../media/storage.js';
 import { MediaItemSchema, MediaPageSchema, MediaParamsSchema, MediaUsesSchema, UploadFromUrlBodySchema } from './media.schemas.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { pageSchema } from '../../http/pagination.js';
+import { pageSchema } from '../../lib/pagination.js';
 
 export const MediaItemSchema = z
   .object({

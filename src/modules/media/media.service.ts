@@ -2,7 +2,7 @@ import { createReadStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import { fileTypeFromBuffer } from 'file-type';
 import { AppError, fieldError, notFound } from '../../errors.js';
-import { PAGE_SIZE, pageInfo } from '../../http/pagination.js';
+import { PAGE_SIZE, pageInfo } from '../../lib/pagination.js';
 import type { Clock } from '../../lib/clock.js';
 import { isUuid } from '../../lib/ids.js';
 import { fileNameOf, RemoteFetchError, type RemoteFetcher } from '../../media/remote-fetch.js';

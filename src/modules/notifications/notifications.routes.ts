@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { NotificationsService } from './notifications.service.js';
-import { PageQuerySchema } from '../../http/pagination.js';
+import { PageQuerySchema } from '../../lib/pagination.js';
 import { NotificationsPageSchema } from './notifications.schemas.js';
 
 export function notificationsRoutes(service: NotificationsService): FastifyPluginAsyncZod {

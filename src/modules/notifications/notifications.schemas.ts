@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { pageSchema } from '../../http/pagination.js';
+import { pageSchema } from '../../lib/pagination.js';
 
 export const NotificationSchema = z
   .object({ id: z.string(), content: z.string(), link: z.string().nullable(), createdAt: z.iso.datetime() })

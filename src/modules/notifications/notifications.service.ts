@@ -1,4 +1,4 @@
-import { PAGE_SIZE, pageInfo } from '../../http/pagination.js';
+import { PAGE_SIZE, pageInfo } from '../../lib/pagination.js';
 import type { Clock } from '../../lib/clock.js';
 import type { NotificationsRepository } from './notifications.repository.js';
 

@@ -1,6 +1,6 @@
-import Tokens from '@fastify/csrf';
 import type { Db, Tx } from '../../db/client.js';
 import type { Clock } from '../../lib/clock.js';
+import { csrfTokens } from '../../lib/csrf-tokens.js';
 import { hashCredential, newOpaqueToken } from '../../lib/tokens.js';
 import type { SessionsRepository } from './sessions.repository.js';
 
@@ -23,9 +23,6 @@ export interface SessionOptions {
   maxAgeMs: number;
 }
 
-// The package's default export is a factory that also works with `new`; typed as a call.
-const csrf = Tokens();
-
 /**
  * The one session module (issue 15): the account pages use it now, and the calendar app will
  * sign in with the same sessions. A session is a database row keyed by the SHA-256 of a random
@@ -47,7 +44,7 @@ export function createSessionsService(deps: { sessions: SessionsRepository; cloc
         tokenHash: hashCredential(token),
         userId: input.userId,
         organizationId: input.organizationId,
-        csrfSecret: csrf.secretSync(),
+        csrfSecret: csrfTokens.newSecret(),
         userAgent: input.userAgent?.slice(0, 300) ?? null,
         ip: input.ip ?? null,
         expiresAt: new Date(now + options.idleMs),
@@ -97,16 +94,3 @@ export function createSessionsService(deps: { sessions: SessionsRepository; cloc
 }
 
 export type SessionsService = ReturnType<typeof createSessionsService>;
-
-/** CSRF tokens for a secret (a session's, or the pre-session cookie's on sign-in forms). */
-export const csrfTokens = {
-  newSecret: () => csrf.secretSync(),
-  create: (secret: string) => csrf.create(secret),
-  verify: (secret: string, token: string) => {
-    try {
-      return csrf.verify(secret, token);
-    } catch {
-      return false;
-    }
-  },
-};

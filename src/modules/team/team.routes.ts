@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { csrfTokens } from '../sessions/sessions.service.js';
+import { csrfTokens } from '../../lib/csrf-tokens.js';
 import { requireSession } from '../../http/auth.js';
 import { errorResponses } from '../../http/error-schema.js';
 import type { AccountsService } from '../accounts/accounts.service.js';

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { abortOnDisconnect } from '../../http/abort-on-disconnect.js';
 import { errorResponses } from '../../http/error-schema.js';
-import { PageQuerySchema } from '../../http/pagination.js';
+import { PageQuerySchema } from '../../lib/pagination.js';
 import { MediaItemSchema } from '../media/media.schemas.js';
 import type { VideoService } from './video.service.js';
 import {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { pageSchema } from '../../http/pagination.js';
+import { pageSchema } from '../../lib/pagination.js';
 import { MediaItemSchema } from '../media/media.schemas.js';
 import { VIDEO_OUTPUTS } from '../../video/provider.js';
 

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { AppError, fieldError, notFound, validationError, type FieldError } from '../../errors.js';
-import { PAGE_SIZE, pageInfo } from '../../http/pagination.js';
+import { PAGE_SIZE, pageInfo } from '../../lib/pagination.js';
 import type { Clock } from '../../lib/clock.js';
 import { isUuid } from '../../lib/ids.js';
 import type { PlatformHttpClient } from '../../platforms/http.js';

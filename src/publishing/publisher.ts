@@ -11,6 +11,9 @@ import { htmlToText } from '../platforms/common/html.js';
 import { PlatformError, type MediaKindRule, type PlatformAdapter, type PublishItem, type PublishMedia, type PublishResult } from '../platforms/platform.js';
 import type { ChannelAccess } from './channel-access.js';
 import type { PublishJobData, PublishQueue } from './publish-queue.js';
+import { decide, decideCheckFailure, decideLookupFailure, decideNotArrived, failureOf, nextPoll, OUTCOME_UNKNOWN, pendingGivenUp, type Decision } from './retry-policy.js';
+
+export { OUTCOME_UNKNOWN } from './retry-policy.js';
 
 type PostRow = typeof posts.$inferSelect;
 type IntegrationRow = typeof integrations.$inferSelect;
@@ -70,9 +73,6 @@ export interface PublisherDeps {
   random?: () => number;
 }
 
-export const OUTCOME_UNKNOWN =
-  'outcome unknown — check before re-posting: the attempt was interrupted after the request was sent, and the platform cannot be asked whether it arrived';
-
 /**
  * Publishes one post row per job (the first item of a post, or one thread item), following
  * API.md §6. The rules that keep a post from being lost or sent twice:
@@ -84,10 +84,12 @@ export const OUTCOME_UNKNOWN =
  *   {@link OUTCOME_UNKNOWN}.
  * - Every outcome (published, retry, failed) is one transaction: row state, notification, event and
  *   the next job (retry, next thread item) commit together.
+ * - What a failure leads to (retry when, fail with which words, reconnect, look for the attempt) is
+ *   decided by the pure policy in `retry-policy.ts`; this file only carries the decision out.
  */
 export function createPublisher(deps: PublisherDeps) {
   const { db, queue, access, clock, options } = deps;
-  const random = deps.random ?? Math.random;
+  const random = deps.random ?? (() => Math.random());
   const now = () => new Date(clock.now());
 
   /**
@@ -185,19 +187,6 @@ export function createPublisher(deps: PublisherDeps) {
     await queue.schedule(tx, row.id, at);
   }
 
-  /**
-   * The wait before retrying after failed attempt number `attempt`: quick once (most failures are
-   * blips), then exponential from `retryBaseMs` with jitter (half to all of it, so posts that failed
-   * together do not retry together), capped at `retryMaxMs`; never sooner than the platform asked.
-   */
-  function backoff(attempt: number, retryAfterSeconds: number | undefined): number {
-    const wait =
-      attempt <= 1
-        ? options.retryFirstMs * (1 + random())
-        : Math.min(options.retryMaxMs, options.retryBaseMs * 2 ** (attempt - 2)) * (0.5 + random() / 2);
-    return Math.round(Math.max(wait, (retryAfterSeconds ?? 0) * 1000));
-  }
-
   /** Runs `fn` in a transaction on the row, only while it is still the same attempt. */
   async function whileSending<T>(rowId: string, fn: (tx: Tx, row: PostRow) => Promise<T>): Promise<T | undefined> {
     return db.transaction(async (tx) => {
@@ -208,10 +197,8 @@ export function createPublisher(deps: PublisherDeps) {
   }
 
   /** The channel's access is gone: mark it, notify, emit, and fail the post asking to reconnect. */
-  async function failForReconnect(tx: Tx, row: PostRow, integration: IntegrationRow, e: PlatformError) {
+  async function failForReconnect(tx: Tx, row: PostRow, integration: IntegrationRow, reason: string) {
     const at = now();
-    // Channel access already words its reasons "The channel must be reconnected: …".
-    const reason = e.message.replace(/^The channel must be reconnected: /, '');
     const [marked] = await tx
       .update(integrations)
       .set({ refreshNeeded: true, updatedAt: at })
@@ -224,58 +211,31 @@ export function createPublisher(deps: PublisherDeps) {
     return fail(tx, row, integration, `The channel must be reconnected: ${reason}`);
   }
 
-  async function onPlatformError(rowId: string, integration: IntegrationRow, e: unknown) {
-    const name = label(integration);
-    if (!(e instanceof PlatformError) || e.details.outcomeUnknown) {
-      deps.logger.warn({ err: e, postId: rowId }, 'publish outcome unknown; reconciling');
-      if (!safeAdapter(integration)?.findRecent) {
-        await reconcile(rowId);
+  /** Carries out the retry policy's `decision` on `row`, in the transaction `tx`. */
+  async function carryOut(tx: Tx, row: PostRow, integration: IntegrationRow, decision: Decision) {
+    switch (decision.kind) {
+      case 'retry':
+        if (decision.blockChannelUntil) await tx.update(integrations).set({ publishBlockedUntil: decision.blockChannelUntil }).where(eq(integrations.id, integration.id));
+        return retryLater(tx, row, decision.at, decision.note);
+      case 'final':
+        if (decision.blockChannelUntil) await tx.update(integrations).set({ publishBlockedUntil: decision.blockChannelUntil }).where(eq(integrations.id, integration.id));
+        return fail(tx, row, integration, decision.message);
+      case 'reconnect':
+        return failForReconnect(tx, row, integration, decision.reason);
+      case 'reconcile':
+        if (decision.note !== undefined) await tx.update(posts).set({ error: decision.note, updatedAt: now() }).where(eq(posts.id, row.id));
+        await queue.schedule(tx, row.id, decision.at);
         return;
-      }
-      // The request may still be under way at the platform (a client-side timeout): asking now
-      // could miss a post that is about to appear and send it twice. Ask once it has had time to land.
-      const when = new Date(clock.now() + options.retryBaseMs);
-      await whileSending(rowId, async (tx, row) => {
-        const why = e instanceof Error ? e.message : String(e);
-        await tx.update(posts).set({ error: `Attempt ${row.attempts} was interrupted (${why}); checking with ${name} at ${when.toISOString()} whether it arrived`, updatedAt: now() }).where(eq(posts.id, row.id));
-        await queue.schedule(tx, row.id, when);
-      });
-      return;
     }
-    await whileSending(rowId, async (tx, row) => {
-      const at = now();
-      switch (e.kind) {
-        case 'transient':
-          if (row.attempts < options.maxAttempts) {
-            const when = new Date(at.getTime() + backoff(row.attempts, e.details.retryAfterSeconds));
-            return retryLater(tx, row, when, `Attempt ${row.attempts} failed (${e.message}); retrying at ${when.toISOString()}`);
-          }
-          return fail(tx, row, integration, `${name} could not be reached after ${attemptsText(row.attempts)}: ${e.message}`);
-        case 'rate_limited': {
-          const waitMs = Math.max(1, e.details.retryAfterSeconds ?? 60) * 1000;
-          const when = new Date(at.getTime() + waitMs);
-          await tx.update(integrations).set({ publishBlockedUntil: when }).where(eq(integrations.id, integration.id));
-          if (row.attempts < options.maxAttempts + 4) {
-            return retryLater(tx, row, when, `${name} asked to slow down; retrying at ${when.toISOString()}`);
-          }
-          return fail(tx, row, integration, `${name} kept refusing with "slow down": ${e.message}`);
-        }
-        case 'auth_expired':
-        case 'reconnect_required':
-          return failForReconnect(tx, row, integration, e);
-        case 'rejected':
-          return fail(tx, row, integration, `${name} refused the post: ${e.message}`);
-        case 'unsupported':
-          return fail(tx, row, integration, e.message);
-      }
-    });
   }
 
-  /** When to check a pending publish next: as the adapter asks, else backing off since it last moved on. */
-  function nextPoll(since: Date, result: { pollAfterMs?: number }): Date {
-    const processingMs = clock.now() - since.getTime();
-    const wait = result.pollAfterMs ?? Math.min(options.pendingPollMaxMs, Math.max(options.pendingPollMs, processingMs / 2));
-    return new Date(clock.now() + Math.max(0, wait));
+  async function onPlatformError(rowId: string, integration: IntegrationRow, e: unknown) {
+    const failure = failureOf(e);
+    if (failure.kind === 'unknown' || failure.outcomeUnknown) deps.logger.warn({ err: e, postId: rowId }, 'publish outcome unknown; reconciling');
+    // Where the adapter can list recent posts, an interrupted attempt is looked for only once it has
+    // had time to land (a client-side timeout: the request may still be under way at the platform).
+    const canReconcile = safeAdapter(integration)?.findRecent !== undefined;
+    await whileSending(rowId, (tx, row) => carryOut(tx, row, integration, decide(failure, row.attempts, now(), { options, random, channel: label(integration), canReconcile })));
   }
 
   async function onResult(rowId: string, integration: IntegrationRow, result: PublishResult) {
@@ -286,7 +246,7 @@ export function createPublisher(deps: PublisherDeps) {
       }
       const at = now();
       await tx.update(posts).set({ attemptState: 'pending', pendingToken: result.token, pendingProgressAt: at, updatedAt: at }).where(eq(posts.id, row.id));
-      await queue.schedule(tx, row.id, nextPoll(at, result));
+      await queue.schedule(tx, row.id, nextPoll(at, now(), result.pollAfterMs, options));
     });
   }
 
@@ -308,16 +268,10 @@ export function createPublisher(deps: PublisherDeps) {
     try {
       recent = await access.run(integration, (a, ctx) => a.findRecent!({ since, limit: 50, settings: root.settings, ...(replyTo ? { replyTo } : {}) }, ctx), AbortSignal.timeout(options.attemptTimeoutMs));
     } catch (e) {
-      const giveUpAt = (row.lastAttemptAt?.getTime() ?? 0) + 60 * 60_000;
-      await whileSending(rowId, async (tx, r) => {
-        // The platform will not let us look (a permission the app lacks: `unsupported`), or the grant is gone.
-        if (e instanceof PlatformError && e.kind === 'unsupported') return fail(tx, r, integration, `${OUTCOME_UNKNOWN} (${e.message})`);
-        if (clock.now() > giveUpAt || (e instanceof PlatformError && (e.kind === 'reconnect_required' || e.kind === 'rejected'))) {
-          return fail(tx, r, integration, OUTCOME_UNKNOWN);
-        }
-        const when = new Date(clock.now() + options.retryBaseMs);
-        await queue.schedule(tx, r.id, when);
-      });
+      // The platform will not let us look (a permission the app lacks: `unsupported`), the grant is
+      // gone, or an hour has passed: the outcome stays unknown; else look again later.
+      const failure = failureOf(e);
+      await whileSending(rowId, (tx, r) => carryOut(tx, r, integration, decideLookupFailure(failure, row.lastAttemptAt, now(), options)));
       return;
     }
     // A platform post already recorded on another row (the same text posted before) is not ours.
@@ -340,12 +294,9 @@ export function createPublisher(deps: PublisherDeps) {
       if (match) {
         deps.logger.info({ postId: r.id, releaseId: match.id }, 'reconciled: the interrupted attempt had published');
         await published(tx, r, integration, match.id, match.url);
-      } else if (r.attempts < options.maxAttempts) {
-        // The platform shows no such post: the request did not create one, so sending is safe.
-        const when = now();
-        await retryLater(tx, r, when, `Attempt ${r.attempts} was interrupted and did not reach ${label(integration)}; sending again`);
       } else {
-        await fail(tx, r, integration, `${label(integration)} could not be reached after ${attemptsText(r.attempts)}`);
+        // The platform shows no such post: the request did not create one, so sending is safe.
+        await carryOut(tx, r, integration, decideNotArrived(r.attempts, now(), { options, channel: label(integration) }));
       }
     });
   }
@@ -429,23 +380,20 @@ export function createPublisher(deps: PublisherDeps) {
     } catch (e) {
       // `checkPublish` is idempotent by contract (it looks before any step that must not happen
       // twice), so whatever else went wrong, the same token is simply checked again later.
-      if (e instanceof PlatformError && (e.kind === 'rejected' || e.kind === 'unsupported')) {
-        await whileSending(rowId, (tx, r) => fail(tx, r, integration, `${label(integration)} refused the post: ${e.message}`));
-        return;
-      }
-      if (e instanceof PlatformError && (e.kind === 'reconnect_required' || e.kind === 'auth_expired')) {
-        await whileSending(rowId, (tx, r) => failForReconnect(tx, r, integration, e));
+      const decision = decideCheckFailure(failureOf(e), label(integration));
+      if (decision.kind !== 'poll') {
+        await whileSending(rowId, (tx, r) => carryOut(tx, r, integration, decision));
         return;
       }
       deps.logger.warn({ err: e, postId: rowId }, 'checking an asynchronous publish failed; checking again later');
-      const retryAfterMs = e instanceof PlatformError && e.details.retryAfterSeconds !== undefined ? e.details.retryAfterSeconds * 1000 : undefined;
-      result = { status: 'pending', token, ...(retryAfterMs !== undefined ? { pollAfterMs: retryAfterMs } : {}) };
+      result = { status: 'pending', token, ...(decision.pollAfterMs !== undefined ? { pollAfterMs: decision.pollAfterMs } : {}) };
     }
     // A check that moved the work on (a new token: another chunk uploaded, a container made) is
     // progress; the publish is given up only after `pendingMaxMs` without any.
     const progressAt = result.status === 'pending' && result.token !== token ? now() : (row.pendingProgressAt ?? row.lastAttemptAt ?? now());
-    if (result.status === 'pending' && clock.now() - progressAt.getTime() > options.pendingMaxMs) {
-      await whileSending(rowId, (tx, r) => fail(tx, r, integration, `${label(integration)} was still processing the post, with no progress for ${Math.round(options.pendingMaxMs / 60_000)} minutes`));
+    const givenUp = result.status === 'pending' ? pendingGivenUp(progressAt, now(), label(integration), options) : undefined;
+    if (givenUp !== undefined) {
+      await whileSending(rowId, (tx, r) => fail(tx, r, integration, givenUp));
       return;
     }
     await whileSending(rowId, async (tx, r) => {
@@ -454,7 +402,7 @@ export function createPublisher(deps: PublisherDeps) {
         return;
       }
       await tx.update(posts).set({ pendingToken: result.token, pendingProgressAt: progressAt, updatedAt: now() }).where(eq(posts.id, r.id));
-      await queue.schedule(tx, r.id, nextPoll(progressAt, result));
+      await queue.schedule(tx, r.id, nextPoll(progressAt, now(), result.pollAfterMs, options));
     });
   }
 
@@ -579,9 +527,4 @@ export function sameContent(theirs: string, ours: string): boolean {
   // their first 80 characters (platforms append or rewrite the tail: links, hashtags, ellipses).
   if (a.length < 80 || b.length < 80) return a === b;
   return a.slice(0, 80) === b.slice(0, 80);
-}
-
-/** "1 attempt", "3 attempts" (the words a failed post's message ends with). */
-function attemptsText(n: number): string {
-  return n === 1 ? '1 attempt' : `${n} attempts`;
 }

@@ -1,7 +1,5 @@
-import { createHash } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { testContext } from '../../../test/platform-contract.js';
+import { startMediaHost } from '../common/media-host.testkit.js';
 import { createPlatformHttp } from '../http.js';
 import type { OperationContext, PublishItem } from '../platform.js';
 import { DEVTO_ORIGIN, startDevtoSimulator, type DevtoSimulator, type DevtoSimulatorOptions } from './devto.simulator.js';
@@ -24,32 +22,10 @@ export async function devtoSimulator(opts: DevtoSimulatorOptions = {}) {
 export const originsFor = (sim: { origin: string }) => new Map([[DEVTO_ORIGIN, sim.origin]]);
 export const platformOriginsFor = (sim: { origin: string }) => `${DEVTO_ORIGIN}=${sim.origin}`;
 
-/** A tiny web server standing for the service's public media URLs (what DEV pulls covers from). */
-export async function startMediaHost(files: Map<string, Buffer>): Promise<{ origin: string; hits: string[]; close(): Promise<void> }> {
-  const hits: string[] = [];
-  const server: Server = createServer((req, res) => {
-    hits.push(req.url ?? '');
-    const body = files.get(req.url ?? '');
-    if (!body) {
-      res.writeHead(404).end();
-      return;
-    }
-    res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': body.length }).end(body);
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as AddressInfo;
-  return { origin: `http://127.0.0.1:${port}`, hits, close: () => new Promise((r) => server.close(() => r())) };
-}
+export { PNG, sha, startMediaHost } from '../common/media-host.testkit.js';
 
 /** The public origin media paths use in these tests. */
 export const MEDIA_ORIGIN = 'https://tidings.example';
-
-export const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
-
-/** Bytes that start as a PNG does (DEV's pipeline only needs to recognise a picture), different for each `n`. */
-export function PNG(n: number): Buffer {
-  return Buffer.concat([Buffer.from('89504e470d0a1a0a', 'hex'), Buffer.from(`picture number ${n}`)]);
-}
 
 export function image(id: string): PublishItem['media'][number] {
   return { id, path: `${MEDIA_ORIGIN}/media/2026/01/${id}.png`, type: 'image', mimeType: 'image/png', size: 24, width: 1, height: 1 };

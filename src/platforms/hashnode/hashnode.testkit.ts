@@ -1,12 +1,12 @@
 import { testContext } from '../../../test/platform-contract.js';
-import { startMediaHost } from '../devto/devto.testkit.js';
+import { startMediaHost } from '../common/media-host.testkit.js';
 import { createPlatformHttp } from '../http.js';
 import type { OperationContext, PublishItem } from '../platform.js';
 import { HASHNODE_GQL_ORIGIN, startHashnodeSimulator, type HashnodeSimulator, type HashnodeSimulatorOptions } from './hashnode.simulator.js';
 
 /** Shared fixtures of the Hashnode tests: a user with two publications, tags, a media host, a simulator wired to an HTTP client. */
 
-export { PNG, sha, startMediaHost } from '../devto/devto.testkit.js';
+export { PNG, sha, startMediaHost } from '../common/media-host.testkit.js';
 
 export const HN_TOKEN = '5f1c0e4a-3b7d-4c2e-9a1f-8d6b2e0c7a93';
 export const HN_USER = { id: '60a1b2c3d4e5f60718293a4b', username: 'acmewrites', name: 'Acme Writes', token: HN_TOKEN, profilePicture: 'https://cdn.hashnode.com/acme.png' };

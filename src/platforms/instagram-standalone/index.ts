@@ -2,8 +2,8 @@ import { graphErrorBody, metaMessage } from '../common/meta-graph.js';
 import { graphClient, INSTAGRAM_GRAPH } from '../common/meta-client.js';
 import { requireMetaApp } from '../common/meta-login.js';
 import type { OAuthApp } from '../common/oauth2.js';
-import { instagramError } from '../instagram/errors.js';
-import { instagramPublishing, validateInstagram } from '../instagram/publishing.js';
+import { instagramError } from '../common/instagram-errors.js';
+import { instagramPublishing, validateInstagram } from '../common/instagram-publishing.js';
 import { PlatformError, type ConnectedAccount, type Credentials, type OperationContext, type PlatformAdapter, type PlatformResponse } from '../platform.js';
 import { instagramStandaloneMetadata } from './metadata.js';
 
@@ -61,7 +61,7 @@ function longLived(body: unknown, now: number): { accessToken: string; issuedAt:
  * API with Instagram Login, host graph.instagram.com). The code gives a one-hour token, exchanged
  * at once for a 60-day one; `refresh` renews it (`ig_refresh_token`) well before it expires, and a
  * token that can no longer be renewed is `reconnect_required`, which marks the channel and
- * notifies the organisation. Publishing is `instagram`'s (see `instagram/publishing.ts`), without
+ * notifies the organisation. Publishing is `instagram`'s (see `common/instagram-publishing.ts`), without
  * licensed audio (Meta keeps that to Facebook Login).
  */
 export function createInstagramStandaloneAdapter(config: { app?: OAuthApp } = {}): PlatformAdapter {

@@ -1,4 +1,4 @@
-import { INSTAGRAM_MEDIA, INSTAGRAM_RULES, InstagramSettingsSchema } from '../instagram/metadata.js';
+import { INSTAGRAM_MEDIA, INSTAGRAM_RULES, InstagramSettingsSchema } from '../common/instagram-settings.js';
 import type { PlatformMetadata } from '../platform.js';
 
 /** Same settings as `instagram` (reference InstagramDto). */

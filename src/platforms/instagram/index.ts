@@ -4,7 +4,7 @@ import type { OAuthApp } from '../common/oauth2.js';
 import { PlatformError, type ConnectedAccount, type OperationContext, type PlatformAdapter } from '../platform.js';
 import { instagramError } from './errors.js';
 import { instagramMetadata } from './metadata.js';
-import { instagramPublishing, validateInstagram } from './publishing.js';
+import { instagramPublishing, validateInstagram } from '../common/instagram-publishing.js';
 
 /** What a connected Instagram (Facebook Login) channel stores (sealed by the caller). */
 export interface InstagramCredentials {
@@ -51,7 +51,7 @@ function accountOf(page: LinkedPage, user: { token: string; userId: string; expi
  * Creates the Instagram adapter for Business and Creator accounts linked to a Facebook Page
  * (Instagram API with Facebook Login, host graph.facebook.com). Connecting lists the Pages the
  * user manages that have an Instagram account and connects the first; the `accounts` tool lists
- * them all and `selectAccount` switches. Publishing uses the Page token; see `publishing.ts`.
+ * them all and `selectAccount` switches. Publishing uses the Page token; see `common/instagram-publishing.ts`.
  */
 export function createInstagramAdapter(config: { app?: OAuthApp } = {}): PlatformAdapter {
   const displayName = instagramMetadata.displayName;

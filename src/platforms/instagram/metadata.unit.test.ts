@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { InstagramSettingsSchema, instagramMetadata } from './metadata.js';
+import { InstagramSettingsSchema } from '../common/instagram-settings.js';
+import { instagramMetadata } from './metadata.js';
 
 const issues = (r: { error?: { issues: { path: PropertyKey[]; message: string }[] } }) =>
   r.error?.issues.map((i) => ({ path: i.path, message: i.message }));

@@ -11,7 +11,7 @@ import {
   type Ctx,
   type LinkedinCredentials,
   type LinkedinRest,
-} from '../linkedin/client.js';
+} from '../common/linkedin-client.js';
 import { PlatformError, type AnalyticsSeries, type ConnectedAccount, type PlatformAdapter } from '../platform.js';
 import { linkedinPageMetadata } from './metadata.js';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { LINKEDIN_MEDIA, LINKEDIN_RULES, LinkedinSettingsSchema } from '../linkedin/metadata.js';
+import { LINKEDIN_MEDIA, LINKEDIN_RULES, LinkedinSettingsSchema } from '../common/linkedin-settings.js';
 import type { PlatformMetadata } from '../platform.js';
 
 /** Same settings as `linkedin` (reference LinkedinDto). */

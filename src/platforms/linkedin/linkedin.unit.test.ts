@@ -6,7 +6,7 @@ import { DEFAULT_RETRY_AFTER_SECONDS, linkedinError } from './errors.js';
 import { createLinkedinAdapter, LINKEDIN_VERSION } from './index.js';
 import { ACTIVE_LINKEDIN_VERSIONS, renderLittleText, type LinkedinSimulator } from './linkedin.simulator.js';
 import { ADA, APP, image, linkedinSimulator, originsFor, PNG, post, published, rewriteFor, sha, video, withLinkedin, type TestCtx } from './linkedin.testkit.js';
-import { escapeLittleText, unescapeLittleText } from './little-text.js';
+import { escapeLittleText, unescapeLittleText } from '../common/linkedin-little-text.js';
 
 const adapter = createLinkedinAdapter({ app: APP });
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { LinkedinSettingsSchema, linkedinMetadata } from './metadata.js';
+import { LinkedinSettingsSchema } from '../common/linkedin-settings.js';
+import { linkedinMetadata } from './metadata.js';
 
 describe('linkedin metadata', () => {
   it('is the linkedin platform: 3,000 characters, 20 pictures or 1 video, text-only comments, no analytics', () => {

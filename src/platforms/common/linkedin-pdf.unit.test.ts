@@ -1,6 +1,6 @@
 import { PDFDocument } from 'pdf-lib';
 import { describe, expect, it } from 'vitest';
-import { imagesToPdf, UnsupportedImageError } from './pdf.js';
+import { imagesToPdf, UnsupportedImageError } from './linkedin-pdf.js';
 
 // A 2×1 RGBA PNG with transparency and a minimal baseline JPEG frame of 64×32.
 const PNG = Buffer.from(

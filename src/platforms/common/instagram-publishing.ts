@@ -1,5 +1,5 @@
-import { htmlToText } from '../common/html.js';
-import { graphClient, graphRecent, graphTime, parseToken, percentageChange, unixSeconds, INSTAGRAM_WWW, type GraphClient } from '../common/meta-client.js';
+import { htmlToText } from './html.js';
+import { graphClient, graphRecent, graphTime, parseToken, percentageChange, unixSeconds, INSTAGRAM_WWW, type GraphClient } from './meta-client.js';
 import {
   PlatformError,
   type AnalyticsSeries,
@@ -10,7 +10,7 @@ import {
   type PublishResult,
   type ValidationIssue,
 } from '../platform.js';
-import { instagramError } from './errors.js';
+import { instagramError } from './instagram-errors.js';
 
 /**
  * Instagram content publishing, shared by `instagram` (Facebook Login, graph.facebook.com, the

@@ -1,0 +1,94 @@
+import { testContext } from '../../../test/platform-contract.js';
+import { createHash } from 'node:crypto';
+import { deflateSync } from 'node:zlib';
+import { createPlatformHttp } from '../http.js';
+import type { ConnectedAccount, OperationContext, PlatformAdapter, PublishItem, PublishResult } from '../platform.js';
+import { LINKEDIN_API_ORIGIN, LINKEDIN_WWW_ORIGIN, startLinkedinSimulator, type LinkedinSimulator, type LinkedinSimulatorOptions } from './linkedin.simulator.js';
+
+/** Shared fixtures of the `linkedin` and `linkedin-page` tests: one simulator with a member who administers two pages. */
+
+export const APP = { clientId: '86abcdefgh1234', clientSecret: 'WPL_AP1.secret.value==' };
+export const ADA = { sub: 'Xk3_9aBcD1', name: 'Ada Lovelace', picture: 'https://media.licdn.com/dms/image/v2/ada/profile-displayphoto-shrink_100_100/0' };
+
+export async function linkedinSimulator(opts: LinkedinSimulatorOptions & { refreshTokens?: boolean } = {}) {
+  const sim = await startLinkedinSimulator(opts);
+  sim.addApp({ ...APP, refreshTokens: opts.refreshTokens ?? true });
+  sim.addMember(ADA);
+  sim.addMember({ sub: 'Bb7_other', name: 'Charles Babbage' });
+  sim.addOrganization({ id: '1001', name: 'Analytical Engines', vanityName: 'analytical-engines', admins: ['Bb7_other'] });
+  sim.addOrganization({ id: '2002', name: 'Difference Works', vanityName: 'difference-works', admins: [ADA.sub, 'Bb7_other'] });
+  sim.addOrganization({ id: '3003', name: 'Notes Ltd', vanityName: 'notes-ltd', admins: [ADA.sub] });
+  return sim;
+}
+
+export const originsFor = (sim: LinkedinSimulator) =>
+  new Map([
+    [LINKEDIN_API_ORIGIN, sim.origin],
+    [LINKEDIN_WWW_ORIGIN, sim.origin],
+  ]);
+
+export const rewriteFor = (sim: LinkedinSimulator) => (url: string) => url.replace(LINKEDIN_WWW_ORIGIN, sim.origin).replace(LINKEDIN_API_ORIGIN, sim.origin);
+
+export type TestCtx = Omit<OperationContext, 'credentials'> & { media: Map<string, Blob> };
+
+/** Runs `fn` against a fresh simulator with an HTTP client mapped to it. */
+export async function withLinkedin<T>(opts: LinkedinSimulatorOptions & { refreshTokens?: boolean; now?: () => number }, fn: (sim: LinkedinSimulator, ctx: TestCtx) => Promise<T>) {
+  const sim = await linkedinSimulator(opts);
+  const http = createPlatformHttp({ origins: originsFor(sim), allowPrivateTargets: false, timeoutMs: 5000 });
+  const media = new Map<string, Blob>();
+  try {
+    return await fn(sim, {
+      media,
+      ...testContext(http, { now: opts.now ?? (() => Date.now()) }),
+      openMedia: (m) => {
+        const blob = media.get(m.id);
+        return blob ? Promise.resolve(blob) : Promise.reject(new Error(`no media ${m.id}`));
+      },
+    });
+  } finally {
+    await http.close();
+    await sim.close();
+  }
+}
+
+export function published(r: PublishResult) {
+  if (r.status !== 'published') throw new Error(`expected published, got ${r.status}`);
+  return r;
+}
+
+/** A valid 1×1 RGBA PNG whose red channel is `n` (different bytes for each `n`). */
+export function PNG(n: number): Buffer {
+  const crc = (buf: Buffer) => {
+    let c = ~0;
+    for (const b of buf) {
+      c ^= b;
+      for (let k = 0; k < 8; k++) c = (c >>> 1) ^ (0xedb88320 & -(c & 1));
+    }
+    return ~c >>> 0;
+  };
+  const chunk = (type: string, data: Buffer) => {
+    const len = Buffer.alloc(4);
+    len.writeUInt32BE(data.length);
+    const td = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+    const c = Buffer.alloc(4);
+    c.writeUInt32BE(crc(td));
+    return Buffer.concat([len, td, c]);
+  };
+  const ihdr = Buffer.from([0, 0, 0, 1, 0, 0, 0, 1, 8, 6, 0, 0, 0]);
+  const raw = Buffer.from([0, n & 0xff, 20, 30, 255]);
+  return Buffer.concat([Buffer.from('89504e470d0a1a0a', 'hex'), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
+}
+
+export const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+
+export function image(id: string, alt?: string): PublishItem['media'][number] {
+  return { id, path: `https://media.example/${id}.png`, type: 'image', mimeType: 'image/png', size: 70, width: 1, height: 1, alt: alt ?? null };
+}
+
+export function video(id: string, size: number): PublishItem['media'][number] {
+  return { id, path: `https://media.example/${id}.mp4`, type: 'video', mimeType: 'video/mp4', size, duration: 5 };
+}
+
+export const post = (a: PlatformAdapter, ctx: TestCtx, account: ConnectedAccount, content: string, extra: { media?: PublishItem['media']; settings?: Record<string, unknown>; replyTo?: { id: string; rootId: string } } = {}) =>
+  a.publish({ item: { content, media: extra.media ?? [] }, settings: extra.settings ?? {}, replyTo: extra.replyTo, idempotencyKey: content }, { ...ctx, credentials: account.credentials });
+

@@ -1,6 +1,5 @@
-import { testContext } from '../../../test/platform-contract.js';
-import { createPlatformHttp } from '../http.js';
-import type { ConnectedAccount, OperationContext, PlatformAdapter, PublishResult } from '../platform.js';
+import { noMedia, published, simulatorOrigins, withCreds, withSimulator, type TestCtx } from '../common/platform.testkit.js';
+import type { ConnectedAccount, PlatformAdapter } from '../platform.js';
 import { startTwitchSimulator, TWITCH_API_ORIGIN, TWITCH_ID_ORIGIN, type TwitchSimulator, type TwitchSimulatorOptions } from './twitch.simulator.js';
 
 /** Shared fixtures of the Twitch tests: an app, a streamer, a simulator wired to an HTTP client. */
@@ -15,35 +14,12 @@ export async function twitchSimulator(opts: TwitchSimulatorOptions = {}) {
   return sim;
 }
 
-export const originsFor = (sim: TwitchSimulator) =>
-  new Map([
-    [TWITCH_ID_ORIGIN, sim.origin],
-    [TWITCH_API_ORIGIN, sim.origin],
-  ]);
+export const { originsFor, rewriteFor, platformOriginsFor } = simulatorOrigins([TWITCH_ID_ORIGIN, TWITCH_API_ORIGIN]);
 
-export const rewriteFor = (sim: TwitchSimulator) => (url: string) => url.replace(TWITCH_ID_ORIGIN, sim.origin).replace(TWITCH_API_ORIGIN, sim.origin);
+export { published, withCreds, type TestCtx };
 
-export const platformOriginsFor = (sim: TwitchSimulator) => [...originsFor(sim)].map(([real, to]) => `${real}=${to}`).join(',');
-
-export type TestCtx = Omit<OperationContext, 'credentials'>;
-
-export async function withTwitch<T>(opts: TwitchSimulatorOptions, fn: (sim: TwitchSimulator, ctx: TestCtx) => Promise<T>): Promise<T> {
-  const sim = await twitchSimulator(opts);
-  const http = createPlatformHttp({ origins: originsFor(sim), allowPrivateTargets: false, timeoutMs: 5000 });
-  try {
-    return await fn(sim, { ...testContext(http), openMedia: () => Promise.reject(new Error('Twitch takes no media')) });
-  } finally {
-    await http.close();
-    await sim.close();
-  }
-}
-
-export function published(r: PublishResult) {
-  if (r.status !== 'published') throw new Error(`expected published, got ${r.status}`);
-  return r;
-}
-
-export const withCreds = (ctx: TestCtx, account: ConnectedAccount): OperationContext => ({ ...ctx, credentials: account.credentials });
+export const withTwitch = <T>(opts: TwitchSimulatorOptions, fn: (sim: TwitchSimulator, ctx: TestCtx) => Promise<T>): Promise<T> =>
+  withSimulator({ start: () => twitchSimulator(opts), origins: originsFor, openMedia: noMedia('Twitch takes no media') }, fn);
 
 export const say = (
   a: PlatformAdapter,

@@ -1,55 +1,24 @@
 import type { OAuthApp } from '../common/oauth2.js';
+import { PlatformError, type AnalyticsSeries, type ConnectedAccount, type PlatformAdapter } from '../platform.js';
 import {
+  administeredPages,
+  dailyPageStatistics,
   linkedinAuthorizeUrl,
   linkedinConnect,
-  linkedinCreds,
   linkedinPublishing,
   linkedinRefresh,
   linkedinRest,
+  pageCreds,
+  pageRest,
+  postShareStatistics,
   requireApp,
   tokenCredentials,
-  type Ctx,
   type LinkedinCredentials,
-  type LinkedinRest,
-} from '../common/linkedin-client.js';
-import { PlatformError, type AnalyticsSeries, type ConnectedAccount, type PlatformAdapter } from '../platform.js';
+  type ShareStatistics,
+} from './client.js';
 import { linkedinPageMetadata } from './metadata.js';
 
-/** A LinkedIn page (organisation) the member administers. */
-export interface LinkedinPage {
-  id: string;
-  urn: string;
-  name: string;
-  vanityName: string | null;
-}
-
 const DAY = 86_400_000;
-
-/** Pages where the member holds the ADMINISTRATOR role (approved), in LinkedIn's order. */
-export async function administeredPages(api: LinkedinRest): Promise<LinkedinPage[]> {
-  const urns: string[] = [];
-  const count = 100;
-  for (let start = 0; ; start += count) {
-    const page = await api.get<{ elements?: { organization?: string; role?: string; state?: string }[] }>(
-      `/rest/organizationAcls?q=roleAssignee&role=ADMINISTRATOR&state=APPROVED&count=${count}&start=${start}`,
-    );
-    const elements = page.elements ?? [];
-    for (const e of elements) if (e.organization && !urns.includes(e.organization)) urns.push(e.organization);
-    if (elements.length < count) break;
-  }
-  const pages: LinkedinPage[] = [];
-  for (const urn of urns) {
-    const id = urn.slice(urn.lastIndexOf(':') + 1);
-    const org = await api.get<{ id?: number; localizedName?: string; vanityName?: string }>(`/rest/organizations/${encodeURIComponent(id)}`);
-    pages.push({ id, urn, name: org.localizedName || org.vanityName || id, vanityName: org.vanityName ?? null });
-  }
-  return pages;
-}
-
-/** `(timeRange:(start:…,end:…),timeGranularityType:DAY)` in Rest.li 2.0 syntax (not URL-encoded). */
-function dailyIntervals(start: number, end: number): string {
-  return `(timeRange:(start:${start},end:${end}),timeGranularityType:DAY)`;
-}
 
 /** Change of the second half of the period against the first, in percent. */
 function percentageChange(data: { total: number }[]): number {
@@ -58,16 +27,6 @@ function percentageChange(data: { total: number }[]): number {
   const after = data.slice(data.length - half).reduce((s, d) => s + d.total, 0);
   if (half === 0 || before === 0) return 0;
   return Math.round(((after - before) / before) * 10_000) / 100;
-}
-
-interface ShareStatistics {
-  impressionCount?: number;
-  uniqueImpressionsCount?: number;
-  clickCount?: number;
-  likeCount?: number;
-  commentCount?: number;
-  shareCount?: number;
-  engagement?: number;
 }
 
 const SHARE_FIGURES: [label: string, key: keyof ShareStatistics][] = [
@@ -87,13 +46,6 @@ const SHARE_FIGURES: [label: string, key: keyof ShareStatistics][] = [
 export function createLinkedinPageAdapter(config: { app?: OAuthApp } = {}): PlatformAdapter {
   const publishing = linkedinPublishing();
   const displayName = linkedinPageMetadata.displayName;
-
-  function pageCreds(ctx: Ctx): LinkedinCredentials & { organizationId: string } {
-    const c = linkedinCreds(ctx);
-    const organizationId = c.organizationId ?? /^urn:li:organization:(\d+)$/.exec(c.authorUrn)?.[1];
-    if (!organizationId) throw new PlatformError('reconnect_required', 'Stored LinkedIn Page credentials name no page');
-    return { ...c, organizationId };
-  }
 
   return {
     metadata: linkedinPageMetadata,
@@ -122,7 +74,7 @@ export function createLinkedinPageAdapter(config: { app?: OAuthApp } = {}): Plat
     /** Switches the channel to another page the member administers (listed by the `pages` tool). */
     async selectAccount(id, ctx): Promise<ConnectedAccount> {
       const c = pageCreds(ctx);
-      const pages = await administeredPages(linkedinRest(ctx, c.accessToken, c.refreshToken !== null));
+      const pages = await administeredPages(pageRest(ctx, c));
       const page = pages.find((p) => p.id === id || p.urn === id);
       if (!page) throw new PlatformError('rejected', `The connected LinkedIn member does not administer page ${id}`);
       const credentials: LinkedinCredentials = { ...c, authorUrn: page.urn, organizationId: page.id };
@@ -145,23 +97,16 @@ export function createLinkedinPageAdapter(config: { app?: OAuthApp } = {}): Plat
     async runTool(methodName, _data, ctx) {
       if (methodName !== 'pages') throw new PlatformError('unsupported', `${displayName} has no tool "${methodName}"`);
       const c = pageCreds(ctx);
-      const pages = await administeredPages(linkedinRest(ctx, c.accessToken, c.refreshToken !== null));
+      const pages = await administeredPages(pageRest(ctx, c));
       return pages.map((p) => ({ ...p, current: p.id === c.organizationId }));
     },
 
     /** New followers and the page's daily share statistics over the last `days` complete days (UTC). */
     async analytics(days, ctx): Promise<AnalyticsSeries[]> {
       const c = pageCreds(ctx);
-      const api = linkedinRest(ctx, c.accessToken, c.refreshToken !== null);
       const end = Math.floor(ctx.clock.now() / DAY) * DAY;
       const start = end - Math.max(1, Math.floor(days)) * DAY;
-      const entity = `q=organizationalEntity&organizationalEntity=${encodeURIComponent(c.authorUrn)}&timeIntervals=${dailyIntervals(start, end)}`;
-      const followers = await api.get<{ elements?: { timeRange?: { start: number }; followerGains?: { organicFollowerGain?: number; paidFollowerGain?: number } }[] }>(
-        `/rest/organizationalEntityFollowerStatistics?${entity}`,
-      );
-      const shares = await api.get<{ elements?: { timeRange?: { start: number }; totalShareStatistics?: ShareStatistics }[] }>(
-        `/rest/organizationalEntityShareStatistics?${entity}`,
-      );
+      const { followers, shares } = await dailyPageStatistics(pageRest(ctx, c), c.authorUrn, start, end);
       const dates: string[] = [];
       for (let t = start; t < end; t += DAY) dates.push(new Date(t).toISOString().slice(0, 10));
       const byDay = <T extends { timeRange?: { start: number } }>(elements: T[] | undefined) =>
@@ -181,12 +126,7 @@ export function createLinkedinPageAdapter(config: { app?: OAuthApp } = {}): Plat
     /** Lifetime share statistics of one page post (LinkedIn gives them per post, not per day). */
     async postAnalytics(postId, _days, ctx): Promise<AnalyticsSeries[]> {
       const c = pageCreds(ctx);
-      const api = linkedinRest(ctx, c.accessToken, c.refreshToken !== null);
-      const param = postId.startsWith('urn:li:ugcPost:') ? 'ugcPosts' : 'shares';
-      const res = await api.get<{ elements?: { totalShareStatistics?: ShareStatistics }[] }>(
-        `/rest/organizationalEntityShareStatistics?q=organizationalEntity&organizationalEntity=${encodeURIComponent(c.authorUrn)}&${param}=List(${encodeURIComponent(postId)})`,
-      );
-      const stats = res.elements?.[0]?.totalShareStatistics ?? {};
+      const stats = await postShareStatistics(pageRest(ctx, c), c.authorUrn, postId);
       const date = new Date(ctx.clock.now()).toISOString().slice(0, 10);
       return SHARE_FIGURES.map(([label, key]) => ({ label, percentageChange: 0, data: [{ total: stats[key] ?? 0, date }] }));
     },

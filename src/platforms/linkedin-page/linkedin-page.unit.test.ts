@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { connectViaOAuth, runPlatformContract } from '../../../test/platform-contract.js';
-import type { LinkedinSimulator } from '../common/linkedin.simulator.js';
-import { ADA, APP, image, linkedinSimulator, originsFor, PNG, post, published, rewriteFor, sha, withLinkedin, type TestCtx } from '../common/linkedin.testkit.js';
+import type { LinkedinSimulator } from './linkedin-page.simulator.js';
+import { ADA, APP, image, linkedinSimulator, originsFor, PNG, post, published, rewriteFor, sha, withLinkedin, type TestCtx } from './linkedin-page.testkit.js';
 import type { PlatformError } from '../platform.js';
 import { createLinkedinPageAdapter } from './index.js';
 

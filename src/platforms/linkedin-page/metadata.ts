@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { LINKEDIN_MEDIA, LINKEDIN_RULES, LinkedinSettingsSchema } from '../common/linkedin-settings.js';
+import { LINKEDIN_OAUTH, LINKEDIN_POSTING, LinkedinSettingsSchema } from '../common/linkedin-settings.js';
 import type { PlatformMetadata } from '../platform.js';
 
 /** Same settings as `linkedin` (reference LinkedinDto). */
@@ -15,21 +15,8 @@ export const linkedinPageMetadata: PlatformMetadata = {
     consoleUrl: 'https://www.linkedin.com/developers/apps',
     app: 'a LinkedIn app with the "Community Management API" product',
   },
-  oauth: {
-    authorizeUrl: 'https://www.linkedin.com/oauth/v2/authorization',
-    tokenUrl: 'https://www.linkedin.com/oauth/v2/accessToken',
-    scopes: ['openid', 'profile', 'w_organization_social', 'r_organization_social', 'rw_organization_admin'],
-    scopeSeparator: ' ',
-    pkce: false,
-    refresh: true,
-  },
-  instanceBased: false,
-  editor: 'normal',
-  text: { maxLength: 3000, counting: 'characters' },
-  media: LINKEDIN_MEDIA,
-  thread: { supported: true, kind: 'comment' },
-  asyncProcessing: true,
-  concurrency: { perPlatform: 5, perChannel: 1 },
+  oauth: { ...LINKEDIN_OAUTH, scopes: ['openid', 'profile', 'w_organization_social', 'r_organization_social', 'rw_organization_admin'] },
+  ...LINKEDIN_POSTING,
   settings: LinkedinPageSettingsSchema,
   tools: [
     {
@@ -38,6 +25,5 @@ export const linkedinPageMetadata: PlatformMetadata = {
       dataSchema: z.object({}),
     },
   ],
-  rules: LINKEDIN_RULES,
   analytics: { channel: true, post: true },
 };

@@ -48,4 +48,13 @@ describe('platform metadata registry', () => {
       if (m.thread.supported) expect(m.thread.kind, id).toBeDefined();
     }
   });
+
+  it('every credentials form trims its secrets alike: surrounding spaces dropped, all-space refused', () => {
+    // devto, hashnode, listmonk, lemmy and medium kept the spaces before one requiredSecret was shared
+    const { devto, lemmy, wordpress } = PLATFORM_METADATA;
+    expect(devto.credentials!.parse({ apiKey: ' abc123\n' })).toEqual({ apiKey: 'abc123' });
+    expect(devto.credentials!.safeParse({ apiKey: '   ' }).error?.issues).toMatchObject([{ path: ['apiKey'], message: 'Required' }]);
+    expect(lemmy.credentials!.parse({ instanceUrl: 'https://lemmy.example', username: 'me', password: ' pw ' })).toMatchObject({ password: 'pw' });
+    expect(wordpress.credentials!.parse({ siteUrl: 'https://blog.example', username: ' admin ', applicationPassword: ' abcd efgh ' })).toMatchObject({ username: 'admin', applicationPassword: 'abcd efgh' });
+  });
 });

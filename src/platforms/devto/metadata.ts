@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { IMAGE_TYPES, MediaRefSchema } from '../common/schemas.js';
-import { NoToolData, requiredSecret } from '../common/schemas-a.js';
+import { IMAGE_TYPES, MediaRefSchema, NoToolDataSchema, requiredSecret } from '../common/schemas.js';
 import type { PlatformMetadata } from '../platform.js';
 
 /** `POST /social/devto`: a DEV API key (dev.to → Settings → Extensions); it never expires. */
@@ -46,8 +45,8 @@ export const devtoMetadata: PlatformMetadata = {
   settings: DevtoSettingsSchema,
   credentials: DevtoCredentialsSchema,
   tools: [
-    { methodName: 'tags', description: 'List DEV tags to pick from', dataSchema: NoToolData },
-    { methodName: 'organizations', description: 'List the DEV organizations the account can publish under', dataSchema: NoToolData },
+    { methodName: 'tags', description: 'List DEV tags to pick from', dataSchema: NoToolDataSchema },
+    { methodName: 'organizations', description: 'List the DEV organizations the account can publish under', dataSchema: NoToolDataSchema },
   ],
   rules: '',
   // DEV reports each article's views, reactions and comments (lifetime totals) to its author.

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { IMAGE_TYPES, MiB, VIDEO_TYPES, requiredString } from '../common/schemas.js';
-import { NoToolData } from '../common/schemas-a.js';
+import { IMAGE_TYPES, MiB, VIDEO_TYPES, requiredString, NoToolDataSchema } from '../common/schemas.js';
 import type { PlatformMetadata } from '../platform.js';
 
 /** Discord post settings (reference DiscordDto): the id of the channel the bot posts in. */
@@ -44,7 +43,7 @@ export const discordMetadata: PlatformMetadata = {
   asyncProcessing: false,
   concurrency: { perPlatform: 5, perChannel: 1 },
   settings: DiscordSettingsSchema,
-  tools: [{ methodName: 'channels', description: 'List the text, announcement and forum channels of the guild', dataSchema: NoToolData }],
+  tools: [{ methodName: 'channels', description: 'List the text, announcement and forum channels of the guild', dataSchema: NoToolDataSchema }],
   rules: '',
   analytics: { channel: false, post: false },
 };

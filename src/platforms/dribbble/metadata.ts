@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { MiB, requiredString } from '../common/schemas.js';
-import { NoToolData } from '../common/schemas-a.js';
+import { MiB, requiredString, NoToolDataSchema } from '../common/schemas.js';
 import type { PlatformMetadata } from '../platform.js';
 
 /** A shot's tag: a plain string or the `{ value, label }` pair the composer's tag pickers send. */
@@ -61,7 +60,7 @@ export const dribbbleMetadata: PlatformMetadata = {
   // About 60 requests a minute per user.
   concurrency: { perPlatform: 2, perChannel: 1 },
   settings: DribbbleSettingsSchema,
-  tools: [{ methodName: 'teams', description: 'List the teams the account belongs to', dataSchema: NoToolData }],
+  tools: [{ methodName: 'teams', description: 'List the teams the account belongs to', dataSchema: NoToolDataSchema }],
   rules: 'A Dribbble shot is exactly one picture (GIF, JPEG or PNG, at most 8 MB) of exactly 400×300, 800×600 or 1600×1200 pixels, with a title.',
   // The reference only has stubs that always answer [].
   analytics: { channel: false, post: false },

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { MiB } from '../common/schemas.js';
-import { NoToolData } from '../common/schemas-a.js';
+import { MiB, NoToolDataSchema } from '../common/schemas.js';
 import type { PlatformMetadata } from '../platform.js';
 
 const CALL_TO_ACTION_TYPES = ['NONE', 'BOOK', 'ORDER', 'SHOP', 'LEARN_MORE', 'SIGN_UP', 'GET_OFFER', 'CALL'] as const;
@@ -76,7 +75,7 @@ export const gmbMetadata: PlatformMetadata = {
   asyncProcessing: true,
   concurrency: { perPlatform: 5, perChannel: 1 },
   settings: GmbSettingsSchema,
-  tools: [{ methodName: 'locations', description: 'List the Business Profile locations the Google account manages', dataSchema: NoToolData }],
+  tools: [{ methodName: 'locations', description: 'List the Business Profile locations the Google account manages', dataSchema: NoToolDataSchema }],
   rules:
     'A Google Business Profile post can have at most one picture and no video; an event or offer post needs a title and start and end dates.',
   // Daily location metrics (Performance API); Google has no per-post figures any more (reportInsights was retired).

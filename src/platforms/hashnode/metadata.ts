@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { IMAGE_TYPES, LabelledOptionSchema, MediaRefSchema, requiredString } from '../common/schemas.js';
-import { NoToolData, requiredSecret } from '../common/schemas-a.js';
+import { IMAGE_TYPES, LabelledOptionSchema, MediaRefSchema, requiredString, NoToolDataSchema, requiredSecret } from '../common/schemas.js';
 import type { PlatformMetadata } from '../platform.js';
 
 /** `POST /social/hashnode`: a personal access token (hashnode.com → Settings → Developer). */
@@ -40,8 +39,8 @@ export const hashnodeMetadata: PlatformMetadata = {
   settings: HashnodeSettingsSchema,
   credentials: HashnodeCredentialsSchema,
   tools: [
-    { methodName: 'tagsList', description: 'List Hashnode tags to pick from', dataSchema: NoToolData },
-    { methodName: 'publications', description: 'List the publications the account can publish to', dataSchema: NoToolData },
+    { methodName: 'tagsList', description: 'List Hashnode tags to pick from', dataSchema: NoToolDataSchema },
+    { methodName: 'publications', description: 'List the publications the account can publish to', dataSchema: NoToolDataSchema },
   ],
   rules: '',
   // Each post's views, reactions and responses (lifetime totals).

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { INSTAGRAM_MEDIA, INSTAGRAM_RULES, InstagramSettingsSchema } from '../common/instagram-settings.js';
-import { NoToolData } from '../common/schemas-a.js';
+import { NoToolDataSchema } from '../common/schemas.js';
 import type { PlatformMetadata } from '../platform.js';
 
 export const instagramMetadata: PlatformMetadata = {
@@ -43,7 +43,7 @@ export const instagramMetadata: PlatformMetadata = {
     {
       methodName: 'accounts',
       description: 'The Instagram accounts linked to the Facebook Pages the connected user manages (choose one with PUT /integrations/{id}/account)',
-      dataSchema: NoToolData,
+      dataSchema: NoToolDataSchema,
     },
     {
       methodName: 'audioSearch',

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { requiredString } from '../common/schemas.js';
-import { requiredHttpUrl, requiredSecret } from '../common/schemas-a.js';
+import { requiredString, requiredHttpUrl, requiredSecret } from '../common/schemas.js';
 import type { PlatformMetadata } from '../platform.js';
 
 /** `POST /social/lemmy`: a login on one Lemmy instance. */

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { IMAGE_TYPES, requiredString } from '../common/schemas.js';
-import { NoToolData, requiredHttpUrl, requiredSecret } from '../common/schemas-a.js';
+import { IMAGE_TYPES, requiredString, NoToolDataSchema, requiredHttpUrl, requiredSecret } from '../common/schemas.js';
 import type { PlatformMetadata } from '../platform.js';
 
 /** `POST /social/listmonk`: an API user of a self-hosted listmonk (HTTP Basic user:token). */
@@ -44,8 +43,8 @@ export const listmonkMetadata: PlatformMetadata = {
   settings: ListmonkSettingsSchema,
   credentials: ListmonkCredentialsSchema,
   tools: [
-    { methodName: 'list', description: 'List the mailing lists', dataSchema: NoToolData },
-    { methodName: 'templates', description: 'List the campaign templates', dataSchema: NoToolData },
+    { methodName: 'list', description: 'List the mailing lists', dataSchema: NoToolDataSchema },
+    { methodName: 'templates', description: 'List the campaign templates', dataSchema: NoToolDataSchema },
   ],
   rules: '',
   // Campaign views and clicks (listmonk's campaign analytics).

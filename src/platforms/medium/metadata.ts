@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { LabelledOptionSchema, UrlOrPostPlaceholder } from '../common/schemas.js';
-import { NoToolData, requiredSecret } from '../common/schemas-a.js';
+import { LabelledOptionSchema, UrlOrPostPlaceholder, NoToolDataSchema, requiredSecret } from '../common/schemas.js';
 import type { PlatformMetadata } from '../platform.js';
 
 /** `POST /social/medium`: an integration token (Medium stopped issuing new ones on 2025-01-01). */
@@ -55,7 +54,7 @@ export const mediumMetadata: PlatformMetadata = {
   concurrency: { perPlatform: 2, perChannel: 1 },
   settings: MediumSettingsSchema,
   credentials: MediumCredentialsSchema,
-  tools: [{ methodName: 'publications', description: 'List the publications the account can submit to', dataSchema: NoToolData }],
+  tools: [{ methodName: 'publications', description: 'List the publications the account can submit to', dataSchema: NoToolDataSchema }],
   rules: '',
   analytics: { channel: false, post: false },
 };

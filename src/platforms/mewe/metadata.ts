@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { IMAGE_TYPES } from '../common/schemas.js';
-import { NoToolData } from '../common/schemas-a.js';
+import { IMAGE_TYPES, NoToolDataSchema } from '../common/schemas.js';
 import type { PlatformMetadata } from '../platform.js';
 
 /** MeWe post settings (reference MeweDto): a group is needed only for a group post. */
@@ -57,7 +56,7 @@ export const meweMetadata: PlatformMetadata = {
   // MeWe answers 420 "Enhance Your Calm" when pushed.
   concurrency: { perPlatform: 2, perChannel: 1 },
   settings: MeweSettingsSchema,
-  tools: [{ methodName: 'groups', description: 'List the groups the account belongs to', dataSchema: NoToolData }],
+  tools: [{ methodName: 'groups', description: 'List the groups the account belongs to', dataSchema: NoToolDataSchema }],
   rules: MEWE_RULES,
   analytics: { channel: false, post: false },
 };

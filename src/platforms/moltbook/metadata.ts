@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { requiredString } from '../common/schemas.js';
-import { requiredSecret } from '../common/schemas-b.js';
+import { requiredString, requiredSecret } from '../common/schemas.js';
 import type { PlatformMetadata } from '../platform.js';
 
 /** Moltbook post settings (reference MoltbookDto): the submolt (community) to post in. */

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { MiB, requiredString } from '../common/schemas.js';
-import { HttpUrl, NoToolDataSchema } from '../common/schemas-b.js';
+import { MiB, requiredString, HttpUrl, NoToolDataSchema } from '../common/schemas.js';
 import type { PlatformMetadata } from '../platform.js';
 
 /** Pinterest pin settings (reference PinterestSettingsDto). */

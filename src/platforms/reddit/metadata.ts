@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { IMAGE_TYPES, MiB, UrlOrPostPlaceholder } from '../common/schemas.js';
-import { WordSearchDataSchema } from '../common/schemas-b.js';
+import { IMAGE_TYPES, MiB, UrlOrPostPlaceholder, WordSearchDataSchema } from '../common/schemas.js';
 import type { PlatformMetadata } from '../platform.js';
 
 /** A link flair chosen among the subreddit's flairs (the `restrictions` tool lists them). */

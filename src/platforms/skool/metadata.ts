@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { IMAGE_TYPES, requiredString } from '../common/schemas.js';
-import { IdToolDataSchema, NoToolDataSchema, requiredSecret } from '../common/schemas-b.js';
+import { IMAGE_TYPES, requiredString, IdToolDataSchema, NoToolDataSchema, requiredSecret } from '../common/schemas.js';
 import type { PlatformMetadata } from '../platform.js';
 
 /** Skool post settings (reference SkoolDto): ids of the group and label, and the post title. */

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { IMAGE_TYPES, VIDEO_TYPES, requiredString } from '../common/schemas.js';
-import { NoToolDataSchema } from '../common/schemas-b.js';
+import { IMAGE_TYPES, VIDEO_TYPES, requiredString, NoToolDataSchema } from '../common/schemas.js';
 import type { PlatformMetadata } from '../platform.js';
 
 /** Slack message settings (reference SlackDto): the channel to post in. */

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { IMAGE_TYPES, VIDEO_TYPES } from '../common/schemas.js';
-import { HttpUrl } from '../common/schemas-b.js';
+import { IMAGE_TYPES, VIDEO_TYPES, HttpUrl } from '../common/schemas.js';
 import type { PlatformMetadata } from '../platform.js';
 
 /** What Tumblr does with a new post: publish it now, add it to the blog's queue, keep it as a draft, or publish it privately. */

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { IMAGE_TYPES, MiB, VIDEO_TYPES } from '../common/schemas.js';
-import { NoToolDataSchema } from '../common/schemas-b.js';
+import { IMAGE_TYPES, MiB, VIDEO_TYPES, NoToolDataSchema } from '../common/schemas.js';
 import type { PlatformMetadata } from '../platform.js';
 
 /**

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { IMAGE_TYPES, VIDEO_TYPES, requiredString } from '../common/schemas.js';
-import { IdToolDataSchema, NoToolDataSchema } from '../common/schemas-b.js';
+import { IMAGE_TYPES, VIDEO_TYPES, requiredString, IdToolDataSchema, NoToolDataSchema } from '../common/schemas.js';
 import type { PlatformMetadata } from '../platform.js';
 
 /** Whop forum post settings (reference WhopDto): company and experience (forum) ids, optional title. */

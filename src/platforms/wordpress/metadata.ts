@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { IMAGE_TYPES, MediaRefSchema, requiredString } from '../common/schemas.js';
-import { HttpUrl, NoToolDataSchema, requiredSecret } from '../common/schemas-b.js';
+import { IMAGE_TYPES, MediaRefSchema, requiredString, HttpUrl, NoToolDataSchema, requiredSecret } from '../common/schemas.js';
 import type { PlatformMetadata } from '../platform.js';
 
 /**

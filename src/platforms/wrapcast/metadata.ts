@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { IMAGE_TYPES } from '../common/schemas.js';
-import { WordSearchDataSchema } from '../common/schemas-b.js';
+import { IMAGE_TYPES, WordSearchDataSchema } from '../common/schemas.js';
 import type { PlatformMetadata } from '../platform.js';
 
 /** Farcaster cast settings (reference FarcasterDto): the channel to cast in (the reference's array; empty = the home feed). */

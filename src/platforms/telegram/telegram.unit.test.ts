@@ -1,20 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { runPlatformContract, testContext } from '../../../test/platform-contract.js';
-import { createPlatformHttp } from '../http.js';
+import { runPlatformContract } from '../../../test/platform-contract.js';
 import type { PlatformError } from '../platform.js';
-import { createTelegramAdapter, telegramPostUrl } from './index.js';
-import { startTelegramSimulator, type TelegramSimulator } from './telegram.simulator.js';
+import { telegramPostUrl } from './client.js';
+import { createTelegramAdapter } from './index.js';
+import type { TelegramSimulator } from './telegram.simulator.js';
+import { originsFor, telegramSimulator, TOKEN, withTelegram } from './telegram.testkit.js';
 
-const TOKEN = '123456:AAbbCCddEEffGGhhIIjjKKllMMnnOOppQQ';
 const adapter = createTelegramAdapter();
-
-async function simulator() {
-  const sim = await startTelegramSimulator();
-  sim.addBot(TOKEN, { id: 123456, username: 'tidings_bot' });
-  sim.addChat({ id: -1001234567890, title: 'Acme News', username: 'acmenews', admins: [123456] });
-  sim.addChat({ id: -1009999, title: 'Not admin', admins: [] });
-  return sim;
-}
 
 function lookupIn(sim: TelegramSimulator) {
   return (id: string) => {
@@ -31,9 +23,9 @@ runPlatformContract({
   adapter,
   errorsIn200: true,
   async setup() {
-    const sim = await simulator();
+    const sim = await telegramSimulator();
     return {
-      origins: new Map([['https://api.telegram.org', sim.origin]]),
+      origins: originsFor(sim),
       injectKind: (k) => sim.injectKind(k),
       connect: (ctx) => adapter.connectWithCredentials!({ botToken: TOKEN, chatId: '@acmenews' }, ctx),
       lookup: lookupIn(sim),
@@ -43,22 +35,8 @@ runPlatformContract({
 });
 
 describe('telegram specifics', () => {
-  async function withSim<T>(fn: (sim: TelegramSimulator, ctx: Parameters<NonNullable<typeof adapter.connectWithCredentials>>[1]) => Promise<T>) {
-    const sim = await simulator();
-    const http = createPlatformHttp({ origins: new Map([['https://api.telegram.org', sim.origin]]), allowPrivateTargets: false, timeoutMs: 5000 });
-    try {
-      return await fn(sim, {
-        ...testContext(http),
-        openMedia: () => Promise.reject(new Error('no media here')),
-      });
-    } finally {
-      await http.close();
-      await sim.close();
-    }
-  }
-
   it('refuses a bad token, an unknown chat and a chat where the bot is not admin, naming the field', async () => {
-    await withSim(async (_sim, ctx) => {
+    await withTelegram(async (_sim, ctx) => {
       const bad = (await adapter.connectWithCredentials!({ botToken: '999:AAbbCCddEEffGGhhIIjjKKllMMnnOOppQQ', chatId: '@acmenews' }, ctx).catch((e: unknown) => e)) as PlatformError;
       expect({ kind: bad.kind, field: bad.details.field }).toEqual({ kind: 'rejected', field: 'botToken' });
       const unknown = (await adapter.connectWithCredentials!({ botToken: TOKEN, chatId: '@nosuchchat' }, ctx).catch((e: unknown) => e)) as PlatformError;
@@ -69,7 +47,7 @@ describe('telegram specifics', () => {
   });
 
   it('sends a long caption as a reply text after the media, and keeps only Telegram HTML', async () => {
-    await withSim(async (sim, ctx) => {
+    await withTelegram(async (sim, ctx) => {
       const account = await adapter.connectWithCredentials!({ botToken: TOKEN, chatId: '@acmenews' }, ctx);
       expect(account).toMatchObject({ internalId: '-1001234567890', name: 'Acme News', profile: 'acmenews' });
       const r = await adapter.publish({ item: { content: '<p><strong>Bold</strong> <span>plain</span></p><p>next</p>', media: [] }, settings: {}, idempotencyKey: 'x' }, { ...ctx, credentials: account.credentials });

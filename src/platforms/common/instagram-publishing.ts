@@ -1,5 +1,6 @@
 import { htmlToText } from './html.js';
-import { graphClient, graphRecent, graphTime, parseToken, percentageChange, unixSeconds, INSTAGRAM_WWW, type GraphClient } from './meta-client.js';
+import { percentageChange } from './figures.js';
+import { graphClient, graphRecent, graphTime, parseToken, unixSeconds, INSTAGRAM_WWW, type GraphClient } from './meta-client.js';
 import {
   PlatformError,
   type AnalyticsSeries,

@@ -122,11 +122,5 @@ export function parseToken<T extends { v: number; kind: string }>(token: string,
 /** Unix seconds (Graph's `since`/`until`). */
 export const unixSeconds = (ms: number) => Math.floor(ms / 1000);
 
-/** Change of the second half of a series against the first, in percent (0 when there is nothing to compare). */
-export function percentageChange(data: { total: number }[]): number {
-  const half = Math.floor(data.length / 2);
-  const before = data.slice(0, half).reduce((s, d) => s + d.total, 0);
-  const after = data.slice(data.length - half).reduce((s, d) => s + d.total, 0);
-  if (half === 0 || before === 0) return 0;
-  return Math.round(((after - before) / before) * 10_000) / 100;
-}
+/** Kept here for the Meta adapters that import it with the Graph helpers; defined in `figures.ts`. */
+export { percentageChange } from './figures.js';

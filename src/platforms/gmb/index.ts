@@ -1,3 +1,4 @@
+import { percentageChange } from '../common/figures.js';
 import { htmlToText } from '../common/html.js';
 import { buildAuthorizeUrl, exchangeCode, refreshTokens, type OAuthApp, type TokenSet } from '../common/oauth2.js';
 import {
@@ -258,15 +259,6 @@ export function localPostBody(content: string, settings: Record<string, unknown>
   if (photoUrl) body.media = [{ mediaFormat: 'PHOTO', sourceUrl: photoUrl }];
   if ((body.summary as string).length > SUMMARY_MAX) throw new PlatformError('rejected', `A Google Business Profile post can have at most ${SUMMARY_MAX} characters`);
   return body;
-}
-
-/** Change of the second half of the period against the first, in percent. */
-function percentageChange(data: { total: number }[]): number {
-  const half = Math.floor(data.length / 2);
-  const before = data.slice(0, half).reduce((s, d) => s + d.total, 0);
-  const after = data.slice(data.length - half).reduce((s, d) => s + d.total, 0);
-  if (half === 0 || before === 0) return 0;
-  return Math.round(((after - before) / before) * 10_000) / 100;
 }
 
 /** The figures of `analytics`: a label and the Performance API daily metrics summed into it. */

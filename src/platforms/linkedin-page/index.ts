@@ -1,3 +1,4 @@
+import { percentageChange } from '../common/figures.js';
 import type { OAuthApp } from '../common/oauth2.js';
 import { PlatformError, type AnalyticsSeries, type ConnectedAccount, type PlatformAdapter } from '../platform.js';
 import {
@@ -19,15 +20,6 @@ import {
 import { linkedinPageMetadata } from './metadata.js';
 
 const DAY = 86_400_000;
-
-/** Change of the second half of the period against the first, in percent. */
-function percentageChange(data: { total: number }[]): number {
-  const half = Math.floor(data.length / 2);
-  const before = data.slice(0, half).reduce((s, d) => s + d.total, 0);
-  const after = data.slice(data.length - half).reduce((s, d) => s + d.total, 0);
-  if (half === 0 || before === 0) return 0;
-  return Math.round(((after - before) / before) * 10_000) / 100;
-}
 
 const SHARE_FIGURES: [label: string, key: keyof ShareStatistics][] = [
   ['Impressions', 'impressionCount'],

@@ -1,6 +1,6 @@
 import { htmlToText } from '../common/html.js';
 import { mediaFileName } from '../common/media.js';
-import { percentageChange } from '../common/meta-client.js';
+import { percentageChange } from '../common/figures.js';
 import {
   PlatformError,
   type AnalyticsSeries,

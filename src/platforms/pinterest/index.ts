@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
+import { percentageChange } from '../common/figures.js';
 import { mediaFileName } from '../common/media.js';
 import { buildAuthorizeUrl, exchangeCode, refreshTokens, type OAuthApp, type TokenSet } from '../common/oauth2.js';
 import {
@@ -98,15 +99,6 @@ function tokenCredentials(tokens: TokenSet, now: number): Pick<PinterestCredenti
 }
 
 const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
-
-/** Change of the second half of the period against the first, in percent. */
-function percentageChange(data: { total: number }[]): number {
-  const half = Math.floor(data.length / 2);
-  const before = data.slice(0, half).reduce((s, d) => s + d.total, 0);
-  const after = data.slice(data.length - half).reduce((s, d) => s + d.total, 0);
-  if (half === 0 || before === 0) return 0;
-  return Math.round(((after - before) / before) * 10_000) / 100;
-}
 
 interface DailyMetrics {
   all?: { daily_metrics?: { date?: string; data_status?: string; metrics?: Record<string, number> }[] };

@@ -1,3 +1,4 @@
+import { percentageChange } from '../common/figures.js';
 import { htmlToText } from '../common/html.js';
 import { buildAuthorizeUrl, exchangeCode, type OAuthApp } from '../common/oauth2.js';
 import { PlatformError, type AnalyticsSeries, type ConnectedAccount, type OperationContext, type PlatformAdapter, type PostDraft, type ValidationIssue } from '../platform.js';
@@ -55,15 +56,6 @@ async function tokenCall(ctx: Pick<Ctx, 'http' | 'clock'>, path: string, params:
 function totals(now: number, figures: [label: string, total: number | undefined][]): AnalyticsSeries[] {
   const date = new Date(now).toISOString().slice(0, 10);
   return figures.map(([label, total]) => ({ label, percentageChange: 0, data: [{ total: total ?? 0, date }] }));
-}
-
-/** Change of the second half of the period against the first, in percent. */
-function percentageChange(data: { total: number }[]): number {
-  const half = Math.floor(data.length / 2);
-  const before = data.slice(0, half).reduce((s, d) => s + d.total, 0);
-  const after = data.slice(data.length - half).reduce((s, d) => s + d.total, 0);
-  if (half === 0 || before === 0) return 0;
-  return Math.round(((after - before) / before) * 10_000) / 100;
 }
 
 interface Insight {

@@ -1,3 +1,4 @@
+import { percentageChange } from '../common/figures.js';
 import { htmlToText } from '../common/html.js';
 import type { OAuthApp } from '../common/oauth2.js';
 import {
@@ -139,15 +140,6 @@ export function videoResource(content: string, s: YoutubeSettings): VideoResourc
 /** A guess at a picture's type from its path, for a thumbnail whose stored type is unknown. */
 function imageTypeOf(path: string): string {
   return /\.png(?:$|[?#])/i.test(path) ? 'image/png' : 'image/jpeg';
-}
-
-/** Change of the second half of the period against the first, in percent. */
-function percentageChange(data: { total: number }[]): number {
-  const half = Math.floor(data.length / 2);
-  const before = data.slice(0, half).reduce((s, d) => s + d.total, 0);
-  const after = data.slice(data.length - half).reduce((s, d) => s + d.total, 0);
-  if (half === 0 || before === 0) return 0;
-  return Math.round(((after - before) / before) * 10_000) / 100;
 }
 
 interface VideoStatusResource {

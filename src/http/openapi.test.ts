@@ -2,7 +2,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EVENT_TYPES } from '../modules/events/events.js';
+import { EVENT_TYPES } from '../core/events/events.js';
 import { PLATFORM_IDENTIFIERS } from '../platforms/platform.js';
 import { buildTestApp, type TestApp } from '../../test/helpers.js';
 

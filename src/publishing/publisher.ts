@@ -6,7 +6,7 @@ import { canFit, imageTargetOf, needsFitting, type ImageTarget } from '../media/
 import type { FittedMedia, ImageFitter } from '../media/image-fitter.js';
 import { renditionFormatFor, renditionKey } from '../media/renditions.js';
 import type { MediaRepository } from '../modules/media/media.repository.js';
-import { emitEvent, notifyIn, postEventPayload } from '../modules/events/events.js';
+import { emitEvent, notifyIn, postEventPayload } from '../core/events/events.js';
 import { htmlToText } from '../platforms/common/html.js';
 import { PlatformError, type MediaKindRule, type PlatformAdapter, type PublishItem, type PublishMedia, type PublishResult } from '../platforms/platform.js';
 import type { ChannelAccess } from './channel-access.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Database, Tx } from '../db/client.js';
-import { emitEvent } from '../modules/events/events.js';
+import { emitEvent } from '../core/events/events.js';
 import { AppError } from '../errors.js';
 import type { JobEngine, Logger } from '../jobs/job-engine.js';
 import type { Clock } from '../lib/clock.js';

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { notifications, webhookAttempts, webhookDeliveries, webhooks, workerHeartbeats } from '../db/schema/index.js';
 import type { ManualClock } from '../lib/clock.js';
 import { createSecretBox } from '../lib/secret-box.js';
-import { emitEvent, type EventType } from '../modules/events/events.js';
+import { emitEvent, type EventType } from '../core/events/events.js';
 import { buildTestApp, call, type TestApp, type TestOrg } from '../../test/helpers.js';
 import { createChannel, eventsOf, realtimeManualClock, waitFor } from '../../test/factories.js';
 import { WEBHOOK_RETRY_DELAYS_MS, retryDelayMs } from './delivery.js';

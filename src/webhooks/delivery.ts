@@ -3,7 +3,7 @@ import type { Database, Tx } from '../db/client.js';
 import { events, webhookAttempts, webhookDeliveries, webhooks } from '../db/schema/index.js';
 import type { Clock } from '../lib/clock.js';
 import type { SecretBox } from '../lib/secret-box.js';
-import { emitEvent, notifyIn, WEBHOOK_CHANNEL } from '../modules/events/events.js';
+import { emitEvent, notifyIn, WEBHOOK_CHANNEL } from '../core/events/events.js';
 import type { SendResult, WebhookSender } from './send.js';
 
 /**

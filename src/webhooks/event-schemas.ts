@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { EVENT_TYPES, type EventType } from '../modules/events/events.js';
+import { EVENT_TYPES, type EventType } from '../core/events/events.js';
 
 /**
  * The payload of every event type a webhook receives (API.md §5/§7), as zod schemas, and the
  * OpenAPI 3.1 `webhooks` section generated from them, so integrators see (and generate types
  * for) what arrives. The shapes follow what the emitters write: `postEventPayload` in
- * `modules/events/events.ts`, the publisher (`post.published`, `post.failed`,
+ * `core/events/events.ts`, the publisher (`post.published`, `post.failed`,
  * `integration.refresh_needed`) and the integrations repository (`integration.disconnected`).
  */
 

@@ -1,6 +1,6 @@
 import { and, asc, count, eq, gte, inArray, isNotNull, isNull, lt, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
-import { emitEvent, postEventPayload } from '../events/events.js';
+import { emitEvent, postEventPayload } from '../../core/events/events.js';
 import { customers, integrations, posts } from '../../db/schema/index.js';
 
 export type IntegrationRow = typeof integrations.$inferSelect;

@@ -7,7 +7,7 @@ import type { ChannelAccess } from '../../publishing/channel-access.js';
 import { platformErrorToAppError } from '../../publishing/platform-errors.js';
 import type { PublishQueue } from '../../publishing/publish-queue.js';
 import type { PlansService } from '../plans/plans.service.js';
-import { emitEvent, postEventPayload } from '../events/events.js';
+import { emitEvent, postEventPayload } from '../../core/events/events.js';
 import { normaliseSettings, validatePostForPlatform, type ChannelState, type DraftMedia } from './post-validation.js';
 import type { Tx } from '../../db/client.js';
 import type { MediaRepository } from '../media/media.repository.js';

@@ -1,7 +1,7 @@
 import { and, asc, count, eq, inArray, isNull, sql, TransactionRollbackError } from 'drizzle-orm';
 import type { Db, Tx } from '../../db/client.js';
 import { integrations, webhookDeliveries, webhooks } from '../../db/schema/index.js';
-import { emitEvent, WEBHOOK_CHANNEL } from '../events/events.js';
+import { emitEvent, WEBHOOK_CHANNEL } from '../../core/events/events.js';
 
 export type WebhookRow = typeof webhooks.$inferSelect;
 export type WebhookPatch = Partial<Pick<WebhookRow, 'name' | 'url' | 'events' | 'integrationIds' | 'enabled' | 'disabledReason' | 'failingSince'>>;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { EVENT_TYPES } from '../events/events.js';
+import { EVENT_TYPES } from '../../core/events/events.js';
 
 /** Event types a webhook can subscribe to: all but `webhook.test`, which only `POST /webhooks/{id}/test` sends. */
 export const SUBSCRIBABLE_EVENT_TYPES = EVENT_TYPES.filter((t) => t !== 'webhook.test') as [Exclude<(typeof EVENT_TYPES)[number], 'webhook.test'>, ...Exclude<(typeof EVENT_TYPES)[number], 'webhook.test'>[]];

@@ -1,6 +1,7 @@
-import { sql } from 'drizzle-orm';
 import type { Tx } from '../../db/client.js';
-import { events, notifications } from '../../db/schema/index.js';
+import { createEventsRepository } from './events.repository.js';
+
+const repo = createEventsRepository();
 
 /** Every event type a webhook can receive (API.md §5/§7), in the order the catalogue lists them. */
 export const EVENT_TYPES = [
@@ -29,32 +30,19 @@ export const WEBHOOK_CHANNEL = 'tidings_webhooks';
  * channel filter applies to events about a channel (`payload.integration.id`).
  */
 export async function emitEvent(tx: Tx, organizationId: string, type: EventType, payload: Record<string, unknown>, at: Date, opts: { webhookId?: string } = {}): Promise<string> {
-  const [event] = await tx.insert(events).values({ organizationId, type, payload, createdAt: at }).returning({ id: events.id });
-  const eventId = event!.id;
+  const eventId = await repo.insertEvent(tx, { organizationId, type, payload, at });
   const integration = (payload.integration as { id?: unknown } | undefined)?.id;
   const integrationId = typeof integration === 'string' ? integration : null;
   const rootPost = payload.rootPostId ?? payload.postId;
   const orderingKey = type.startsWith('post.') && typeof rootPost === 'string' ? rootPost : null;
-  const queued = await tx.execute(sql`
-    INSERT INTO webhook_deliveries (webhook_id, organization_id, event_id, event_type, ordering_key, next_attempt_at, created_at, updated_at)
-    SELECT w.id, w.organization_id, ${eventId}, ${type}, ${orderingKey}, ${at.toISOString()}::timestamptz, ${at.toISOString()}::timestamptz, ${at.toISOString()}::timestamptz
-    FROM webhooks w
-    WHERE w.organization_id = ${organizationId} AND w.deleted_at IS NULL
-      AND ${opts.webhookId ? sql`w.id = ${opts.webhookId}` : sql`w.enabled AND (jsonb_array_length(w.events) = 0 OR w.events ? ${type})
-      AND (${integrationId}::text IS NULL OR jsonb_array_length(w.integration_ids) = 0 OR w.integration_ids ? ${integrationId}::text)`}
-    RETURNING id`);
-  if (rowsOf(queued).length > 0) await tx.execute(sql`select pg_notify(${WEBHOOK_CHANNEL}, ${organizationId})`);
+  const queued = await repo.queueDeliveries(tx, { organizationId, eventId, type, orderingKey, integrationId, webhookId: opts.webhookId, at });
+  if (queued > 0) await repo.notifyChannel(tx, WEBHOOK_CHANNEL, organizationId);
   return eventId;
-}
-
-function rowsOf(result: unknown): unknown[] {
-  const r = result as { rows?: unknown[] } | unknown[];
-  return Array.isArray(r) ? r : (r.rows ?? []);
 }
 
 /** Writes an organisation notification in the caller's transaction. */
 export async function notifyIn(tx: Tx, organizationId: string, content: string, link: string | null, at: Date) {
-  await tx.insert(notifications).values({ organizationId, content, link, createdAt: at });
+  await repo.insertNotification(tx, { organizationId, content, link, at });
 }
 
 /** The post part of `post.*` event payloads (one shape for every emitter). */

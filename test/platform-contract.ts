@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock, type Clock } from '../src/lib/clock.js';
+import { JPEG_1X1, PNG_1X1 } from '../src/platforms/common/media.testkit.js';
 import { createPlatformHttp, withSignal, type PlatformHttpClient } from '../src/platforms/http.js';
 import { PlatformError, type ConnectedAccount, type Credentials, type OperationContext, type PlatformAdapter, type PublishItem } from '../src/platforms/platform.js';
 import type { InjectedKind } from './simulators/harness.js';
@@ -41,17 +42,9 @@ export interface ContractSubject {
   errorsIn200: boolean;
 }
 
-// A 1×1 PNG: enough for a platform to accept and for the bytes to be compared.
-const PNG = Buffer.from(
-  '89504e470d0a1a0a0000000d4948445200000001000000010806000000' + '1f15c4890000000d49444154789c6360000002000001e221bc330000000049454e44ae426082',
-  'hex',
-);
-
-// A 1×1 JPEG, for platforms that take no PNG (the publisher hands them a JPEG rendition instead).
-const JPEG = Buffer.from(
-  'ffd8ffdb004300100b0c0e0c0a100e0d0e1211101318281a181616183123251d283a333d3c3933383740485c4e404457453738506d51575f626768673e4d71797064785c656763ffdb0043011112121815182f1a1a2f634238426363636363636363636363636363636363636363636363636363636363636363636363636363636363636363636363636363ffc00011080001000103012200021101031101ffc4001500010100000000000000000000000000000005ffc40014100100000000000000000000000000000000ffc4001501010100000000000000000000000000000406ffc40014110100000000000000000000000000000000ffda000c03010002110311003f0088006aa7ffd9',
-  'hex',
-);
+// A 1×1 PNG, and a 1×1 JPEG for platforms that take no PNG (the publisher hands them a JPEG rendition instead).
+const PNG = PNG_1X1;
+const JPEG = JPEG_1X1;
 
 /** The picture the contract publishes: a PNG, or a JPEG where the platform takes no PNG (its metadata says which). */
 function contractPicture(adapter: PlatformAdapter): { bytes: Buffer; mimeType: string; ext: string } {

@@ -1,6 +1,4 @@
 import { testContext } from '../../../test/platform-contract.js';
-import { createHash } from 'node:crypto';
-import { deflateSync } from 'node:zlib';
 import { createPlatformHttp } from '../http.js';
 import type { ConnectedAccount, OperationContext, PlatformAdapter, PublishItem, PublishResult } from '../platform.js';
 import { LINKEDIN_API_ORIGIN, LINKEDIN_WWW_ORIGIN, startLinkedinSimulator, type LinkedinSimulator, type LinkedinSimulatorOptions } from './linkedin.simulator.js';
@@ -56,30 +54,7 @@ export function published(r: PublishResult) {
   return r;
 }
 
-/** A valid 1×1 RGBA PNG whose red channel is `n` (different bytes for each `n`). */
-export function PNG(n: number): Buffer {
-  const crc = (buf: Buffer) => {
-    let c = ~0;
-    for (const b of buf) {
-      c ^= b;
-      for (let k = 0; k < 8; k++) c = (c >>> 1) ^ (0xedb88320 & -(c & 1));
-    }
-    return ~c >>> 0;
-  };
-  const chunk = (type: string, data: Buffer) => {
-    const len = Buffer.alloc(4);
-    len.writeUInt32BE(data.length);
-    const td = Buffer.concat([Buffer.from(type, 'latin1'), data]);
-    const c = Buffer.alloc(4);
-    c.writeUInt32BE(crc(td));
-    return Buffer.concat([len, td, c]);
-  };
-  const ihdr = Buffer.from([0, 0, 0, 1, 0, 0, 0, 1, 8, 6, 0, 0, 0]);
-  const raw = Buffer.from([0, n & 0xff, 20, 30, 255]);
-  return Buffer.concat([Buffer.from('89504e470d0a1a0a', 'hex'), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
-}
-
-export const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+export { pixelPng as PNG, sha } from './media.testkit.js';
 
 export function image(id: string, alt?: string): PublishItem['media'][number] {
   return { id, path: `https://media.example/${id}.png`, type: 'image', mimeType: 'image/png', size: 70, width: 1, height: 1, alt: alt ?? null };

@@ -1,10 +1,9 @@
-import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { deflateSync } from 'node:zlib';
 import { testContext } from '../../../test/platform-contract.js';
 import { createPlatformHttp } from '../http.js';
 import type { ConnectedAccount, OperationContext, PlatformAdapter, PublishItem, PublishResult } from '../platform.js';
+import { JPEG_1X1, PNG_1X1 } from './media.testkit.js';
 import { FACEBOOK_ORIGINS, INSTAGRAM_LOGIN_ORIGINS, startMetaSimulator, type MetaSimulator, type MetaSimulatorOptions } from './meta.simulator.js';
 
 /**
@@ -129,29 +128,6 @@ export function pending(r: PublishResult) {
   return r;
 }
 
-/** A valid 1×1 RGBA PNG whose red channel is `n` (different bytes for each `n`). */
-export function PNG(n: number): Buffer {
-  const crc = (buf: Buffer) => {
-    let c = ~0;
-    for (const b of buf) {
-      c ^= b;
-      for (let k = 0; k < 8; k++) c = (c >>> 1) ^ (0xedb88320 & -(c & 1));
-    }
-    return ~c >>> 0;
-  };
-  const chunk = (type: string, data: Buffer) => {
-    const len = Buffer.alloc(4);
-    len.writeUInt32BE(data.length);
-    const td = Buffer.concat([Buffer.from(type, 'latin1'), data]);
-    const c = Buffer.alloc(4);
-    c.writeUInt32BE(crc(td));
-    return Buffer.concat([len, td, c]);
-  };
-  const ihdr = Buffer.from([0, 0, 0, 1, 0, 0, 0, 1, 8, 6, 0, 0, 0]);
-  const raw = Buffer.from([0, n & 0xff, 20, 30, 255]);
-  return Buffer.concat([Buffer.from('89504e470d0a1a0a', 'hex'), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
-}
-
 /**
  * A valid 1×1 JPEG whose comment segment holds `n` (different bytes for each `n`): what Instagram,
  * which publishes JPEG only, is handed (the publisher hands it JPEG renditions of other pictures).
@@ -162,12 +138,6 @@ export function JPEG(n: number): Buffer {
   return Buffer.concat([JPEG_1X1.subarray(0, 2), com, JPEG_1X1.subarray(2)]);
 }
 
-/** A 1×1 JPEG (the contract's own, `test/platform-contract.ts`). */
-const JPEG_1X1 = Buffer.from(
-  'ffd8ffdb004300100b0c0e0c0a100e0d0e1211101318281a181616183123251d283a333d3c3933383740485c4e404457453738506d51575f626768673e4d71797064785c656763ffdb0043011112121815182f1a1a2f634238426363636363636363636363636363636363636363636363636363636363636363636363636363636363636363636363636363ffc00011080001000103012200021101031101ffc4001500010100000000000000000000000000000005ffc40014100100000000000000000000000000000000ffc4001501010100000000000000000000000000000406ffc40014110100000000000000000000000000000000ffda000c03010002110311003f0088006aa7ffd9',
-  'hex',
-);
-
 /** Bytes that start like an MP4 (`ftyp`), `n` distinguishing them, padded to `size`. */
 export function MP4(n: number, size = 64): Buffer {
   const head = Buffer.concat([Buffer.from([0, 0, 0, 0x18]), Buffer.from('ftypisom', 'latin1'), Buffer.from([0, 0, 2, 0]), Buffer.from('isommp41', 'latin1')]);
@@ -175,7 +145,6 @@ export function MP4(n: number, size = 64): Buffer {
   return Buffer.concat([head, body]).subarray(0, Math.max(size, head.length));
 }
 
-export const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
 export function image(id: string, opts: { alt?: string; type?: string; ext?: string; size?: number } = {}): PublishItem['media'][number] {
   const ext = opts.ext ?? 'png';
@@ -212,12 +181,11 @@ export async function drive(a: PlatformAdapter, ctx: TestCtx, account: Connected
 }
 
 // The contract's own picture (test/platform-contract.ts), served where its media item says it is.
-const CONTRACT_PNG = Buffer.from(
-  '89504e470d0a1a0a0000000d4948445200000001000000010806000000' + '1f15c4890000000d49444154789c6360000002000001e221bc330000000049454e44ae426082',
-  'hex',
-);
+const CONTRACT_PNG = PNG_1X1;
 // The contract's picture for platforms that take no PNG (Instagram): a 1×1 JPEG.
 const CONTRACT_JPEG = JPEG_1X1;
+
+export { pixelPng as PNG, sha } from './media.testkit.js';
 // Instagram publishes JPEG only, so the picture added to the contract's text posts is one.
 const TEXT_PICTURE: PublishItem['media'][number] = { id: 'contract-text', path: 'https://media.example/text.jpg', type: 'image', mimeType: 'image/jpeg', size: CONTRACT_JPEG.length };
 

@@ -1,5 +1,3 @@
-import { createHash } from 'node:crypto';
-import { deflateSync } from 'node:zlib';
 import { testContext } from '../../../test/platform-contract.js';
 import { createPlatformHttp } from '../http.js';
 import type { ConnectedAccount, OperationContext, PlatformAdapter, PublishItem } from '../platform.js';
@@ -27,36 +25,7 @@ export const originsFor = (sim: { origin: string }) => new Map(DRIBBBLE_ORIGINS.
 export const platformOriginsEnv = (sim: { origin: string }) => DRIBBBLE_ORIGINS.map((o) => `${o}=${sim.origin}`).join(',');
 export const rewriteFor = (sim: { origin: string }) => (url: string) => DRIBBBLE_ORIGINS.reduce((u, o) => u.replace(o, sim.origin), url);
 
-export const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
-
-function crc32(buf: Buffer): number {
-  let c = ~0;
-  for (const b of buf) {
-    c ^= b;
-    for (let k = 0; k < 8; k++) c = (c >>> 1) ^ (0xedb88320 & -(c & 1));
-  }
-  return ~c >>> 0;
-}
-
-/** A valid RGB PNG of `width`×`height` whose colour depends on `seed` (different bytes for each seed). */
-export function png(width: number, height: number, seed = 0): Buffer {
-  const chunk = (type: string, data: Buffer) => {
-    const len = Buffer.alloc(4);
-    len.writeUInt32BE(data.length);
-    const td = Buffer.concat([Buffer.from(type, 'latin1'), data]);
-    const c = Buffer.alloc(4);
-    c.writeUInt32BE(crc32(td));
-    return Buffer.concat([len, td, c]);
-  };
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(width, 0);
-  ihdr.writeUInt32BE(height, 4);
-  ihdr.set([8, 2, 0, 0, 0], 8);
-  const row = Buffer.alloc(1 + width * 3);
-  for (let x = 0; x < width; x++) row.set([(x + seed) & 255, (seed * 37) & 255, 128], 1 + x * 3);
-  const raw = Buffer.concat(Array.from({ length: height }, () => row));
-  return Buffer.concat([Buffer.from('89504e470d0a1a0a', 'hex'), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
-}
+export { png, sha } from '../common/media.testkit.js';
 
 export type TestCtx = Omit<OperationContext, 'credentials'> & { media: Map<string, Blob> };
 

@@ -1,5 +1,3 @@
-import { createHash } from 'node:crypto';
-import { deflateSync } from 'node:zlib';
 import { testContext } from '../../../test/platform-contract.js';
 import { createPlatformHttp } from '../http.js';
 import type { ConnectedAccount, OperationContext, PlatformAdapter, PublishItem, PublishResult } from '../platform.js';
@@ -59,31 +57,7 @@ export function published(r: PublishResult) {
   return r;
 }
 
-export const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
-
-function crc32(buf: Buffer): number {
-  let c = ~0;
-  for (const b of buf) {
-    c ^= b;
-    for (let k = 0; k < 8; k++) c = (c >>> 1) ^ (0xedb88320 & -(c & 1));
-  }
-  return ~c >>> 0;
-}
-
-/** A valid 1×1 RGBA PNG whose red channel is `n` (different bytes for each `n`). */
-export function PNG(n: number): Buffer {
-  const chunk = (type: string, data: Buffer) => {
-    const len = Buffer.alloc(4);
-    len.writeUInt32BE(data.length);
-    const td = Buffer.concat([Buffer.from(type, 'latin1'), data]);
-    const c = Buffer.alloc(4);
-    c.writeUInt32BE(crc32(td));
-    return Buffer.concat([len, td, c]);
-  };
-  const ihdr = Buffer.from([0, 0, 0, 1, 0, 0, 0, 1, 8, 6, 0, 0, 0]);
-  const raw = Buffer.from([0, n & 0xff, 20, 30, 255]);
-  return Buffer.concat([Buffer.from('89504e470d0a1a0a', 'hex'), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
-}
+export { pixelPng as PNG, sha } from '../common/media.testkit.js';
 
 /** The start of an MP4 (an `ftyp` box) and some bytes: enough for the simulator to take it as a video. */
 export function MP4(n: number, size = 64): Buffer {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../../../test/helpers.js';
 import { picture, platformApi, PUBLIC_URL, sha } from '../../../test/platform-api-kit.js';
 import type { DevtoSimulator } from './devto.simulator.js';
-import { DEV_KEY, DEV_ORG, DEV_USER, devtoSimulator, platformOriginsFor } from './devto.testkit.js';
+import { DEV_KEY, DEV_ORG, DEV_USER, devtoSimulator, platformOriginsFor, startPullingApp } from './devto.testkit.js';
 
 /**
  * DEV end to end through the HTTP API of a real app with its worker: the credentials form
@@ -16,13 +16,10 @@ import { DEV_KEY, DEV_ORG, DEV_USER, devtoSimulator, platformOriginsFor } from '
 const api = platformApi('devto');
 let sim: DevtoSimulator;
 let channelId: string;
-const mediaOrigins: Record<string, string> = {};
 
 beforeAll(async () => {
-  sim = await devtoSimulator({ mediaOrigins });
-  await api.start({ env: { PUBLIC_URL, PLATFORM_ORIGINS: platformOriginsFor(sim) } });
   // DEV pulls the cover from PUBLIC_URL: the app really listens, and the simulator maps PUBLIC_URL to it.
-  mediaOrigins[PUBLIC_URL] = await api.listen();
+  sim = await startPullingApp(api, (mediaOrigins) => devtoSimulator({ mediaOrigins }), platformOriginsFor);
 });
 
 afterAll(async () => {

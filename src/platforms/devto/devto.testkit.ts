@@ -1,7 +1,5 @@
-import { testContext } from '../../../test/platform-contract.js';
-import { startMediaHost } from '../common/media-host.testkit.js';
-import { createPlatformHttp } from '../http.js';
-import type { OperationContext, PublishItem } from '../platform.js';
+import { simulatorOrigins } from '../common/platform.testkit.js';
+import { withPullingSimulator } from '../common/media-pull.testkit.js';
 import { DEVTO_ORIGIN, startDevtoSimulator, type DevtoSimulator, type DevtoSimulatorOptions } from './devto.simulator.js';
 
 /** Shared fixtures of the DEV tests: a user with an organization, a media host, a simulator wired to an HTTP client. */
@@ -19,33 +17,12 @@ export async function devtoSimulator(opts: DevtoSimulatorOptions = {}) {
   return sim;
 }
 
-export const originsFor = (sim: { origin: string }) => new Map([[DEVTO_ORIGIN, sim.origin]]);
-export const platformOriginsFor = (sim: { origin: string }) => `${DEVTO_ORIGIN}=${sim.origin}`;
+export const { originsFor, platformOriginsFor } = simulatorOrigins([DEVTO_ORIGIN]);
 
-export { PNG, sha, startMediaHost } from '../common/media-host.testkit.js';
-
-/** The public origin media paths use in these tests. */
-export const MEDIA_ORIGIN = 'https://tidings.example';
-
-export function image(id: string): PublishItem['media'][number] {
-  return { id, path: `${MEDIA_ORIGIN}/media/2026/01/${id}.png`, type: 'image', mimeType: 'image/png', size: 24, width: 1, height: 1 };
-}
-
-export type TestCtx = Omit<OperationContext, 'credentials'>;
+export { PNG, sha } from '../common/media-host.testkit.js';
+export { CONTRACT_PNG, contractWithMediaHost, image, MEDIA_ORIGIN, startPullingApp } from '../common/media-pull.testkit.js';
+export { published, withCreds, type TestCtx } from '../common/platform.testkit.js';
 
 /** Runs `fn` against a fresh simulator and media host, with an HTTP client mapped to them. */
-export async function withDevto<T>(
-  opts: DevtoSimulatorOptions & { files?: Map<string, Buffer> },
-  fn: (sim: DevtoSimulator, ctx: TestCtx, host: { hits: string[] }) => Promise<T>,
-): Promise<T> {
-  const host = await startMediaHost(opts.files ?? new Map<string, Buffer>());
-  const sim = await devtoSimulator({ mediaOrigins: { [MEDIA_ORIGIN]: host.origin }, ...opts });
-  const http = createPlatformHttp({ origins: originsFor(sim), allowPrivateTargets: false, timeoutMs: 5000 });
-  try {
-    return await fn(sim, { ...testContext(http), openMedia: () => Promise.reject(new Error('DEV pulls media by URL')) }, host);
-  } finally {
-    await http.close();
-    await sim.close();
-    await host.close();
-  }
-}
+export const withDevto = <T>(opts: DevtoSimulatorOptions & { files?: Map<string, Buffer> }, fn: Parameters<typeof withPullingSimulator<DevtoSimulator, T>>[1]): Promise<T> =>
+  withPullingSimulator({ files: opts.files, start: (mediaOrigins) => devtoSimulator({ mediaOrigins, ...opts }), origins: originsFor, platform: 'DEV' }, fn);

@@ -1,17 +1,11 @@
-import { beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runPlatformContract } from '../../../test/platform-contract.js';
-import { PlatformError, type ConnectedAccount, type OperationContext, type PlatformAdapter } from '../platform.js';
+import { PlatformError, type ConnectedAccount, type PlatformAdapter } from '../platform.js';
 import { devtoError } from './errors.js';
 import { createDevtoAdapter } from './index.js';
-import { DEV_KEY, DEV_ORG, DEV_USER, devtoSimulator, image, MEDIA_ORIGIN, originsFor, PNG, sha, startMediaHost, withDevto, type TestCtx } from './devto.testkit.js';
+import { contractWithMediaHost, DEV_KEY, DEV_ORG, DEV_USER, devtoSimulator, image, MEDIA_ORIGIN, originsFor, PNG, sha, withCreds, withDevto, type TestCtx } from './devto.testkit.js';
 
 const adapter = createDevtoAdapter();
-
-/** The contract's PNG (test/platform-contract.ts), served where the contract's media item says it lives. */
-const CONTRACT_PNG = Buffer.from(
-  '89504e470d0a1a0a0000000d4948445200000001000000010806000000' + '1f15c4890000000d49444154789c6360000002000001e221bc330000000049454e44ae426082',
-  'hex',
-);
 
 /**
  * The contract's posts as DEV articles: every article needs a title, so the contract's posts get
@@ -25,26 +19,18 @@ const asArticles: PlatformAdapter = {
 
 // DEV's API cannot post comments (the metadata says `thread.supported: false`), so the contract's
 // thread case cannot apply; the adapter's answer to a reply is tested below.
-beforeEach((ctx) => {
-  if (ctx.task.name === 'publishes thread items as replies to the first') ctx.skip('DEV articles have no replies an app can post');
-});
-
 runPlatformContract({
   name: 'devto',
   adapter: asArticles,
   errorsIn200: false,
   async setup() {
-    const host = await startMediaHost(new Map([['/1.png', CONTRACT_PNG]]));
-    const sim = await devtoSimulator({ mediaOrigins: { 'https://media.example': host.origin } });
+    const { sim, close } = await contractWithMediaHost((mediaOrigins) => devtoSimulator({ mediaOrigins }));
     return {
       origins: originsFor(sim),
       injectKind: (k) => sim.injectKind(k),
       connect: (ctx) => adapter.connectWithCredentials!({ apiKey: DEV_KEY }, ctx),
       lookup: (id) => sim.lookup(id),
-      close: async () => {
-        await sim.close();
-        await host.close();
-      },
+      close,
     };
   },
 });
@@ -55,7 +41,6 @@ const failure = async (p: Promise<unknown>) => {
   return e as PlatformError;
 };
 const connect = (ctx: TestCtx) => adapter.connectWithCredentials!({ apiKey: DEV_KEY }, ctx);
-const withCreds = (ctx: TestCtx, account: ConnectedAccount): OperationContext => ({ ...ctx, credentials: account.credentials });
 const publishWith = (ctx: TestCtx, account: ConnectedAccount, content: string, settings: Record<string, unknown>, media = [] as ReturnType<typeof image>[]) =>
   adapter.publish({ item: { content, media }, settings, idempotencyKey: content }, withCreds(ctx, account));
 

@@ -1,53 +1,26 @@
+import { z } from 'zod';
+import { httpsCoverUrl, lifetimeTotals, refusedOnConnect } from '../common/article-helpers.js';
+import { readCredentials } from '../common/credentials.js';
 import { htmlToMarkdown } from '../common/markdown.js';
 import {
   PlatformError,
   type AnalyticsSeries,
   type ConnectedAccount,
-  type OperationContext,
   type PlatformAdapter,
   type PostDraft,
   type PublishResult,
   type ValidationIssue,
 } from '../platform.js';
-import { devtoError, devtoOk } from './errors.js';
+import { createArticle, get, myArticles, type DevtoArticle, type DevtoUser } from './client.js';
 import { DevtoCredentialsSchema, devtoMetadata } from './metadata.js';
 
-export const DEVTO_API = 'https://dev.to/api';
-/** Forem API v1 is chosen by this Accept header (without it DEV answers the deprecated v0). */
-const ACCEPT = 'application/vnd.forem.api-v1+json';
 /** DEV takes at most 4 tags of letters and digits. */
 const TAG_RE = /^[a-z0-9]+$/i;
 const MAX_TAGS = 4;
-/** Articles read per page of `/articles/me/all` (DEV allows up to 1000). */
-const PAGE_SIZE = 100;
-const MAX_PAGES = 10;
 
-export interface DevtoCredentials {
-  apiKey: string;
-}
-
-/** DEV's article as `/articles` and `/articles/me/*` answer it (the fields used here). */
-export interface DevtoArticle {
-  id: number;
-  title: string;
-  url: string;
-  slug?: string;
-  published?: boolean;
-  published_at?: string | null;
-  created_at?: string;
-  body_markdown?: string;
-  page_views_count?: number;
-  public_reactions_count?: number;
-  comments_count?: number;
-  organization?: { username?: string; name?: string } | null;
-}
-
-interface DevtoUser {
-  id: number;
-  username: string;
-  name?: string | null;
-  profile_image?: string | null;
-}
+/** What a DEV channel stores: the API key. */
+const StoredCredentials = z.object({ apiKey: z.string().min(1) });
+export type DevtoCredentials = z.output<typeof StoredCredentials>;
 
 interface DevtoSettings {
   title?: string;
@@ -58,33 +31,11 @@ interface DevtoSettings {
   tags?: { value: number; label: string }[];
 }
 
-function creds(ctx: { credentials: Record<string, unknown> }): DevtoCredentials {
-  const key = ctx.credentials.apiKey;
-  if (typeof key !== 'string' || key === '') throw new PlatformError('reconnect_required', 'Stored DEV credentials are incomplete', { field: 'apiKey' });
-  return { apiKey: key };
-}
-
-function headers(apiKey: string): Record<string, string> {
-  return { 'api-key': apiKey, accept: ACCEPT };
-}
-
-async function get<T>(ctx: Pick<OperationContext, 'http'>, apiKey: string, path: string): Promise<T> {
-  return devtoOk<T>(await ctx.http.request({ method: 'GET', url: `${DEVTO_API}${path}`, headers: headers(apiKey) }));
-}
+const creds = (ctx: { credentials: Record<string, unknown> }) => readCredentials(ctx, StoredCredentials, 'DEV');
 
 /** DEV tags are lower-case letters and digits; labels are sent as DEV names them. */
 function tagNames(tags: DevtoSettings['tags']): string[] {
   return (tags ?? []).map((t) => t.label.trim().toLowerCase()).filter((t) => t !== '');
-}
-
-/** The cover DEV pulls: the `main_image` setting, else the post's picture; DEV fetches it itself, so it must be https. */
-export function coverUrlOf(settings: DevtoSettings, media: { path: string; type: string }[]): string | undefined {
-  const path = settings.main_image?.path ?? media.find((m) => m.type === 'image')?.path;
-  if (!path) return undefined;
-  if (!/^https:\/\//i.test(path)) {
-    throw new PlatformError('rejected', `DEV fetches the cover picture from its public address, and ${path} is not https: set PUBLIC_URL (or S3_PUBLIC_URL) to an https address DEV can reach`);
-  }
-  return path;
 }
 
 function settingsIssues(settings: Record<string, unknown>): ValidationIssue[] {
@@ -101,18 +52,6 @@ function settingsIssues(settings: Record<string, unknown>): ValidationIssue[] {
   return issues;
 }
 
-/** The account's articles, newest first, page by page (published ones first, as DEV lists them). */
-async function* myArticles(ctx: Pick<OperationContext, 'http'>, apiKey: string, perPage = PAGE_SIZE): AsyncGenerator<DevtoArticle> {
-  for (let page = 1; page <= MAX_PAGES; page++) {
-    const list = await get<DevtoArticle[]>(ctx, apiKey, `/articles/me/all?page=${page}&per_page=${perPage}`);
-    if (!Array.isArray(list)) return;
-    for (const a of list) yield a;
-    if (list.length < perPage) return;
-  }
-}
-
-const today = (now: number) => new Date(now).toISOString().slice(0, 10);
-
 /**
  * Creates the DEV (Forem) adapter: an API key (the `api-key` header), articles published from the
  * post (its HTML converted to Markdown), with title, ≤ 4 tags, canonical URL, series, organization
@@ -125,15 +64,7 @@ export function createDevtoAdapter(): PlatformAdapter {
 
     async connectWithCredentials(input, ctx): Promise<ConnectedAccount> {
       const { apiKey } = DevtoCredentialsSchema.parse(input);
-      let user: DevtoUser;
-      try {
-        user = await get<DevtoUser>(ctx, apiKey.trim(), '/users/me');
-      } catch (e) {
-        if (e instanceof PlatformError && e.kind !== 'transient' && e.kind !== 'rate_limited') {
-          throw new PlatformError('rejected', `DEV refused the API key: ${e.message.replace(/^DEV refused the API key: /, '')}`, { field: 'apiKey', status: e.details.status });
-        }
-        throw e;
-      }
+      const user = await get<DevtoUser>(ctx, apiKey.trim(), '/users/me').catch((e: unknown) => refusedOnConnect(e, 'DEV refused the API key: ', 'apiKey'));
       if (!user?.id) throw new PlatformError('transient', 'DEV answered /users/me without a user');
       return {
         internalId: String(user.id),
@@ -163,7 +94,8 @@ export function createDevtoAdapter(): PlatformAdapter {
       if (issues.length > 0) throw new PlatformError('rejected', issues[0]!.message);
       const tags = tagNames(s.tags);
       if (tags.length > MAX_TAGS) throw new PlatformError('rejected', `DEV takes at most ${MAX_TAGS} tags`);
-      const cover = coverUrlOf(s, item.media);
+      // DEV pulls the cover itself from its public (https) address.
+      const cover = httpsCoverUrl('DEV', s, item.media);
       const article = {
         title,
         body_markdown: htmlToMarkdown(item.content),
@@ -174,10 +106,7 @@ export function createDevtoAdapter(): PlatformAdapter {
         ...(s.organization ? { organization_id: Number(s.organization) } : {}),
         ...(cover ? { main_image: cover } : {}),
       };
-      const res = await ctx.http.request({ method: 'POST', url: `${DEVTO_API}/articles`, headers: { ...headers(apiKey), 'content-type': 'application/json' }, body: { article } });
-      const err = devtoError(res);
-      if (err) throw err;
-      const a = res.body as DevtoArticle;
+      const a = await createArticle(ctx, apiKey, article);
       if (!a?.id || !a.url) throw new PlatformError('transient', 'DEV created the article without naming it', { outcomeUnknown: true });
       return { status: 'published', id: String(a.id), url: a.url };
     },
@@ -209,9 +138,11 @@ export function createDevtoAdapter(): PlatformAdapter {
         }
       }
       if (!found) throw new PlatformError('rejected', `DEV article ${postId} is not among this account's articles`);
-      const date = today(ctx.clock.now());
-      const point = (label: string, n: number | undefined): AnalyticsSeries => ({ label, percentageChange: 0, data: [{ date, total: Number(n ?? 0) || 0 }] });
-      return [point('Views', found.page_views_count), point('Reactions', found.public_reactions_count), point('Comments', found.comments_count)];
+      return lifetimeTotals(ctx.clock.now(), [
+        ['Views', found.page_views_count],
+        ['Reactions', found.public_reactions_count],
+        ['Comments', found.comments_count],
+      ]);
     },
 
     async runTool(methodName, _data, ctx) {

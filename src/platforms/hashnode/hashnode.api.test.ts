@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../../../test/helpers.js';
 import { picture, platformApi, PUBLIC_URL, sha } from '../../../test/platform-api-kit.js';
 import type { HashnodeSimulator } from './hashnode.simulator.js';
-import { BLOG, HN_TOKEN, HN_USER, hashnodeSimulator, JS_TAG, NEWS, PG_TAG, platformOriginsFor } from './hashnode.testkit.js';
+import { BLOG, HN_TOKEN, HN_USER, hashnodeSimulator, JS_TAG, NEWS, PG_TAG, platformOriginsFor, startPullingApp } from './hashnode.testkit.js';
 
 /**
  * Hashnode end to end through the HTTP API of a real app with its worker: the credentials form
@@ -16,13 +16,10 @@ import { BLOG, HN_TOKEN, HN_USER, hashnodeSimulator, JS_TAG, NEWS, PG_TAG, platf
 const api = platformApi('hashnode');
 let sim: HashnodeSimulator;
 let channelId: string;
-const mediaOrigins: Record<string, string> = {};
 
 beforeAll(async () => {
-  sim = await hashnodeSimulator({ mediaOrigins });
-  await api.start({ env: { PUBLIC_URL, PLATFORM_ORIGINS: platformOriginsFor(sim) } });
   // Hashnode pulls the cover from PUBLIC_URL: the app really listens, and the simulator maps PUBLIC_URL to it.
-  mediaOrigins[PUBLIC_URL] = await api.listen();
+  sim = await startPullingApp(api, (mediaOrigins) => hashnodeSimulator({ mediaOrigins }), platformOriginsFor);
 });
 
 afterAll(async () => {

@@ -1,10 +1,11 @@
-import { beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runPlatformContract } from '../../../test/platform-contract.js';
-import { PlatformError, type ConnectedAccount, type OperationContext, type PlatformAdapter } from '../platform.js';
+import { PlatformError, type ConnectedAccount, type PlatformAdapter } from '../platform.js';
 import { hashnodeError } from './errors.js';
 import { createHashnodeAdapter } from './index.js';
 import {
   BLOG,
+  contractWithMediaHost,
   HN_TOKEN,
   HN_USER,
   hashnodeSimulator,
@@ -18,18 +19,13 @@ import {
   PG_TAG,
   PNG,
   sha,
-  startMediaHost,
+  published,
+  withCreds,
   withHashnode,
   type TestCtx,
 } from './hashnode.testkit.js';
 
 const adapter = createHashnodeAdapter();
-
-/** The contract's PNG (test/platform-contract.ts), served where the contract's media item says it lives. */
-const CONTRACT_PNG = Buffer.from(
-  '89504e470d0a1a0a0000000d4948445200000001000000010806000000' + '1f15c4890000000d49444154789c6360000002000001e221bc330000000049454e44ae426082',
-  'hex',
-);
 
 /**
  * The contract's posts as Hashnode posts: each needs a title, a publication and a tag, so the
@@ -44,26 +40,18 @@ const asPosts: PlatformAdapter = {
 
 // Hashnode's API cannot post comments (the metadata says `thread.supported: false`), so the
 // contract's thread case cannot apply; the adapter's answer to a reply is tested below.
-beforeEach((ctx) => {
-  if (ctx.task.name === 'publishes thread items as replies to the first') ctx.skip('Hashnode posts have no replies an app can post');
-});
-
 runPlatformContract({
   name: 'hashnode',
   adapter: asPosts,
   errorsIn200: true,
   async setup() {
-    const host = await startMediaHost(new Map([['/1.png', CONTRACT_PNG]]));
-    const sim = await hashnodeSimulator({ mediaOrigins: { 'https://media.example': host.origin } });
+    const { sim, close } = await contractWithMediaHost((mediaOrigins) => hashnodeSimulator({ mediaOrigins }));
     return {
       origins: originsFor(sim),
       injectKind: (k) => sim.injectKind(k),
       connect: (ctx) => adapter.connectWithCredentials!({ token: HN_TOKEN }, ctx),
       lookup: (id) => sim.lookup(id),
-      close: async () => {
-        await sim.close();
-        await host.close();
-      },
+      close,
     };
   },
 });
@@ -74,14 +62,9 @@ const failure = async (p: Promise<unknown>) => {
   return e as PlatformError;
 };
 const connect = (ctx: TestCtx) => adapter.connectWithCredentials!({ token: HN_TOKEN }, ctx);
-const withCreds = (ctx: TestCtx, account: ConnectedAccount): OperationContext => ({ ...ctx, credentials: account.credentials });
 const base = { title: 'Queues on PostgreSQL', publication: BLOG.id, tags: [{ value: 'postgresql', label: 'PostgreSQL' }] };
 const publishWith = (ctx: TestCtx, account: ConnectedAccount, content: string, settings: Record<string, unknown>, media = [] as ReturnType<typeof image>[]) =>
   adapter.publish({ item: { content, media }, settings: { ...base, ...settings }, idempotencyKey: content }, withCreds(ctx, account));
-const published = (r: Awaited<ReturnType<typeof adapter.publish>>) => {
-  if (r.status !== 'published') throw new Error('expected published');
-  return r;
-};
 
 describe('hashnode: connecting', () => {
   it('verifies the token with the `me` query, sent as the Authorization header', async () => {

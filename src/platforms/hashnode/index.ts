@@ -1,3 +1,6 @@
+import { z } from 'zod';
+import { httpsCoverUrl, lifetimeTotals, refusedOnConnect } from '../common/article-helpers.js';
+import { readCredentials } from '../common/credentials.js';
 import { htmlToMarkdown } from '../common/markdown.js';
 import {
   PlatformError,
@@ -9,19 +12,15 @@ import {
   type PublishResult,
   type ValidationIssue,
 } from '../platform.js';
-import { hashnodeError } from './errors.js';
+import { me, myPublications, postFigures, postsOf, publishPost, tagBySlug } from './client.js';
 import { HashnodeCredentialsSchema, hashnodeMetadata } from './metadata.js';
 
-export const HASHNODE_GQL = 'https://gql.hashnode.com';
 const OBJECT_ID = /^[0-9a-f]{24}$/i;
 const TAG_SLUG = /^[a-z0-9][a-z0-9-]*$/;
-/** Posts read per page of a publication (Hashnode caps connections). */
-const PAGE_SIZE = 20;
-const MAX_PAGES = 5;
 
-export interface HashnodeCredentials {
-  token: string;
-}
+/** What a Hashnode channel stores: the personal access token. */
+const StoredCredentials = z.object({ token: z.string().min(1) });
+export type HashnodeCredentials = z.output<typeof StoredCredentials>;
 
 interface HashnodeSettings {
   title?: string;
@@ -32,56 +31,7 @@ interface HashnodeSettings {
   tags?: { value: string; label: string }[];
 }
 
-interface PostNode {
-  id: string;
-  url: string;
-  title?: string;
-  publishedAt?: string;
-  content?: { markdown?: string };
-  tags?: { id: string; name: string; slug: string }[] | null;
-}
-
-interface Connection<T> {
-  edges: { node: T; cursor?: string }[];
-  pageInfo?: { hasNextPage?: boolean; endCursor?: string | null };
-}
-
-const Q = {
-  me: 'query Me { me { id username name profilePicture } }',
-  publications: 'query MyPublications($first: Int!) { me { id publications(first: $first) { edges { node { id title url } } } } }',
-  tag: 'query TagBySlug($slug: String!) { tag(slug: $slug) { id name slug } }',
-  publish: 'mutation PublishPost($input: PublishPostInput!) { publishPost(input: $input) { post { id slug url title } } }',
-  posts:
-    'query PublicationPosts($id: ObjectId!, $first: Int!, $after: String) { publication(id: $id) { id posts(first: $first, after: $after) { edges { node { id url title publishedAt content { markdown } tags { id name slug } } } pageInfo { hasNextPage endCursor } } } }',
-  post: 'query PostFigures($id: ID!) { post(id: $id) { id views reactionCount responseCount } }',
-};
-
-function creds(ctx: { credentials: Record<string, unknown> }): HashnodeCredentials {
-  const token = ctx.credentials.token;
-  if (typeof token !== 'string' || token === '') throw new PlatformError('reconnect_required', 'Stored Hashnode credentials are incomplete', { field: 'token' });
-  return { token };
-}
-
-/** One GraphQL operation: its `data`, or the classified error (errors arrive inside HTTP 200 too). */
-async function gql<T>(ctx: Pick<OperationContext, 'http'>, token: string, query: string, variables: Record<string, unknown> = {}): Promise<T> {
-  const operationName = /^(?:query|mutation)\s+(\w+)/.exec(query)?.[1];
-  const res = await ctx.http.request({ method: 'POST', url: HASHNODE_GQL, headers: { authorization: token, 'content-type': 'application/json' }, body: { query, variables, operationName } });
-  const err = hashnodeError(res);
-  if (err) throw err;
-  const data = (res.body as { data?: T } | undefined)?.data;
-  if (!data) throw new PlatformError('transient', 'Hashnode answered without data');
-  return data;
-}
-
-/** The cover Hashnode pulls: the `main_image` setting, else the post's picture; it must be reachable over https. */
-export function coverUrlOf(settings: HashnodeSettings, media: { path: string; type: string }[]): string | undefined {
-  const path = settings.main_image?.path ?? media.find((m) => m.type === 'image')?.path;
-  if (!path) return undefined;
-  if (!/^https:\/\//i.test(path)) {
-    throw new PlatformError('rejected', `Hashnode fetches the cover picture from its public address, and ${path} is not https: set PUBLIC_URL (or S3_PUBLIC_URL) to an https address Hashnode can reach`);
-  }
-  return path;
-}
+const creds = (ctx: { credentials: Record<string, unknown> }) => readCredentials(ctx, StoredCredentials, 'Hashnode');
 
 function settingsIssues(settings: Record<string, unknown>): ValidationIssue[] {
   const s = settings as HashnodeSettings;
@@ -116,27 +66,11 @@ export function createHashnodeAdapter(): PlatformAdapter {
         out.push({ id: v.toLowerCase() });
         continue;
       }
-      const { tag } = await gql<{ tag: { id: string } | null }>(ctx, token, Q.tag, { slug: v.toLowerCase() });
+      const tag = await tagBySlug(ctx, token, v.toLowerCase());
       if (!tag?.id) throw new PlatformError('rejected', `Hashnode has no tag "${t.label || v}" (slug "${v.toLowerCase()}")`);
       out.push({ id: tag.id });
     }
     return out;
-  }
-
-  async function myPublications(ctx: OperationContext, token: string) {
-    const data = await gql<{ me: { publications: Connection<{ id: string; title: string; url: string }> } | null }>(ctx, token, Q.publications, { first: 50 });
-    return (data.me?.publications.edges ?? []).map((e) => e.node);
-  }
-
-  async function* postsOf(ctx: OperationContext, token: string, publicationId: string): AsyncGenerator<PostNode> {
-    let after: string | null | undefined = null;
-    for (let page = 0; page < MAX_PAGES; page++) {
-      const data: { publication: { posts: Connection<PostNode> } | null } = await gql(ctx, token, Q.posts, { id: publicationId, first: PAGE_SIZE, after });
-      if (!data.publication) throw new PlatformError('rejected', `Hashnode has no publication ${publicationId}`);
-      for (const e of data.publication.posts.edges) yield e.node;
-      after = data.publication.posts.pageInfo?.endCursor;
-      if (!data.publication.posts.pageInfo?.hasNextPage || !after) return;
-    }
   }
 
   return {
@@ -144,21 +78,13 @@ export function createHashnodeAdapter(): PlatformAdapter {
 
     async connectWithCredentials(input, ctx): Promise<ConnectedAccount> {
       const token = HashnodeCredentialsSchema.parse(input).token.trim();
-      let me: { id: string; username: string; name?: string | null; profilePicture?: string | null } | null;
-      try {
-        me = (await gql<{ me: typeof me }>(ctx, token, Q.me)).me;
-      } catch (e) {
-        if (e instanceof PlatformError && e.kind !== 'transient' && e.kind !== 'rate_limited') {
-          throw new PlatformError('rejected', `Hashnode refused the token: ${e.message.replace(/^Hashnode refused the token: /, '')}`, { field: 'token', status: e.details.status });
-        }
-        throw e;
-      }
-      if (!me?.id) throw new PlatformError('rejected', 'Hashnode did not recognise this token', { field: 'token' });
+      const user = await me(ctx, token).catch((e: unknown) => refusedOnConnect(e, 'Hashnode refused the token: ', 'token'));
+      if (!user?.id) throw new PlatformError('rejected', 'Hashnode did not recognise this token', { field: 'token' });
       return {
-        internalId: me.id,
-        name: me.name?.trim() || me.username,
-        profile: me.username,
-        picture: me.profilePicture ?? null,
+        internalId: user.id,
+        name: user.name?.trim() || user.username,
+        profile: user.username,
+        picture: user.profilePicture ?? null,
         credentials: { token } satisfies HashnodeCredentials,
         expiresAt: null,
       };
@@ -181,7 +107,8 @@ export function createHashnodeAdapter(): PlatformAdapter {
       if (!s.publication) throw new PlatformError('rejected', 'A Hashnode post needs a publication (settings.publication)');
       const issues = settingsIssues(settings);
       if (issues.length > 0) throw new PlatformError('rejected', issues[0]!.message);
-      const cover = coverUrlOf(s, item.media);
+      // Hashnode pulls the cover itself from its public (https) address.
+      const cover = httpsCoverUrl('Hashnode', s, item.media);
       const tags = await tagIds(ctx, token, s.tags);
       const input = {
         title,
@@ -192,8 +119,7 @@ export function createHashnodeAdapter(): PlatformAdapter {
         ...(s.canonical ? { originalArticleURL: s.canonical } : {}),
         ...(cover ? { coverImageOptions: { coverImageURL: cover } } : {}),
       };
-      const data = await gql<{ publishPost: { post: { id: string; url: string } | null } | null }>(ctx, token, Q.publish, { input });
-      const post = data.publishPost?.post;
+      const post = await publishPost(ctx, token, input);
       if (!post?.id || !post.url) throw new PlatformError('transient', 'Hashnode published the post without naming it', { outcomeUnknown: true });
       return { status: 'published', id: post.id, url: post.url };
     },
@@ -217,11 +143,13 @@ export function createHashnodeAdapter(): PlatformAdapter {
     /** Hashnode's lifetime figures of one post (views, reactions, responses), as today's totals. */
     async postAnalytics(postId, _days, ctx): Promise<AnalyticsSeries[]> {
       const { token } = creds(ctx);
-      const { post } = await gql<{ post: { views?: number | null; reactionCount?: number; responseCount?: number } | null }>(ctx, token, Q.post, { id: postId });
+      const post = await postFigures(ctx, token, postId);
       if (!post) throw new PlatformError('rejected', `Hashnode has no post ${postId}`);
-      const date = new Date(ctx.clock.now()).toISOString().slice(0, 10);
-      const point = (label: string, n: number | null | undefined): AnalyticsSeries => ({ label, percentageChange: 0, data: [{ date, total: Number(n ?? 0) || 0 }] });
-      return [point('Views', post.views), point('Reactions', post.reactionCount), point('Responses', post.responseCount)];
+      return lifetimeTotals(ctx.clock.now(), [
+        ['Views', post.views],
+        ['Reactions', post.reactionCount],
+        ['Responses', post.responseCount],
+      ]);
     },
 
     async runTool(methodName, _data, ctx) {

@@ -128,6 +128,11 @@ export interface ToolDefinition {
   description: string;
   /** JSON body `data` the tool takes */
   dataSchema: z.ZodType;
+  /**
+   * The tool lists the accounts one grant reaches (`selectAccount`, `PUT /integrations/{id}/account`):
+   * the web app offers them to choose from, naming one `noun` ("page", "blog"). At most one per platform.
+   */
+  account?: { noun: string };
 }
 
 export interface OAuthMetadata {
@@ -170,7 +175,10 @@ export interface DeploymentAppSetup {
 
 export interface PlatformMetadata {
   identifier: PlatformIdentifier;
+  /** the name the API answers (`GET /platforms`, error messages), the reference's spelling */
   displayName: string;
+  /** how the web app names the platform, where it differs from `displayName` (`DEV` for `Dev.to`) */
+  appName?: string;
   authKind: AuthKind;
   /** OAuth details for `oauth2` platforms */
   oauth?: OAuthMetadata;

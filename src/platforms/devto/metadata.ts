@@ -24,6 +24,7 @@ export const DevtoSettingsSchema = z.object({
 export const devtoMetadata: PlatformMetadata = {
   identifier: 'devto',
   displayName: 'Dev.to',
+  appName: 'DEV',
   authKind: 'credentials',
   instanceBased: false,
   editor: 'markdown',

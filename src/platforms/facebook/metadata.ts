@@ -56,7 +56,7 @@ export const facebookMetadata: PlatformMetadata = {
   asyncProcessing: true,
   concurrency: { perPlatform: 5, perChannel: 1 },
   settings: FacebookSettingsSchema,
-  tools: [{ methodName: 'pages', description: 'The Facebook Pages the connected user can publish on (choose one with PUT /integrations/{id}/account)', dataSchema: NoToolDataSchema }],
+  tools: [{ methodName: 'pages', description: 'The Facebook Pages the connected user can publish on (choose one with PUT /integrations/{id}/account)', dataSchema: NoToolDataSchema, account: { noun: 'Page' } }],
   rules:
     'A Facebook Page post may be text only or carry up to 10 pictures or a single video, not both; a reel is one video; a story is one picture or one video.',
   analytics: { channel: true, post: true },

@@ -40,6 +40,7 @@ export const GmbSettingsSchema = z
 export const gmbMetadata: PlatformMetadata = {
   identifier: 'gmb',
   displayName: 'Google My Business',
+  appName: 'Google Business Profile',
   authKind: 'oauth2',
   deploymentApp: {
     variables: ['GMB_CLIENT_ID', 'GMB_CLIENT_SECRET'],
@@ -75,7 +76,7 @@ export const gmbMetadata: PlatformMetadata = {
   asyncProcessing: true,
   concurrency: { perPlatform: 5, perChannel: 1 },
   settings: GmbSettingsSchema,
-  tools: [{ methodName: 'locations', description: 'List the Business Profile locations the Google account manages', dataSchema: NoToolDataSchema }],
+  tools: [{ methodName: 'locations', description: 'List the Business Profile locations the Google account manages', dataSchema: NoToolDataSchema, account: { noun: 'location' } }],
   rules:
     'A Google Business Profile post can have at most one picture and no video; an event or offer post needs a title and start and end dates.',
   // Daily location metrics (Performance API); Google has no per-post figures any more (reportInsights was retired).

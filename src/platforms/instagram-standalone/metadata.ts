@@ -7,6 +7,7 @@ export const InstagramStandaloneSettingsSchema = InstagramSettingsSchema;
 export const instagramStandaloneMetadata: PlatformMetadata = {
   identifier: 'instagram-standalone',
   displayName: 'Instagram (Standalone)',
+  appName: 'Instagram',
   authKind: 'oauth2',
   // Instagram Login: no Facebook Page involved; Business/Creator accounts only, HTTPS redirect URIs.
   deploymentApp: {

@@ -6,6 +6,7 @@ import type { PlatformMetadata } from '../platform.js';
 export const instagramMetadata: PlatformMetadata = {
   identifier: 'instagram',
   displayName: 'Instagram (Facebook Business)',
+  appName: 'Instagram (Facebook login)',
   authKind: 'oauth2',
   deploymentApp: {
     variables: ['INSTAGRAM_CLIENT_ID', 'INSTAGRAM_CLIENT_SECRET'],
@@ -44,6 +45,7 @@ export const instagramMetadata: PlatformMetadata = {
       methodName: 'accounts',
       description: 'The Instagram accounts linked to the Facebook Pages the connected user manages (choose one with PUT /integrations/{id}/account)',
       dataSchema: NoToolDataSchema,
+      account: { noun: 'account' },
     },
     {
       methodName: 'audioSearch',

@@ -23,6 +23,7 @@ export const linkedinPageMetadata: PlatformMetadata = {
       methodName: 'pages',
       description: 'The LinkedIn pages the connected member administers (the channel posts as the one marked current)',
       dataSchema: z.object({}),
+      account: { noun: 'page' },
     },
   ],
   analytics: { channel: true, post: true },

@@ -24,6 +24,7 @@ export const ListmonkSettingsSchema = z.object({
 export const listmonkMetadata: PlatformMetadata = {
   identifier: 'listmonk',
   displayName: 'ListMonk',
+  appName: 'Listmonk',
   authKind: 'credentials',
   instanceBased: true,
   editor: 'html',

@@ -33,6 +33,7 @@ export const TiktokSettingsSchema = z.object({
 export const tiktokMetadata: PlatformMetadata = {
   identifier: 'tiktok',
   displayName: 'Tiktok',
+  appName: 'TikTok',
   authKind: 'oauth2',
   deploymentApp: {
     variables: ['TIKTOK_CLIENT_ID', 'TIKTOK_CLIENT_SECRET'],

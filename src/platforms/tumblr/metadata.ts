@@ -54,6 +54,7 @@ export const tumblrMetadata: PlatformMetadata = {
       methodName: 'blogs',
       description: "The Tumblr blogs of the connected account (the channel posts to the one marked current; switch with PUT /integrations/{id}/account and the blog's id)",
       dataSchema: z.object({}),
+      account: { noun: 'blog' },
     },
   ],
   rules: '',

@@ -93,6 +93,7 @@ export const youtubeMetadata: PlatformMetadata = {
       methodName: 'channels',
       description: 'The YouTube channels the connected Google account reaches (the channel posts as the one marked current)',
       dataSchema: z.object({}),
+      account: { noun: 'YouTube channel' },
     },
   ],
   rules: 'YouTube needs exactly one MP4 video per post, with a title; the text becomes the description and thread items become comments.',

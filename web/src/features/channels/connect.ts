@@ -1,5 +1,6 @@
 import { useEffect, useRef } from 'react';
 import type { PlatformIdentifier } from '../../api/queries.js';
+import { GENERATED_ACCOUNT_TOOLS } from '../../generated/platforms.js';
 
 /**
  * The connection flow's pieces that are not screens: the message the OAuth callback page sends
@@ -77,16 +78,10 @@ export function instanceFromProfile(profile: string | null): string {
 /**
  * Platforms where one connection reaches several accounts and the channel posts as one of them
  * (PUT /integrations/{id}/account); the list comes from the platform tool named here
- * (POST /integration-trigger/{id}, see GET /integration-settings/{id} `tools`).
+ * (POST /integration-trigger/{id}, see GET /integration-settings/{id} `tools`): the tools whose
+ * metadata says `account`, written out by `npm run platforms:web`.
  */
-export const ACCOUNT_TOOLS: Partial<Record<PlatformIdentifier, { methodName: string; noun: string }>> = {
-  'linkedin-page': { methodName: 'pages', noun: 'page' },
-  facebook: { methodName: 'pages', noun: 'Page' },
-  instagram: { methodName: 'accounts', noun: 'account' },
-  youtube: { methodName: 'channels', noun: 'YouTube channel' },
-  tumblr: { methodName: 'blogs', noun: 'blog' },
-  gmb: { methodName: 'locations', noun: 'location' },
-};
+export const ACCOUNT_TOOLS: Partial<Record<PlatformIdentifier, { methodName: string; noun: string }>> = GENERATED_ACCOUNT_TOOLS;
 
 /** One account a tool lists (the platforms name their fields a little differently). */
 export interface AccountChoice {

@@ -10,8 +10,20 @@ import {
   type PublishResult,
   type ValidationIssue,
 } from '../platform.js';
-import { xData, xError } from './errors.js';
-import { mediaStatus, processingError, uploadMedia, X_API, type UploadedMedia } from './media.js';
+import {
+  createTweet,
+  getMe,
+  mediaStatus,
+  processingError,
+  timeline,
+  tweetMetrics,
+  uploadMedia,
+  userMetrics,
+  xPostUrl,
+  xSeconds,
+  type TweetBody,
+  type UploadedMedia,
+} from './client.js';
 import { xMetadata } from './metadata.js';
 
 /** What a connected X channel stores (sealed by the caller). */
@@ -23,17 +35,6 @@ export interface XCredentials {
   username: string;
   /** a verified (Premium) account may post longer texts; kept for the length rule */
   verified: boolean;
-}
-
-/** The JSON body of `POST /2/tweets` (the fields this adapter sends). */
-export interface TweetBody {
-  text: string;
-  media?: { media_ids: string[] };
-  reply?: { in_reply_to_tweet_id: string };
-  reply_settings?: string;
-  community_id?: string;
-  made_with_ai?: boolean;
-  paid_partnership?: boolean;
 }
 
 /**
@@ -52,17 +53,11 @@ type Ctx = OperationContext;
 
 const LOOKBACK_MARGIN_MS = 5 * 60_000;
 
-export function xPostUrl(username: string, id: string): string {
-  return `https://x.com/${username}/status/${id}`;
-}
-
 function creds(ctx: { credentials: Record<string, unknown> }): XCredentials {
   const c = ctx.credentials as Partial<XCredentials>;
   if (!c.accessToken || !c.userId || !c.username) throw new PlatformError('reconnect_required', 'Stored X credentials are incomplete');
   return { accessToken: c.accessToken, refreshToken: c.refreshToken ?? null, userId: c.userId, username: c.username, verified: c.verified === true };
 }
-
-const bearer = (c: XCredentials) => ({ authorization: `Bearer ${c.accessToken}` });
 
 /** `https://x.com/i/communities/1234` → `1234` (the settings schema has checked the shape). */
 function communityId(value: unknown): string | undefined {
@@ -89,11 +84,6 @@ export function tweetBody(content: string, settings: Record<string, unknown>, re
   return body;
 }
 
-function xSeconds(ms: number): string {
-  // X wants RFC 3339 to the second (YYYY-MM-DDTHH:mm:ssZ).
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
-
 function series(now: number, figures: [label: string, total: number | undefined][]): AnalyticsSeries[] {
   const date = new Date(now).toISOString().slice(0, 10);
   return figures.map(([label, total]) => ({ label, percentageChange: 0, data: [{ total: total ?? 0, date }] }));
@@ -109,13 +99,6 @@ function parseToken(token: string): PendingToken {
   throw new PlatformError('rejected', 'Unreadable X publish token');
 }
 
-interface Tweet {
-  id: string;
-  text: string;
-  created_at?: string;
-  attachments?: { media_keys?: string[] };
-}
-
 /** Creates the X adapter: OAuth 2.0 with PKCE (confidential client), posts through API v2. */
 export function createXAdapter(config: { app?: Partial<OAuthApp> }): PlatformAdapter {
   function app(): OAuthApp {
@@ -124,32 +107,9 @@ export function createXAdapter(config: { app?: Partial<OAuthApp> }): PlatformAda
     return { clientId: a.clientId, clientSecret: a.clientSecret };
   }
 
-  async function createTweet(ctx: Ctx, c: XCredentials, body: TweetBody): Promise<PublishResult> {
-    const res = await ctx.http.request({ method: 'POST', url: `${X_API}/2/tweets`, headers: bearer(c), body });
-    const tweet = xData<{ id: string }>(res, ctx.clock.now());
+  async function post(ctx: Ctx, c: XCredentials, body: TweetBody): Promise<PublishResult> {
+    const tweet = await createTweet(ctx, c.accessToken, body);
     return { status: 'published', id: tweet.id, url: xPostUrl(c.username, tweet.id) };
-  }
-
-  async function timeline(ctx: Ctx, c: XCredentials, input: { since: Date; limit: number; fields: string }): Promise<Tweet[]> {
-    const out: Tweet[] = [];
-    let next: string | undefined;
-    do {
-      const q = new URLSearchParams({
-        // X takes 5–100 per page.
-        max_results: String(Math.min(100, Math.max(5, input.limit - out.length))),
-        start_time: xSeconds(input.since.getTime()),
-        'tweet.fields': input.fields,
-      });
-      if (next) q.set('pagination_token', next);
-      const res = await ctx.http.request({ method: 'GET', url: `${X_API}/2/users/${encodeURIComponent(c.userId)}/tweets?${q.toString()}`, headers: bearer(c) });
-      const err = xError(res, ctx.clock.now());
-      if (err) throw err;
-      // An empty timeline has no `data`, only `meta.result_count: 0`.
-      const page = res.body as { data?: Tweet[]; meta?: { next_token?: string } };
-      out.push(...(page.data ?? []));
-      next = page.meta?.next_token;
-    } while (next && out.length < input.limit);
-    return out.slice(0, input.limit);
   }
 
   /** Media still processing → pending; failed → rejected; all ready → the post is made. */
@@ -160,7 +120,7 @@ export function createXAdapter(config: { app?: Partial<OAuthApp> }): PlatformAda
       const token: PendingToken = { v: 1, body, media: media.map((m) => ({ id: m.id, key: m.key })), since: xSeconds(since) };
       return { status: 'pending', token: JSON.stringify(token) };
     }
-    return createTweet(ctx, c, media.length > 0 ? { ...body, media: { media_ids: media.map((m) => m.id) } } : body);
+    return post(ctx, c, media.length > 0 ? { ...body, media: { media_ids: media.map((m) => m.id) } } : body);
   }
 
   return {
@@ -180,12 +140,7 @@ export function createXAdapter(config: { app?: Partial<OAuthApp> }): PlatformAda
         clientAuth: 'basic',
         now: ctx.clock.now(),
       });
-      const res = await ctx.http.request({
-        method: 'GET',
-        url: `${X_API}/2/users/me?user.fields=username,verified,profile_image_url`,
-        headers: { authorization: `Bearer ${tokens.accessToken}` },
-      });
-      const me = xData<{ id: string; name?: string; username: string; verified?: boolean; profile_image_url?: string }>(res, ctx.clock.now());
+      const me = await getMe(ctx, tokens.accessToken);
       const credentials: XCredentials = {
         accessToken: tokens.accessToken,
         refreshToken: tokens.refreshToken,
@@ -278,7 +233,7 @@ export function createXAdapter(config: { app?: Partial<OAuthApp> }): PlatformAda
       if (media.some((m) => m.state !== 'succeeded')) return { status: 'pending', token };
       const keys = new Set(t.media.map((m) => m.key));
       // A margin for the clocks of this server and X disagreeing.
-      const recent = await timeline(ctx, c, { since: new Date(Date.parse(t.since) - LOOKBACK_MARGIN_MS), limit: 100, fields: 'created_at,attachments' });
+      const recent = await timeline(ctx, c.accessToken, c.userId, { since: new Date(Date.parse(t.since) - LOOKBACK_MARGIN_MS), limit: 100, fields: 'created_at,attachments' });
       const existing = recent.find((tw) => tw.attachments?.media_keys?.some((k) => keys.has(k)));
       if (existing) return { status: 'published', id: existing.id, url: xPostUrl(c.username, existing.id) };
       return finish(ctx, c, t.body, media, Date.parse(t.since));
@@ -286,15 +241,14 @@ export function createXAdapter(config: { app?: Partial<OAuthApp> }): PlatformAda
 
     async findRecent({ since, limit }, ctx) {
       const c = creds(ctx);
-      const tweets = await timeline(ctx, c, { since, limit, fields: 'created_at' });
+      const tweets = await timeline(ctx, c.accessToken, c.userId, { since, limit, fields: 'created_at' });
       return tweets.map((tw) => ({ id: tw.id, url: xPostUrl(c.username, tw.id), content: tw.text, createdAt: tw.created_at ?? '' }));
     },
 
     /** X keeps no history of account counts for us: each figure is today's total, as one point. */
     async analytics(_days, ctx) {
       const c = creds(ctx);
-      const res = await ctx.http.request({ method: 'GET', url: `${X_API}/2/users/${encodeURIComponent(c.userId)}?user.fields=public_metrics`, headers: bearer(c) });
-      const m = xData<{ public_metrics?: { followers_count?: number; following_count?: number; tweet_count?: number } }>(res, ctx.clock.now()).public_metrics ?? {};
+      const m = await userMetrics(ctx, c.accessToken, c.userId);
       return series(ctx.clock.now(), [
         ['Followers', m.followers_count],
         ['Following', m.following_count],
@@ -304,11 +258,7 @@ export function createXAdapter(config: { app?: Partial<OAuthApp> }): PlatformAda
 
     async postAnalytics(postId, _days, ctx) {
       const c = creds(ctx);
-      const res = await ctx.http.request({ method: 'GET', url: `${X_API}/2/tweets/${encodeURIComponent(postId)}?tweet.fields=public_metrics`, headers: bearer(c) });
-      const m =
-        xData<{
-          public_metrics?: { impression_count?: number; like_count?: number; retweet_count?: number; reply_count?: number; quote_count?: number; bookmark_count?: number };
-        }>(res, ctx.clock.now()).public_metrics ?? {};
+      const m = await tweetMetrics(ctx, c.accessToken, postId);
       return series(ctx.clock.now(), [
         ['Impressions', m.impression_count],
         ['Likes', m.like_count],

@@ -3,40 +3,25 @@ import { mkdtempSync, openAsBlob, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { X_APP as APP } from '../../../test/oauth-apps.js';
 import { connectViaOAuth, runPlatformContract, testContext } from '../../../test/platform-contract.js';
 import { createPlatformHttp, type PlatformHttpClient } from '../http.js';
 import { PlatformError, type ConnectedAccount, type OperationContext, type PlatformHttp, type PublishItem } from '../platform.js';
 import { xError } from './errors.js';
-import { CHUNK_BYTES } from './media.js';
+import { CHUNK_BYTES } from './client.js';
 import { createXAdapter, tweetBody } from './index.js';
-import { startXSimulator, type XSimulator } from './x.simulator.js';
+import type { XSimulator } from './x.simulator.js';
+import { originsFor, USER, X_APP, xSimulator } from './x.testkit.js';
 
-const adapter = createXAdapter({ app: APP });
-const USER = { id: '1460000000000000001', name: 'Acme Inc.', username: 'acme', profile_image_url: 'https://pbs.twimg.com/profile_images/1/acme.jpg', followers: 1200, following: 80 };
-
-async function simulator(options?: Parameters<typeof startXSimulator>[0]) {
-  const sim = await startXSimulator(options);
-  sim.addClient(APP);
-  sim.addUser(USER);
-  return sim;
-}
-
-const originsOf = (sim: XSimulator) =>
-  new Map([
-    ['https://api.x.com', sim.origin],
-    ['https://x.com', sim.origin],
-  ]);
-
+const adapter = createXAdapter({ app: X_APP });
 runPlatformContract({
   name: 'x',
   adapter,
   errorsIn200: false,
   async setup() {
-    const sim = await simulator();
-    const http = createPlatformHttp({ origins: originsOf(sim), allowPrivateTargets: false, timeoutMs: 5000 });
+    const sim = await xSimulator();
+    const http = createPlatformHttp({ origins: originsFor(sim), allowPrivateTargets: false, timeoutMs: 5000 });
     return {
-      origins: originsOf(sim),
+      origins: originsFor(sim),
       injectKind: (k) => sim.injectKind(k),
       connect: (ctx) => connectViaOAuth(adapter, ctx, (url) => http.rewriteUrl(url)),
       lookup: (id) => {
@@ -80,8 +65,8 @@ describe('x specifics', () => {
   const failure = (p: Promise<unknown>) => p.then(() => expect.fail('expected a PlatformError'), (e: unknown) => e as PlatformError);
 
   beforeEach(async () => {
-    sim = await simulator();
-    http = createPlatformHttp({ origins: originsOf(sim), allowPrivateTargets: false, timeoutMs: 5000 });
+    sim = await xSimulator();
+    http = createPlatformHttp({ origins: originsFor(sim), allowPrivateTargets: false, timeoutMs: 5000 });
     files = new Map();
     dir = mkdtempSync(join(tmpdir(), 'tidings-x-'));
     account = await connectViaOAuth(adapter, baseCtx(), (url) => http.rewriteUrl(url));

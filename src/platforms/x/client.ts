@@ -1,8 +1,11 @@
 import { PlatformError, type OperationContext, type PublishItem } from '../platform.js';
-import { xData } from './errors.js';
+import { xData, xError } from './errors.js';
 
 /**
- * X media upload, API v2. Still images go in one request (`POST /2/media/upload`); videos and
+ * The X API v2 as the adapter uses it: posts (`POST /2/tweets`), the account's timeline, users
+ * and their figures, and media upload.
+ *
+ * Media upload, API v2. Still images go in one request (`POST /2/media/upload`); videos and
  * animated GIFs go in chunks (`initialize` → `append`… → `finalize`) and X may then process them
  * for a while: `processing_info.state` is `pending`/`in_progress` until `succeeded` or `failed`,
  * read back with `GET /2/media/upload?command=STATUS`. A media id can be attached to a post only
@@ -42,8 +45,91 @@ export interface UploadedMedia {
 
 type Media = PublishItem['media'][number];
 type Ctx = Pick<OperationContext, 'http' | 'clock' | 'openMedia'>;
+type ApiCtx = Pick<OperationContext, 'http' | 'clock'>;
 
 const bearer = (accessToken: string) => ({ authorization: `Bearer ${accessToken}` });
+
+/** The JSON body of `POST /2/tweets` (the fields this adapter sends). */
+export interface TweetBody {
+  text: string;
+  media?: { media_ids: string[] };
+  reply?: { in_reply_to_tweet_id: string };
+  reply_settings?: string;
+  community_id?: string;
+  made_with_ai?: boolean;
+  paid_partnership?: boolean;
+}
+
+export interface Tweet {
+  id: string;
+  text: string;
+  created_at?: string;
+  attachments?: { media_keys?: string[] };
+}
+
+export function xPostUrl(username: string, id: string): string {
+  return `https://x.com/${username}/status/${id}`;
+}
+
+/** RFC 3339 to the second (YYYY-MM-DDTHH:mm:ssZ), as X wants it. */
+export function xSeconds(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** `POST /2/tweets`: the new post's id. */
+export async function createTweet(ctx: ApiCtx, accessToken: string, body: TweetBody): Promise<{ id: string }> {
+  const res = await ctx.http.request({ method: 'POST', url: `${X_API}/2/tweets`, headers: bearer(accessToken), body });
+  return xData<{ id: string }>(res, ctx.clock.now());
+}
+
+/** `GET /2/users/:id/tweets` since `since`, page after page until `limit` posts. */
+export async function timeline(ctx: ApiCtx, accessToken: string, userId: string, input: { since: Date; limit: number; fields: string }): Promise<Tweet[]> {
+  const out: Tweet[] = [];
+  let next: string | undefined;
+  do {
+    const q = new URLSearchParams({
+      // X takes 5–100 per page.
+      max_results: String(Math.min(100, Math.max(5, input.limit - out.length))),
+      start_time: xSeconds(input.since.getTime()),
+      'tweet.fields': input.fields,
+    });
+    if (next) q.set('pagination_token', next);
+    const res = await ctx.http.request({ method: 'GET', url: `${X_API}/2/users/${encodeURIComponent(userId)}/tweets?${q.toString()}`, headers: bearer(accessToken) });
+    const err = xError(res, ctx.clock.now());
+    if (err) throw err;
+    // An empty timeline has no `data`, only `meta.result_count: 0`.
+    const page = res.body as { data?: Tweet[]; meta?: { next_token?: string } };
+    out.push(...(page.data ?? []));
+    next = page.meta?.next_token;
+  } while (next && out.length < input.limit);
+  return out.slice(0, input.limit);
+}
+
+/** `GET /2/users/me`: the account the token belongs to. */
+export async function getMe(ctx: ApiCtx, accessToken: string) {
+  const res = await ctx.http.request({
+    method: 'GET',
+    url: `${X_API}/2/users/me?user.fields=username,verified,profile_image_url`,
+    headers: bearer(accessToken),
+  });
+  return xData<{ id: string; name?: string; username: string; verified?: boolean; profile_image_url?: string }>(res, ctx.clock.now());
+}
+
+/** `GET /2/users/:id` with `public_metrics`. */
+export async function userMetrics(ctx: ApiCtx, accessToken: string, userId: string) {
+  const res = await ctx.http.request({ method: 'GET', url: `${X_API}/2/users/${encodeURIComponent(userId)}?user.fields=public_metrics`, headers: bearer(accessToken) });
+  return xData<{ public_metrics?: { followers_count?: number; following_count?: number; tweet_count?: number } }>(res, ctx.clock.now()).public_metrics ?? {};
+}
+
+/** `GET /2/tweets/:id` with `public_metrics`. */
+export async function tweetMetrics(ctx: ApiCtx, accessToken: string, postId: string) {
+  const res = await ctx.http.request({ method: 'GET', url: `${X_API}/2/tweets/${encodeURIComponent(postId)}?tweet.fields=public_metrics`, headers: bearer(accessToken) });
+  return (
+    xData<{
+      public_metrics?: { impression_count?: number; like_count?: number; retweet_count?: number; reply_count?: number; quote_count?: number; bookmark_count?: number };
+    }>(res, ctx.clock.now()).public_metrics ?? {}
+  );
+}
 
 function category(m: Media): 'tweet_image' | 'tweet_gif' | 'tweet_video' {
   if (m.type === 'video') return 'tweet_video';

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { htmlToText } from '../common/html.js';
 import type { OAuthApp } from '../common/oauth2.js';
 import {
@@ -8,7 +7,7 @@ import {
   type OperationContext,
   type PlatformAdapter,
 } from '../platform.js';
-import { neynarOk } from './errors.js';
+import { castsOf, castUrl, createCast, getCast, getSigner, idemOf, NEYNAR_LOGIN, searchChannels, userOf, type NeynarUser } from './client.js';
 import { wrapcastMetadata } from './metadata.js';
 
 /**
@@ -20,9 +19,6 @@ import { wrapcastMetadata } from './metadata.js';
  * one is `reconnect_required`.
  */
 
-export const NEYNAR_API = 'https://api.neynar.com';
-export const NEYNAR_LOGIN = 'https://app.neynar.com/login';
-
 /** Text limits in UTF-8 bytes: a standard cast, and a long cast (Farcaster Pro). */
 export const CAST_BYTES = 320;
 export const LONG_CAST_BYTES = 1024;
@@ -33,35 +29,6 @@ export interface WrapcastCredentials {
   username: string;
   /** a Farcaster Pro subscriber when connected (long casts) */
   pro: boolean;
-}
-
-interface NeynarUser {
-  fid: number;
-  username: string;
-  display_name?: string;
-  pfp_url?: string | null;
-  pro?: { status?: string } | null;
-}
-
-interface NeynarCast {
-  hash: string;
-  parent_hash?: string | null;
-  author: { fid: number; username?: string };
-  text: string;
-  timestamp: string;
-  channel?: { id: string } | null;
-  reactions?: { likes_count?: number; recasts_count?: number };
-  replies?: { count?: number };
-}
-
-/** `https://farcaster.xyz/<username>/<first 10 characters of the hash>` (Farcaster's short cast link). */
-export function castUrl(username: string, hash: string): string {
-  return `https://farcaster.xyz/${encodeURIComponent(username)}/${hash.slice(0, 10)}`;
-}
-
-/** Neynar's `idem`: a short idempotency key (16 characters recommended), derived from ours. */
-export function idemOf(idempotencyKey: string): string {
-  return createHash('sha256').update(idempotencyKey).digest('base64url').slice(0, 16);
 }
 
 const isPro = (u: NeynarUser) => u.pro?.status === 'subscribed';
@@ -81,33 +48,6 @@ export function createWrapcastAdapter(config: { app?: OAuthApp } = {}): Platform
     if (!config.app) throw new PlatformError('unsupported', 'set WRAPCAST_CLIENT_ID (the Neynar client id) and WRAPCAST_CLIENT_SECRET (the Neynar API key)');
     return config.app.clientSecret;
   }
-  const headers = () => ({ 'x-api-key': apiKey(), accept: 'application/json' });
-
-  async function get<T>(ctx: Pick<OperationContext, 'http'>, path: string, query: Record<string, string>): Promise<T> {
-    const url = `${NEYNAR_API}${path}?${new URLSearchParams(query).toString()}`;
-    return neynarOk<T>(await ctx.http.request({ method: 'GET', url, headers: headers() }));
-  }
-
-  async function userOf(ctx: Pick<OperationContext, 'http'>, fid: number): Promise<NeynarUser> {
-    const { users } = await get<{ users?: NeynarUser[] }>(ctx, '/v2/farcaster/user/bulk', { fids: String(fid) });
-    const user = users?.find((u) => u.fid === fid);
-    if (!user) throw new PlatformError('rejected', `Farcaster account ${fid} was not found`);
-    return user;
-  }
-
-  /** The account's casts (replies included), newest first, page by page. */
-  async function* castsOf(ctx: OperationContext, fid: number, pageSize: number): AsyncGenerator<NeynarCast> {
-    let cursor: string | null | undefined;
-    for (let page = 0; page < 20; page++) {
-      const query: Record<string, string> = { fid: String(fid), limit: String(pageSize), include_replies: 'true' };
-      if (cursor) query.cursor = cursor;
-      const res = await get<{ casts?: NeynarCast[]; next?: { cursor?: string | null } }>(ctx, '/v2/farcaster/feed/user/casts', query);
-      for (const c of res.casts ?? []) yield c;
-      cursor = res.next?.cursor;
-      if (!cursor) return;
-    }
-  }
-
   const adapter: PlatformAdapter = {
     metadata: wrapcastMetadata,
 
@@ -129,7 +69,7 @@ export function createWrapcastAdapter(config: { app?: OAuthApp } = {}): Platform
      * it. The signer must be approved and paired with our key, and belong to that fid.
      */
     async completeConnect({ code, callbackParams }, ctx): Promise<ConnectedAccount> {
-      const signer = await get<{ signer_uuid: string; status: string; fid?: number }>(ctx, '/v2/farcaster/signer', { signer_uuid: code }).catch((e: unknown) => {
+      const signer = await getSigner(ctx, apiKey(), code).catch((e: unknown) => {
         if (e instanceof PlatformError && e.details.status === 404) throw new PlatformError('rejected', 'Neynar does not know this signer for this app: sign in with Neynar again');
         throw e;
       });
@@ -139,7 +79,7 @@ export function createWrapcastAdapter(config: { app?: OAuthApp } = {}): Platform
       if (callbackParams?.fid !== undefined && callbackParams.fid !== String(signer.fid)) {
         throw new PlatformError('rejected', `The signer belongs to Farcaster account ${signer.fid}, not ${callbackParams.fid}`);
       }
-      const user = await userOf(ctx, signer.fid);
+      const user = await userOf(ctx, apiKey(), signer.fid);
       const credentials: WrapcastCredentials = { signerUuid: signer.signer_uuid, fid: user.fid, username: user.username, pro: isPro(user) };
       return {
         internalId: String(user.fid),
@@ -180,9 +120,7 @@ export function createWrapcastAdapter(config: { app?: OAuthApp } = {}): Platform
       if (embeds.length > 0) body.embeds = embeds;
       if (replyTo) body.parent = replyTo.id;
       else if (channel) body.channel_id = channel;
-      const res = neynarOk<{ success?: boolean; cast?: { hash?: string; author?: { username?: string } } }>(
-        await ctx.http.request({ method: 'POST', url: `${NEYNAR_API}/v2/farcaster/cast`, headers: headers(), body }),
-      );
+      const res = await createCast(ctx, apiKey(), body);
       const hash = res.cast?.hash;
       if (!hash) throw new PlatformError('transient', 'Neynar answered without the cast hash', { outcomeUnknown: true });
       return { status: 'published', id: hash, url: castUrl(res.cast?.author?.username ?? c.username, hash) };
@@ -191,7 +129,7 @@ export function createWrapcastAdapter(config: { app?: OAuthApp } = {}): Platform
     /** Likes, recasts and replies of one cast, as of today. */
     async postAnalytics(postId, _days, ctx): Promise<AnalyticsSeries[]> {
       creds(ctx);
-      const { cast } = await get<{ cast: NeynarCast }>(ctx, '/v2/farcaster/cast', { identifier: postId, type: 'hash' });
+      const cast = await getCast(ctx, apiKey(), postId);
       const date = today(ctx.clock.now());
       const point = (label: string, n: number | undefined): AnalyticsSeries => ({ label, percentageChange: 0, data: [{ date, total: Number(n ?? 0) || 0 }] });
       return [point('Likes', cast.reactions?.likes_count), point('Recasts', cast.reactions?.recasts_count), point('Replies', cast.replies?.count)];
@@ -202,12 +140,8 @@ export function createWrapcastAdapter(config: { app?: OAuthApp } = {}): Platform
       if (methodName !== 'subreddits') throw new PlatformError('unsupported', `Farcaster has no tool ${methodName}`);
       const word = typeof (data as { word?: unknown })?.word === 'string' ? (data as { word: string }).word.trim() : '';
       if (!word) return [];
-      const { channels } = await get<{ channels?: { id: string; name?: string; description?: string; image_url?: string; follower_count?: number }[] }>(
-        ctx,
-        '/v2/farcaster/channel/search',
-        { q: word },
-      );
-      return (channels ?? []).map((ch) => ({ id: ch.id, name: ch.name ?? ch.id, title: ch.description ?? '', subreddit: ch.id, subscribers: ch.follower_count ?? 0 }));
+      const channels = await searchChannels(ctx, apiKey(), word);
+      return channels.map((ch) => ({ id: ch.id, name: ch.name ?? ch.id, title: ch.description ?? '', subreddit: ch.id, subscribers: ch.follower_count ?? 0 }));
     },
 
     /**
@@ -219,7 +153,7 @@ export function createWrapcastAdapter(config: { app?: OAuthApp } = {}): Platform
       const c = creds(ctx);
       const channel = (settings?.subreddit as { value?: { id?: string } }[] | undefined)?.[0]?.value?.id;
       const out: { id: string; url: string; content: string; createdAt: string }[] = [];
-      for await (const cast of castsOf(ctx, c.fid, Math.min(Math.max(limit, 1), 150))) {
+      for await (const cast of castsOf(ctx, apiKey(), c.fid, Math.min(Math.max(limit, 1), 150))) {
         if (Date.parse(cast.timestamp) < since.getTime()) break;
         if (replyTo && cast.parent_hash !== replyTo.id) continue;
         if (!replyTo && channel && cast.channel?.id !== channel) continue;

@@ -1,6 +1,4 @@
-import { createHash } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { startMediaHost } from '../common/media-host.testkit.js';
 import { testContext } from '../../../test/platform-contract.js';
 import { createPlatformHttp } from '../http.js';
 import type { ConnectedAccount, OperationContext, PlatformAdapter, PublishItem } from '../platform.js';
@@ -30,26 +28,9 @@ export const originsFor = (sim: { origin: string }) =>
   ]);
 export const platformOriginsFor = (sim: { origin: string }) => `${NEYNAR_API_ORIGIN}=${sim.origin},${NEYNAR_APP_ORIGIN}=${sim.origin}`;
 
-/** A tiny web server standing for the service's public media URLs (what Farcaster clients fetch). */
-export async function startMediaHost(files: Map<string, Buffer>): Promise<{ origin: string; hits: string[]; close(): Promise<void> }> {
-  const hits: string[] = [];
-  const server: Server = createServer((req, res) => {
-    hits.push(req.url ?? '');
-    const body = files.get(req.url ?? '');
-    if (!body) {
-      res.writeHead(404).end();
-      return;
-    }
-    res.writeHead(200, { 'content-type': 'image/png', 'content-length': body.length }).end(body);
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as AddressInfo;
-  return { origin: `http://127.0.0.1:${port}`, hits, close: () => new Promise((r) => server.close(() => r())) };
-}
+export { PNG as picture, sha, startMediaHost } from '../common/media-host.testkit.js';
 
 export const MEDIA_ORIGIN = 'https://tidings.example';
-export const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
-export const picture = (n: number) => Buffer.concat([Buffer.from('89504e470d0a1a0a', 'hex'), Buffer.from(`picture number ${n}`)]);
 export function image(id: string): PublishItem['media'][number] {
   return { id, path: `${MEDIA_ORIGIN}/media/${id}.png`, type: 'image', mimeType: 'image/png', size: 24, width: 1, height: 1 };
 }

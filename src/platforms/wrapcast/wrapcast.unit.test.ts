@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { runPlatformContract } from '../../../test/platform-contract.js';
 import { PlatformError, type ConnectedAccount, type OperationContext } from '../platform.js';
 import { neynarError } from './errors.js';
-import { castUrl, createWrapcastAdapter, idemOf } from './index.js';
+import { castUrl, idemOf } from './client.js';
+import { createWrapcastAdapter } from './index.js';
 import { NEYNAR_APP_ORIGIN } from './wrapcast.simulator.js';
 import { ALICE, image, MEDIA_ORIGIN, NEYNAR_APP, originsFor, picture, PRO, sha, signIn, startMediaHost, withWrapcast, wrapcastSimulator, type TestCtx } from './wrapcast.testkit.js';
 

@@ -4,7 +4,7 @@ import { expect } from 'vitest';
 import { media } from '../src/db/schema/index.js';
 import { createManualClock, type ManualClock } from '../src/lib/clock.js';
 import type { PlatformIdentifier } from '../src/platforms/platform.js';
-import { PUBLISH_QUEUE } from '../src/publishing/publish-queue.js';
+import { PUBLISH_QUEUE } from '../src/engines/publishing/publish-queue.js';
 import type { TestApp, TestOrg } from './helpers.js';
 
 /**

@@ -2,8 +2,8 @@ import { notFound } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { isUuid } from '../../lib/ids.js';
 import type { AnalyticsSeries } from '../../platforms/platform.js';
-import type { ChannelAccess } from '../../publishing/channel-access.js';
-import { platformErrorToAppError } from '../../publishing/platform-errors.js';
+import type { ChannelAccess } from '../../core/channels/channel-access.js';
+import { platformErrorToAppError } from '../../core/channels/platform-errors.js';
 import type { IntegrationsRepository } from '../integrations/integrations.repository.js';
 import type { AnalyticsRepository } from './analytics.repository.js';
 

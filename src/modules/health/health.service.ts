@@ -1,6 +1,6 @@
 import type { Database } from '../../db/client.js';
 import type { Clock } from '../../lib/clock.js';
-import { findLatestHeartbeat } from '../../publishing/heartbeat.js';
+import { findLatestHeartbeat } from '../../engines/publishing/heartbeat.js';
 
 export interface Readiness {
   ready: boolean;

@@ -1,7 +1,7 @@
 import { AppError, fieldError, notFound } from '../../errors.js';
 import { isUuid } from '../../lib/ids.js';
-import type { ChannelAccess } from '../../publishing/channel-access.js';
-import { platformErrorToAppError } from '../../publishing/platform-errors.js';
+import type { ChannelAccess } from '../../core/channels/channel-access.js';
+import { platformErrorToAppError } from '../../core/channels/platform-errors.js';
 import type { Clock } from '../../lib/clock.js';
 import type { SecretBox } from '../../lib/secret-box.js';
 import { PlatformError } from '../../platforms/platform.js';

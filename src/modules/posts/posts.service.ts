@@ -3,9 +3,9 @@ import { AppError, notFound, validationError, type FieldError } from '../../erro
 import type { Clock } from '../../lib/clock.js';
 import { isUuid } from '../../lib/ids.js';
 import { isPlatformIdentifier, type PlatformAdapter, type PlatformIdentifier, type PostDraft } from '../../platforms/platform.js';
-import type { ChannelAccess } from '../../publishing/channel-access.js';
-import { platformErrorToAppError } from '../../publishing/platform-errors.js';
-import type { PublishQueue } from '../../publishing/publish-queue.js';
+import type { ChannelAccess } from '../../core/channels/channel-access.js';
+import { platformErrorToAppError } from '../../core/channels/platform-errors.js';
+import type { PublishQueue } from '../../engines/publishing/publish-queue.js';
 import type { PlansService } from '../plans/plans.service.js';
 import { emitEvent, postEventPayload } from '../../core/events/events.js';
 import { normaliseSettings, validatePostForPlatform, type ChannelState, type DraftMedia } from './post-validation.js';

@@ -4,22 +4,22 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ManualClock } from '../lib/clock.js';
-import { BSKY_ENTRYWAY, BSKY_PDS, BSKY_VIDEO, startBlueskySimulator, type BlueskySimulator } from '../platforms/bluesky/bluesky.simulator.js';
-import { startDiscordSimulator, type DiscordSimulator } from '../platforms/discord/discord.simulator.js';
-import { LINKEDIN_API_ORIGIN, LINKEDIN_WWW_ORIGIN, type LinkedinSimulator } from '../platforms/linkedin/linkedin.simulator.js';
-import { linkedinSimulator } from '../platforms/linkedin/linkedin.testkit.js';
-import { startMastodonSimulator, type MastodonSimulator } from '../platforms/mastodon/mastodon.simulator.js';
-import type { PlatformIdentifier } from '../platforms/platform.js';
-import { S3_ORIGIN, startRedditSimulator, type RedditSimulator } from '../platforms/reddit/reddit.simulator.js';
-import { startSlackSimulator, type SlackSimulator } from '../platforms/slack/slack.simulator.js';
-import { startTelegramSimulator, type TelegramSimulator } from '../platforms/telegram/telegram.simulator.js';
-import { startXSimulator, type XSimulator } from '../platforms/x/x.simulator.js';
-import { realtimeManualClock, releaseDueJobs, waitFor } from '../../test/factories.js';
-import { buildTestApp, call, type TestApp, type TestOrg } from '../../test/helpers.js';
-import { uploadMedia } from '../../test/media.js';
-import { DISCORD, LINKEDIN_PAGE_APP, oauthAppEnv, REDDIT_APP, SLACK_APP, X_APP } from '../../test/oauth-apps.js';
-import type { ReceivedMedia } from '../../test/simulators/harness.js';
+import type { ManualClock } from '../../lib/clock.js';
+import { BSKY_ENTRYWAY, BSKY_PDS, BSKY_VIDEO, startBlueskySimulator, type BlueskySimulator } from '../../platforms/bluesky/bluesky.simulator.js';
+import { startDiscordSimulator, type DiscordSimulator } from '../../platforms/discord/discord.simulator.js';
+import { LINKEDIN_API_ORIGIN, LINKEDIN_WWW_ORIGIN, type LinkedinSimulator } from '../../platforms/linkedin/linkedin.simulator.js';
+import { linkedinSimulator } from '../../platforms/linkedin/linkedin.testkit.js';
+import { startMastodonSimulator, type MastodonSimulator } from '../../platforms/mastodon/mastodon.simulator.js';
+import type { PlatformIdentifier } from '../../platforms/platform.js';
+import { S3_ORIGIN, startRedditSimulator, type RedditSimulator } from '../../platforms/reddit/reddit.simulator.js';
+import { startSlackSimulator, type SlackSimulator } from '../../platforms/slack/slack.simulator.js';
+import { startTelegramSimulator, type TelegramSimulator } from '../../platforms/telegram/telegram.simulator.js';
+import { startXSimulator, type XSimulator } from '../../platforms/x/x.simulator.js';
+import { realtimeManualClock, releaseDueJobs, waitFor } from '../../../test/factories.js';
+import { buildTestApp, call, type TestApp, type TestOrg } from '../../../test/helpers.js';
+import { uploadMedia } from '../../../test/media.js';
+import { DISCORD, LINKEDIN_PAGE_APP, oauthAppEnv, REDDIT_APP, SLACK_APP, X_APP } from '../../../test/oauth-apps.js';
+import type { ReceivedMedia } from '../../../test/simulators/harness.js';
 
 /**
  * Published posts with media, end to end for the nine implemented platforms: real pictures and a
@@ -36,7 +36,7 @@ import type { ReceivedMedia } from '../../test/simulators/harness.js';
 const PUBLIC_URL = 'https://tidings.example';
 const MASTODON = 'https://mastodon.example';
 /** A real 2 s H.264 + AAC MP4 of 23,593 bytes (test/fixtures/media/README.md), accepted by all nine. */
-const VIDEO_FIXTURE = join(import.meta.dirname, '../../test/fixtures/media/h264-aac-faststart.mp4');
+const VIDEO_FIXTURE = join(import.meta.dirname, '../../../test/fixtures/media/h264-aac-faststart.mp4');
 
 const TELEGRAM = { token: '123456:AAbbCCddEEffGGhhIIjjKKllMMnnOOppQQ', bot: { id: 123456, username: 'tidings_bot' }, chat: { id: -1001234567890, title: 'Acme News', username: 'acmenews' } };
 const BLUESKY = { handle: 'acme.bsky.social', did: 'did:plc:acme123', password: 'app-pass-1234', displayName: 'Acme on Bluesky' };

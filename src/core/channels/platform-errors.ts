@@ -1,5 +1,5 @@
-import { AppError } from '../errors.js';
-import { PlatformError } from '../platforms/platform.js';
+import { AppError } from '../../errors.js';
+import { PlatformError } from '../../platforms/platform.js';
 
 /** How a platform failure during an API request (tools, analytics) is answered to the caller. */
 export function platformErrorToAppError(e: unknown, platform: string): unknown {

@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BSKY_ENTRYWAY, BSKY_PDS, BSKY_VIDEO, startBlueskySimulator } from '../platforms/bluesky/bluesky.simulator.js';
-import { createChannel, realtimeManualClock, waitFor } from '../../test/factories.js';
-import { buildTestApp, call, type TestApp, type TestOrg } from '../../test/helpers.js';
-import { uploadMedia } from '../../test/media.js';
+import { BSKY_ENTRYWAY, BSKY_PDS, BSKY_VIDEO, startBlueskySimulator } from '../../platforms/bluesky/bluesky.simulator.js';
+import { createChannel, realtimeManualClock, waitFor } from '../../../test/factories.js';
+import { buildTestApp, call, type TestApp, type TestOrg } from '../../../test/helpers.js';
+import { uploadMedia } from '../../../test/media.js';
 
 /**
  * Publish-time image fitting (issue 5): a picture beyond the platform's limits is accepted when

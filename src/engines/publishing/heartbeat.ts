@@ -1,9 +1,9 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { desc, eq } from 'drizzle-orm';
-import type { Db } from '../db/client.js';
-import { workerHeartbeats } from '../db/schema/index.js';
-import type { Clock } from '../lib/clock.js';
+import type { Db } from '../../db/client.js';
+import { workerHeartbeats } from '../../db/schema/index.js';
+import type { Clock } from '../../lib/clock.js';
 
 /**
  * Each worker process writes a beat every few seconds from inside the publisher's loop

@@ -1,8 +1,8 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { ManualClock } from '../lib/clock.js';
-import { BSKY_ENTRYWAY, BSKY_PDS, BSKY_VIDEO, startBlueskySimulator, type BlueskySimulator } from '../platforms/bluesky/bluesky.simulator.js';
-import { advanceTime, eventsOf, realtimeManualClock, waitFor } from '../../test/factories.js';
-import { buildTestApp, call, type TestApp, type TestOrg } from '../../test/helpers.js';
+import type { ManualClock } from '../../lib/clock.js';
+import { BSKY_ENTRYWAY, BSKY_PDS, BSKY_VIDEO, startBlueskySimulator, type BlueskySimulator } from '../../platforms/bluesky/bluesky.simulator.js';
+import { advanceTime, eventsOf, realtimeManualClock, waitFor } from '../../../test/factories.js';
+import { buildTestApp, call, type TestApp, type TestOrg } from '../../../test/helpers.js';
 
 /**
  * Reconciliation reads the platform's authoritative record, not a listing that lags behind it

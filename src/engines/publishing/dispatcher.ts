@@ -1,10 +1,10 @@
 import { and, eq, gt, isNotNull, notInArray, sql } from 'drizzle-orm';
-import type { Database } from '../db/client.js';
-import { integrations, posts, workerHeartbeats } from '../db/schema/index.js';
-import type { JobEngine } from '../jobs/job-engine.js';
-import type { Clock } from '../lib/clock.js';
-import type { PlatformAdapter, PlatformIdentifier } from '../platforms/platform.js';
-import { isPlatformIdentifier } from '../platforms/platform.js';
+import type { Database } from '../../db/client.js';
+import { integrations, posts, workerHeartbeats } from '../../db/schema/index.js';
+import type { JobEngine } from '../../jobs/job-engine.js';
+import type { Clock } from '../../lib/clock.js';
+import type { PlatformAdapter, PlatformIdentifier } from '../../platforms/platform.js';
+import { isPlatformIdentifier } from '../../platforms/platform.js';
 import type { Publisher } from './publisher.js';
 import { PUBLISH_CHANNEL, PUBLISH_QUEUE, type PublishJobData, type PublishQueue } from './publish-queue.js';
 

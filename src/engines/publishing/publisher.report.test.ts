@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BSKY_ENTRYWAY, BSKY_PDS, BSKY_VIDEO, startBlueskySimulator, type BlueskySimulator } from '../platforms/bluesky/bluesky.simulator.js';
-import { createChannel, realtimeManualClock, waitFor } from '../../test/factories.js';
-import { buildTestApp, call, type TestApp, type TestOrg } from '../../test/helpers.js';
+import { BSKY_ENTRYWAY, BSKY_PDS, BSKY_VIDEO, startBlueskySimulator, type BlueskySimulator } from '../../platforms/bluesky/bluesky.simulator.js';
+import { createChannel, realtimeManualClock, waitFor } from '../../../test/factories.js';
+import { buildTestApp, call, type TestApp, type TestOrg } from '../../../test/helpers.js';
 
 /**
  * What `GET /posts/{id}` reports once the publisher is done: how many attempts it took, and a

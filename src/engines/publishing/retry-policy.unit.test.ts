@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PlatformError } from '../platforms/platform.js';
+import { PlatformError } from '../../platforms/platform.js';
 import {
   backoffMs,
   decide,

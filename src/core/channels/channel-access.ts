@@ -1,7 +1,7 @@
-import type { Clock } from '../lib/clock.js';
-import type { SecretBox } from '../lib/secret-box.js';
-import type { IntegrationRow, IntegrationsRepository } from '../modules/integrations/integrations.repository.js';
-import { withSignal, type PlatformHttpClient } from '../platforms/http.js';
+import type { Clock } from '../../lib/clock.js';
+import type { SecretBox } from '../../lib/secret-box.js';
+import type { IntegrationRow, IntegrationsRepository } from '../../modules/integrations/integrations.repository.js';
+import { withSignal, type PlatformHttpClient } from '../../platforms/http.js';
 import {
   isPlatformIdentifier,
   PlatformError,
@@ -9,7 +9,7 @@ import {
   type OperationContext,
   type PlatformAdapter,
   type PlatformIdentifier,
-} from '../platforms/platform.js';
+} from '../../platforms/platform.js';
 
 export interface ChannelAccessDeps {
   integrations: IntegrationsRepository;

@@ -1,15 +1,15 @@
 import { and, asc, eq, gt, inArray, isNull, sql } from 'drizzle-orm';
-import type { Db, Tx } from '../db/client.js';
-import { integrations, posts } from '../db/schema/index.js';
-import type { Clock } from '../lib/clock.js';
-import { canFit, imageTargetOf, needsFitting, type ImageTarget } from '../media/image-fit.js';
-import type { FittedMedia, ImageFitter } from '../media/image-fitter.js';
-import { renditionFormatFor, renditionKey } from '../media/renditions.js';
-import type { MediaRepository } from '../modules/media/media.repository.js';
-import { emitEvent, notifyIn, postEventPayload } from '../core/events/events.js';
-import { htmlToText } from '../platforms/common/html.js';
-import { PlatformError, type MediaKindRule, type PlatformAdapter, type PublishItem, type PublishMedia, type PublishResult } from '../platforms/platform.js';
-import type { ChannelAccess } from './channel-access.js';
+import type { Db, Tx } from '../../db/client.js';
+import { integrations, posts } from '../../db/schema/index.js';
+import type { Clock } from '../../lib/clock.js';
+import { canFit, imageTargetOf, needsFitting, type ImageTarget } from '../../core/media/image-fit.js';
+import type { FittedMedia, ImageFitter } from '../../core/media/image-fitter.js';
+import { renditionFormatFor, renditionKey } from '../../core/media/renditions.js';
+import type { MediaRepository } from '../../modules/media/media.repository.js';
+import { emitEvent, notifyIn, postEventPayload } from '../../core/events/events.js';
+import { htmlToText } from '../../platforms/common/html.js';
+import { PlatformError, type MediaKindRule, type PlatformAdapter, type PublishItem, type PublishMedia, type PublishResult } from '../../platforms/platform.js';
+import type { ChannelAccess } from '../../core/channels/channel-access.js';
 import type { PublishJobData, PublishQueue } from './publish-queue.js';
 import { decide, decideCheckFailure, decideLookupFailure, decideNotArrived, failureOf, nextPoll, OUTCOME_UNKNOWN, pendingGivenUp, type Decision } from './retry-policy.js';
 

@@ -1,10 +1,10 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { integrations, posts } from '../db/schema/index.js';
-import { PLATFORM_METADATA } from '../platforms/metadata.js';
-import { PlatformError, type PlatformAdapter } from '../platforms/platform.js';
-import { buildTestApp, call, expectError, expectIsolated, manualClock, type TestApp, type TestOrg } from '../../test/helpers.js';
+import { integrations, posts } from '../../db/schema/index.js';
+import { PLATFORM_METADATA } from '../../platforms/metadata.js';
+import { PlatformError, type PlatformAdapter } from '../../platforms/platform.js';
+import { buildTestApp, call, expectError, expectIsolated, manualClock, type TestApp, type TestOrg } from '../../../test/helpers.js';
 
 /**
  * A small stateful token service standing in for a platform with expiring, rotating tokens: the

@@ -1,7 +1,7 @@
 import { eq, sql } from 'drizzle-orm';
-import type { Database, Tx } from '../db/client.js';
-import { posts } from '../db/schema/index.js';
-import type { JobEngine } from '../jobs/job-engine.js';
+import type { Database, Tx } from '../../db/client.js';
+import { posts } from '../../db/schema/index.js';
+import type { JobEngine } from '../../jobs/job-engine.js';
 
 export const PUBLISH_QUEUE = 'publish';
 /** PostgreSQL NOTIFY channel: a publish job was scheduled (workers in other processes wake). */

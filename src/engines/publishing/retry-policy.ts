@@ -1,4 +1,4 @@
-import { PlatformError, type PlatformErrorKind } from '../platforms/platform.js';
+import { PlatformError, type PlatformErrorKind } from '../../platforms/platform.js';
 
 /**
  * The publisher's retry policy as pure functions: given what failed (as data), the attempt number,

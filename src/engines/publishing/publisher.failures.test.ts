@@ -1,15 +1,15 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { integrations } from '../db/schema/index.js';
-import type { ManualClock } from '../lib/clock.js';
-import { startMastodonSimulator, type MastodonSimulator } from '../platforms/mastodon/mastodon.simulator.js';
-import { startTelegramSimulator, type TelegramSimulator } from '../platforms/telegram/telegram.simulator.js';
-import { startXSimulator, type XSimulator } from '../platforms/x/x.simulator.js';
-import { advanceTime, eventsOf, realtimeManualClock, releaseDueJobs, waitFor } from '../../test/factories.js';
-import { EVENT_PAYLOAD_SCHEMAS } from '../webhooks/event-schemas.js';
-import { buildTestApp, call, expectError, type TestApp, type TestOrg } from '../../test/helpers.js';
-import { X_APP } from '../../test/oauth-apps.js';
-import type { Simulator, SimulatorRequest } from '../../test/simulators/harness.js';
+import { integrations } from '../../db/schema/index.js';
+import type { ManualClock } from '../../lib/clock.js';
+import { startMastodonSimulator, type MastodonSimulator } from '../../platforms/mastodon/mastodon.simulator.js';
+import { startTelegramSimulator, type TelegramSimulator } from '../../platforms/telegram/telegram.simulator.js';
+import { startXSimulator, type XSimulator } from '../../platforms/x/x.simulator.js';
+import { advanceTime, eventsOf, realtimeManualClock, releaseDueJobs, waitFor } from '../../../test/factories.js';
+import { EVENT_PAYLOAD_SCHEMAS } from '../../webhooks/event-schemas.js';
+import { buildTestApp, call, expectError, type TestApp, type TestOrg } from '../../../test/helpers.js';
+import { X_APP } from '../../../test/oauth-apps.js';
+import type { Simulator, SimulatorRequest } from '../../../test/simulators/harness.js';
 import { PUBLISH_QUEUE } from './publish-queue.js';
 
 /** The events the publisher and the channel changes it makes write (not the connect and scheduling ones). */

@@ -1,8 +1,8 @@
-import type { Clock } from '../lib/clock.js';
-import { runPeriodically } from '../lib/periodic.js';
-import type { IntegrationsRepository } from '../modules/integrations/integrations.repository.js';
-import { PLATFORM_IDENTIFIERS, type PlatformAdapter, type PlatformIdentifier } from '../platforms/platform.js';
-import type { ChannelAccess } from './channel-access.js';
+import type { Clock } from '../../lib/clock.js';
+import { runPeriodically } from '../../lib/periodic.js';
+import type { IntegrationsRepository } from '../../modules/integrations/integrations.repository.js';
+import { PLATFORM_IDENTIFIERS, type PlatformAdapter, type PlatformIdentifier } from '../../platforms/platform.js';
+import type { ChannelAccess } from '../../core/channels/channel-access.js';
 
 /**
  * Renews tokens that die if they are not renewed while still valid (`oauth.renewWhileValid`:

@@ -1,6 +1,7 @@
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { startSimulator, type InjectedKind, type Simulator } from '../../../test/simulators/harness.js';
+import { createOAuth2Simulator, type OAuth2AppRecord, type OAuth2TokenRecord } from '../common/oauth2.simulator.js';
 
 /**
  * A simulator of Kick's OAuth server (`https://id.kick.com`) and public API
@@ -27,12 +28,7 @@ const ACCESS_SECONDS = 2 * 3600;
 const CODE_MS = 10 * 60_000;
 const MAX_CONTENT = 500;
 
-export interface KickAppRecord {
-  clientId: string;
-  clientSecret: string;
-  /** registered redirect URIs (any when absent) */
-  redirectUris?: string[];
-}
+export type KickAppRecord = OAuth2AppRecord;
 
 export interface KickUserRecord {
   user_id: number;
@@ -54,14 +50,7 @@ export interface KickMessageRecord {
   createdAt: number;
 }
 
-interface TokenRecord {
-  token: string;
-  userId: number;
-  clientId: string;
-  scopes: string[];
-  expiresAt: number;
-  revoked: boolean;
-}
+type TokenRecord = OAuth2TokenRecord<number>;
 
 export interface KickSimulator extends Simulator {
   apps: Map<string, KickAppRecord>;
@@ -83,34 +72,34 @@ export interface KickSimulator extends Simulator {
 }
 
 const secret = () => randomBytes(32).toString('base64url');
-const s256 = (verifier: string) => createHash('sha256').update(verifier).digest('base64url');
 
 export async function startKickSimulator(): Promise<KickSimulator> {
-  const apps = new Map<string, KickAppRecord>();
   const users = new Map<number, KickUserRecord>();
   const messages: KickMessageRecord[] = [];
-  const tokens = new Map<string, TokenRecord>();
-  const refreshTokens = new Map<string, TokenRecord>();
-  const codes = new Map<string, { clientId: string; redirectUri: string; userId: number; scopes: string[]; challenge: string; expiresAt: number; used: boolean }>();
   let approver: number | undefined;
-  let granted: string[] | undefined;
-  let refreshes = 0;
 
-  const oauthFail = (reply: FastifyReply, status = 400) => reply.status(status).send({ error: status === 401 ? 'Unauthorized' : 'Invalid request' });
+  // OAuth 2.1 (PKCE S256 and state required; refresh tokens rotate). Every failure is 400
+  // `{"error":"Invalid request"}`, but a wrong client secret is 401 `{"error":"Unauthorized"}`.
+  const oauth = createOAuth2Simulator<number>({
+    paths: { authorize: '/oauth/authorize', token: '/oauth/token' },
+    accessSeconds: ACCESS_SECONDS,
+    codeMs: CODE_MS,
+    accessToken: secret,
+    refreshToken: secret,
+    code: secret,
+    pkce: true,
+    requireState: true,
+    redirectScope: false,
+    rotateRefreshTokens: true,
+    approver: () => approver ?? [...users.keys()][0],
+    tokenBody: ({ access, refresh }) => ({ access_token: access.token, token_type: 'Bearer', refresh_token: refresh.token, expires_in: ACCESS_SECONDS, scope: access.scopes.join(' ') }),
+    fail: (reply, failure) => (failure === 'wrong_secret' ? reply.status(401).send({ error: 'Unauthorized' }) : reply.status(400).send({ error: 'Invalid request' })),
+  });
   const apiFail = (reply: FastifyReply, status: number, message: string) => reply.status(status).send({ data: {}, message });
 
-  function issue(userId: number, clientId: string, scopes: string[]) {
-    const access: TokenRecord = { token: secret(), userId, clientId, scopes, expiresAt: Date.now() + ACCESS_SECONDS * 1000, revoked: false };
-    const refresh: TokenRecord = { ...access, token: secret(), expiresAt: Number.POSITIVE_INFINITY };
-    tokens.set(access.token, access);
-    refreshTokens.set(refresh.token, refresh);
-    return { access_token: access.token, token_type: 'Bearer', refresh_token: refresh.token, expires_in: ACCESS_SECONDS, scope: scopes.join(' ') };
-  }
-
   function authorize(req: FastifyRequest, reply: FastifyReply, scope: string): TokenRecord | undefined {
-    const m = /^Bearer (.+)$/i.exec(req.headers.authorization ?? '');
-    const t = m ? tokens.get(m[1]!) : undefined;
-    if (!t || t.revoked || t.expiresAt <= Date.now()) return void apiFail(reply, 401, 'Unauthorized');
+    const t = oauth.bearer(req);
+    if (!t) return void apiFail(reply, 401, 'Unauthorized');
     if (!t.scopes.includes(scope)) return void apiFail(reply, 403, `Forbidden: missing scope ${scope}`);
     return t;
   }
@@ -118,51 +107,7 @@ export async function startKickSimulator(): Promise<KickSimulator> {
   const slugOf = (u: KickUserRecord) => u.slug ?? u.name.toLowerCase();
 
   const sim = await startSimulator((app) => {
-    app.get<{ Querystring: Record<string, string | undefined> }>('/oauth/authorize', (req, reply) => {
-      const q = req.query;
-      const client = apps.get(q.client_id ?? '');
-      if (!client || q.response_type !== 'code' || !q.redirect_uri || !q.state) return oauthFail(reply);
-      if (client.redirectUris && !client.redirectUris.includes(q.redirect_uri)) return oauthFail(reply);
-      // OAuth 2.1: PKCE is mandatory, and only S256.
-      if (!q.code_challenge || q.code_challenge_method !== 'S256') return oauthFail(reply);
-      const userId = approver ?? [...users.keys()][0];
-      if (userId === undefined) return oauthFail(reply);
-      const asked = (q.scope ?? '').split(' ').filter(Boolean);
-      const scopes = granted ? asked.filter((s) => granted!.includes(s)) : asked;
-      const code = secret();
-      codes.set(code, { clientId: client.clientId, redirectUri: q.redirect_uri, userId, scopes, challenge: q.code_challenge, expiresAt: Date.now() + CODE_MS, used: false });
-      const back = new URL(q.redirect_uri);
-      back.searchParams.set('code', code);
-      back.searchParams.set('state', q.state);
-      return reply.redirect(back.toString(), 302);
-    });
-
-    app.post<{ Body: Record<string, string | undefined> }>('/oauth/token', (req, reply) => {
-      if (!String(req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded')) return oauthFail(reply);
-      const b = req.body ?? {};
-      const client = apps.get(b.client_id ?? '');
-      if (!client) return oauthFail(reply);
-      if (b.client_secret !== client.clientSecret) return oauthFail(reply, 401);
-      if (b.grant_type === 'authorization_code') {
-        const c = codes.get(b.code ?? '');
-        if (!c || c.clientId !== client.clientId || c.expiresAt <= Date.now()) return oauthFail(reply);
-        // A code is single use.
-        if (c.used) return oauthFail(reply);
-        if (c.redirectUri !== b.redirect_uri) return oauthFail(reply);
-        if (!b.code_verifier || s256(b.code_verifier) !== c.challenge) return oauthFail(reply);
-        c.used = true;
-        return reply.send(issue(c.userId, client.clientId, c.scopes));
-      }
-      if (b.grant_type === 'refresh_token') {
-        const r = refreshTokens.get(b.refresh_token ?? '');
-        if (!r || r.revoked || r.clientId !== client.clientId) return oauthFail(reply);
-        // Rotation: the presented refresh token is retired.
-        refreshTokens.delete(r.token);
-        refreshes++;
-        return reply.send(issue(r.userId, r.clientId, r.scopes));
-      }
-      return oauthFail(reply);
-    });
+    oauth.register(app);
 
     app.get('/public/v1/users', (req, reply) => {
       const t = authorize(req, reply, 'user:read');
@@ -210,25 +155,18 @@ export async function startKickSimulator(): Promise<KickSimulator> {
   const API = /^\/public\/v1\//;
   return {
     ...sim,
-    apps,
+    apps: oauth.apps,
     users,
     messages,
-    addApp: (a) => apps.set(a.clientId, a),
+    addApp: oauth.addApp,
     addUser: (u) => users.set(u.user_id, u),
     approveAs: (id) => {
       approver = id;
     },
-    grantOnly: (scopes) => {
-      granted = scopes;
-    },
-    expireAccessTokens: () => {
-      for (const t of tokens.values()) t.expiresAt = Date.now() - 1;
-    },
-    revokeGrant: () => {
-      for (const t of tokens.values()) t.revoked = true;
-      for (const t of refreshTokens.values()) t.revoked = true;
-    },
-    refreshCount: () => refreshes,
+    grantOnly: oauth.grantOnly,
+    expireAccessTokens: oauth.expireAccessTokens,
+    revokeGrant: oauth.revokeGrant,
+    refreshCount: oauth.refreshCount,
     lookup: (id) => {
       const m = messages.find((x) => x.id === id);
       return m ? { text: m.content, ...(m.replyTo ? { replyTo: m.replyTo } : {}), mediaSha256: [] } : undefined;

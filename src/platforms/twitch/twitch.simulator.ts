@@ -1,6 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { startSimulator, type InjectedKind, type Simulator } from '../../../test/simulators/harness.js';
+import { createOAuth2Simulator, type OAuth2AppRecord, type OAuth2TokenRecord } from '../common/oauth2.simulator.js';
+import { fixedWindowCounter } from '../common/rate-limit.simulator.js';
 
 /**
  * A simulator of Twitch's OAuth server (`https://id.twitch.tv/oauth2`) and Helix API
@@ -31,11 +33,7 @@ const CODE_MS = 10 * 60_000;
 const MAX_MESSAGE = 500;
 const COLORS = ['blue', 'green', 'orange', 'purple', 'primary'];
 
-export interface TwitchAppRecord {
-  clientId: string;
-  clientSecret: string;
-  redirectUris?: string[];
-}
+export type TwitchAppRecord = OAuth2AppRecord;
 
 export interface TwitchUserRecord {
   id: string;
@@ -61,14 +59,7 @@ export interface TwitchAnnouncementRecord {
   createdAt: number;
 }
 
-interface TokenRecord {
-  token: string;
-  userId: string;
-  clientId: string;
-  scopes: string[];
-  expiresAt: number;
-  revoked: boolean;
-}
+type TokenRecord = OAuth2TokenRecord<string>;
 
 export interface TwitchSimulatorOptions {
   /** Helix points per token and minute (Twitch: 800) */
@@ -94,45 +85,62 @@ export interface TwitchSimulator extends Simulator {
 const secret = (n = 15) => randomBytes(n).toString('hex');
 
 export async function startTwitchSimulator(opts: TwitchSimulatorOptions = {}): Promise<TwitchSimulator> {
-  const apps = new Map<string, TwitchAppRecord>();
   const users = new Map<string, TwitchUserRecord>();
   const messages: TwitchMessageRecord[] = [];
   const announcements: TwitchAnnouncementRecord[] = [];
-  const tokens = new Map<string, TokenRecord>();
-  const refreshTokens = new Map<string, TokenRecord>();
-  const codes = new Map<string, { clientId: string; redirectUri: string; userId: string; scopes: string[]; expiresAt: number; used: boolean }>();
-  const buckets = new Map<string, { windowStart: number; count: number }>();
+  const buckets = fixedWindowCounter<string>();
   const perMinute = opts.rateLimitPerMinute ?? 800;
-  let granted: string[] | undefined;
-  let refreshes = 0;
 
+  // OAuth errors are `{ status, message }`; the previous refresh token keeps working. (No state or PKCE
+  // check: their answers below are never sent.)
   const oauthFail = (reply: FastifyReply, status: number, message: string) => reply.status(status).send({ status, message });
+  const OAUTH_FAILURES = {
+    unknown_client: [400, 'invalid client'],
+    bad_redirect_uri: [400, 'Parameter redirect_uri does not match registered URI'],
+    bad_response_type: [400, 'invalid response type'],
+    missing_state: [400, 'missing state'],
+    missing_pkce: [400, 'missing code challenge'],
+    no_user: [400, 'no user'],
+    not_form: [400, 'missing client id'],
+    token_unknown_client: [400, 'invalid client'],
+    wrong_secret: [403, 'invalid client secret'],
+    bad_code: [400, 'Invalid authorization code'],
+    code_redirect_mismatch: [400, 'Parameter redirect_uri does not match registered URI'],
+    bad_verifier: [400, 'Invalid authorization code'],
+    bad_refresh_token: [400, 'Invalid refresh token'],
+    unsupported_grant: [400, 'unsupported grant type'],
+  } as const;
+  const oauth = createOAuth2Simulator<string>({
+    paths: { authorize: '/oauth2/authorize', token: '/oauth2/token' },
+    accessSeconds: ACCESS_SECONDS,
+    codeMs: CODE_MS,
+    accessToken: () => secret(),
+    refreshToken: () => secret(25),
+    code: () => secret(),
+    pkce: false,
+    requireState: false,
+    redirectScope: true,
+    rotateRefreshTokens: false,
+    approver: () => [...users.keys()][0] || undefined,
+    tokenBody: ({ access, refresh }) => ({ access_token: access.token, expires_in: ACCESS_SECONDS, refresh_token: refresh.token, scope: access.scopes, token_type: 'bearer' }),
+    fail: (reply, failure) => {
+      const [status, message] = OAUTH_FAILURES[failure];
+      return oauthFail(reply, status, message);
+    },
+  });
   const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 429: 'Too Many Requests' };
   const fail = (reply: FastifyReply, status: number, message: string) => reply.status(status).send({ error: STATUS_TEXT[status] ?? 'Error', status, message });
 
-  function issue(userId: string, clientId: string, scopes: string[]) {
-    const access: TokenRecord = { token: secret(), userId, clientId, scopes, expiresAt: Date.now() + ACCESS_SECONDS * 1000, revoked: false };
-    const refresh: TokenRecord = { ...access, token: secret(25), expiresAt: Number.POSITIVE_INFINITY };
-    tokens.set(access.token, access);
-    refreshTokens.set(refresh.token, refresh);
-    return { access_token: access.token, expires_in: ACCESS_SECONDS, refresh_token: refresh.token, scope: scopes, token_type: 'bearer' };
-  }
-
   /** The token's record when valid, of this client, with `scope`, within its bucket; else the error already sent. */
   function authorize(req: FastifyRequest, reply: FastifyReply, scope?: string): TokenRecord | undefined {
-    const m = /^Bearer (.+)$/i.exec(req.headers.authorization ?? '');
-    const t = m ? tokens.get(m[1]!) : undefined;
-    if (!t || t.revoked || t.expiresAt <= Date.now()) return void fail(reply, 401, 'Invalid OAuth token');
+    const t = oauth.bearer(req);
+    if (!t) return void fail(reply, 401, 'Invalid OAuth token');
     if (req.headers['client-id'] !== t.clientId) return void fail(reply, 401, 'Client ID and OAuth token do not match');
-    const now = Date.now();
-    const b = buckets.get(t.token);
-    const window = b && now - b.windowStart < 60_000 ? b : { windowStart: now, count: 0 };
-    window.count++;
-    buckets.set(t.token, window);
+    const window = buckets.hit(t.token);
     void reply.headers({
       'ratelimit-limit': String(perMinute),
       'ratelimit-remaining': String(Math.max(0, perMinute - window.count)),
-      'ratelimit-reset': String(Math.ceil((window.windowStart + 60_000) / 1000)),
+      'ratelimit-reset': String(Math.ceil(buckets.endOf(window) / 1000)),
     });
     if (window.count > perMinute) return void fail(reply, 429, 'Too Many Requests');
     if (scope && !t.scopes.includes(scope)) return void fail(reply, 403, `Missing scope: ${scope}`);
@@ -140,46 +148,7 @@ export async function startTwitchSimulator(opts: TwitchSimulatorOptions = {}): P
   }
 
   const sim = await startSimulator((app) => {
-    app.get<{ Querystring: Record<string, string | undefined> }>('/oauth2/authorize', (req, reply) => {
-      const q = req.query;
-      const client = apps.get(q.client_id ?? '');
-      if (!client) return oauthFail(reply, 400, 'invalid client');
-      if (!q.redirect_uri || (client.redirectUris && !client.redirectUris.includes(q.redirect_uri))) return oauthFail(reply, 400, 'Parameter redirect_uri does not match registered URI');
-      if (q.response_type !== 'code') return oauthFail(reply, 400, 'invalid response type');
-      const userId = [...users.keys()][0];
-      if (!userId) return oauthFail(reply, 400, 'no user');
-      const asked = (q.scope ?? '').split(' ').filter(Boolean);
-      const scopes = granted ? asked.filter((s) => granted!.includes(s)) : asked;
-      const code = secret();
-      codes.set(code, { clientId: client.clientId, redirectUri: q.redirect_uri, userId, scopes, expiresAt: Date.now() + CODE_MS, used: false });
-      const back = new URL(q.redirect_uri);
-      back.searchParams.set('code', code);
-      back.searchParams.set('scope', scopes.join(' '));
-      if (q.state) back.searchParams.set('state', q.state);
-      return reply.redirect(back.toString(), 302);
-    });
-
-    app.post<{ Body: Record<string, string | undefined> }>('/oauth2/token', (req, reply) => {
-      if (!String(req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded')) return oauthFail(reply, 400, 'missing client id');
-      const b = req.body ?? {};
-      const client = apps.get(b.client_id ?? '');
-      if (!client) return oauthFail(reply, 400, 'invalid client');
-      if (b.client_secret !== client.clientSecret) return oauthFail(reply, 403, 'invalid client secret');
-      if (b.grant_type === 'authorization_code') {
-        const c = codes.get(b.code ?? '');
-        if (!c || c.used || c.clientId !== client.clientId || c.expiresAt <= Date.now()) return oauthFail(reply, 400, 'Invalid authorization code');
-        if (c.redirectUri !== b.redirect_uri) return oauthFail(reply, 400, 'Parameter redirect_uri does not match registered URI');
-        c.used = true;
-        return reply.send(issue(c.userId, client.clientId, c.scopes));
-      }
-      if (b.grant_type === 'refresh_token') {
-        const r = refreshTokens.get(b.refresh_token ?? '');
-        if (!r || r.revoked || r.clientId !== client.clientId) return oauthFail(reply, 400, 'Invalid refresh token');
-        refreshes++;
-        return reply.send(issue(r.userId, r.clientId, r.scopes));
-      }
-      return oauthFail(reply, 400, 'unsupported grant type');
-    });
+    oauth.register(app);
 
     app.get('/helix/users', (req, reply) => {
       const t = authorize(req, reply);
@@ -245,23 +214,16 @@ export async function startTwitchSimulator(opts: TwitchSimulatorOptions = {}): P
   const HELIX = /^\/helix\//;
   return {
     ...sim,
-    apps,
+    apps: oauth.apps,
     users,
     messages,
     announcements,
-    addApp: (a) => apps.set(a.clientId, a),
+    addApp: oauth.addApp,
     addUser: (u) => users.set(u.id, u),
-    grantOnly: (scopes) => {
-      granted = scopes;
-    },
-    expireAccessTokens: () => {
-      for (const t of tokens.values()) t.expiresAt = Date.now() - 1;
-    },
-    revokeGrant: () => {
-      for (const t of tokens.values()) t.revoked = true;
-      for (const t of refreshTokens.values()) t.revoked = true;
-    },
-    refreshCount: () => refreshes,
+    grantOnly: oauth.grantOnly,
+    expireAccessTokens: oauth.expireAccessTokens,
+    revokeGrant: oauth.revokeGrant,
+    refreshCount: oauth.refreshCount,
     lookup: (id) => {
       const m = messages.find((x) => x.id === id);
       return m ? { text: m.text, ...(m.replyTo ? { replyTo: m.replyTo } : {}), mediaSha256: [] } : undefined;

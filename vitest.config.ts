@@ -7,7 +7,7 @@ import { probeTiers, skippedTiersReport } from './test/tiers.js';
 // (TEST_DATABASE_URL, default the CI machine's postgres://postgres@127.0.0.1:5432/test), but for
 // the platform API tests listed in `onPgliteOnly` below.
 // `*.unit.test.ts` files touch no database and run once. The calendar app's component tests
-// (`web/src/**/*.test.tsx`) run once in happy-dom; its browser tests are `test/browser/`.
+// (`web/src/**/*.test.tsx`) run once in happy-dom; its browser tests are `test/web/`.
 const dbTests = ['src/**/*.test.ts', 'test/**/*.test.ts'];
 // The browser tier: the built app in Debian's Chromium against the real service, on PGlite only.
 const browserTests = ['test/web/**/*.browser.test.ts'];

@@ -4,7 +4,7 @@ import { startMediaHost } from './media-host.testkit.js';
 import { noMedia, withServer, withSimulator, type Closable, type OriginMap, type TestCtx } from './platform.testkit.js';
 
 /**
- * The test kit of platforms that pull a post's pictures from its public URL (DEV, Hashnode): the
+ * The test kit of platforms that pull a post's pictures from its public URL (DEV, Hashnode, Medium): the
  * simulator fetches them from a media host the test runs (unit tests), or from the app itself
  * (api tests, where the app listens on loopback and PUBLIC_URL is mapped to it).
  */

@@ -1,18 +1,16 @@
+import { z } from 'zod';
+import { readCredentials } from '../common/credentials.js';
 import { htmlSubset, type HtmlSubset } from '../common/html-subset.js';
 import { htmlToMarkdown } from '../common/markdown.js';
 import {
   PlatformError,
   type ConnectedAccount,
-  type OperationContext,
   type PlatformAdapter,
-  type PlatformRequest,
   type PublishItem,
   type PublishResult,
 } from '../platform.js';
-import { mediumData } from './errors.js';
+import { createStory, me, publicationsOf, type MediumUser } from './client.js';
 import { MediumCredentialsSchema, mediumMetadata } from './metadata.js';
-
-export const MEDIUM_API = 'https://api.medium.com/v1';
 
 /**
  * The HTML Medium's importer takes (its "accepted HTML tags" list): paragraphs, headings h1–h4,
@@ -43,23 +41,12 @@ export const MEDIUM_HTML: HtmlSubset = {
   synonyms: { b: 'strong', i: 'em', h5: 'h4', h6: 'h4' },
 };
 
+/** What a Medium channel stores: the integration token and the account it belongs to. */
+const StoredCredentials = z.object({ token: z.string().min(1), userId: z.string().min(1), username: z.string().nullish() });
 export interface MediumCredentials {
   token: string;
   userId: string;
   username: string;
-}
-
-interface MediumUser {
-  id: string;
-  username: string;
-  name?: string;
-  url?: string;
-  imageUrl?: string;
-}
-
-interface MediumPost {
-  id: string;
-  url: string;
 }
 
 interface MediumSettings {
@@ -74,18 +61,8 @@ interface MediumSettings {
 }
 
 function creds(ctx: { credentials: Record<string, unknown> }): MediumCredentials {
-  const c = ctx.credentials as Partial<MediumCredentials>;
-  if (!c.token || !c.userId) throw new PlatformError('reconnect_required', 'Stored Medium credentials are incomplete');
+  const c = readCredentials(ctx, StoredCredentials, 'Medium');
   return { token: c.token, userId: c.userId, username: c.username ?? '' };
-}
-
-function call(ctx: Pick<OperationContext, 'http'>, token: string, method: PlatformRequest['method'], path: string, body?: unknown) {
-  return ctx.http.request({
-    method,
-    url: `${MEDIUM_API}${path}`,
-    headers: { authorization: `Bearer ${token}`, accept: 'application/json', 'accept-charset': 'utf-8' },
-    ...(body === undefined ? {} : { body }),
-  });
 }
 
 const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
@@ -140,9 +117,9 @@ export function createMediumAdapter(): PlatformAdapter {
 
     async connectWithCredentials(input, ctx): Promise<ConnectedAccount> {
       const { token } = MediumCredentialsSchema.parse(input);
-      let me: MediumUser;
+      let user: MediumUser;
       try {
-        me = mediumData<MediumUser>(await call(ctx, token.trim(), 'GET', '/me'));
+        user = await me(ctx, token.trim());
       } catch (e) {
         if (e instanceof PlatformError && e.kind !== 'transient' && e.kind !== 'rate_limited') {
           throw new PlatformError('rejected', `Medium refused the integration token: ${e.message}`, { field: 'token' });
@@ -150,11 +127,11 @@ export function createMediumAdapter(): PlatformAdapter {
         throw e;
       }
       return {
-        internalId: me.id,
-        name: me.name?.trim() || me.username,
-        profile: me.username,
-        picture: me.imageUrl ?? null,
-        credentials: { token: token.trim(), userId: me.id, username: me.username } satisfies MediumCredentials,
+        internalId: user.id,
+        name: user.name?.trim() || user.username,
+        profile: user.username,
+        picture: user.imageUrl ?? null,
+        credentials: { token: token.trim(), userId: user.id, username: user.username } satisfies MediumCredentials,
         expiresAt: null,
       };
     },
@@ -168,8 +145,7 @@ export function createMediumAdapter(): PlatformAdapter {
       const c = creds(ctx);
       const s = settings as MediumSettings;
       const publication = s.publication?.trim();
-      const path = publication ? `/publications/${encodeURIComponent(publication)}/posts` : `/users/${encodeURIComponent(c.userId)}/posts`;
-      const post = mediumData<MediumPost>(await call(ctx, c.token, 'POST', path, mediumPostBody(item, s)));
+      const post = await createStory(ctx, c.token, c.userId, publication, mediumPostBody(item, s));
       return { status: 'published', id: post.id, url: post.url };
     },
 
@@ -177,9 +153,7 @@ export function createMediumAdapter(): PlatformAdapter {
     async runTool(methodName, _data, ctx) {
       if (methodName !== 'publications') throw new PlatformError('unsupported', `Medium has no tool "${methodName}"`);
       const c = creds(ctx);
-      const list = mediumData<{ id: string; name: string; url?: string; imageUrl?: string }[]>(
-        await call(ctx, c.token, 'GET', `/users/${encodeURIComponent(c.userId)}/publications`),
-      );
+      const list = await publicationsOf(ctx, c.token, c.userId);
       return list.map((p) => ({ id: p.id, name: p.name, url: p.url ?? null, picture: p.imageUrl ?? null }));
     },
   };

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../../../test/helpers.js';
 import { picture, platformApi, PUBLIC_URL, sha } from '../../../test/platform-api-kit.js';
 import type { MediumSimulator } from './medium.simulator.js';
-import { ABOUT, DEVELOPERS, MEDIUM_TOKEN, mediumSimulator, platformOriginsFor, WRITER } from './medium.testkit.js';
+import { ABOUT, DEVELOPERS, MEDIUM_TOKEN, mediumSimulator, platformOriginsFor, startPullingApp, WRITER } from './medium.testkit.js';
 
 /**
  * Medium end to end through the HTTP API of a real app with its worker: the connect form
@@ -15,13 +15,10 @@ import { ABOUT, DEVELOPERS, MEDIUM_TOKEN, mediumSimulator, platformOriginsFor, W
 const api = platformApi('medium');
 let sim: MediumSimulator;
 let channelId: string;
-const mediaOrigins: Record<string, string> = {};
 
 beforeAll(async () => {
-  sim = await mediumSimulator({ mediaOrigins });
-  await api.start({ env: { PUBLIC_URL, PLATFORM_ORIGINS: platformOriginsFor(sim) } });
   // Medium fetches pictures from PUBLIC_URL: the app really listens, and the simulator maps PUBLIC_URL to it.
-  mediaOrigins[PUBLIC_URL] = await api.listen();
+  sim = await startPullingApp(api, (mediaOrigins) => mediumSimulator({ mediaOrigins }), platformOriginsFor);
 });
 
 afterAll(async () => {

@@ -1,8 +1,5 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { testContext } from '../../../test/platform-contract.js';
-import { createPlatformHttp } from '../http.js';
-import type { OperationContext } from '../platform.js';
+import { withPullingSimulator } from '../common/media-pull.testkit.js';
+import { simulatorOrigins } from '../common/platform.testkit.js';
 import { MEDIUM_API_ORIGIN, startMediumSimulator, type MediumSimulator, type MediumSimulatorOptions } from './medium.simulator.js';
 
 /** Shared fixtures of the Medium tests: a writer with a token, two publications, a media host. */
@@ -24,40 +21,12 @@ export async function mediumSimulator(opts: MediumSimulatorOptions = {}) {
   return sim;
 }
 
-export const originsFor = (sim: MediumSimulator) => new Map([[MEDIUM_API_ORIGIN, sim.origin]]);
+export const { originsFor, platformOriginsFor } = simulatorOrigins([MEDIUM_API_ORIGIN]);
 
-/** `PLATFORM_ORIGINS` for a service talking to this simulator. */
-export const platformOriginsFor = (sim: MediumSimulator) => `${MEDIUM_API_ORIGIN}=${sim.origin}`;
-
-/** A tiny web server standing for the service's public media URLs (what Medium fetches). */
-export async function startMediaHost(files: Map<string, Buffer>): Promise<{ origin: string; hits: string[]; close(): Promise<void> }> {
-  const hits: string[] = [];
-  const server: Server = createServer((req, res) => {
-    hits.push(req.url ?? '');
-    const body = files.get(req.url ?? '');
-    if (!body) {
-      res.writeHead(404).end();
-      return;
-    }
-    res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': body.length }).end(body);
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as AddressInfo;
-  return { origin: `http://127.0.0.1:${port}`, hits, close: () => new Promise((r) => server.close(() => r())) };
-}
-
-export type TestCtx = Omit<OperationContext, 'credentials'>;
+export { startMediaHost } from '../common/media-host.testkit.js';
+export { startPullingApp } from '../common/media-pull.testkit.js';
+export type { TestCtx } from '../common/platform.testkit.js';
 
 /** Runs `fn` against a fresh simulator whose pictures are fetched from `files` under `https://tidings.example`. */
-export async function withMedium<T>(files: Map<string, Buffer>, fn: (sim: MediumSimulator, ctx: TestCtx, host: { hits: string[] }) => Promise<T>): Promise<T> {
-  const host = await startMediaHost(files);
-  const sim = await mediumSimulator({ mediaOrigins: { 'https://tidings.example': host.origin } });
-  const http = createPlatformHttp({ origins: originsFor(sim), allowPrivateTargets: false, timeoutMs: 5000 });
-  try {
-    return await fn(sim, { ...testContext(http), openMedia: () => Promise.reject(new Error('Medium pulls media by URL')) }, host);
-  } finally {
-    await http.close();
-    await sim.close();
-    await host.close();
-  }
-}
+export const withMedium = <T>(files: Map<string, Buffer>, fn: Parameters<typeof withPullingSimulator<MediumSimulator, T>>[1]): Promise<T> =>
+  withPullingSimulator({ files, start: (mediaOrigins) => mediumSimulator({ mediaOrigins }), origins: originsFor, platform: 'Medium' }, fn);

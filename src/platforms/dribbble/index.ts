@@ -6,19 +6,12 @@ import {
   type Credentials,
   type OperationContext,
   type PlatformAdapter,
-  type PlatformRequest,
-  type PlatformResponse,
   type PostDraft,
-  type PublishMedia,
   type PublishResult,
   type ValidationIssue,
 } from '../platform.js';
-import { dribbbleOk } from './errors.js';
+import { createShot, fileName, me, shotUrl, userShots } from './client.js';
 import { dribbbleMetadata, DribbbleSettingsSchema, SHOT_SIZES } from './metadata.js';
-
-export const DRIBBBLE_WWW_ORIGIN = 'https://dribbble.com';
-export const DRIBBBLE_API_ORIGIN = 'https://api.dribbble.com';
-export const shotUrl = (id: string) => `${DRIBBBLE_WWW_ORIGIN}/shots/${id}`;
 
 /** What a connected Dribbble account stores (sealed by the caller). Tokens do not expire. */
 export interface DribbbleCredentials {
@@ -29,32 +22,6 @@ export interface DribbbleCredentials {
 
 export interface DribbbleAdapterConfig {
   app?: OAuthApp;
-}
-
-interface DribbbleTeam {
-  id: number;
-  name?: string;
-  login?: string;
-  html_url?: string;
-  avatar_url?: string;
-}
-
-interface DribbbleUser {
-  id: number;
-  name?: string;
-  login?: string;
-  html_url?: string;
-  avatar_url?: string;
-  can_upload_shot?: boolean;
-  teams?: DribbbleTeam[];
-}
-
-interface DribbbleShot {
-  id: number;
-  title?: string;
-  description?: string | null;
-  html_url?: string;
-  published_at?: string;
 }
 
 type Ctx = Pick<OperationContext, 'http' | 'clock'>;
@@ -71,19 +38,6 @@ function creds(ctx: { credentials: Credentials }): DribbbleCredentials {
   const c = ctx.credentials as Partial<DribbbleCredentials>;
   if (!c.accessToken || !c.userId) throw new PlatformError('reconnect_required', 'Stored Dribbble credentials are incomplete');
   return { accessToken: c.accessToken, userId: c.userId, login: c.login ?? '' };
-}
-
-async function api(ctx: Ctx, token: string, req: PlatformRequest): Promise<PlatformResponse> {
-  const res = await ctx.http.request({ ...req, headers: { authorization: `Bearer ${token}`, accept: 'application/json', ...req.headers } });
-  return dribbbleOk(res, ctx.clock.now());
-}
-
-const me = async (ctx: Ctx, token: string) => (await api(ctx, token, { method: 'GET', url: `${DRIBBBLE_API_ORIGIN}/v2/user` })).body as DribbbleUser;
-
-/** The file name Dribbble sees (it reads the type from the bytes; the name only needs a fitting extension). */
-function fileName(m: PublishMedia): string {
-  const ext = m.mimeType === 'image/jpeg' ? 'jpg' : m.mimeType.split('/')[1] ?? 'png';
-  return `shot.${ext}`;
 }
 
 /** The tag labels of the settings (strings or `{ value, label }`). */
@@ -174,8 +128,7 @@ export function createDribbbleAdapter(config: DribbbleAdapterConfig = {}): Platf
       for (const tag of tagLabels(s.tags)) form.append('tags[]', tag);
       if (team) form.set('team_id', team);
       form.set('image', await ctx.openMedia(image), fileName(image));
-      const res = await api(ctx, c.accessToken, { method: 'POST', url: `${DRIBBBLE_API_ORIGIN}/v2/shots`, body: form, timeoutMs: 120_000 });
-      const location = res.headers.location ?? '';
+      const location = await createShot(ctx, c.accessToken, form);
       const id = /\/shots\/(\d+)(?:[/?#]|$)/.exec(location)?.[1];
       if (!id) throw new PlatformError('transient', `Dribbble accepted the shot without saying where it is (Location: "${location}")`, { outcomeUnknown: true });
       return { status: 'published', id, url: shotUrl(id) };
@@ -187,7 +140,7 @@ export function createDribbbleAdapter(config: DribbbleAdapterConfig = {}): Platf
       const c = creds(ctx);
       const out: { id: string; url: string; content: string; createdAt: string }[] = [];
       for (let page = 1; out.length < limit; page++) {
-        const shots = (await api(ctx, c.accessToken, { method: 'GET', url: `${DRIBBBLE_API_ORIGIN}/v2/user/shots?page=${page}&per_page=100` })).body as DribbbleShot[];
+        const shots = await userShots(ctx, c.accessToken, page);
         if (!Array.isArray(shots) || shots.length === 0) break;
         let older = false;
         for (const shot of shots) {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { canServeAs } from '../media/renditions.js';
+import { canServeAs } from '../core/media/renditions.js';
 import { PLATFORM_METADATA } from './metadata.js';
 import { PLATFORM_IDENTIFIERS } from './platform.js';
 

@@ -2,8 +2,8 @@ import { createWriteStream } from 'node:fs';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { MediaRow } from '../modules/media/media.repository.js';
-import { mediaTypeOf } from '../media/media-types.js';
-import type { MediaStorage } from '../media/storage.js';
+import { mediaTypeOf } from '../lib/media-types.js';
+import type { MediaStorage } from '../core/media/storage.js';
 import { VideoProviderError, type VideoMediaFile } from './provider.js';
 
 /** Copies a stored media item into `workDir` (ffmpeg reads files; S3 objects have no local path). */

@@ -3,7 +3,7 @@ import { isPlausibleHostname, isPublicAddress, systemResolver, type AddressPolic
 
 /**
  * Where a webhook may deliver: the outgoing-address rules of `upload-from-url`
- * (`media/remote-fetch.ts`), checked when a webhook is created or its URL changed, and again by
+ * (`core/media/remote-fetch.ts`), checked when a webhook is created or its URL changed, and again by
  * the delivery worker before every send (a name can be re-pointed at a private address later).
  * - http or https only, no credentials in the URL;
  * - a literal IP must pass the address policy (public unicast: no loopback, RFC 1918,

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, call, type TestApp, type TestOrg } from '../../../test/helpers.js';
 import { postUpload, uploadMedia, type MediaItem } from '../../../test/media.js';
 import { startS3Simulator, type S3Simulator } from '../../../test/simulators/s3.simulator.js';
-import type { createS3Storage } from '../../media/s3-storage.js';
+import type { createS3Storage } from '../../core/media/s3-storage.js';
 
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');

@@ -5,7 +5,7 @@ import { abortOnDisconnect } from '../../http/abort-on-disconnect.js';
 import { errorResponses } from '../../http/error-schema.js';
 import { PageQuerySchema } from '../../lib/pagination.js';
 import { unstorableReason } from '../../lib/storable-text.js';
-import type { ByteRange } from '../../media/storage.js';
+import type { ByteRange } from '../../core/media/storage.js';
 import { MediaItemSchema, MediaPageSchema, MediaParamsSchema, MediaUsesSchema, UploadFromUrlBodySchema } from './media.schemas.js';
 import type { MediaService } from './media.service.js';
 

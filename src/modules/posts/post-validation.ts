@@ -1,5 +1,5 @@
 import { htmlToText } from '../../platforms/common/html.js';
-import { breaksDimensions, canFit, imageTargetOf } from '../../media/image-fit.js';
+import { breaksDimensions, canFit, imageTargetOf } from '../../core/media/image-fit.js';
 import type { MediaKindRule, PlatformAdapter, PostDraft, ValidationIssue } from '../../platforms/platform.js';
 import { countingUnit, countText } from '../../platforms/text-length.js';
 

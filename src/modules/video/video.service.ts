@@ -14,7 +14,7 @@ import type { MediaItem } from '../media/media.schemas.js';
 import type { PlansRepository } from '../plans/plans.repository.js';
 import { VIDEO_FORMATS, VideoProviderError, type VideoFunctionContext, type VideoOutput, type VideoProvider } from '../../video/provider.js';
 import { copyMediaInto } from '../../video/media-files.js';
-import type { MediaStorage } from '../../media/storage.js';
+import type { MediaStorage } from '../../core/media/storage.js';
 import type { VideoQueue } from '../../video/video-queue.js';
 import type { VideoRepository, VideoJobRow } from './video.repository.js';
 import type { GenerateVideoBody, VideoCredits, VideoFunctionBody, VideoJob } from './video.schemas.js';

@@ -1,4 +1,4 @@
-import { mediaTypeOf } from '../../media/media-types.js';
+import { mediaTypeOf } from '../../lib/media-types.js';
 import type { PublishMedia } from '../platform.js';
 
 

@@ -1,5 +1,5 @@
 import sharp from 'sharp';
-import type { MediaKindRule } from '../platforms/platform.js';
+import type { MediaKindRule } from '../../platforms/platform.js';
 
 /**
  * Publish-time image fitting: when a platform needs a smaller, narrower or differently encoded

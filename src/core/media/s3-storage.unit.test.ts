@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { ListMultipartUploadsCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startS3Simulator, type S3Simulator } from '../../test/simulators/s3.simulator.js';
+import { startS3Simulator, type S3Simulator } from '../../../test/simulators/s3.simulator.js';
 import { createS3Storage, type S3StorageOptions } from './s3-storage.js';
 import { mediaStorageContract } from './storage.contract.js';
 

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { MEDIA_TYPES } from './media-types.js';
+import { MEDIA_TYPES } from '../../lib/media-types.js';
 
 /** A byte range, both ends inclusive (as in HTTP `Range: bytes=start-end`). */
 export interface ByteRange {
@@ -51,7 +51,7 @@ export interface MediaStorage {
 }
 
 const EXTENSIONS = Object.values(MEDIA_TYPES).map((t) => t.ext).join('|');
-/** Extensions of renditions (`media/renditions.ts`): JPEG, WebP, PNG. */
+/** Extensions of renditions (`core/media/renditions.ts`): JPEG, WebP, PNG. */
 const RENDITION_EXTENSIONS = [MEDIA_TYPES['image/jpeg'].ext, MEDIA_TYPES['image/webp'].ext, MEDIA_TYPES['image/png'].ext].join('|');
 
 /** The key of an uploaded file: `<yyyy>/<mm>/<32 hex>.<ext>`. */

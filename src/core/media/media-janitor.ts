@@ -1,5 +1,5 @@
-import type { Clock } from '../lib/clock.js';
-import { runPeriodically } from '../lib/periodic.js';
+import type { Clock } from '../../lib/clock.js';
+import { runPeriodically } from '../../lib/periodic.js';
 import { renditionKeys } from './renditions.js';
 import type { MediaStorage } from './storage.js';
 

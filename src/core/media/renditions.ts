@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import sharp, { type Sharp } from 'sharp';
-import { MEDIA_TYPES } from './media-types.js';
+import { MEDIA_TYPES } from '../../lib/media-types.js';
 import { isMediaKey, SOURCE_KEY_RE, type MediaStorage } from './storage.js';
 
 /**

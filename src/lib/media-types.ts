@@ -7,7 +7,7 @@ export const MEDIA_TYPES = {
   'image/png': { type: 'image', ext: 'png' },
   'image/gif': { type: 'image', ext: 'gif' },
   'image/webp': { type: 'image', ext: 'webp' },
-  // No platform takes these two: they are converted when a post publishes (media/image-fit.ts).
+  // No platform takes these two: they are converted when a post publishes (core/media/image-fit.ts).
   'image/avif': { type: 'image', ext: 'avif' },
   'image/tiff': { type: 'image', ext: 'tif' },
   'video/mp4': { type: 'video', ext: 'mp4' },

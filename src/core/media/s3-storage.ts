@@ -16,7 +16,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { mimeTypeOfExtension } from './media-types.js';
+import { mimeTypeOfExtension } from '../../lib/media-types.js';
 import { isMediaKey, newMediaKey, type ByteRange, type MediaStorage } from './storage.js';
 
 export interface S3StorageOptions {

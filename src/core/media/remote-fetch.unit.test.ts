@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isPublicAddress } from '../lib/safe-address.js';
+import { isPublicAddress } from '../../lib/safe-address.js';
 import { createRemoteFetcher, fileNameOf, RemoteFetchError } from './remote-fetch.js';
 
 async function collect(body: AsyncIterable<Buffer>) {

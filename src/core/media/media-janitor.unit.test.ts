@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createManualClock } from '../lib/clock.js';
+import { createManualClock } from '../../lib/clock.js';
 import { createLocalStorage } from './local-storage.js';
 import { createMediaJanitor } from './media-janitor.js';
 import type { MediaStorage } from './storage.js';

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { RangeReader } from './storage.js';
 import { ContainerError, findMovieBoxes, readMovieMetadata, rotationOf } from './video-metadata.js';
 
-const fixture = (name: string) => readFileSync(new URL(`../../test/fixtures/media/${name}`, import.meta.url));
+const fixture = (name: string) => readFileSync(new URL(`../../../test/fixtures/media/${name}`, import.meta.url));
 
 function box(type: string, payload: Buffer | number = 0): Buffer {
   const body = typeof payload === 'number' ? Buffer.alloc(payload) : payload;

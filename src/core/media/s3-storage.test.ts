@@ -3,9 +3,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, call, expectError, expectIsolated, type TestApp, type TestOrg } from '../../test/helpers.js';
-import { postUpload, uploadMedia } from '../../test/media.js';
-import { startS3Simulator, type S3Simulator } from '../../test/simulators/s3.simulator.js';
+import { buildTestApp, call, expectError, expectIsolated, type TestApp, type TestOrg } from '../../../test/helpers.js';
+import { postUpload, uploadMedia } from '../../../test/media.js';
+import { startS3Simulator, type S3Simulator } from '../../../test/simulators/s3.simulator.js';
 
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');

@@ -1,5 +1,5 @@
 import { Agent, fetch } from 'undici';
-import { assertPublicLiteral, blockedCause, causeChain, createGuardedLookup, isPublicAddress, networkErrorReason, type AddressPolicy, type Resolver } from '../lib/safe-address.js';
+import { assertPublicLiteral, blockedCause, causeChain, createGuardedLookup, isPublicAddress, networkErrorReason, type AddressPolicy, type Resolver } from '../../lib/safe-address.js';
 
 /**
  * Opens a user-supplied URL for streaming (`POST /upload-from-url`), SSRF-safe:

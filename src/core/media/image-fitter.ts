@@ -1,4 +1,4 @@
-import type { PublishMedia } from '../platforms/platform.js';
+import type { PublishMedia } from '../../platforms/platform.js';
 import { fitImage, type ImageTarget } from './image-fit.js';
 
 export interface FittedMedia {

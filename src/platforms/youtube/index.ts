@@ -21,6 +21,9 @@ import {
   refreshYoutube,
   requireApp,
   tokenCredentials,
+  CHUNK_GRANULE,
+  continueUpload,
+  createSession,
   YOUTUBE_ANALYTICS_ORIGIN,
   YOUTUBE_API,
   YOUTUBE_UPLOAD,
@@ -29,10 +32,12 @@ import {
   youtubeCreds,
   youtubeVideoUrl,
   type Ctx,
+  type UploadOptions,
+  type UploadState,
+  type VideoResource,
   type YoutubeCredentials,
-} from './api.js';
+} from './client.js';
 import { youtubeMetadata, YoutubeSettingsSchema, type YoutubeSettings } from './metadata.js';
-import { CHUNK_GRANULE, continueUpload, createSession, type UploadOptions, type UploadState, type VideoResource } from './upload.js';
 
 export {
   GOOGLE_ACCOUNTS_ORIGIN,
@@ -42,7 +47,7 @@ export {
   youtubeCommentUrl,
   youtubeVideoUrl,
   type YoutubeCredentials,
-} from './api.js';
+} from './client.js';
 
 export interface YoutubeAdapterConfig {
   app?: OAuthApp;

@@ -1,11 +1,12 @@
 import { mkdtempSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inject } from 'vitest';
 import { runCli, startService, type ServiceProcess } from '../../../test/e2e/processes.js';
 import { TEST_SECRET } from '../../../test/helpers.js';
 import { openTestDatabase, testDbKind, withAdminClient } from '../../../test/test-db.js';
+import { VIDEO_FIXTURE } from './meta-api.testkit.js';
 import type { MetaSimulator, MetaSimulatorOptions } from './meta.simulator.js';
 import { FB_APP, IG_APP, IG_LOGIN_APP, metaSimulator, platformOriginsEnv } from './meta.testkit.js';
 
@@ -136,4 +137,61 @@ export interface CrashPostView {
   error: string | null;
   attemptState?: string | null;
   nextAttemptAt: string | null;
+}
+
+/** A wait of the crash flow: what must hold, how long to wait for it, and what it is called in a timeout. */
+export interface CrashWait {
+  check: () => boolean;
+  timeoutMs: number;
+  what: string;
+  everyMs?: number;
+}
+
+/**
+ * The flow both Meta crash tests share: a post of the video fixture named 'Crash reel' on
+ * `channel` with `settings`; the service killed once `inFlight` holds (PGlite: the simulator is
+ * slowed by `latencyMs`, so the request is still in flight) or, on PostgreSQL, once `started`
+ * holds and the post waits between steps (`between` names that wait); `whileDown` runs while the
+ * service is down; then restarted, the post once it ended (the service's output in a timeout).
+ */
+export async function reelThroughACrash(
+  w: CrashWorld,
+  opts: { channel: string; settings: Record<string, unknown>; latencyMs: number; inFlight: CrashWait; started: CrashWait; between: string; whileDown?: () => void },
+): Promise<{ post: CrashPostView; bytes: Buffer }> {
+  const mode = testDbKind();
+  const bytes = await readFile(VIDEO_FIXTURE);
+  const clip = await w.upload(bytes, 'reel.mp4', 'video/mp4');
+  if (mode === 'pglite') w.sim.setLatency(opts.latencyMs);
+  const [created] = await w.api<{ postId: string }[]>(
+    'POST',
+    '/public/v1/posts',
+    { type: 'now', shortLink: false, tags: [], posts: [{ integration: { id: opts.channel }, settings: opts.settings, value: [{ content: 'Crash reel', image: [{ id: clip.id, path: clip.path }] }] }] },
+    201,
+  );
+  const postId = created!.postId;
+  if (mode === 'pglite') {
+    await until(opts.inFlight.check, opts.inFlight.timeoutMs, opts.inFlight.what, opts.inFlight.everyMs);
+  } else {
+    await until(opts.started.check, opts.started.timeoutMs, opts.started.what, opts.started.everyMs);
+    await until(async () => {
+      const p = await w.api<CrashPostView>('GET', `/public/v1/posts/${postId}`);
+      return p.nextAttemptAt !== null && Date.parse(p.nextAttemptAt) > Date.now() + 500;
+    }, 10_000, opts.between);
+  }
+  await w.kill();
+  opts.whileDown?.();
+  w.sim.setLatency(0);
+  await w.start();
+  const post = await until(
+    async () => {
+      const p = await w.api<CrashPostView>('GET', `/public/v1/posts/${postId}`);
+      return p.state === 'PUBLISHED' || p.state === 'ERROR' ? p : undefined;
+    },
+    25_000,
+    'the reel to be published',
+    100,
+  ).catch((e: unknown) => {
+    throw new Error(`${(e as Error).message}\n${w.output().slice(-4000)}`, { cause: e });
+  });
+  return { post, bytes };
 }

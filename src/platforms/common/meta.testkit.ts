@@ -151,6 +151,9 @@ export function image(id: string, opts: { alt?: string; type?: string; ext?: str
   return { id, path: `${PUBLIC_MEDIA}/media/2026/11/${id}.${ext}`, type: 'image', mimeType: opts.type ?? 'image/png', size: opts.size ?? 70, width: 1, height: 1, alt: opts.alt ?? null };
 }
 
+/** Instagram publishes JPEG only: the publisher hands it JPEG pictures (renditions of the others). */
+export const jpegImage = (id: string, opts: Parameters<typeof image>[1] = {}) => image(id, { type: 'image/jpeg', ext: 'jpg', ...opts });
+
 export function video(id: string, size: number): PublishItem['media'][number] {
   return { id, path: `${PUBLIC_MEDIA}/media/2026/11/${id}.mp4`, type: 'video', mimeType: 'video/mp4', size, duration: 5 };
 }

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call } from '../../../test/helpers.js';
 import { connectThroughApi, createPost, picture, settle, startMetaApiWorld, upload, VIDEO_FIXTURE, sha, type Listed, type MetaApiWorld } from '../common/meta-api.testkit.js';
-import { BAKERY, LABS } from '../common/meta.testkit.js';
+import { BAKERY, LABS } from './facebook.testkit.js';
 
 /**
  * Facebook Pages end to end through the HTTP API against the Meta simulator: connect (Facebook

@@ -1,8 +1,7 @@
-import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDbKind } from '../../../test/test-db.js';
-import { VIDEO_FIXTURE, sha } from '../common/meta-api.testkit.js';
-import { startCrashWorld, until, type CrashPostView, type CrashWorld } from '../common/meta-crash.testkit.js';
+import { sha } from '../common/meta-api.testkit.js';
+import { reelThroughACrash, startCrashWorld, type CrashWorld } from '../common/meta-crash.testkit.js';
 
 /**
  * A Facebook reel is started, uploaded, finished and processed over several steps. The service
@@ -28,42 +27,17 @@ afterAll(async () => {
 
 describe(`facebook reel, service killed mid-flow (${mode})`, () => {
   it('restarted, it goes on from what Facebook has and publishes the reel once', async () => {
-    const bytes = await readFile(VIDEO_FIXTURE);
-    const clip = await w.upload(bytes, 'reel.mp4', 'video/mp4');
     const uploads = () => w.sim.log.filter((l) => l.method === 'POST' && l.path.startsWith('/video-upload/'));
-    if (mode === 'pglite') w.sim.setLatency(600);
-    const [created] = await w.api<{ postId: string }[]>(
-      'POST',
-      '/public/v1/posts',
-      { type: 'now', shortLink: false, tags: [], posts: [{ integration: { id: channel }, settings: { __type: 'facebook', post_type: 'reel' }, value: [{ content: 'Crash reel', image: [{ id: clip.id, path: clip.path }] }] }] },
-      201,
-    );
-    const postId = created!.postId;
-    if (mode === 'pglite') {
-      // The bytes are on their way: the service dies before Facebook answers.
-      await until(() => uploads().length === 1, 20_000, 'the upload to arrive', 5);
-    } else {
-      // Started and uploaded, finished: the post waits for processing.
-      await until(() => w.sim.finishCalls.length === 1, 20_000, 'the finish');
-      await until(async () => {
-        const p = await w.api<CrashPostView>('GET', `/public/v1/posts/${postId}`);
-        return p.nextAttemptAt !== null && Date.parse(p.nextAttemptAt) > Date.now() + 500;
-      }, 10_000, 'the post to wait between steps');
-    }
-    await w.kill();
-    expect(w.sim.videos.size).toBe(1);
-    w.sim.setLatency(0);
-    await w.start();
-    const post = await until(
-      async () => {
-        const p = await w.api<CrashPostView>('GET', `/public/v1/posts/${postId}`);
-        return p.state === 'PUBLISHED' || p.state === 'ERROR' ? p : undefined;
-      },
-      25_000,
-      'the reel to be published',
-      100,
-    ).catch((e: unknown) => {
-      throw new Error(`${(e as Error).message}\n${w.output().slice(-4000)}`, { cause: e });
+    const { post, bytes } = await reelThroughACrash(w, {
+      channel,
+      settings: { __type: 'facebook', post_type: 'reel' },
+      latencyMs: 600,
+      // PGlite: the bytes are on their way, the service dies before Facebook answers.
+      inFlight: { check: () => uploads().length === 1, timeoutMs: 20_000, what: 'the upload to arrive', everyMs: 5 },
+      // PostgreSQL: started and uploaded, finished: the post waits for processing.
+      started: { check: () => w.sim.finishCalls.length === 1, timeoutMs: 20_000, what: 'the finish' },
+      between: 'the post to wait between steps',
+      whileDown: () => expect(w.sim.videos.size).toBe(1),
     });
     const [video] = [...w.sim.videos.values()];
     expect({ state: post.state, error: post.error, releaseId: post.releaseId, releaseURL: post.releaseURL }).toEqual({

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { releaseDueJobs, waitFor } from '../../../test/factories.js';
 import { connectThroughApi, createPost, getPost, settle, startMetaApiWorld, type Listed, type MetaApiWorld } from '../common/meta-api.testkit.js';
-import { BAKERY } from '../common/meta.testkit.js';
+import { BAKERY } from './facebook.testkit.js';
 
 /**
  * A thread item's comment whose request left but whose answer never came (the attempt timed out

@@ -22,7 +22,7 @@ import {
   video,
   withMeta,
   type TestCtx,
-} from '../common/meta.testkit.js';
+} from './facebook.testkit.js';
 import type { PlatformError } from '../platform.js';
 import { facebookError } from './errors.js';
 import { createFacebookAdapter } from './index.js';

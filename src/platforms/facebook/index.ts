@@ -1,103 +1,54 @@
+import { z } from 'zod';
 import { htmlToText } from '../common/html.js';
-import { mediaFileName } from '../common/media.js';
-import {
-  FACEBOOK_GRAPH,
-  FACEBOOK_GRAPH_VIDEO,
-  FACEBOOK_WWW,
-  graphClient,
-  graphRecent,
-  graphTime,
-  parseToken,
-  percentageChange,
-  unixSeconds,
-  type GraphClient,
-} from '../common/meta-client.js';
+import { readCredentials } from '../common/credentials.js';
+import { percentageChange } from '../common/figures.js';
+import { parseToken } from '../common/meta-client.js';
 import { facebookAuthorizeUrl, facebookLogin, managedPages, requireMetaApp, type ManagedPage } from '../common/meta-login.js';
 import type { OAuthApp } from '../common/oauth2.js';
+import { PlatformError, type AnalyticsSeries, type ConnectedAccount, type Credentials, type PlatformAdapter, type PostDraft, type PublishResult, type ValidationIssue } from '../platform.js';
 import {
-  PlatformError,
-  type AnalyticsSeries,
-  type ConnectedAccount,
-  type OperationContext,
-  type PlatformAdapter,
-  type PostDraft,
-  type PublishMedia,
-  type PublishResult,
-  type ValidationIssue,
-} from '../platform.js';
-import { facebookError } from './errors.js';
+  advancePhotoStory,
+  advanceVideo,
+  comment,
+  commentTarget,
+  createFeedPost,
+  DEFAULT_UPLOAD_CHUNK,
+  pageApi,
+  pageComments,
+  pageInsights,
+  PAGE_METRICS,
+  postInsights,
+  POST_METRICS,
+  recentPagePosts,
+  startVideo,
+  TOKEN_KINDS,
+  total,
+  uploadPhoto,
+  type FacebookCredentials,
+  type FacebookToken,
+  type PhotoStoryToken,
+} from './client.js';
 import { facebookMetadata } from './metadata.js';
 
-/** What a connected Facebook Page channel stores (sealed by the caller). */
-export interface FacebookCredentials {
-  pageId: string;
-  /** the Page token: got with a long-lived user token, it does not expire */
-  pageToken: string;
-  pageName: string;
-  /** the long-lived user token (60 days): lists the user's Pages for the `pages` tool and `selectAccount` */
-  userToken: string;
-  userId: string;
-  userTokenExpiresAt: string | null;
-}
-
-type Ctx = OperationContext;
-
-/** A reel, a page video or a video story being uploaded and processed (see `advanceVideo`). */
-interface VideoToken {
-  v: 1;
-  kind: 'fb-reel' | 'fb-video' | 'fb-story-video';
-  pageId: string;
-  videoId: string;
-  /** the stored video, reopened for each chunk */
-  media: PublishMedia;
-  size: number;
-  description: string;
-  /** rupload URL (reels and stories) */
-  uploadUrl?: string;
-  /** graph-video resumable session (page videos) */
-  sessionId?: string;
-}
-
-/** A photo uploaded unpublished, to become a story (see `advancePhotoStory`). */
-interface PhotoStoryToken {
-  v: 1;
-  kind: 'fb-story-photo';
-  pageId: string;
-  photoId: string;
-}
-
-type FacebookToken = VideoToken | PhotoStoryToken;
-const TOKEN_KINDS = ['fb-reel', 'fb-video', 'fb-story-video', 'fb-story-photo'] as const;
-
-interface VideoStatus {
-  video_status?: string;
-  uploading_phase?: { status?: string; bytes_transferred?: number };
-  processing_phase?: { status?: string; errors?: { code?: number; message?: string }[] };
-  publishing_phase?: { status?: string };
-}
-
 const DAY = 86_400_000;
-/** Bytes sent per upload request of a video (each request streams a slice of the stored file). */
-const DEFAULT_UPLOAD_CHUNK = 16 * 1024 * 1024;
 /** Text background presets only apply to short text posts. */
 const PRESET_MAX_CHARS = 130;
 
-export const facebookPostUrl = (id: string) => `${FACEBOOK_WWW}/${id}`;
-export const facebookReelUrl = (videoId: string) => `${FACEBOOK_WWW}/reel/${videoId}`;
-export const facebookVideoUrl = (pageId: string, videoId: string) => `${FACEBOOK_WWW}/${pageId}/videos/${videoId}/`;
-export const facebookStoryUrl = (pageId: string, postId: string) => `${FACEBOOK_WWW}/stories/${pageId}/${postId}/`;
-/** A comment's link: the post (or video) it is on, opened at the comment (its id's part after `_`). */
-export const facebookCommentUrl = (rootId: string, commentId: string) => `${facebookPostUrl(rootId)}?comment_id=${commentId.split('_').pop()!}`;
+/** What a Facebook channel stores, read with the fallbacks older channels need. */
+const FacebookCredentialsSchema = z
+  .object({
+    pageId: z.string().min(1),
+    pageToken: z.string().min(1),
+    userToken: z.string().min(1),
+    pageName: z.string().nullish(),
+    userId: z.string().nullish(),
+    userTokenExpiresAt: z.string().nullish(),
+  })
+  .transform(
+    (c): FacebookCredentials => ({ pageId: c.pageId, pageToken: c.pageToken, pageName: c.pageName ?? c.pageId, userToken: c.userToken, userId: c.userId ?? '', userTokenExpiresAt: c.userTokenExpiresAt ?? null }),
+  );
 
-function creds(ctx: { credentials: Record<string, unknown> }): FacebookCredentials {
-  const c = ctx.credentials as Partial<FacebookCredentials>;
-  if (!c.pageId || !c.pageToken || !c.userToken) throw new PlatformError('reconnect_required', 'Stored Facebook credentials are incomplete');
-  return { pageId: c.pageId, pageToken: c.pageToken, pageName: c.pageName ?? c.pageId, userToken: c.userToken, userId: c.userId ?? '', userTokenExpiresAt: c.userTokenExpiresAt ?? null };
-}
-
-const pageApi = (ctx: Pick<Ctx, 'http' | 'clock'>, c: FacebookCredentials): GraphClient => graphClient(ctx, { origin: FACEBOOK_GRAPH, token: c.pageToken, classify: facebookError });
-/** Page videos' resumable upload (start, transfer, finish) goes to graph-video. */
-const videoApi = (ctx: Pick<Ctx, 'http' | 'clock'>, c: FacebookCredentials): GraphClient => graphClient(ctx, { origin: FACEBOOK_GRAPH_VIDEO, token: c.pageToken, classify: facebookError });
+const creds = (ctx: { credentials: Credentials }): FacebookCredentials => readCredentials(ctx, FacebookCredentialsSchema, 'Facebook');
 
 function accountOf(page: ManagedPage, user: { token: string; userId: string; expiresAt: string | null }): ConnectedAccount {
   if (!page.access_token) throw new PlatformError('rejected', `Facebook gave no Page token for ${page.name}: you need a task on the Page that allows creating content`);
@@ -137,153 +88,6 @@ export function validateFacebook(post: PostDraft): ValidationIssue[] {
   return issues;
 }
 
-/** Uploads a picture unpublished (multipart `source`, streamed from the stored file); its id is attached to a post or a story. */
-async function uploadPhoto(api: GraphClient, ctx: Ctx, pageId: string, m: PublishMedia): Promise<string> {
-  const blob = await ctx.openMedia(m);
-  const form = new FormData();
-  form.append('published', 'false');
-  if (m.alt) form.append('alt_text_custom', m.alt.slice(0, 1000));
-  form.append('source', blob, mediaFileName({ ...m, mimeType: blob.type || m.mimeType }));
-  const res = await api.multipart<{ id?: string }>(`${pageId}/photos`, form);
-  if (!res.id) throw new PlatformError('transient', 'Facebook accepted a photo without naming it');
-  return res.id;
-}
-
-/**
- * One step of a video publish, chosen from what Facebook reports (`GET /{video-id}?fields=status`),
- * so a repeated check never repeats a finished step: upload the next slice from the
- * `bytes_transferred` Facebook has, finish once (only while `publishing_phase` has not started),
- * then wait for processing; a video story is finished once processed, unless the Page's stories
- * already show it.
- */
-async function advanceVideo(t: VideoToken, ctx: Ctx, c: FacebookCredentials, chunkBytes: number): Promise<PublishResult> {
-  const api = pageApi(ctx, c);
-  const pending = (pollAfterMs?: number): PublishResult => ({ status: 'pending', token: JSON.stringify(t), ...(pollAfterMs !== undefined ? { pollAfterMs } : {}) });
-  const { status = {} } = await api.get<{ status?: VideoStatus }>(t.videoId, { fields: 'status' });
-  const failure = status.processing_phase?.status === 'error' || status.video_status === 'error';
-  if (failure) {
-    const reason = status.processing_phase?.errors?.map((e) => e.message).filter(Boolean).join('; ');
-    throw new PlatformError('rejected', `Facebook could not process the video${reason ? `: ${reason}` : ''}`, { platformCode: 'video_status/error' });
-  }
-
-  const transferred = status.uploading_phase?.bytes_transferred ?? 0;
-  if (status.uploading_phase?.status !== 'complete' && transferred < t.size) {
-    const end = Math.min(t.size, transferred + chunkBytes);
-    const slice = (await ctx.openMedia(t.media)).slice(transferred, end);
-    if (t.kind === 'fb-video') {
-      const form = new FormData();
-      form.append('upload_phase', 'transfer');
-      form.append('upload_session_id', t.sessionId!);
-      form.append('start_offset', String(transferred));
-      form.append('video_file_chunk', slice, mediaFileName(t.media));
-      await videoApi(ctx, c).multipart(`${t.pageId}/videos`, form);
-    } else {
-      await api.send({
-        method: 'POST',
-        url: t.uploadUrl!,
-        headers: { authorization: `OAuth ${c.pageToken}`, offset: String(transferred), file_size: String(t.size), 'content-type': 'application/octet-stream' },
-        body: slice,
-        timeoutMs: 300_000,
-      });
-    }
-    return pending(0);
-  }
-
-  if (t.kind === 'fb-story-video') {
-    const shown = await findStory(api, t.pageId, t.videoId);
-    if (shown) return shown;
-    if (status.video_status !== 'ready' && status.processing_phase?.status !== 'complete') return pending();
-    const res = await api.post<{ post_id?: string }>(`${t.pageId}/video_stories`, { upload_phase: 'finish', video_id: t.videoId });
-    if (!res.post_id) return pending();
-    return { status: 'published', id: res.post_id, url: facebookStoryUrl(t.pageId, res.post_id) };
-  }
-
-  if (!status.publishing_phase?.status || status.publishing_phase.status === 'not_started') {
-    if (t.kind === 'fb-reel') {
-      await api.post(`${t.pageId}/video_reels`, { upload_phase: 'finish', video_id: t.videoId, video_state: 'PUBLISHED', description: t.description });
-    } else {
-      await videoApi(ctx, c).post(`${t.pageId}/videos`, { upload_phase: 'finish', upload_session_id: t.sessionId, description: t.description, published: true });
-    }
-    return pending();
-  }
-  if (status.publishing_phase.status !== 'complete') return pending();
-  return t.kind === 'fb-reel'
-    ? { status: 'published', id: t.videoId, url: facebookReelUrl(t.videoId) }
-    : { status: 'published', id: t.videoId, url: facebookVideoUrl(t.pageId, t.videoId) };
-}
-
-/** The story of the Page made from `mediaId`, if Facebook shows one (a finish that got through). */
-async function findStory(api: GraphClient, pageId: string, mediaId: string): Promise<PublishResult | undefined> {
-  const res = await api.get<{ data?: { post_id?: string; media_id?: string; url?: string }[] }>(`${pageId}/stories`);
-  const story = (res.data ?? []).find((s) => s.media_id === mediaId && s.post_id);
-  return story ? { status: 'published', id: story.post_id!, url: story.url ?? facebookStoryUrl(pageId, story.post_id!) } : undefined;
-}
-
-/** Makes the story of an uploaded photo, unless the Page's stories already show it. */
-async function advancePhotoStory(t: PhotoStoryToken, ctx: Ctx, c: FacebookCredentials): Promise<PublishResult> {
-  const api = pageApi(ctx, c);
-  const shown = await findStory(api, t.pageId, t.photoId);
-  if (shown) return shown;
-  const res = await api.post<{ post_id?: string }>(`${t.pageId}/photo_stories`, { photo_id: t.photoId });
-  if (!res.post_id) throw new PlatformError('transient', 'Facebook made the story without naming it', { outcomeUnknown: true });
-  return { status: 'published', id: res.post_id, url: facebookStoryUrl(t.pageId, res.post_id) };
-}
-
-/** A comment as `GET /{object-id}/comments` gives it (with a Page token, `from` is shown on every comment). */
-interface CommentView {
-  id: string;
-  message?: string;
-  created_time?: string;
-  from?: { id?: string; name?: string };
-}
-
-/** Comments asked for per page. */
-const COMMENT_PAGE = 100;
-/** Pages of comments read at most: a post flooded with comments since the attempt is not read to its end. */
-const COMMENT_PAGES = 20;
-
-/** A Graph time as ISO (the epoch when Facebook gives none, as the posts listing does). */
-const isoTime = (time: string | undefined) => new Date(Number.isNaN(graphTime(time)) ? 0 : graphTime(time)).toISOString();
-
-/** What a thread item comments on: the thread's first item (`id` when no root is given). */
-const commentTarget = (replyTo: { id: string; rootId: string }) => replyTo.rootId || replyTo.id;
-
-/**
- * The Page's own comments on `rootId` since `since`, newest first, named as `publish` names them:
- * what an interrupted thread item may have become. Thread items are top-level comments on the first
- * item, so the top-level ones are listed, newest first (`order=reverse_chronological`) to stop at
- * the first older one; `from` tells the Page's comments from its readers'.
- */
-async function pageComments(api: GraphClient, pageId: string, rootId: string, since: Date, limit: number) {
-  const query = { fields: 'id,message,created_time,from', filter: 'toplevel', order: 'reverse_chronological', limit: COMMENT_PAGE };
-  const mine = await graphRecent<CommentView>(api, `${rootId}/comments`, query, {
-    since: since.getTime(),
-    at: (c) => graphTime(c.created_time),
-    keep: (c) => c.from?.id === pageId,
-    max: limit,
-    maxPages: COMMENT_PAGES,
-  });
-  return mine.map((c) => ({ id: c.id, url: facebookCommentUrl(rootId, c.id), content: c.message ?? '', createdAt: isoTime(c.created_time) }));
-}
-
-interface InsightsAnswer {
-  data?: { name: string; values?: { value?: number | Record<string, number>; end_time?: string }[] }[];
-}
-
-const total = (v: number | Record<string, number> | undefined) => (typeof v === 'number' ? v : v ? Object.values(v).reduce((s, n) => s + (Number(n) || 0), 0) : 0);
-
-const PAGE_METRICS: [metric: string, label: string][] = [
-  ['page_total_media_view_unique', 'Reach'],
-  ['page_media_view', 'Views'],
-  ['page_post_engagements', 'Engagements'],
-  ['page_daily_follows', 'New follows'],
-];
-const POST_METRICS: [metric: string, label: string][] = [
-  ['post_total_media_view_unique', 'Reach'],
-  ['post_reactions_by_type_total', 'Reactions'],
-  ['post_clicks', 'Clicks'],
-];
-
 /**
  * Creates the Facebook Page adapter. Facebook Login gives a 60-day user token (no refresh token);
  * connecting lists the Pages the user can publish on and connects the first, the `pages` tool
@@ -293,28 +97,6 @@ const POST_METRICS: [metric: string, label: string][] = [
 export function createFacebookAdapter(config: { app?: OAuthApp; uploadChunkBytes?: number } = {}): PlatformAdapter {
   const displayName = facebookMetadata.displayName;
   const chunkBytes = config.uploadChunkBytes ?? DEFAULT_UPLOAD_CHUNK;
-
-  async function comment(api: GraphClient, rootId: string, text: string): Promise<PublishResult> {
-    const res = await api.post<{ id?: string }>(`${rootId}/comments`, { message: text });
-    if (!res.id) throw new PlatformError('transient', 'Facebook accepted the comment without naming it', { outcomeUnknown: true });
-    return { status: 'published', id: res.id, url: facebookCommentUrl(rootId, res.id) };
-  }
-
-  async function startVideo(api: GraphClient, ctx: Ctx, c: FacebookCredentials, kind: VideoToken['kind'], m: PublishMedia, description: string): Promise<PublishResult> {
-    const size = (await ctx.openMedia(m)).size;
-    let t: VideoToken;
-    if (kind === 'fb-video') {
-      const res = await videoApi(ctx, c).post<{ video_id?: string; upload_session_id?: string }>(`${c.pageId}/videos`, { upload_phase: 'start', file_size: size });
-      if (!res.video_id || !res.upload_session_id) throw new PlatformError('transient', 'Facebook started no video upload');
-      t = { v: 1, kind, pageId: c.pageId, videoId: res.video_id, sessionId: res.upload_session_id, media: m, size, description };
-    } else {
-      const res = await api.post<{ video_id?: string; upload_url?: string }>(`${c.pageId}/${kind === 'fb-reel' ? 'video_reels' : 'video_stories'}`, { upload_phase: 'start' });
-      if (!res.video_id || !res.upload_url) throw new PlatformError('transient', 'Facebook started no video upload');
-      t = { v: 1, kind, pageId: c.pageId, videoId: res.video_id, uploadUrl: res.upload_url, media: m, size, description };
-    }
-    // Started: the bytes go in the following checks, one slice each, at once.
-    return { status: 'pending', token: JSON.stringify(t), pollAfterMs: 0 };
-  }
 
   return {
     metadata: facebookMetadata,
@@ -391,9 +173,7 @@ export function createFacebookAdapter(config: { app?: OAuthApp; uploadChunkBytes
         body.text_format_preset_id = settings.text_format_preset_id;
       }
       if (message) body.message = message;
-      const res = await api.post<{ id?: string; permalink_url?: string }>(`${c.pageId}/feed`, body, { fields: 'id,permalink_url' });
-      if (!res.id) throw new PlatformError('transient', 'Facebook accepted the post without naming it', { outcomeUnknown: true });
-      return { status: 'published', id: res.id, url: res.permalink_url ?? facebookPostUrl(res.id) };
+      return createFeedPost(api, c.pageId, body);
     },
 
     /** Goes on with a video or story from what Facebook reports: safe to repeat. */
@@ -411,15 +191,7 @@ export function createFacebookAdapter(config: { app?: OAuthApp; uploadChunkBytes
     async findRecent(input, ctx) {
       const c = creds(ctx);
       if (input.replyTo) return pageComments(pageApi(ctx, c), c.pageId, commentTarget(input.replyTo), input.since, Math.max(1, input.limit));
-      const res = await pageApi(ctx, c).get<{ data?: { id: string; message?: string; created_time?: string; permalink_url?: string }[] }>(`${c.pageId}/posts`, {
-        fields: 'id,message,created_time,permalink_url',
-        since: unixSeconds(input.since.getTime()),
-        limit: Math.min(100, Math.max(1, input.limit)),
-      });
-      return (res.data ?? [])
-        .map((p) => ({ id: p.id, url: p.permalink_url ?? facebookPostUrl(p.id), content: p.message ?? '', createdAt: p.created_time ? new Date(p.created_time).toISOString() : new Date(0).toISOString() }))
-        .sort((a, b) => b.createdAt.localeCompare(a.createdAt))
-        .slice(0, input.limit);
+      return recentPagePosts(pageApi(ctx, c), c.pageId, input.since, input.limit);
     },
 
     async runTool(methodName, _data, ctx) {
@@ -439,12 +211,7 @@ export function createFacebookAdapter(config: { app?: OAuthApp; uploadChunkBytes
       const c = creds(ctx);
       const until = Math.floor(ctx.clock.now() / DAY) * DAY;
       const since = until - Math.min(93, Math.max(1, Math.floor(days))) * DAY;
-      const res = await pageApi(ctx, c).get<InsightsAnswer>(`${c.pageId}/insights`, {
-        metric: PAGE_METRICS.map(([m]) => m).join(','),
-        period: 'day',
-        since: unixSeconds(since),
-        until: unixSeconds(until),
-      });
+      const res = await pageInsights(pageApi(ctx, c), c.pageId, since, until);
       return PAGE_METRICS.map(([metric, label]) => {
         const values = res.data?.find((d) => d.name === metric)?.values ?? [];
         // `end_time` closes the day the value counts.
@@ -457,7 +224,7 @@ export function createFacebookAdapter(config: { app?: OAuthApp; uploadChunkBytes
     async postAnalytics(postId, _days, ctx): Promise<AnalyticsSeries[]> {
       if (!postId.includes('_')) return [];
       const c = creds(ctx);
-      const res = await pageApi(ctx, c).get<InsightsAnswer>(`${postId}/insights`, { metric: POST_METRICS.map(([m]) => m).join(',') });
+      const res = await postInsights(pageApi(ctx, c), postId);
       const date = new Date(ctx.clock.now()).toISOString().slice(0, 10);
       return POST_METRICS.map(([metric, label]) => ({
         label,

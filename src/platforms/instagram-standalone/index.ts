@@ -1,10 +1,12 @@
 import { graphErrorBody, metaMessage } from '../common/meta-graph.js';
-import { graphClient, INSTAGRAM_GRAPH } from '../common/meta-client.js';
+import { z } from 'zod';
+import { readCredentials } from '../common/credentials.js';
+import { INSTAGRAM_GRAPH } from '../common/meta-client.js';
 import { requireMetaApp } from '../common/meta-login.js';
 import type { OAuthApp } from '../common/oauth2.js';
-import { instagramError } from '../common/instagram-errors.js';
-import { instagramPublishing, validateInstagram } from '../common/instagram-publishing.js';
-import { PlatformError, type ConnectedAccount, type Credentials, type OperationContext, type PlatformAdapter, type PlatformResponse } from '../platform.js';
+import { PlatformError, type ConnectedAccount, type Credentials, type OperationContext, type PlatformAdapter } from '../platform.js';
+import { exchangeCode, exchangeForLongLived, instagramMe, instagramPublishing, renewLongLived, validateInstagram } from './client.js';
+import { instagramError, loginError } from './errors.js';
 import { instagramStandaloneMetadata } from './metadata.js';
 
 /** What a connected Instagram Login channel stores (sealed by the caller). */
@@ -29,23 +31,24 @@ const DAY = 86_400_000;
  */
 export const REFRESH_MARGIN_MS = 10 * DAY;
 
-function creds(ctx: { credentials: Credentials }): InstagramStandaloneCredentials {
-  const c = ctx.credentials as Partial<InstagramStandaloneCredentials>;
-  if (!c.accessToken || !c.igUserId) throw new PlatformError('reconnect_required', 'Stored Instagram credentials are incomplete');
-  return { accessToken: c.accessToken, igUserId: c.igUserId, username: c.username ?? c.igUserId, issuedAt: c.issuedAt ?? new Date(0).toISOString(), expiresAt: c.expiresAt ?? new Date(0).toISOString() };
-}
+/** What an Instagram Login channel stores, read with the fallbacks older channels need. */
+const InstagramStandaloneCredentialsSchema = z
+  .object({ accessToken: z.string().min(1), igUserId: z.string().min(1), username: z.string().nullish(), issuedAt: z.string().nullish(), expiresAt: z.string().nullish() })
+  .transform(
+    (c): InstagramStandaloneCredentials => ({
+      accessToken: c.accessToken,
+      igUserId: c.igUserId,
+      username: c.username ?? c.igUserId,
+      issuedAt: c.issuedAt ?? new Date(0).toISOString(),
+      expiresAt: c.expiresAt ?? new Date(0).toISOString(),
+    }),
+  );
+
+const creds = (ctx: { credentials: Credentials }): InstagramStandaloneCredentials => readCredentials(ctx, InstagramStandaloneCredentialsSchema, 'Instagram');
 
 /** When the channel should be refreshed: `REFRESH_MARGIN_MS` before expiry, but not before the token is a day old. */
 export function refreshDue(c: Pick<InstagramStandaloneCredentials, 'issuedAt' | 'expiresAt'>): Date {
   return new Date(Math.max(Date.parse(c.expiresAt) - REFRESH_MARGIN_MS, Date.parse(c.issuedAt) + DAY + 60_000));
-}
-
-/** api.instagram.com answers OAuth failures as `{ error_type, code, error_message }`. */
-function loginError(res: PlatformResponse): PlatformError | undefined {
-  const b = (res.body ?? {}) as { error_type?: string; code?: number; error_message?: string };
-  if (typeof b.error_message === 'string') return new PlatformError('rejected', `Instagram refused the authorisation: ${b.error_message}`, { status: res.status, platformCode: b.error_type });
-  const graph = instagramError(res);
-  return graph ? new PlatformError(graph.kind === 'transient' || graph.kind === 'rate_limited' ? graph.kind : 'rejected', `Instagram refused the authorisation: ${graph.message}`, graph.details) : undefined;
 }
 
 /** A long-lived token answer (`ig_exchange_token` or `ig_refresh_token`). */
@@ -74,8 +77,7 @@ export function createInstagramStandaloneAdapter(config: { app?: OAuthApp } = {}
   const publishing = instagramPublishing({ displayName, access });
 
   async function exchange(app: OAuthApp, input: { code: string; redirectUri: string }, ctx: ConnectCtx) {
-    const form = new URLSearchParams({ client_id: app.clientId, client_secret: app.clientSecret, grant_type: 'authorization_code', redirect_uri: input.redirectUri, code: input.code });
-    const res = await ctx.http.request({ method: 'POST', url: metadata.oauth!.tokenUrl, headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' }, body: form.toString() });
+    const res = await exchangeCode(ctx, metadata.oauth!.tokenUrl, app, input);
     const err = loginError(res);
     if (err) throw err;
     // The current answer wraps the token in `data: [...]`; older apps got it flat.
@@ -106,16 +108,11 @@ export function createInstagramStandaloneAdapter(config: { app?: OAuthApp } = {}
     async completeConnect(input, ctx): Promise<ConnectedAccount> {
       const app = requireMetaApp(config.app, displayName);
       const short = await exchange(app, input, ctx);
-      const llRes = await ctx.http.request({
-        method: 'GET',
-        url: `${INSTAGRAM_GRAPH}/access_token?${new URLSearchParams({ grant_type: 'ig_exchange_token', client_secret: app.clientSecret, access_token: short }).toString()}`,
-      });
+      const llRes = await exchangeForLongLived(ctx, app, short);
       const llErr = loginError(llRes);
       if (llErr) throw llErr;
       const token = longLived(llRes.body, ctx.clock.now());
-      const me = await graphClient(ctx, { origin: INSTAGRAM_GRAPH, token: token.accessToken, classify: instagramError }).get<{ user_id?: string | number; id?: string; username?: string; name?: string; profile_picture_url?: string }>('me', {
-        fields: 'user_id,username,name,profile_picture_url',
-      });
+      const me = await instagramMe(ctx, token.accessToken);
       const igUserId = String(me.user_id ?? me.id ?? '');
       if (!igUserId) throw new PlatformError('rejected', 'Instagram did not say which account authorised the app');
       const credentials: InstagramStandaloneCredentials = { ...token, igUserId, username: me.username ?? igUserId };
@@ -133,10 +130,7 @@ export function createInstagramStandaloneAdapter(config: { app?: OAuthApp } = {}
       if (Date.parse(c.expiresAt) <= now) {
         throw new PlatformError('reconnect_required', `The Instagram token expired on ${c.expiresAt} and can no longer be renewed: reconnect the channel`);
       }
-      const res = await ctx.http.request({
-        method: 'GET',
-        url: `${INSTAGRAM_GRAPH}/refresh_access_token?${new URLSearchParams({ grant_type: 'ig_refresh_token', access_token: c.accessToken }).toString()}`,
-      });
+      const res = await renewLongLived(ctx, c.accessToken);
       const e = graphErrorBody(res);
       if (e?.code === 190) throw new PlatformError('reconnect_required', `Instagram would not renew the token: ${metaMessage(e, 'invalid token')}`, { status: res.status, platformCode: e.error_subcode ? `190/${e.error_subcode}` : '190' });
       if (e && /at least 24 hours old/i.test(e.message ?? '')) return { credentials: { ...c }, expiresAt: refreshDue(c) };

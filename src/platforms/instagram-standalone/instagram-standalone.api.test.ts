@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { integrations } from '../../db/schema/index.js';
 import { call } from '../../../test/helpers.js';
 import { connectThroughApi, createPost, listChannels, picture, settle, sha, startMetaApiWorld, upload, type Listed, type MetaApiWorld } from '../common/meta-api.testkit.js';
-import { IG_BAKERY } from '../common/meta.testkit.js';
+import { IG_BAKERY } from './instagram-standalone.testkit.js';
 import { REFRESH_MARGIN_MS } from './index.js';
 
 /**

@@ -7,7 +7,7 @@ import {
   drive,
   IG_BAKERY,
   IG_LOGIN_APP,
-  image as mediaItem,
+  image,
   metaSimulator,
   MP4,
   originsFor,
@@ -21,12 +21,9 @@ import {
   withMeta,
   withPictureForText,
   type TestCtx,
-} from '../common/meta.testkit.js';
+} from './instagram-standalone.testkit.js';
 import type { PlatformError } from '../platform.js';
 import { createInstagramStandaloneAdapter, REFRESH_MARGIN_MS } from './index.js';
-
-/** Instagram publishes JPEG only: the publisher hands it JPEG pictures (renditions of the others). */
-const image = (id: string, opts: Parameters<typeof mediaItem>[1] = {}) => mediaItem(id, { type: 'image/jpeg', ext: 'jpg', ...opts });
 
 const adapter = createInstagramStandaloneAdapter({ app: IG_LOGIN_APP });
 const DAY = 86_400_000;

@@ -1,10 +1,11 @@
-import { FACEBOOK_GRAPH, graphClient } from '../common/meta-client.js';
+import { z } from 'zod';
+import { readCredentials } from '../common/credentials.js';
+import { FACEBOOK_GRAPH } from '../common/meta-client.js';
 import { facebookAuthorizeUrl, facebookLogin, managedPages, requireMetaApp, type ManagedPage } from '../common/meta-login.js';
 import type { OAuthApp } from '../common/oauth2.js';
-import { PlatformError, type ConnectedAccount, type OperationContext, type PlatformAdapter } from '../platform.js';
-import { instagramError } from './errors.js';
+import { PlatformError, type ConnectedAccount, type Credentials, type OperationContext, type PlatformAdapter } from '../platform.js';
+import { instagramPublishing, searchAudio, validateInstagram } from './client.js';
 import { instagramMetadata } from './metadata.js';
-import { instagramPublishing, validateInstagram } from '../common/instagram-publishing.js';
 
 /** What a connected Instagram (Facebook Login) channel stores (sealed by the caller). */
 export interface InstagramCredentials {
@@ -21,11 +22,30 @@ export interface InstagramCredentials {
 
 type Ctx = OperationContext;
 
-function creds(ctx: { credentials: Record<string, unknown> }): InstagramCredentials {
-  const c = ctx.credentials as Partial<InstagramCredentials>;
-  if (!c.igUserId || !c.pageToken || !c.userToken || !c.pageId) throw new PlatformError('reconnect_required', 'Stored Instagram credentials are incomplete');
-  return { igUserId: c.igUserId, username: c.username ?? c.igUserId, pageId: c.pageId, pageToken: c.pageToken, userToken: c.userToken, userId: c.userId ?? '', userTokenExpiresAt: c.userTokenExpiresAt ?? null };
-}
+/** What an Instagram channel stores, read with the fallbacks older channels need. */
+const InstagramCredentialsSchema = z
+  .object({
+    igUserId: z.string().min(1),
+    pageId: z.string().min(1),
+    pageToken: z.string().min(1),
+    userToken: z.string().min(1),
+    username: z.string().nullish(),
+    userId: z.string().nullish(),
+    userTokenExpiresAt: z.string().nullish(),
+  })
+  .transform(
+    (c): InstagramCredentials => ({
+      igUserId: c.igUserId,
+      username: c.username ?? c.igUserId,
+      pageId: c.pageId,
+      pageToken: c.pageToken,
+      userToken: c.userToken,
+      userId: c.userId ?? '',
+      userTokenExpiresAt: c.userTokenExpiresAt ?? null,
+    }),
+  );
+
+const creds = (ctx: { credentials: Credentials }): InstagramCredentials => readCredentials(ctx, InstagramCredentialsSchema, 'Instagram');
 
 type LinkedPage = ManagedPage & { instagram_business_account: NonNullable<ManagedPage['instagram_business_account']> };
 
@@ -108,17 +128,7 @@ export function createInstagramAdapter(config: { app?: OAuthApp } = {}): Platfor
       }
       if (methodName === 'audioSearch') {
         const { q, type } = data as { q: string; type: string };
-        const res = await graphClient(ctx, { origin: FACEBOOK_GRAPH, token: c.pageToken, classify: instagramError }).get<{
-          data?: { audio_id: string; audio_type?: string; title?: string; display_artist?: string; ig_username?: string; duration_in_ms?: number; cover_artwork_thumbnail_url?: string; profile_picture_url?: string }[];
-        }>('ig_audio', { audio_type: type === 'original_sound' ? 'original_sound' : 'music', user_id: c.igUserId, ...(q.trim() ? { search_query: q.trim() } : {}) });
-        return (res.data ?? []).map((a) => ({
-          id: a.audio_id,
-          type: a.audio_type ?? null,
-          title: a.title ?? null,
-          artist: a.display_artist ?? a.ig_username ?? null,
-          image: a.cover_artwork_thumbnail_url ?? a.profile_picture_url ?? null,
-          durationMs: a.duration_in_ms ?? null,
-        }));
+        return searchAudio(ctx, c, q, type);
       }
       throw new PlatformError('unsupported', `${displayName} has no tool "${methodName}"`);
     },

@@ -3,7 +3,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call } from '../../../test/helpers.js';
 import { connectThroughApi, createPost, picture, settle, sha, startMetaApiWorld, upload, VIDEO_FIXTURE, type Listed, type MetaApiWorld } from '../common/meta-api.testkit.js';
-import { IG_BAKERY, IG_LABS } from '../common/meta.testkit.js';
+import { IG_BAKERY, IG_LABS } from './instagram.testkit.js';
 
 /**
  * Instagram (Facebook Login) end to end through the HTTP API against the Meta simulator: connect,

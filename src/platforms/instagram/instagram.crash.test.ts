@@ -1,8 +1,7 @@
-import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDbKind } from '../../../test/test-db.js';
-import { VIDEO_FIXTURE, sha } from '../common/meta-api.testkit.js';
-import { startCrashWorld, until, type CrashPostView, type CrashWorld } from '../common/meta-crash.testkit.js';
+import { sha } from '../common/meta-api.testkit.js';
+import { reelThroughACrash, startCrashWorld, type CrashWorld } from '../common/meta-crash.testkit.js';
 
 /**
  * An Instagram reel: a container Instagram pulls from the service and processes, then
@@ -30,38 +29,13 @@ afterAll(async () => {
 
 describe(`instagram container, service killed mid-flow (${mode})`, () => {
   it('restarted, it recognises what Instagram did and publishes once', async () => {
-    const bytes = await readFile(VIDEO_FIXTURE);
-    const clip = await w.upload(bytes, 'reel.mp4', 'video/mp4');
-    if (mode === 'pglite') w.sim.setLatency(400);
-    const [created] = await w.api<{ postId: string }[]>(
-      'POST',
-      '/public/v1/posts',
-      { type: 'now', shortLink: false, tags: [], posts: [{ integration: { id: channel }, settings: { __type: 'instagram', post_type: 'post' }, value: [{ content: 'Crash reel', image: [{ id: clip.id, path: clip.path }] }] }] },
-      201,
-    );
-    const postId = created!.postId;
-    if (mode === 'pglite') {
-      await until(() => w.sim.mediaPublishCalls.length === 1, 25_000, 'media_publish to arrive', 5);
-    } else {
-      await until(() => w.sim.containers.size === 1, 20_000, 'the container');
-      await until(async () => {
-        const p = await w.api<CrashPostView>('GET', `/public/v1/posts/${postId}`);
-        return p.nextAttemptAt !== null && Date.parse(p.nextAttemptAt) > Date.now() + 500;
-      }, 10_000, 'the post to wait between checks');
-    }
-    await w.kill();
-    w.sim.setLatency(0);
-    await w.start();
-    const post = await until(
-      async () => {
-        const p = await w.api<CrashPostView>('GET', `/public/v1/posts/${postId}`);
-        return p.state === 'PUBLISHED' || p.state === 'ERROR' ? p : undefined;
-      },
-      25_000,
-      'the reel to be published',
-      100,
-    ).catch((e: unknown) => {
-      throw new Error(`${(e as Error).message}\n${w.output().slice(-4000)}`, { cause: e });
+    const { post, bytes } = await reelThroughACrash(w, {
+      channel,
+      settings: { __type: 'instagram', post_type: 'post' },
+      latencyMs: 400,
+      inFlight: { check: () => w.sim.mediaPublishCalls.length === 1, timeoutMs: 25_000, what: 'media_publish to arrive', everyMs: 5 },
+      started: { check: () => w.sim.containers.size === 1, timeoutMs: 20_000, what: 'the container' },
+      between: 'the post to wait between checks',
     });
     expect(w.sim.igMedia).toHaveLength(1);
     const media = w.sim.igMedia[0]!;

@@ -10,7 +10,7 @@ import {
   IG_APP,
   IG_BAKERY,
   IG_LABS,
-  image as mediaItem,
+  image,
   metaSimulator,
   MP4,
   originsFor,
@@ -25,13 +25,10 @@ import {
   withMeta,
   withPictureForText,
   type TestCtx,
-} from '../common/meta.testkit.js';
+} from './instagram.testkit.js';
 import type { PlatformAdapter, PlatformError } from '../platform.js';
 import { instagramError, PUBLISHING_LIMIT_WAIT_SECONDS } from './errors.js';
 import { createInstagramAdapter } from './index.js';
-
-/** Instagram publishes JPEG only: the publisher hands it JPEG pictures (renditions of the others). */
-const image = (id: string, opts: Parameters<typeof mediaItem>[1] = {}) => mediaItem(id, { type: 'image/jpeg', ext: 'jpg', ...opts });
 
 const adapter = createInstagramAdapter({ app: IG_APP });
 

@@ -1,4 +1,4 @@
-import { beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { connectViaOAuth, runPlatformContract } from '../../../test/platform-contract.js';
 import { PlatformError, type ConnectedAccount, type PlatformAdapter, type PublishItem } from '../platform.js';
 import { DEFAULT_RATE_LIMIT_SECONDS, dribbbleError } from './errors.js';
@@ -25,16 +25,11 @@ const asShots: PlatformAdapter = {
     ),
 };
 
-beforeEach((ctx) => {
-  // Shots have no replies or comments an app can post (metadata: `thread.supported: false`).
-  if (ctx.task.name === 'publishes thread items as replies to the first') ctx.skip('Dribbble has no replies or comments an app can post');
-  // The contract's picture is a 1×1 PNG, and Dribbble takes only 400×300, 800×600 or 1600×1200:
-  // the simulator refuses it as Dribbble does (tested below), and swapping its bytes would make
-  // the case's sha256 check meaningless. "publishes the picture with the exact bytes" below runs
-  // the same check with a 400×300 PNG.
-  if (ctx.task.name === 'publishes media with the exact bytes') ctx.skip('Dribbble refuses the contract’s 1×1 picture (only 400×300, 800×600, 1600×1200); covered below with a 400×300 PNG');
-});
-
+// Shots have no replies or comments an app can post (metadata: `thread.supported: false`): the
+// contract skips its thread case. The contract's picture is a 1×1 PNG, and Dribbble takes only
+// 400×300, 800×600 or 1600×1200: the simulator refuses it as Dribbble does (tested below), and
+// swapping its bytes would make the case's sha256 check meaningless. "publishes the picture with
+// the exact bytes" below runs the same check with a 400×300 PNG.
 runPlatformContract({
   name: 'dribbble',
   adapter: asShots,
@@ -49,6 +44,7 @@ runPlatformContract({
       close: () => sim.close(),
     };
   },
+  skip: { media: 'Dribbble refuses the contract’s 1×1 picture (only 400×300, 800×600, 1600×1200); covered below with a 400×300 PNG' },
 });
 
 const connect = (sim: DribbbleSimulator, ctx: TestCtx) => connectViaOAuth(adapter, ctx, rewriteFor(sim), { redirectUri: CALLBACK });

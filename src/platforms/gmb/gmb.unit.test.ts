@@ -1,4 +1,4 @@
-import { beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { connectViaOAuth, runPlatformContract } from '../../../test/platform-contract.js';
 import { PlatformError, type ConnectedAccount, type PlatformResponse } from '../platform.js';
 import { DEFAULT_RATE_LIMIT_SECONDS, gmbError } from './errors.js';
@@ -39,10 +39,6 @@ const JPEG = (n: number) => Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0])
 // Local posts have no replies or comments (the metadata says `thread.supported: false`, so post
 // validation refuses thread items): the contract's thread case cannot apply. The adapter's
 // answer to a reply is tested below.
-beforeEach((ctx) => {
-  if (ctx.task.name === 'publishes thread items as replies to the first') ctx.skip('Google Business Profile posts have no replies or comments');
-});
-
 runPlatformContract({
   name: 'gmb',
   adapter,

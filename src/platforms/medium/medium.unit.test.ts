@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runPlatformContract } from '../../../test/platform-contract.js';
 import { PlatformError, type ConnectedAccount, type PlatformAdapter, type PublishItem } from '../platform.js';
 import { DEFAULT_RETRY_AFTER_SECONDS, mediumError } from './errors.js';
@@ -24,10 +24,6 @@ const asStories: PlatformAdapter = {
 
 // Medium has no replies or comments an app can post (`thread.supported: false`), so the contract's
 // thread case cannot apply.
-beforeEach((ctx) => {
-  if (ctx.task.name === 'publishes thread items as replies to the first') ctx.skip('Medium has no replies or comments through its API');
-});
-
 runPlatformContract({
   name: 'medium',
   adapter: asStories,

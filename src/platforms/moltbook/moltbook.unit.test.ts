@@ -1,4 +1,4 @@
-import { beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runPlatformContract } from '../../../test/platform-contract.js';
 import { PlatformError, type ConnectedAccount, type OperationContext, type PlatformAdapter, type PlatformResponse } from '../platform.js';
 import { moltbookError } from './errors.js';
@@ -17,10 +17,6 @@ const toSubmolt: PlatformAdapter = {
 // Moltbook takes text and link posts only (metadata: no media; validation refuses attachments
 // before anything is sent), so the contract's media case cannot apply; the adapter's answer to a
 // picture is tested below.
-beforeEach((ctx) => {
-  if (ctx.task.name === 'publishes media with the exact bytes') ctx.skip('Moltbook takes text and link posts only');
-});
-
 function lookupIn(sim: MoltbookSimulator) {
   return (id: string) => {
     const c = sim.comments.find((x) => x.id === id);

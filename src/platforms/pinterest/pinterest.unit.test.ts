@@ -1,4 +1,4 @@
-import { beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { connectViaOAuth, runPlatformContract } from '../../../test/platform-contract.js';
 import { PlatformError, type ConnectedAccount, type OperationContext, type PlatformAdapter, type PublishItem } from '../platform.js';
 import { DEFAULT_RETRY_AFTER_SECONDS, pinterestError, pinterestMessage, uploadError } from './errors.js';
@@ -43,10 +43,6 @@ const asPins: PlatformAdapter = {
 // Pinterest has no replies or comments an app can post (the metadata says `thread.supported: false`
 // and post validation refuses thread items), so the contract's thread case cannot apply; the
 // adapter's answer to a reply is tested below.
-beforeEach((ctx) => {
-  if (ctx.task.name === 'publishes thread items as replies to the first') ctx.skip('Pinterest has no replies or comments');
-});
-
 runPlatformContract({
   name: 'pinterest',
   adapter: asPins,

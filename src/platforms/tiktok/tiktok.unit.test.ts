@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { connectViaOAuth, runPlatformContract } from '../../../test/platform-contract.js';
 import { createManualClock } from '../../lib/clock.js';
 import { PlatformError, type PublishResult } from '../platform.js';
@@ -64,10 +64,6 @@ const token = (r: PublishResult) => {
 // TikTok has no replies or comments an app can post (the metadata says `thread.supported: false`
 // and post validation refuses thread items), so the contract's thread case cannot apply; the
 // adapter's answer to a reply (`unsupported`) is tested below.
-beforeEach((ctx) => {
-  if (ctx.task.name === 'publishes thread items as replies to the first') ctx.skip('TikTok has no replies or comments');
-});
-
 const media = await startMediaServer();
 const view = contractView(adapter, { id: 'stand-in', path: `${MEDIA_ORIGIN}/stand-in.jpg`, type: 'image', mimeType: 'image/jpeg', size: JPEG.length, width: 64, height: 48 });
 runPlatformContract({

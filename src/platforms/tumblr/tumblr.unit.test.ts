@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { connectViaOAuth, runPlatformContract } from '../../../test/platform-contract.js';
 import { PlatformError, type ConnectedAccount, type OperationContext, type PlatformResponse } from '../platform.js';
 import { DEFAULT_RETRY_AFTER_SECONDS, tumblrError } from './errors.js';
@@ -30,10 +30,6 @@ const adapter = createTumblrAdapter({ app: TUMBLR_APP });
 // Tumblr has reblogs but no replies or comments an app can post (platforms.md: "no (reblog
 // only)"; the metadata says `thread.supported: false` and post validation refuses thread items),
 // so the contract's thread case cannot apply; the adapter's answer to a reply is tested below.
-beforeEach((ctx) => {
-  if (ctx.task.name === 'publishes thread items as replies to the first') ctx.skip('Tumblr has no replies an app can post');
-});
-
 runPlatformContract({
   name: 'tumblr',
   adapter,

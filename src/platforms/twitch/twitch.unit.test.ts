@@ -1,4 +1,4 @@
-import { beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { connectViaOAuth, runPlatformContract } from '../../../test/platform-contract.js';
 import { PlatformError } from '../platform.js';
 import { DEFAULT_RETRY_AFTER_SECONDS, sentMessageId, twitchError } from './errors.js';
@@ -10,10 +10,6 @@ const adapter = createTwitchAdapter({ app: TWITCH_APP });
 
 // A Twitch post is a chat message: text only (the metadata allows no media, and post validation
 // refuses any), so the contract's media case cannot apply. Everything else runs unchanged.
-beforeEach((ctx) => {
-  if (ctx.task.name === 'publishes media with the exact bytes') ctx.skip('Twitch chat messages are text only');
-});
-
 runPlatformContract({
   name: 'twitch',
   adapter,

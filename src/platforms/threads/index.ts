@@ -1,17 +1,13 @@
 import { percentageChange } from '../common/figures.js';
 import { htmlToText } from '../common/html.js';
 import { buildAuthorizeUrl, exchangeCode, type OAuthApp } from '../common/oauth2.js';
-import { PlatformError, type AnalyticsSeries, type ConnectedAccount, type OperationContext, type PlatformAdapter, type PostDraft, type ValidationIssue } from '../platform.js';
+import { PlatformError, type AnalyticsSeries, type ConnectedAccount, type PlatformAdapter, type PostDraft, type ValidationIssue } from '../platform.js';
 import { countGraphemes } from '../text-length.js';
-import { threadsError } from './errors.js';
-import { THREADS_GRAPH, threadsCreds, threadsGraph, type ThreadsCredentials } from './graph.js';
 import { threadsMetadata } from './metadata.js';
-import { advance, parseToken, publishItem, recentPosts } from './publishing.js';
+import { advance, parseToken, publishItem, recentPosts, threadsCreds, threadsGraph, tokenCall, type ThreadsCredentials, type TokenAnswer } from './client.js';
 import { countThreadsText, THREADS_LINK_LIMIT, THREADS_TEXT_LIMIT, threadsLinks } from './text.js';
 
-export { THREADS_API_VERSION, THREADS_GRAPH, THREADS_WEB, type ThreadsCredentials } from './graph.js';
-
-type Ctx = OperationContext;
+export { THREADS_API_VERSION, THREADS_GRAPH, THREADS_WEB, type ThreadsCredentials } from './client.js';
 
 const DAY_MS = 86_400_000;
 /**
@@ -31,25 +27,9 @@ export function renewAt(expiresAt: Date | null, now: number): Date | null {
   return expiresAt ? new Date(Math.max(now, expiresAt.getTime() - RENEW_BEFORE_MS)) : null;
 }
 
-interface TokenAnswer {
-  access_token?: string;
-  token_type?: string;
-  expires_in?: number;
-}
-
 function expiryOf(body: TokenAnswer, now: number): Date | null {
   const s = Number(body.expires_in);
   return Number.isFinite(s) && s > 0 ? new Date(now + s * 1000) : null;
-}
-
-/** Long-lived token endpoints (`/access_token`, `/refresh_access_token`): unversioned GETs on the Graph host. */
-async function tokenCall(ctx: Pick<Ctx, 'http' | 'clock'>, path: string, params: Record<string, string>): Promise<TokenAnswer> {
-  const res = await ctx.http.request({ method: 'GET', url: `${THREADS_GRAPH}${path}?${new URLSearchParams(params).toString()}` });
-  const err = threadsError(res, ctx.clock.now());
-  if (err) throw err;
-  const body = res.body as TokenAnswer;
-  if (!body?.access_token) throw new PlatformError('transient', 'Threads answered without an access token');
-  return body;
 }
 
 /** Series of one figure per label, dated today (Threads gives totals for these, not days). */

@@ -1,7 +1,95 @@
+import { z } from 'zod';
+import { readCredentials } from '../common/credentials.js';
 import { htmlToText } from '../common/html.js';
-import { PlatformError, type OperationContext, type PublishItem, type PublishMedia, type PublishResult } from '../platform.js';
-import { containerError, isMediaNotFound } from './errors.js';
-import { profileUrl, threadsGraph, type ThreadsCredentials, type ThreadsGraph } from './graph.js';
+import { PlatformError, type Credentials, type OperationContext, type PlatformResponse, type PublishItem, type PublishMedia, type PublishResult } from '../platform.js';
+import { containerError, isMediaNotFound, threadsError, threadsResult } from './errors.js';
+
+/**
+ * The Threads client: the Graph API bound to a token (`threadsGraph`), the long-lived token
+ * endpoints, and publishing as containers (below).
+ */
+
+/** The Threads Graph API (also reachable as graph.threads.com; the .net host is the documented one). */
+export const THREADS_GRAPH = 'https://graph.threads.net';
+export const THREADS_API_VERSION = 'v1.0';
+/** Where posts and profiles are shown. */
+export const THREADS_WEB = 'https://www.threads.net';
+
+/** What a connected Threads channel stores (sealed by the caller). */
+export interface ThreadsCredentials {
+  /** the long-lived (60-day) user token */
+  accessToken: string;
+  /** the Threads user id (`/me`'s `id`) */
+  userId: string;
+  username: string;
+  /** ISO time the token stops working (renewed with th_refresh_token before then) */
+  expiresAt: string | null;
+}
+
+/** What a Threads channel stores, read with the fallbacks older channels need. */
+const ThreadsCredentialsSchema = z
+  .object({ accessToken: z.string().min(1), userId: z.string().min(1), username: z.string().nullish(), expiresAt: z.string().nullish() })
+  .transform((c): ThreadsCredentials => ({ accessToken: c.accessToken, userId: c.userId, username: c.username ?? '', expiresAt: c.expiresAt ?? null }));
+
+export const threadsCreds = (ctx: { credentials: Credentials }): ThreadsCredentials => readCredentials(ctx, ThreadsCredentialsSchema, 'Threads');
+
+export const profileUrl = (username: string) => `${THREADS_WEB}/@${username}`;
+
+/** The Graph API bound to one token. Form-encoded writes (long texts do not fit a query string); the token goes in the Authorization header, never in URLs. */
+export interface ThreadsGraph {
+  get<T>(path: string, query?: Record<string, string | undefined>): Promise<T>;
+  /** The answer, and the platform's own time of it (its `Date` header; our clock when absent). */
+  post<T>(path: string, form: Record<string, string | undefined>): Promise<{ body: T; at: number }>;
+}
+
+function query(q: Record<string, string | undefined>): string {
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(q)) if (v !== undefined) params.set(k, v);
+  const s = params.toString();
+  return s ? `?${s}` : '';
+}
+
+/** The platform's time of an answer, from its Date header. */
+export function answeredAt(res: PlatformResponse, fallback: number): number {
+  const t = Date.parse(res.headers.date ?? '');
+  return Number.isNaN(t) ? fallback : t;
+}
+
+export function threadsGraph(ctx: Pick<OperationContext, 'http' | 'clock'>, accessToken: string): ThreadsGraph {
+  const headers = { authorization: `Bearer ${accessToken}` };
+  const url = (path: string) => `${THREADS_GRAPH}/${THREADS_API_VERSION}${path}`;
+  return {
+    async get<T>(path: string, q: Record<string, string | undefined> = {}) {
+      const res = await ctx.http.request({ method: 'GET', url: `${url(path)}${query(q)}`, headers });
+      return threadsResult<T>(res, ctx.clock.now());
+    },
+    async post<T>(path: string, form: Record<string, string | undefined>) {
+      const res = await ctx.http.request({
+        method: 'POST',
+        url: url(path),
+        headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' },
+        body: query(form).slice(1),
+      });
+      return { body: threadsResult<T>(res, ctx.clock.now()), at: answeredAt(res, ctx.clock.now()) };
+    },
+  };
+}
+
+export interface TokenAnswer {
+  access_token?: string;
+  token_type?: string;
+  expires_in?: number;
+}
+
+/** Long-lived token endpoints (`/access_token`, `/refresh_access_token`): unversioned GETs on the Graph host. */
+export async function tokenCall(ctx: Pick<OperationContext, 'http' | 'clock'>, path: string, params: Record<string, string>): Promise<TokenAnswer> {
+  const res = await ctx.http.request({ method: 'GET', url: `${THREADS_GRAPH}${path}?${new URLSearchParams(params).toString()}` });
+  const err = threadsError(res, ctx.clock.now());
+  if (err) throw err;
+  const body = res.body as TokenAnswer;
+  if (!body?.access_token) throw new PlatformError('transient', 'Threads answered without an access token');
+  return body;
+}
 
 /**
  * Publishing on Threads: every post is a media container (`POST /{user-id}/threads`) that Threads

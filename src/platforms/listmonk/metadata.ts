@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { IMAGE_TYPES, requiredString, NoToolDataSchema, requiredHttpUrl, requiredSecret } from '../common/schemas.js';
+import { requiredString, NoToolDataSchema, requiredHttpUrl, requiredSecret } from '../common/schemas.js';
+import { imagesOnly } from '../common/image-media.js';
 import type { PlatformMetadata } from '../platform.js';
 
 /** `POST /social/listmonk`: an API user of a self-hosted listmonk (HTTP Basic user:token). */
@@ -30,14 +31,8 @@ export const listmonkMetadata: PlatformMetadata = {
   editor: 'html',
   // An HTML email: no real limit.
   text: { maxLength: 100_000_000, counting: 'characters' },
-  media: {
-    minItems: 0,
-    // Pictures are placed inline in the HTML body.
-    maxItems: 10,
-    image: { maxCount: 10, mimeTypes: IMAGE_TYPES },
-    mixed: false,
-    onThreadItems: false,
-  },
+  // Pictures are placed inline in the HTML body.
+  media: imagesOnly(10),
   thread: { supported: false },
   asyncProcessing: false,
   concurrency: { perPlatform: 2, perChannel: 1 },

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { IMAGE_TYPES, NoToolDataSchema } from '../common/schemas.js';
+import { NoToolDataSchema } from '../common/schemas.js';
+import { imagesOnly } from '../common/image-media.js';
 import type { PlatformMetadata } from '../platform.js';
 
 /** MeWe post settings (reference MeweDto): a group is needed only for a group post. */
@@ -43,14 +44,8 @@ export const meweMetadata: PlatformMetadata = {
   instanceBased: false,
   editor: 'normal',
   text: { maxLength: 63_206, counting: 'characters' },
-  media: {
-    minItems: 0,
-    // Photos only (videos are not sent); the count limit is not documented.
-    maxItems: 10,
-    image: { maxCount: 10, mimeTypes: IMAGE_TYPES },
-    mixed: false,
-    onThreadItems: false,
-  },
+  // Photos only (videos are not sent); the count limit is not documented.
+  media: imagesOnly(10),
   thread: { supported: false },
   asyncProcessing: false,
   // MeWe answers 420 "Enhance Your Calm" when pushed.

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { IMAGE_TYPES, MediaRefSchema, requiredString, HttpUrl, NoToolDataSchema, requiredSecret } from '../common/schemas.js';
+import { MediaRefSchema, requiredString, HttpUrl, NoToolDataSchema, requiredSecret } from '../common/schemas.js';
+import { imagesOnly } from '../common/image-media.js';
 import type { PlatformMetadata } from '../platform.js';
 
 /**
@@ -35,13 +36,7 @@ export const wordpressMetadata: PlatformMetadata = {
   editor: 'html',
   text: { maxLength: 100_000, counting: 'characters' },
   // Pictures are uploaded to the media library and placed in the article; the cover is `main_image`.
-  media: {
-    minItems: 0,
-    maxItems: 10,
-    image: { maxCount: 10, mimeTypes: IMAGE_TYPES },
-    mixed: false,
-    onThreadItems: false,
-  },
+  media: imagesOnly(10),
   thread: { supported: false },
   asyncProcessing: false,
   concurrency: { perPlatform: 5, perChannel: 1 },

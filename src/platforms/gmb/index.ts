@@ -8,32 +8,30 @@ import {
   type Credentials,
   type OperationContext,
   type PlatformAdapter,
-  type PlatformRequest,
-  type PlatformResponse,
   type PostDraft,
   type PublishResult,
   type ValidationIssue,
 } from '../platform.js';
-import { gmbOk } from './errors.js';
+import {
+  allLocations,
+  createLocalPost,
+  fetchDailyMetrics,
+  getLocalPost,
+  listLocalPosts,
+  locationUrl,
+  type GoogleDate,
+  type LocalPost,
+  type Location,
+  type LocationResource,
+} from './client.js';
+
+export { locationUrl } from './client.js';
 import { gmbMetadata, GmbSettingsSchema } from './metadata.js';
 
-/** The real Google origins the adapter talks to (PLATFORM_ORIGINS maps them to the simulator in tests). */
-export const GOOGLE_ACCOUNTS_ORIGIN = 'https://accounts.google.com';
-export const GOOGLE_OAUTH_ORIGIN = 'https://oauth2.googleapis.com';
-export const ACCOUNT_MANAGEMENT_ORIGIN = 'https://mybusinessaccountmanagement.googleapis.com';
-export const BUSINESS_INFORMATION_ORIGIN = 'https://mybusinessbusinessinformation.googleapis.com';
-export const MYBUSINESS_V4_ORIGIN = 'https://mybusiness.googleapis.com';
-export const PERFORMANCE_ORIGIN = 'https://businessprofileperformance.googleapis.com';
-export const GMB_ORIGINS = [GOOGLE_ACCOUNTS_ORIGIN, GOOGLE_OAUTH_ORIGIN, ACCOUNT_MANAGEMENT_ORIGIN, BUSINESS_INFORMATION_ORIGIN, MYBUSINESS_V4_ORIGIN, PERFORMANCE_ORIGIN] as const;
-
-const READ_MASK = 'name,title,storefrontAddress,metadata';
 /** Google's summary limit for a local post. */
 export const SUMMARY_MAX = 1500;
 /** The language local posts are written in (the API wants one; the settings have none). */
 export const LANGUAGE_CODE = 'en';
-/** Where a post is shown when Google gives no `searchUrl` (Postiz's fallback). */
-export const locationUrl = (locationName: string) => `https://business.google.com/locations/${locationName.replace(/^locations\//, '')}`;
-
 /** What a connected location stores (sealed by the caller). */
 export interface GmbCredentials {
   accessToken: string;
@@ -51,34 +49,8 @@ export interface GmbAdapterConfig {
   app?: OAuthApp;
 }
 
-type Ctx = Pick<OperationContext, 'http' | 'clock'>;
 type ConnectCtx = Omit<OperationContext, 'credentials'>;
 
-interface LocationResource {
-  name: string;
-  title?: string;
-  storefrontAddress?: { addressLines?: string[]; locality?: string; postalCode?: string; regionCode?: string };
-  metadata?: { mapsUri?: string; newReviewUri?: string; placeId?: string };
-}
-
-interface Location extends LocationResource {
-  accountName: string;
-}
-
-interface LocalPost {
-  name?: string;
-  summary?: string;
-  state?: 'LOCAL_POST_STATE_UNSPECIFIED' | 'REJECTED' | 'LIVE' | 'PROCESSING';
-  searchUrl?: string;
-  createTime?: string;
-  topicType?: string;
-}
-
-interface GoogleDate {
-  year: number;
-  month: number;
-  day: number;
-}
 interface GoogleTime {
   hours: number;
   minutes: number;
@@ -96,50 +68,6 @@ export function gmbCreds(ctx: { credentials: Credentials }): GmbCredentials {
   const c = ctx.credentials as Partial<GmbCredentials>;
   if (!c.accessToken || !c.accountName || !c.locationName) throw new PlatformError('reconnect_required', 'Stored Google Business Profile credentials are incomplete');
   return { accessToken: c.accessToken, refreshToken: c.refreshToken ?? null, expiresAt: c.expiresAt ?? null, accountName: c.accountName, locationName: c.locationName };
-}
-
-async function googleRequest(ctx: Ctx, accessToken: string, req: PlatformRequest): Promise<PlatformResponse> {
-  const res = await ctx.http.request({ ...req, headers: { authorization: `Bearer ${accessToken}`, ...req.headers } });
-  return gmbOk(res, ctx.clock.now());
-}
-
-async function googleGet<T>(ctx: Ctx, accessToken: string, url: string): Promise<T> {
-  return (await googleRequest(ctx, accessToken, { method: 'GET', url })).body as T;
-}
-
-/** Every location the grant reaches, account by account (Google's order), with the account it is reached through. */
-async function allLocations(ctx: Ctx, accessToken: string): Promise<Location[]> {
-  const accounts: string[] = [];
-  let pageToken: string | undefined;
-  do {
-    const q = new URLSearchParams({ pageSize: '20' });
-    if (pageToken) q.set('pageToken', pageToken);
-    const page = await googleGet<{ accounts?: { name: string }[]; nextPageToken?: string }>(ctx, accessToken, `${ACCOUNT_MANAGEMENT_ORIGIN}/v1/accounts?${q.toString()}`);
-    accounts.push(...(page.accounts ?? []).map((a) => a.name));
-    pageToken = page.nextPageToken;
-  } while (pageToken);
-  const out: Location[] = [];
-  const seen = new Set<string>();
-  for (const account of accounts) {
-    let token: string | undefined;
-    do {
-      const q = new URLSearchParams({ readMask: READ_MASK, pageSize: '100' });
-      if (token) q.set('pageToken', token);
-      const page = await googleGet<{ locations?: LocationResource[]; nextPageToken?: string }>(
-        ctx,
-        accessToken,
-        `${BUSINESS_INFORMATION_ORIGIN}/v1/${account}/locations?${q.toString().replace(/%2C/g, ',')}`,
-      );
-      for (const l of page.locations ?? []) {
-        // A location reached through several accounts (personal and a location group) is listed once.
-        if (seen.has(l.name)) continue;
-        seen.add(l.name);
-        out.push({ ...l, accountName: account });
-      }
-      token = page.nextPageToken;
-    } while (token);
-  }
-  return out;
 }
 
 function addressOf(l: LocationResource): string | null {
@@ -346,15 +274,14 @@ export function createGmbAdapter(config: GmbAdapterConfig = {}): PlatformAdapter
       if (item.media.some((m) => m.type !== 'image')) throw new PlatformError('rejected', 'A Google Business Profile post cannot carry a video');
       if (item.media.length > 1) throw new PlatformError('rejected', 'A Google Business Profile post can have at most one photo');
       const body = localPostBody(item.content, settings, item.media[0]?.path);
-      const res = await googleRequest(ctx, c.accessToken, { method: 'POST', url: `${MYBUSINESS_V4_ORIGIN}/v4/${c.accountName}/${c.locationName}/localPosts`, body });
-      return outcome(res.body as LocalPost, c);
+      return outcome(await createLocalPost(ctx, c.accessToken, c, body), c);
     },
 
     /** Reads the post back (`GET /v4/{name}`) until Google's review ends. Idempotent. */
     async checkPublish(token, ctx): Promise<PublishResult> {
       const c = gmbCreds(ctx);
       if (!/^accounts\/[^/]+\/locations\/[^/]+\/localPosts\/[^/]+$/.test(token)) throw new PlatformError('rejected', 'Unreadable Google Business Profile publish token');
-      return outcome(await googleGet<LocalPost>(ctx, c.accessToken, `${MYBUSINESS_V4_ORIGIN}/v4/${token}`), c);
+      return outcome(await getLocalPost(ctx, c.accessToken, token), c);
     },
 
     /** The location's local posts since `since`, newest first (the summary as content). There are no replies to list. */
@@ -364,9 +291,7 @@ export function createGmbAdapter(config: GmbAdapterConfig = {}): PlatformAdapter
       const out: { id: string; url: string; content: string; createdAt: string }[] = [];
       let pageToken: string | undefined;
       do {
-        const q = new URLSearchParams({ pageSize: '100' });
-        if (pageToken) q.set('pageToken', pageToken);
-        const page = await googleGet<{ localPosts?: LocalPost[]; nextPageToken?: string }>(ctx, c.accessToken, `${MYBUSINESS_V4_ORIGIN}/v4/${c.accountName}/${c.locationName}/localPosts?${q.toString()}`);
+        const page = await listLocalPosts(ctx, c.accessToken, c, pageToken);
         let older = false;
         for (const p of page.localPosts ?? []) {
           if (!p.name) continue;
@@ -413,9 +338,7 @@ export function createGmbAdapter(config: GmbAdapterConfig = {}): PlatformAdapter
         q.set(`dailyRange.${k}.month`, String(d.month));
         q.set(`dailyRange.${k}.day`, String(d.day));
       }
-      const res = await googleGet<{
-        multiDailyMetricTimeSeries?: { dailyMetricTimeSeries?: { dailyMetric?: string; timeSeries?: { datedValues?: { date?: Partial<GoogleDate>; value?: string }[] } }[] }[];
-      }>(ctx, c.accessToken, `${PERFORMANCE_ORIGIN}/v1/${c.locationName}:fetchMultiDailyMetricsTimeSeries?${q.toString()}`);
+      const res = await fetchDailyMetrics(ctx, c.accessToken, c.locationName, q);
       const byMetric = new Map<string, Map<string, number>>();
       for (const group of res.multiDailyMetricTimeSeries ?? []) {
         for (const series of group.dailyMetricTimeSeries ?? []) {

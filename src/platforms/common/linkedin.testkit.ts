@@ -1,6 +1,5 @@
-import { testContext } from '../../../test/platform-contract.js';
-import { createPlatformHttp } from '../http.js';
-import type { ConnectedAccount, OperationContext, PlatformAdapter, PublishItem, PublishResult } from '../platform.js';
+import type { ConnectedAccount, OperationContext, PlatformAdapter, PublishItem } from '../platform.js';
+import { mediaFrom, published, simulatorOrigins, withSimulator } from './platform.testkit.js';
 import { LINKEDIN_API_ORIGIN, LINKEDIN_WWW_ORIGIN, startLinkedinSimulator, type LinkedinSimulator, type LinkedinSimulatorOptions } from './linkedin.simulator.js';
 
 /** Shared fixtures of the `linkedin` and `linkedin-page` tests: one simulator with a member who administers two pages. */
@@ -19,40 +18,18 @@ export async function linkedinSimulator(opts: LinkedinSimulatorOptions & { refre
   return sim;
 }
 
-export const originsFor = (sim: LinkedinSimulator) =>
-  new Map([
-    [LINKEDIN_API_ORIGIN, sim.origin],
-    [LINKEDIN_WWW_ORIGIN, sim.origin],
-  ]);
-
-export const rewriteFor = (sim: LinkedinSimulator) => (url: string) => url.replace(LINKEDIN_WWW_ORIGIN, sim.origin).replace(LINKEDIN_API_ORIGIN, sim.origin);
+export const { originsFor, rewriteFor } = simulatorOrigins([LINKEDIN_API_ORIGIN, LINKEDIN_WWW_ORIGIN]);
 
 export type TestCtx = Omit<OperationContext, 'credentials'> & { media: Map<string, Blob> };
 
 /** Runs `fn` against a fresh simulator with an HTTP client mapped to it. */
-export async function withLinkedin<T>(opts: LinkedinSimulatorOptions & { refreshTokens?: boolean; now?: () => number }, fn: (sim: LinkedinSimulator, ctx: TestCtx) => Promise<T>) {
-  const sim = await linkedinSimulator(opts);
-  const http = createPlatformHttp({ origins: originsFor(sim), allowPrivateTargets: false, timeoutMs: 5000 });
+export function withLinkedin<T>(opts: LinkedinSimulatorOptions & { refreshTokens?: boolean; now?: () => number }, fn: (sim: LinkedinSimulator, ctx: TestCtx) => Promise<T>) {
   const media = new Map<string, Blob>();
-  try {
-    return await fn(sim, {
-      media,
-      ...testContext(http, { now: opts.now ?? (() => Date.now()) }),
-      openMedia: (m) => {
-        const blob = media.get(m.id);
-        return blob ? Promise.resolve(blob) : Promise.reject(new Error(`no media ${m.id}`));
-      },
-    });
-  } finally {
-    await http.close();
-    await sim.close();
-  }
+  const clock = { now: opts.now ?? (() => Date.now()) };
+  return withSimulator({ start: () => linkedinSimulator(opts), origins: originsFor, clock, openMedia: mediaFrom(media) }, (sim, ctx) => fn(sim, { media, ...ctx }));
 }
 
-export function published(r: PublishResult) {
-  if (r.status !== 'published') throw new Error(`expected published, got ${r.status}`);
-  return r;
-}
+export { published };
 
 export { pixelPng as PNG, sha } from './media.testkit.js';
 

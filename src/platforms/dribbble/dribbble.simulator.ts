@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { startSimulator, type InjectedKind, type Simulator } from '../../../test/simulators/harness.js';
+import { fixedWindowCounter } from '../common/rate-limit.simulator.js';
 
 /**
  * A simulator of Dribbble's API v2, one server standing for `https://dribbble.com` (the
@@ -118,7 +119,7 @@ export async function startDribbbleSimulator(opts: DribbbleSimulatorOptions = {}
   const shots: DribbbleShotRecord[] = [];
   const tokens = new Map<string, TokenRecord>();
   const codes = new Map<string, { clientId: string; redirectUri: string; userId: number; scopes: string[]; expiresAt: number; used: boolean }>();
-  const calls = new Map<number, { windowStart: number; count: number }>();
+  const calls = fixedWindowCounter<number>();
   const perMinute = opts.perMinute ?? 60;
   let approver: number | undefined;
   let granted: string[] | undefined;
@@ -141,15 +142,11 @@ export async function startDribbbleSimulator(opts: DribbbleSimulatorOptions = {}
     const m = /^Bearer (.+)$/i.exec(req.headers.authorization ?? '');
     const t = m ? tokens.get(m[1]!) : undefined;
     if (!t || t.revoked) return void message(reply, 401, 'Bad credentials.');
-    const now = Date.now();
-    const c = calls.get(t.userId);
-    const window = c && now - c.windowStart < 60_000 ? c : { windowStart: now, count: 0 };
-    window.count++;
-    calls.set(t.userId, window);
+    const window = calls.hit(t.userId);
     void reply.headers({
       'x-ratelimit-limit': String(perMinute),
       'x-ratelimit-remaining': String(Math.max(0, perMinute - window.count)),
-      'x-ratelimit-reset': String(Math.ceil((window.windowStart + 60_000) / 1000)),
+      'x-ratelimit-reset': String(Math.ceil(calls.endOf(window) / 1000)),
     });
     if (window.count > perMinute) return void message(reply, 429, 'API rate limit exceeded.');
     return t;

@@ -1,6 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { startSimulator, type InjectedKind, type Simulator } from '../../../test/simulators/harness.js';
+import { createGoogleOAuthSimulator } from '../common/google-oauth.simulator.js';
+import { fixedWindowCounter } from '../common/rate-limit.simulator.js';
 
 /**
  * A simulator of Google's side of Google Business Profile, one server standing for six real
@@ -214,11 +216,8 @@ export async function startGmbSimulator(opts: GmbSimulatorOptions = {}): Promise
   const locations = new Map<string, LocationRecord>();
   const posts: LocalPostRecord[] = [];
   const tokens = new Map<string, TokenRecord>();
-  const refreshTokens = new Map<string, { sub: string; clientId: string; scopes: string[]; revoked: boolean }>();
-  const granted = new Set<string>();
-  const codes = new Map<string, { clientId: string; redirectUri: string; sub: string; scopes: string[]; refresh: boolean; expiresAt: number; used: boolean }>();
   const daily = new Map<string, { date: string; metrics: Record<string, number> }[]>();
-  const calls = new Map<string, { windowStart: number; count: number }>();
+  const calls = fixedWindowCounter<string>();
   const perMinute = opts.requestsPerMinute ?? 300;
   let approver: string | undefined;
   let grantedScopes: string[] | undefined;
@@ -234,6 +233,20 @@ export async function startGmbSimulator(opts: GmbSimulatorOptions = {}): Promise
     tokens.set(accessToken, { sub, clientId, scopes, expiresAt: Date.now() + ACCESS_SECONDS * 1000, revoked: false });
     return { access_token: accessToken, expires_in: ACCESS_SECONDS - 1, scope: scopes.join(' '), token_type: 'Bearer' };
   }
+
+  const oauth = createGoogleOAuthSimulator<Record<string, never>>({
+    apps,
+    approve: () => {
+      const sub = approver ?? users.keys().next().value;
+      const user = sub ? users.get(sub) : undefined;
+      return user ? { sub: user.sub, extra: {} } : undefined;
+    },
+    grant: (asked) => (grantedScopes ? asked.filter((s) => grantedScopes!.includes(s)) : asked),
+    issueAccess: (sub, _extra, clientId, scopes) => issueAccess(sub, clientId, scopes),
+    onRefresh: () => {
+      refreshes++;
+    },
+  });
 
   /** The bearer token's record, or the 401/403/429 already sent. */
   function authorize(req: FastifyRequest, reply: FastifyReply, service: string): TokenRecord | undefined {
@@ -254,11 +267,7 @@ export async function startGmbSimulator(opts: GmbSimulatorOptions = {}): Promise
       void reply.status(403).send(googleError(403, 'Request had insufficient authentication scopes.', [errorInfo('ACCESS_TOKEN_SCOPE_INSUFFICIENT', service)]));
       return undefined;
     }
-    const now = Date.now();
-    const c = calls.get(t.sub);
-    const window = c && now - c.windowStart < 60_000 ? c : { windowStart: now, count: 0 };
-    window.count++;
-    calls.set(t.sub, window);
+    const window = calls.hit(t.sub);
     if (window.count > perMinute) {
       void reply.status(429).send(
         googleError(429, `Quota exceeded for quota metric 'Requests' and limit 'Requests per minute' of service '${service}' for consumer 'project_number:734518092011'.`, [
@@ -332,63 +341,7 @@ export async function startGmbSimulator(opts: GmbSimulatorOptions = {}): Promise
   }
 
   const sim = await startSimulator((app) => {
-    // ---- OAuth: the consent page (accounts.google.com)
-    app.get('/o/oauth2/v2/auth', async (req: FastifyRequest<{ Querystring: Record<string, string | undefined> }>, reply) => {
-      const q = req.query;
-      const a = q.client_id ? apps.get(q.client_id) : undefined;
-      if (!a) return reply.status(401).type('text/html').send('<h1>Access blocked: Authorisation error</h1><p>The OAuth client was not found.</p><p>Error 401: invalid_client</p>');
-      if (!q.redirect_uri || (a.redirectUris && !a.redirectUris.includes(q.redirect_uri))) {
-        return reply.status(400).type('text/html').send(`<h1>Access blocked: This app's request is invalid</h1><p>Error 400: redirect_uri_mismatch</p>`);
-      }
-      if (!q.scope) return reply.status(400).type('text/html').send('<p>Error 400: invalid_request</p><p>Missing required parameter: scope</p>');
-      const back = new URL(q.redirect_uri);
-      if (q.state) back.searchParams.set('state', q.state);
-      if (q.response_type !== 'code') {
-        back.searchParams.set('error', 'unsupported_response_type');
-        return reply.redirect(back.toString(), 302);
-      }
-      const sub = approver ?? users.keys().next().value;
-      const user = sub ? users.get(sub) : undefined;
-      if (!user) return reply.status(400).type('text/html').send('<p>No Google account is signed in</p>');
-      const asked = q.scope.split(' ').filter(Boolean);
-      const scopes = grantedScopes ? asked.filter((s) => grantedScopes!.includes(s)) : asked;
-      const key = `${user.sub} ${a.clientId}`;
-      const refresh = q.access_type === 'offline' && (!granted.has(key) || q.prompt === 'consent');
-      if (q.access_type === 'offline') granted.add(key);
-      const code = `4/0A${rand(60)}`;
-      codes.set(code, { clientId: a.clientId, redirectUri: q.redirect_uri, sub: user.sub, scopes, refresh, expiresAt: Date.now() + 10 * 60_000, used: false });
-      back.searchParams.set('code', code);
-      back.searchParams.set('scope', scopes.join(' '));
-      return reply.redirect(back.toString(), 302);
-    });
-
-    // ---- OAuth: the token endpoint (oauth2.googleapis.com)
-    app.post('/token', async (req, reply) => {
-      const b = (req.body ?? {}) as Record<string, string | undefined>;
-      const a = b.client_id ? apps.get(b.client_id) : undefined;
-      if (!a) return reply.status(401).send({ error: 'invalid_client', error_description: 'The OAuth client was not found.' });
-      if (b.client_secret !== a.clientSecret) return reply.status(401).send({ error: 'invalid_client', error_description: 'Unauthorized' });
-      if (b.grant_type === 'authorization_code') {
-        const c = b.code ? codes.get(b.code) : undefined;
-        if (!c || c.used || c.expiresAt < Date.now() || c.clientId !== a.clientId) return reply.status(400).send({ error: 'invalid_grant', error_description: 'Bad Request' });
-        if (c.redirectUri !== b.redirect_uri) return reply.status(400).send({ error: 'redirect_uri_mismatch', error_description: 'Bad Request' });
-        c.used = true;
-        const body: Record<string, unknown> = issueAccess(c.sub, a.clientId, c.scopes);
-        if (c.refresh) {
-          const rt = `1//0${rand(70)}`;
-          refreshTokens.set(rt, { sub: c.sub, clientId: a.clientId, scopes: c.scopes, revoked: false });
-          body.refresh_token = rt;
-        }
-        return body;
-      }
-      if (b.grant_type === 'refresh_token') {
-        const r = b.refresh_token ? refreshTokens.get(b.refresh_token) : undefined;
-        if (!r || r.revoked || r.clientId !== a.clientId) return reply.status(400).send({ error: 'invalid_grant', error_description: 'Token has been expired or revoked.' });
-        refreshes++;
-        return issueAccess(r.sub, a.clientId, r.scopes);
-      }
-      return reply.status(400).send({ error: 'unsupported_grant_type', error_description: `Invalid grant_type: ${b.grant_type ?? ''}` });
-    });
+    oauth.register(app);
 
     // ---- Account Management API
     app.get('/v1/accounts', async (req: FastifyRequest<{ Querystring: Query }>, reply) => {
@@ -618,7 +571,7 @@ export async function startGmbSimulator(opts: GmbSimulatorOptions = {}): Promise
     },
     revokeGrants() {
       for (const t of tokens.values()) t.revoked = true;
-      for (const r of refreshTokens.values()) r.revoked = true;
+      for (const r of oauth.refreshTokens.values()) r.revoked = true;
     },
     rejectNextPost() {
       rejectNext = true;

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { startSimulator, type InjectedKind, type Simulator } from '../../../test/simulators/harness.js';
+import { fixedWindowCounter } from '../common/rate-limit.simulator.js';
 
 /**
  * A simulator of Pinterest's API v5. One server stands for three hosts (map them all to it):
@@ -183,7 +184,7 @@ export async function startPinterestSimulator(opts: PinterestSimulatorOptions = 
   const pins: PinterestPinRecord[] = [];
   const accountDaily = new Map<string, DailyRow[]>();
   const pinDaily = new Map<string, DailyRow[]>();
-  const calls = new Map<string, { windowStart: number; count: number }>();
+  const calls = fixedWindowCounter<string>();
   const maxPage = opts.maxPageSize ?? 250;
   const perMinute = opts.rateLimitPerMinute ?? 1000;
   const descriptionMax = opts.descriptionMax ?? 500;
@@ -222,11 +223,8 @@ export async function startPinterestSimulator(opts: PinterestSimulatorOptions = 
     if (missing.length > 0) return void fail(reply, 403, 3, `Your application does not have the required scope(s): ${missing.join(', ')}`);
     // Rate limit per user and minute, with the headers Pinterest sends on every answer.
     const now = Date.now();
-    const c = calls.get(t.userId);
-    const window = c && now - c.windowStart < 60_000 ? c : { windowStart: now, count: 0 };
-    window.count++;
-    calls.set(t.userId, window);
-    const reset = Math.max(1, Math.ceil((window.windowStart + 60_000 - now) / 1000));
+    const window = calls.hit(t.userId, now);
+    const reset = Math.max(1, Math.ceil((calls.endOf(window) - now) / 1000));
     void reply.headers({ 'x-ratelimit-limit': String(perMinute), 'x-ratelimit-remaining': String(Math.max(0, perMinute - window.count)), 'x-ratelimit-reset': String(reset) });
     if (window.count > perMinute) return void fail(reply, 429, 8, 'You have exceeded your rate limit. Try again later.');
     return t;

@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Multipart } from '@fastify/multipart';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { startSimulator, type InjectedKind, type Simulator } from '../../../test/simulators/harness.js';
+import { fixedWindowCounter } from '../common/rate-limit.simulator.js';
 
 /**
  * A simulator of Tumblr's API v2 with OAuth 2. One server stands for two hosts (map both to it):
@@ -133,7 +134,7 @@ export async function startTumblrSimulator(opts: TumblrSimulatorOptions = {}): P
   const refreshTokens = new Map<string, TokenRecord>();
   const codes = new Map<string, { clientId: string; redirectUri: string; user: string; scopes: string[]; expiresAt: number; used: boolean }>();
   const posts: TumblrPostRecord[] = [];
-  const hourly = new Map<string, { start: number; count: number }>();
+  const hourly = fixedWindowCounter<string>(3_600_000);
   const perHour = opts.callsPerHour ?? 1000;
   const postsPerDay = opts.postsPerDay ?? 250;
   let approver: string | undefined;
@@ -167,15 +168,12 @@ export async function startTumblrSimulator(opts: TumblrSimulatorOptions = {}): P
     const missing = need.filter((s) => !t.scopes.includes(s));
     if (missing.length > 0) return void fail(reply, 403, 'Forbidden', [{ title: 'Forbidden', code: 1017, detail: `This action requires the ${missing.join(', ')} scope` }]);
     const now = Date.now();
-    const h = hourly.get(t.user);
-    const window = h && now - h.start < 3_600_000 ? h : { start: now, count: 0 };
-    window.count++;
-    hourly.set(t.user, window);
+    const window = hourly.hit(t.user, now);
     const dayPosts = posts.filter((p) => users.get(t.user)?.blogs.some((b) => b.uuid === p.blogUuid) && now - p.createdAt < 86_400_000).length;
     void reply.headers({
       'x-ratelimit-perhour-limit': String(perHour),
       'x-ratelimit-perhour-remaining': String(Math.max(0, perHour - window.count)),
-      'x-ratelimit-perhour-reset': String(Math.max(1, Math.ceil((window.start + 3_600_000 - now) / 1000))),
+      'x-ratelimit-perhour-reset': String(Math.max(1, Math.ceil((hourly.endOf(window) - now) / 1000))),
       'x-ratelimit-perday-limit': String(postsPerDay),
       'x-ratelimit-perday-remaining': String(Math.max(0, postsPerDay - dayPosts)),
       'x-ratelimit-perday-reset': '86400',

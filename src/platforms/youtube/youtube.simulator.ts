@@ -1,6 +1,7 @@
 import { createHash, randomBytes, type Hash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { startSimulator, type InjectedKind, type Simulator } from '../../../test/simulators/harness.js';
+import { createGoogleOAuthSimulator } from '../common/google-oauth.simulator.js';
 
 /**
  * A simulator of Google's side of YouTube, on one server that stands for four real origins, which
@@ -91,14 +92,6 @@ export interface TokenRecord {
   clientId: string;
   scopes: string[];
   expiresAt: number;
-  revoked: boolean;
-}
-
-interface RefreshRecord {
-  sub: string;
-  channelId: string;
-  clientId: string;
-  scopes: string[];
   revoked: boolean;
 }
 
@@ -266,13 +259,6 @@ export async function startYoutubeSimulator(opts: YoutubeSimulatorOptions = {}):
   const users = new Map<string, GoogleUserRecord>();
   const channels = new Map<string, YoutubeChannelRecord>();
   const tokens = new Map<string, TokenRecord>();
-  const refreshTokens = new Map<string, RefreshRecord>();
-  /** (sub, clientId) pairs that have granted offline access once */
-  const granted = new Set<string>();
-  const codes = new Map<
-    string,
-    { clientId: string; redirectUri: string; sub: string; channelId: string; scopes: string[]; challenge?: string; method?: string; refresh: boolean; expiresAt: number; used: boolean }
-  >();
   const sessions = new Map<string, UploadSessionRecord>();
   const videos: VideoRecord[] = [];
   const comments: CommentThreadRecord[] = [];
@@ -290,6 +276,19 @@ export async function startYoutubeSimulator(opts: YoutubeSimulatorOptions = {}):
     tokens.set(accessToken, { accessToken, sub, channelId, clientId, scopes, expiresAt: Date.now() + ACCESS_SECONDS * 1000, revoked: false });
     return { access_token: accessToken, expires_in: ACCESS_SECONDS - 1, scope: scopes.join(' '), token_type: 'Bearer' };
   }
+
+  // Google's OAuth server, with PKCE (plain or S256) and HTTP Basic client credentials; a grant carries the channel picked at consent.
+  const oauth = createGoogleOAuthSimulator<{ channelId: string }>({
+    apps,
+    approve: () => {
+      const sub = approver?.sub ?? users.keys().next().value;
+      const user = sub ? users.get(sub) : undefined;
+      return user ? { sub: user.sub, extra: { channelId: approver?.channelId ?? channelsOf(user.sub)[0]?.id ?? '' } } : undefined;
+    },
+    pkce: true,
+    basicAuth: true,
+    issueAccess: (sub, { channelId }, clientId, scopes) => issueAccess(sub, channelId, clientId, scopes),
+  });
 
   /** The bearer token of a request with one of `scopes`, or the 401/403 answer already sent. */
   function authorize(req: FastifyRequest, reply: FastifyReply, scopes: string[]): TokenRecord | undefined {
@@ -554,90 +553,7 @@ export async function startYoutubeSimulator(opts: YoutubeSimulatorOptions = {}):
   const sim = await startSimulator((app) => {
     app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
 
-    // ---- OAuth: the consent page (accounts.google.com)
-    app.get('/o/oauth2/v2/auth', async (req: FastifyRequest<{ Querystring: Query }>, reply) => {
-      const q = req.query;
-      const a = q.client_id ? apps.get(q.client_id) : undefined;
-      if (!a) return reply.status(401).type('text/html').send('<h1>Access blocked: Authorisation error</h1><p>The OAuth client was not found.</p><p>Error 401: invalid_client</p>');
-      if (!q.redirect_uri || (a.redirectUris && !a.redirectUris.includes(q.redirect_uri))) {
-        return reply.status(400).type('text/html').send(`<h1>Access blocked: This app's request is invalid</h1><p>Error 400: redirect_uri_mismatch</p>`);
-      }
-      if (!q.scope) return reply.status(400).type('text/html').send('<p>Error 400: invalid_request</p><p>Missing required parameter: scope</p>');
-      const back = new URL(q.redirect_uri);
-      if (q.state) back.searchParams.set('state', q.state);
-      if (q.response_type !== 'code') {
-        back.searchParams.set('error', 'unsupported_response_type');
-        return reply.redirect(back.toString(), 302);
-      }
-      if (q.code_challenge && q.code_challenge_method && !['S256', 'plain'].includes(q.code_challenge_method)) {
-        return reply.status(400).type('text/html').send('<p>Error 400: invalid_request</p><p>Invalid code_challenge_method</p>');
-      }
-      const sub = approver?.sub ?? users.keys().next().value;
-      const user = sub ? users.get(sub) : undefined;
-      if (!user) return reply.status(400).type('text/html').send('<p>No Google account is signed in</p>');
-      const channelId = approver?.channelId ?? channelsOf(user.sub)[0]?.id ?? '';
-      const scopes = q.scope.split(' ').filter(Boolean);
-      const key = `${user.sub} ${a.clientId}`;
-      // Google gives a refresh token for offline access the first time, then only when consent is asked again.
-      const refresh = q.access_type === 'offline' && (!granted.has(key) || q.prompt === 'consent');
-      if (q.access_type === 'offline') granted.add(key);
-      const code = `4/0A${rand(60)}`;
-      codes.set(code, {
-        clientId: a.clientId,
-        redirectUri: q.redirect_uri,
-        sub: user.sub,
-        channelId,
-        scopes,
-        ...(q.code_challenge ? { challenge: q.code_challenge, method: q.code_challenge_method ?? 'plain' } : {}),
-        refresh,
-        expiresAt: Date.now() + 10 * 60_000,
-        used: false,
-      });
-      back.searchParams.set('code', code);
-      back.searchParams.set('scope', scopes.join(' '));
-      return reply.redirect(back.toString(), 302);
-    });
-
-    // ---- OAuth: the token endpoint (oauth2.googleapis.com)
-    app.post('/token', async (req, reply) => {
-      const b = (req.body ?? {}) as Record<string, string | undefined>;
-      let clientId = b.client_id;
-      let secret = b.client_secret;
-      const basic = /^Basic (.+)$/.exec(req.headers.authorization ?? '');
-      if (basic) {
-        const [id, s] = Buffer.from(basic[1]!, 'base64').toString().split(':');
-        clientId = decodeURIComponent(id ?? '');
-        secret = decodeURIComponent(s ?? '');
-      }
-      const a = clientId ? apps.get(clientId) : undefined;
-      if (!a) return reply.status(401).send({ error: 'invalid_client', error_description: 'The OAuth client was not found.' });
-      if (secret !== a.clientSecret) return reply.status(401).send({ error: 'invalid_client', error_description: 'Unauthorized' });
-      if (b.grant_type === 'authorization_code') {
-        const c = b.code ? codes.get(b.code) : undefined;
-        if (!c || c.used || c.expiresAt < Date.now() || c.clientId !== a.clientId) return reply.status(400).send({ error: 'invalid_grant', error_description: 'Bad Request' });
-        if (c.redirectUri !== b.redirect_uri) return reply.status(400).send({ error: 'redirect_uri_mismatch', error_description: 'Bad Request' });
-        if (c.challenge) {
-          if (!b.code_verifier) return reply.status(400).send({ error: 'invalid_request', error_description: 'code_verifier or verifier is not provided' });
-          const computed = c.method === 'S256' ? createHash('sha256').update(b.code_verifier).digest('base64url') : b.code_verifier;
-          if (computed !== c.challenge) return reply.status(400).send({ error: 'invalid_grant', error_description: 'Invalid code verifier.' });
-        }
-        c.used = true;
-        const body: Record<string, unknown> = issueAccess(c.sub, c.channelId, a.clientId, c.scopes);
-        if (c.refresh) {
-          const rt = `1//0${rand(70)}`;
-          refreshTokens.set(rt, { sub: c.sub, channelId: c.channelId, clientId: a.clientId, scopes: c.scopes, revoked: false });
-          body.refresh_token = rt;
-        }
-        return body;
-      }
-      if (b.grant_type === 'refresh_token') {
-        const r = b.refresh_token ? refreshTokens.get(b.refresh_token) : undefined;
-        if (!r || r.revoked || r.clientId !== a.clientId) return reply.status(400).send({ error: 'invalid_grant', error_description: 'Token has been expired or revoked.' });
-        // Google keeps the refresh token: none in the answer.
-        return issueAccess(r.sub, r.channelId, a.clientId, r.scopes);
-      }
-      return reply.status(400).send({ error: 'unsupported_grant_type', error_description: `Invalid grant_type: ${b.grant_type ?? ''}` });
-    });
+    oauth.register(app);
 
     // ---- Data API: channels
     app.get('/youtube/v3/channels', async (req: FastifyRequest<{ Querystring: Query }>, reply) => {
@@ -957,7 +873,7 @@ export async function startYoutubeSimulator(opts: YoutubeSimulatorOptions = {}):
     },
     revokeGrants(sub?: string) {
       for (const t of tokens.values()) if (!sub || t.sub === sub) t.revoked = true;
-      for (const r of refreshTokens.values()) if (!sub || r.sub === sub) r.revoked = true;
+      for (const r of oauth.refreshTokens.values()) if (!sub || r.sub === sub) r.revoked = true;
     },
     expireUploadSessions() {
       for (const s of sessions.values()) s.expiresAt = Date.now() - 1000;

@@ -121,6 +121,3 @@ export function parseToken<T extends { v: number; kind: string }>(token: string,
 
 /** Unix seconds (Graph's `since`/`until`). */
 export const unixSeconds = (ms: number) => Math.floor(ms / 1000);
-
-/** Kept here for the Meta adapters that import it with the Graph helpers; defined in `figures.ts`. */
-export { percentageChange } from './figures.js';

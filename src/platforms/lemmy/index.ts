@@ -1,18 +1,17 @@
+import { z } from 'zod';
+import { readCredentials } from '../common/credentials.js';
 import { htmlToMarkdown } from '../common/markdown.js';
-import { mediaFileName } from '../common/media.js';
 import {
   PlatformError,
   type AnalyticsSeries,
   type ConnectedAccount,
   type OperationContext,
   type PlatformAdapter,
-  type PlatformRequest,
-  type PlatformResponse,
-  type PublishItem,
   type PublishResult,
   type ValidationIssue,
 } from '../platform.js';
-import { lemmyError, lemmyResult, pictrsFile, type LemmyAction } from './errors.js';
+import { login, recentOfAccount, send, Session, uploadPicture, type Comment, type CommunityView, type LemmyCredentials, type Person, type Post, type PostView } from './client.js';
+import { lemmyResult } from './errors.js';
 import { LemmyCredentialsSchema, LemmySettingsSchema, lemmyMetadata } from './metadata.js';
 
 /**
@@ -34,52 +33,6 @@ export const LEMMY_TITLE_MIN = 3;
 export const LEMMY_TITLE_MAX = 200;
 /** Lemmy 0.19 is the first version taking `Authorization: Bearer` (0.18 wanted `auth` in every body). */
 const MIN_VERSION = [0, 19];
-
-interface LemmyCredentials {
-  instanceUrl: string;
-  /** as typed at connect: a username or an email */
-  username: string;
-  password: string;
-  jwt: string;
-  personId: number;
-  /** the person's name on the instance (findRecent looks the account up by it) */
-  personName: string;
-}
-
-interface Person {
-  id: number;
-  name: string;
-  display_name?: string | null;
-  avatar?: string | null;
-  actor_id?: string;
-}
-
-interface Post {
-  id: number;
-  name: string;
-  body?: string | null;
-  url?: string | null;
-  community_id: number;
-  published: string;
-}
-
-interface PostView {
-  post: Post;
-  counts?: { score?: number; upvotes?: number; downvotes?: number; comments?: number };
-}
-
-interface Comment {
-  id: number;
-  post_id: number;
-  content: string;
-  path: string;
-  published: string;
-}
-
-interface CommunityView {
-  community: { id: number; name: string; title: string; actor_id?: string; nsfw?: boolean; description?: string | null };
-  counts?: { subscribers?: number };
-}
 
 interface Target {
   communityId: number;
@@ -108,24 +61,21 @@ export function lemmyInstance(raw: string | null | undefined): string {
   return url.origin;
 }
 
-function creds(ctx: Pick<OperationContext, 'credentials' | 'instanceUrl'>): LemmyCredentials {
-  const c = ctx.credentials as Partial<LemmyCredentials>;
-  const instance = c.instanceUrl ?? ctx.instanceUrl;
-  if (!instance || !c.username || !c.password || typeof c.personId !== 'number' || !c.personName) {
-    throw new PlatformError('reconnect_required', 'Stored Lemmy credentials are incomplete');
-  }
-  return { instanceUrl: lemmyInstance(instance), username: c.username, password: c.password, jwt: c.jwt ?? '', personId: c.personId, personName: c.personName };
-}
+/** What a Lemmy channel stores (the instance may come from the channel instead, as older channels did). */
+const StoredCredentials = z.object({
+  instanceUrl: z.string().nullish(),
+  username: z.string().min(1),
+  password: z.string().min(1),
+  jwt: z.string().nullish(),
+  personId: z.number(),
+  personName: z.string().min(1),
+});
 
-function send(ctx: Pick<OperationContext, 'http'>, instance: string, jwt: string | null, method: PlatformRequest['method'], path: string, body?: unknown) {
-  return ctx.http.request({
-    method,
-    url: `${instance}${path}`,
-    headers: { accept: 'application/json', ...(jwt ? { authorization: `Bearer ${jwt}` } : {}) },
-    body,
-    // The instance is whatever the user typed: every request passes the SSRF guard.
-    untrustedHost: true,
-  });
+function creds(ctx: Pick<OperationContext, 'credentials' | 'instanceUrl'>): LemmyCredentials {
+  const c = readCredentials(ctx, StoredCredentials, 'Lemmy');
+  const instance = c.instanceUrl ?? ctx.instanceUrl;
+  if (!instance) throw new PlatformError('reconnect_required', 'Stored Lemmy credentials are incomplete', { field: 'instanceUrl' });
+  return { instanceUrl: lemmyInstance(instance), username: c.username, password: c.password, jwt: c.jwt ?? '', personId: c.personId, personName: c.personName };
 }
 
 function versionAtLeast(version: unknown, min: number[]): boolean {
@@ -199,46 +149,8 @@ function series(label: string, total: number, now: number): AnalyticsSeries {
   return { label, percentageChange: 0, data: [{ total, date: new Date(now).toISOString().slice(0, 10) }] };
 }
 
-/** A logged-in session on the instance for one operation; re-logs in mid-publish when needed. */
-class Session {
-  /** something was created in this operation: an expired session is renewed here instead of failing */
-  wrote = false;
-  constructor(
-    private readonly ctx: OperationContext,
-    readonly c: LemmyCredentials,
-  ) {}
-
-  async call<T>(action: LemmyAction, method: PlatformRequest['method'], path: string, body?: unknown, parse: (res: PlatformResponse) => T = (res) => lemmyResult<T>(res, action, this.ctx.clock.now())): Promise<T> {
-    const res = await send(this.ctx, this.c.instanceUrl, this.c.jwt, method, path, body);
-    const err = lemmyError(res, action, this.ctx.clock.now());
-    if (err?.kind === 'auth_expired' && this.wrote) {
-      // Half of a post is out: failing now would have the retry post the first half twice.
-      this.c.jwt = (await login(this.ctx, this.c.instanceUrl, this.c.username, this.c.password)).jwt;
-      this.ctx.logger.info({ instance: this.c.instanceUrl }, 'lemmy: session renewed in the middle of a publish');
-      return parse(await send(this.ctx, this.c.instanceUrl, this.c.jwt, method, path, body));
-    }
-    return parse(res);
-  }
-}
-
-async function login(ctx: Pick<OperationContext, 'http' | 'clock'>, instance: string, username: string, password: string, totp?: string): Promise<{ jwt: string }> {
-  const res = await send(ctx, instance, null, 'POST', '/api/v3/user/login', { username_or_email: username, password, ...(totp ? { totp_2fa_token: totp } : {}) });
-  const body = lemmyResult<{ jwt?: unknown }>(res, 'login', ctx.clock.now());
-  if (typeof body?.jwt !== 'string' || body.jwt === '') {
-    throw new PlatformError('rejected', `${instance} did not answer like a Lemmy instance (no session from /api/v3/user/login)`, { field: 'instanceUrl', status: res.status });
-  }
-  return { jwt: body.jwt };
-}
-
 /** Creates the Lemmy adapter. */
 export function createLemmyAdapter(): PlatformAdapter {
-  async function upload(s: Session, ctx: OperationContext, m: PublishItem['media'][number]): Promise<string> {
-    const form = new FormData();
-    form.set('images[]', await ctx.openMedia(m), mediaFileName(m));
-    const file = await s.call('image', 'POST', '/pictrs/image', form, (res) => pictrsFile(res, ctx.clock.now()));
-    return `${s.c.instanceUrl}/pictrs/image/${encodeURIComponent(file)}`;
-  }
-
   /** Runs `each` for every target; a failure after some succeeded says which went out and never retries (no duplicates). */
   async function forEachTarget<T, R>(targets: T[], label: (t: T) => string, each: (t: T) => Promise<R>, s: Session, describe: (r: R) => string): Promise<R[]> {
     const done: R[] = [];
@@ -256,22 +168,6 @@ export function createLemmyAdapter(): PlatformAdapter {
       }
     }
     return done;
-  }
-
-  async function recentOfAccount(s: Session, since: Date, wanted: 'posts' | 'comments', limit: number): Promise<(PostView | { comment: Comment })[]> {
-    const out: (PostView | { comment: Comment })[] = [];
-    for (let page = 1; page <= 4; page++) {
-      const q = new URLSearchParams({ username: s.c.personName, sort: 'New', limit: '50', page: String(page) });
-      const res = await s.call<{ posts?: PostView[]; comments?: { comment: Comment }[] }>('message', 'GET', `/api/v3/user?${q.toString()}`);
-      const list = (wanted === 'posts' ? res.posts : res.comments) ?? [];
-      for (const x of list) {
-        const published = 'post' in x ? x.post.published : x.comment.published;
-        if (Date.parse(published) < since.getTime()) return out;
-        out.push(x);
-      }
-      if (list.length < 50 || out.length >= limit * 4) break;
-    }
-    return out;
   }
 
   return {
@@ -380,7 +276,7 @@ export function createLemmyAdapter(): PlatformAdapter {
       const pictures: { url: string; alt: string | null }[] = [];
       for (const m of item.media) {
         if (m.type !== 'image') throw new PlatformError('unsupported', 'Lemmy posts take pictures only');
-        pictures.push({ url: await upload(s, ctx, m), alt: m.alt ?? null });
+        pictures.push({ url: await uploadPicture(s, ctx, m), alt: m.alt ?? null });
       }
       const embedded = (list: typeof pictures) => list.map((p) => `![${(p.alt ?? '').replace(/[[\]]/g, '')}](${p.url})`).join('\n\n');
       const withPictures = (list: typeof pictures, text: string) => [embedded(list), text].filter((x) => x !== '').join('\n\n');

@@ -1,7 +1,5 @@
-import { createHash } from 'node:crypto';
-import { testContext } from '../../../test/platform-contract.js';
-import { createPlatformHttp } from '../http.js';
-import type { ConnectedAccount, OperationContext, PlatformAdapter, PublishItem, PublishResult } from '../platform.js';
+import { mediaFrom, simulatorOrigins, withSimulator, type TestCtx as BaseTestCtx } from '../common/platform.testkit.js';
+import type { ConnectedAccount, PlatformAdapter, PublishItem } from '../platform.js';
 import { startLemmySimulator, type LemmySimulator } from './lemmy.simulator.js';
 
 /** Shared fixtures of the Lemmy tests: an instance with an account and communities, a client mapped to it. */
@@ -24,35 +22,16 @@ export async function lemmySimulator() {
   return sim;
 }
 
-export const originsFor = (sim: LemmySimulator) => new Map([[INSTANCE, sim.origin]]);
-export const platformOriginsFor = (sim: LemmySimulator) => `${INSTANCE}=${sim.origin}`;
-export const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+export const { originsFor, platformOriginsFor } = simulatorOrigins([INSTANCE]);
+export { sha } from '../common/media-host.testkit.js';
+export { published } from '../common/platform.testkit.js';
 
-export type TestCtx = Omit<OperationContext, 'credentials'> & { media: Map<string, Blob> };
+export type TestCtx = BaseTestCtx & { media: Map<string, Blob> };
 
-/** Runs `fn` against a fresh instance with an HTTP client mapped to it (plus any extra origins). */
-export async function withLemmy<T>(fn: (sim: LemmySimulator, ctx: TestCtx) => Promise<T>, extraOrigins: [string, string][] = []): Promise<T> {
-  const sim = await lemmySimulator();
-  const http = createPlatformHttp({ origins: new Map([...originsFor(sim), ...extraOrigins]), allowPrivateTargets: false, timeoutMs: 5000 });
+/** Runs `fn` against a fresh instance with an HTTP client mapped to it (plus any extra origins); `ctx.media` holds what `openMedia` answers. */
+export function withLemmy<T>(fn: (sim: LemmySimulator, ctx: TestCtx) => Promise<T>, extraOrigins: [string, string][] = []): Promise<T> {
   const media = new Map<string, Blob>();
-  try {
-    return await fn(sim, {
-      media,
-      ...testContext(http),
-      openMedia: (m) => {
-        const blob = media.get(m.id);
-        return blob ? Promise.resolve(blob) : Promise.reject(new Error(`no media ${m.id}`));
-      },
-    });
-  } finally {
-    await http.close();
-    await sim.close();
-  }
-}
-
-export function published(r: PublishResult) {
-  if (r.status !== 'published') throw new Error(`expected published, got ${r.status}`);
-  return r;
+  return withSimulator({ start: lemmySimulator, origins: (sim) => new Map([...originsFor(sim), ...extraOrigins]), openMedia: mediaFrom(media) }, (sim, ctx) => fn(sim, { media, ...ctx }));
 }
 
 export function image(id: string, alt?: string): PublishItem['media'][number] {

@@ -1,6 +1,8 @@
 import { countGraphemes } from '../text-length.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import twitterText from 'twitter-text';
+import { z } from 'zod';
+import { readCredentials } from '../common/credentials.js';
 import { htmlToText } from '../common/html.js';
 import { exchangeCode } from '../common/oauth2.js';
 import {
@@ -10,15 +12,12 @@ import {
   type Credentials,
   type OperationContext,
   type PlatformAdapter,
-  type PlatformRequest,
-  type PlatformResponse,
-  type PublishItem,
   type PublishResult,
   type ValidationIssue,
 } from '../platform.js';
+import { call, mediaReady, postStatus, registerApp, SCOPES, uploadMedia, verifyCredentials, type InstanceApp, type MastodonCredentials, type Status, type StatusBody } from './client.js';
 import { mastodonResult } from './errors.js';
-import { MASTODON_MAX_CHARACTERS, MastodonSettingsSchema, mastodonMetadata, type MastodonSettings } from './metadata.js';
-import { mediaFileName } from '../common/media.js';
+import { MASTODON_MAX_CHARACTERS, MastodonSettingsSchema, mastodonMetadata } from './metadata.js';
 
 /**
  * Mastodon: OAuth 2 on the user's own instance. The app is registered on each instance the first
@@ -26,73 +25,16 @@ import { mediaFileName } from '../common/media.js';
  * to a user-supplied host, so all of them pass the SSRF guard (`untrustedHost`).
  */
 
-/** `read` for findRecent and analytics, `write` for statuses and media (also fine on Mastodon < 4.3). */
-const SCOPES = 'read write';
-const APP_NAME = 'Tidings';
 /** The default `configuration.statuses.max_characters` (in metadata.ts); instances may allow more. */
 export { MASTODON_MAX_CHARACTERS };
 /** Every URL counts as this many characters, whatever its length (`characters_reserved_per_url`). */
 export const MASTODON_URL_LENGTH = 23;
-/** Mastodon refuses media descriptions (alt text) longer than this. */
-const ALT_LIMIT = 1500;
 
 export interface MastodonAdapterOptions {
   /** how long publish waits for uploaded media to finish processing before answering `pending` */
   mediaWaitMs?: number;
   /** first pause between media polls (doubles up to 5 s) */
   mediaPollMs?: number;
-}
-
-/** What `beginConnect` hands back for the service to keep per instance. */
-interface InstanceApp {
-  clientId: string;
-  clientSecret: string;
-  redirectUri: string;
-  scopes: string;
-}
-
-interface MastodonCredentials {
-  accessToken: string;
-  instanceUrl: string;
-  accountId: string;
-  username: string;
-}
-
-interface Account {
-  id: string;
-  username: string;
-  acct: string;
-  display_name?: string;
-  avatar?: string;
-  followers_count?: number;
-  following_count?: number;
-  statuses_count?: number;
-}
-
-interface Status {
-  id: string;
-  uri: string;
-  url: string | null;
-  created_at: string;
-  content: string;
-  reblog?: unknown;
-  favourites_count?: number;
-  reblogs_count?: number;
-  replies_count?: number;
-}
-
-interface MediaAttachment {
-  id: string;
-  url: string | null;
-}
-
-interface StatusBody {
-  status: string;
-  media_ids: string[];
-  in_reply_to_id?: string;
-  visibility?: MastodonSettings['visibility'];
-  /** the content warning; absent when there is none */
-  spoiler_text?: string;
 }
 
 /** The post's settings as Mastodon fields; what validation let through, defaults filled in. */
@@ -150,30 +92,14 @@ function readApp(value: Credentials | undefined): InstanceApp | undefined {
   return { clientId: a.clientId, clientSecret: a.clientSecret, redirectUri: a.redirectUri, scopes: typeof a.scopes === 'string' ? a.scopes : SCOPES };
 }
 
-function creds(ctx: Pick<OperationContext, 'credentials' | 'instanceUrl'>): MastodonCredentials {
-  const c = ctx.credentials as Partial<MastodonCredentials>;
-  const instance = c.instanceUrl ?? ctx.instanceUrl;
-  if (!c.accessToken || !instance) throw new PlatformError('reconnect_required', 'Stored Mastodon credentials are incomplete');
-  return { accessToken: c.accessToken, instanceUrl: instanceOrigin(instance), accountId: c.accountId ?? '', username: c.username ?? '' };
-}
+/** What a Mastodon channel stores (the instance may come from the channel instead). */
+const StoredCredentials = z.object({ accessToken: z.string().min(1), instanceUrl: z.string().nullish(), accountId: z.string().nullish(), username: z.string().nullish() });
 
-function call(
-  ctx: Pick<OperationContext, 'http'>,
-  instance: string,
-  token: string | null,
-  method: PlatformRequest['method'],
-  path: string,
-  body?: unknown,
-  headers: Record<string, string> = {},
-): Promise<PlatformResponse> {
-  return ctx.http.request({
-    method,
-    url: `${instance}${path}`,
-    headers: { accept: 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers },
-    body,
-    // The instance is whatever the user typed: the SSRF guard must apply to every request.
-    untrustedHost: true,
-  });
+function creds(ctx: Pick<OperationContext, 'credentials' | 'instanceUrl'>): MastodonCredentials {
+  const c = readCredentials(ctx, StoredCredentials, 'Mastodon');
+  const instance = c.instanceUrl ?? ctx.instanceUrl;
+  if (!instance) throw new PlatformError('reconnect_required', 'Stored Mastodon credentials are incomplete', { field: 'instanceUrl' });
+  return { accessToken: c.accessToken, instanceUrl: instanceOrigin(instance), accountId: c.accountId ?? '', username: c.username ?? '' };
 }
 
 function series(label: string, total: number, now: number): AnalyticsSeries {
@@ -185,49 +111,6 @@ function series(label: string, total: number, now: number): AnalyticsSeries {
 export function createMastodonAdapter(options: MastodonAdapterOptions = {}): PlatformAdapter {
   const mediaWaitMs = options.mediaWaitMs ?? 60_000;
   const mediaPollMs = options.mediaPollMs ?? 1_000;
-
-  async function verifyCredentials(ctx: Pick<OperationContext, 'http' | 'clock'>, instance: string, token: string): Promise<Account> {
-    const account = mastodonResult<Account>(await call(ctx, instance, token, 'GET', '/api/v1/accounts/verify_credentials'), ctx.clock.now());
-    if (typeof account?.id !== 'string' || typeof account.username !== 'string') {
-      throw new PlatformError('rejected', `${instance} did not answer like a Mastodon server (no account in verify_credentials)`);
-    }
-    return account;
-  }
-
-  async function registerApp(ctx: Pick<OperationContext, 'http' | 'clock'>, instance: string, redirectUri: string): Promise<InstanceApp> {
-    const res = await call(ctx, instance, null, 'POST', '/api/v1/apps', {
-      client_name: APP_NAME,
-      redirect_uris: redirectUri,
-      scopes: SCOPES,
-      website: new URL(redirectUri).origin,
-    });
-    if (res.status === 404 || res.status === 405) {
-      throw new PlatformError('rejected', `${instance} does not look like a Mastodon server (no /api/v1/apps)`, { status: res.status });
-    }
-    const body = mastodonResult<{ client_id?: unknown; client_secret?: unknown }>(res, ctx.clock.now());
-    if (typeof body?.client_id !== 'string' || typeof body.client_secret !== 'string') {
-      throw new PlatformError('rejected', `${instance} did not register the app like a Mastodon server does`);
-    }
-    return { clientId: body.client_id, clientSecret: body.client_secret, redirectUri, scopes: SCOPES };
-  }
-
-  /** true when the attachment is processed; false while Mastodon answers 206 (or 200 without a URL yet). */
-  async function mediaReady(ctx: OperationContext, c: MastodonCredentials, id: string): Promise<boolean> {
-    const res = await call(ctx, c.instanceUrl, c.accessToken, 'GET', `/api/v1/media/${encodeURIComponent(id)}`);
-    const media = mastodonResult<MediaAttachment>(res, ctx.clock.now());
-    return res.status === 200 && typeof media?.url === 'string';
-  }
-
-  async function uploadMedia(ctx: OperationContext, c: MastodonCredentials, m: PublishItem['media'][number]): Promise<{ id: string; ready: boolean }> {
-    const form = new FormData();
-    form.set('file', await ctx.openMedia(m), mediaFileName(m));
-    if (m.alt) form.set('description', m.alt.slice(0, ALT_LIMIT));
-    const res = await call(ctx, c.instanceUrl, c.accessToken, 'POST', '/api/v2/media', form);
-    const media = mastodonResult<MediaAttachment>(res, ctx.clock.now());
-    if (typeof media?.id !== 'string') throw new PlatformError('transient', 'Mastodon accepted the media without giving its id');
-    // 200: processed at once (small images); 202: still processing, `url` is null until it is done.
-    return { id: media.id, ready: res.status === 200 && typeof media.url === 'string' };
-  }
 
   /** Polls the attachments in `ids` with a growing pause; answers those still processing when the budget runs out. */
   async function waitForMedia(ctx: OperationContext, c: MastodonCredentials, ids: string[]): Promise<string[]> {
@@ -248,13 +131,6 @@ export function createMastodonAdapter(options: MastodonAdapterOptions = {}): Pla
       waiting = still;
     }
     return waiting;
-  }
-
-  async function postStatus(ctx: OperationContext, c: MastodonCredentials, body: StatusBody, idempotencyKey: string): Promise<PublishResult> {
-    const res = await call(ctx, c.instanceUrl, c.accessToken, 'POST', '/api/v1/statuses', body, { 'idempotency-key': idempotencyKey });
-    const status = mastodonResult<Status>(res, ctx.clock.now());
-    if (typeof status?.id !== 'string') throw new PlatformError('transient', 'Mastodon accepted the status without giving its id', { outcomeUnknown: true });
-    return { status: 'published', id: status.id, url: status.url ?? status.uri };
   }
 
   async function accountId(ctx: OperationContext, c: MastodonCredentials): Promise<string> {

@@ -1,48 +1,23 @@
-import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { connectViaOAuth, runPlatformContract, testContext } from '../../../test/platform-contract.js';
+import { connectViaOAuth, runPlatformContract } from '../../../test/platform-contract.js';
 import { createPkce } from '../common/oauth2.js';
-import { createPlatformHttp } from '../http.js';
-import { PlatformError, type ConnectedAccount, type Credentials, type OperationContext, type PublishItem } from '../platform.js';
+import { withSimulator } from '../common/platform.testkit.js';
+import { PlatformError, type Credentials, type PublishItem } from '../platform.js';
 import { mastodonRetryAfter } from './errors.js';
 import { countMastodonText, createMastodonAdapter } from './index.js';
-import { startMastodonSimulator, type MastodonSimulator, type MastodonSimulatorOptions } from './mastodon.simulator.js';
+import type { MastodonSimulator } from './mastodon.simulator.js';
+import { image, INSTANCE, lookupIn, mastodonSimulator, originsFor, PNG_SHA, REDIRECT, rewriteFor, withCreds, withMastodon, type TestCtx } from './mastodon.testkit.js';
 
-const INSTANCE = 'https://mastodon.example';
-const REDIRECT = 'http://localhost:3000/integrations/social/mastodon/callback';
 const adapter = createMastodonAdapter({ mediaPollMs: 20, mediaWaitMs: 5_000 });
-
-// The same bytes as the contract's 1×1 PNG.
-const PNG = Buffer.from(
-  '89504e470d0a1a0a0000000d4948445200000001000000010806000000' + '1f15c4890000000d49444154789c6360000002000001e221bc330000000049454e44ae426082',
-  'hex',
-);
-const PNG_SHA = createHash('sha256').update(PNG).digest('hex');
-const image: PublishItem['media'][number] = { id: 'media-1', path: 'uploads/2026/pic.png', type: 'image', mimeType: 'image/png', size: PNG.length, alt: 'A single pixel' };
-
-async function simulator(options?: MastodonSimulatorOptions) {
-  const sim = await startMastodonSimulator(options);
-  sim.addAccount({ username: 'alice', display_name: 'Alice Example', followers_count: 42, following_count: 7 });
-  return sim;
-}
-
-const rewriteFor = (sim: MastodonSimulator) => (url: string) => (url.startsWith(INSTANCE) ? sim.origin + url.slice(INSTANCE.length) : url);
-
-function lookupIn(sim: MastodonSimulator) {
-  return (id: string) => {
-    const s = sim.statuses.find((x) => x.id === id);
-    return s && { text: s.text, replyTo: s.inReplyToId ?? undefined, mediaSha256: s.mediaSha256 };
-  };
-}
 
 runPlatformContract({
   name: 'mastodon',
   adapter,
   errorsIn200: false,
   async setup() {
-    const sim = await simulator();
+    const sim = await mastodonSimulator();
     return {
-      origins: new Map([[INSTANCE, sim.origin]]),
+      origins: originsFor(sim),
       injectKind: (k) => sim.injectKind(k),
       connect: (ctx) => connectViaOAuth(adapter, ctx, rewriteFor(sim), { instanceUrl: INSTANCE }),
       lookup: lookupIn(sim),
@@ -51,24 +26,10 @@ runPlatformContract({
   },
 });
 
-type BaseCtx = Omit<OperationContext, 'credentials'>;
+type BaseCtx = TestCtx;
 
 describe('mastodon specifics', () => {
-  async function withSim<T>(fn: (sim: MastodonSimulator, ctx: BaseCtx) => Promise<T>, options?: MastodonSimulatorOptions) {
-    const sim = await simulator(options);
-    const http = createPlatformHttp({ origins: new Map([[INSTANCE, sim.origin]]), allowPrivateTargets: false, timeoutMs: 5000 });
-    try {
-      return await fn(sim, {
-        ...testContext(http),
-        openMedia: () => Promise.resolve(new Blob([PNG], { type: 'image/png' })),
-      });
-    } finally {
-      await http.close();
-      await sim.close();
-    }
-  }
-
-  const withCreds = (ctx: BaseCtx, account: ConnectedAccount): OperationContext => ({ ...ctx, credentials: account.credentials });
+  const withSim = withMastodon;
   const text = (content: string, media: PublishItem['media'] = []): PublishItem => ({ content, media });
 
   /** The user's side of the authorisation, as the service runs it: begin (maybe with a known app), approve, complete. */
@@ -273,14 +234,9 @@ describe('mastodon specifics', () => {
   });
 
   it('refuses an instance on a private address when it is not an operator-mapped origin', async () => {
-    const sim = await simulator();
-    const http = createPlatformHttp({ origins: new Map(), allowPrivateTargets: false, timeoutMs: 5000 });
-    const port = new URL(sim.origin).port;
-    const ctx: BaseCtx = {
-      ...testContext(http),
-      openMedia: () => Promise.reject(new Error('no media')),
-    };
-    try {
+    // No origin mapped: the simulator is only reachable at its private loopback address.
+    await withSimulator({ start: mastodonSimulator, origins: () => new Map() }, async (sim, ctx) => {
+      const port = new URL(sim.origin).port;
       const err = (await adapter
         .beginConnect!({ state: 's', redirectUri: REDIRECT, instanceUrl: `http://127.0.0.1:${port}` }, ctx)
         .catch((e: unknown) => e)) as PlatformError;
@@ -292,9 +248,6 @@ describe('mastodon specifics', () => {
         .catch((e: unknown) => e)) as PlatformError;
       expect({ kind: publishErr.kind, private: /private/.test(publishErr.message) }).toEqual({ kind: 'rejected', private: true });
       expect(sim.log).toHaveLength(0);
-    } finally {
-      await http.close();
-      await sim.close();
-    }
+    });
   });
 });

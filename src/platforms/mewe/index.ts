@@ -1,7 +1,10 @@
 import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import { readCredentials } from '../common/credentials.js';
 import { htmlToText } from '../common/html.js';
 import type { OAuthApp } from '../common/oauth2.js';
-import { PlatformError, type ConnectedAccount, type OperationContext, type PlatformAdapter, type PublishResult } from '../platform.js';
+import { PlatformError, type ConnectedAccount, type Credentials, type PlatformAdapter, type PublishResult } from '../platform.js';
+import { meweClient, requireApp, type MeweMe, type TokenAnswer } from './client.js';
 import { meweResult } from './errors.js';
 import { MeweSettingsSchema, meweMetadata } from './metadata.js';
 
@@ -11,8 +14,6 @@ import { MeweSettingsSchema, meweMetadata } from './metadata.js';
  * deployment's app: `MEWE_CLIENT_ID` is the `X-App-Id`, `MEWE_CLIENT_SECRET` the `X-Api-Key`.
  */
 
-/** Assumed host (the reference leaves it open; Postiz defaults to it). */
-export const MEWE_HOST = 'https://mewe.com';
 /** When MeWe does not say when the apiToken expires (Postiz's assumption). */
 const DEFAULT_TOKEN_DAYS = 30;
 const GROUP_PAGES = 50;
@@ -23,30 +24,11 @@ interface MeweCredentials {
   handle: string | null;
 }
 
-interface TokenAnswer {
-  apiToken?: string;
-  expiresAt?: string | number | null;
-  pending?: boolean;
-}
+const MeweCredentialsSchema = z
+  .object({ apiToken: z.string().min(1), userId: z.string().min(1), handle: z.string().nullish() })
+  .transform((c): MeweCredentials => ({ apiToken: c.apiToken, userId: c.userId, handle: c.handle ?? null }));
 
-interface MeweMe {
-  userId?: string;
-  name?: string;
-  firstName?: string;
-  lastName?: string;
-  handle?: string;
-}
-
-function requireApp(app: OAuthApp | undefined): OAuthApp {
-  if (!app?.clientId || !app.clientSecret) throw new PlatformError('unsupported', 'MeWe is not available on this server: it needs the MeWe app, set MEWE_CLIENT_ID (the X-App-Id) and MEWE_CLIENT_SECRET (the X-Api-Key)');
-  return app;
-}
-
-function creds(ctx: { credentials: Record<string, unknown> }): MeweCredentials {
-  const c = ctx.credentials as Partial<MeweCredentials>;
-  if (!c.apiToken || !c.userId) throw new PlatformError('reconnect_required', 'Stored MeWe credentials are incomplete: reconnect');
-  return { apiToken: c.apiToken, userId: c.userId, handle: c.handle ?? null };
-}
+const creds = (ctx: { credentials: Credentials }): MeweCredentials => readCredentials(ctx, MeweCredentialsSchema, 'MeWe');
 
 /** `expiresAt` as MeWe may give it: an ISO date, epoch seconds or epoch milliseconds (all assumed). */
 export function meweExpiry(expiresAt: TokenAnswer['expiresAt'], now: number): Date {
@@ -58,15 +40,12 @@ export function meweExpiry(expiresAt: TokenAnswer['expiresAt'], now: number): Da
   return new Date(now + DEFAULT_TOKEN_DAYS * 86_400_000);
 }
 
+export { MEWE_HOST } from './client.js';
+
 /** Creates the MeWe adapter (redirect login → per-user apiToken; timeline or group posts with photos). */
 export function createMeweAdapter(config: { app?: OAuthApp } = {}): PlatformAdapter {
-  const appHeaders = () => {
-    const app = requireApp(config.app);
-    return { 'x-app-id': app.clientId, 'x-api-key': app.clientSecret };
-  };
-  const headers = (c: Pick<MeweCredentials, 'apiToken'>) => ({ ...appHeaders(), authorization: `Bearer ${c.apiToken}` });
-  const get = async <T>(ctx: Pick<OperationContext, 'http'>, c: Pick<MeweCredentials, 'apiToken'>, path: string) =>
-    meweResult<T>(await ctx.http.request({ method: 'GET', url: `${MEWE_HOST}${path}`, headers: headers(c) }));
+  const api = meweClient(config.app);
+  const get = api.get;
 
   return {
     metadata: meweMetadata,
@@ -82,7 +61,7 @@ export function createMeweAdapter(config: { app?: OAuthApp } = {}): PlatformAdap
 
     /** `code` is the callback's `loginRequestToken` (metadata `callbackCodeParam`). Not retried. */
     async completeConnect(input, ctx): Promise<ConnectedAccount> {
-      const answer = await ctx.http.request({ method: 'GET', url: `${meweMetadata.oauth!.tokenUrl}?loginRequestToken=${encodeURIComponent(input.code)}`, headers: appHeaders() });
+      const answer = await api.loginToken(ctx, meweMetadata.oauth!.tokenUrl, input.code);
       let token: TokenAnswer;
       try {
         token = meweResult<TokenAnswer>(answer);
@@ -131,17 +110,13 @@ export function createMeweAdapter(config: { app?: OAuthApp } = {}): PlatformAdap
       if (videos.length > 0) throw new PlatformError('rejected', 'MeWe posts take photos only');
       const uploadedPhotoIds: string[] = [];
       for (const m of item.media) {
-        const form = new FormData();
-        form.set('file', await ctx.openMedia(m), m.path.split('/').pop()?.split('?')[0] || `${m.id}`);
-        const up = meweResult<{ id?: string }>(await ctx.http.request({ method: 'POST', url: `${MEWE_HOST}/api/dev/photo/upload`, headers: headers(c), body: form, timeoutMs: 300_000 }));
+        const up = await api.uploadPhoto(ctx, c, m);
         if (!up?.id) throw new PlatformError('rejected', 'MeWe answered the photo upload without an id');
         uploadedPhotoIds.push(String(up.id));
       }
       const path = postType === 'group' ? `/api/dev/group/${encodeURIComponent(group!)}/post` : '/api/dev/me/post';
       const body = { text: htmlToText(item.content), ...(uploadedPhotoIds.length > 0 ? { uploadedPhotoIds } : {}) };
-      const made = meweResult<{ postItemId?: string; id?: string; post?: { postItemId?: string; id?: string } } | null>(
-        await ctx.http.request({ method: 'POST', url: `${MEWE_HOST}${path}`, headers: headers(c), body }),
-      );
+      const made = await api.post(ctx, c, path, body);
       // The answer's id is assumed; MeWe may answer 204 (Postiz then makes its own id): so do we, and say so.
       const given = made?.postItemId ?? made?.id ?? made?.post?.postItemId ?? made?.post?.id;
       const id = given ? String(given) : `local-${randomBytes(8).toString('hex')}`;

@@ -1,11 +1,9 @@
 import { htmlToText } from '../common/html.js';
 import { buildAuthorizeUrl, exchangeCode, refreshTokens, type OAuthApp, type TokenSet } from '../common/oauth2.js';
-import { PlatformError, type ConnectedAccount, type Credentials, type OperationContext, type PlatformAdapter } from '../platform.js';
-import { kickOk, sentMessageId } from './errors.js';
+import { PlatformError, type ConnectedAccount, type Credentials, type PlatformAdapter } from '../platform.js';
+import { apiGet, channelUrl, sendChat, type KickChannel, type KickUser } from './client.js';
 import { kickMetadata } from './metadata.js';
 
-export const KICK_API = 'https://api.kick.com';
-export const KICK_WWW = 'https://kick.com';
 const OAUTH = kickMetadata.oauth!;
 const MAX_CHARS = kickMetadata.text.maxLength;
 
@@ -21,8 +19,6 @@ export interface KickCredentials {
   slug: string;
 }
 
-export const channelUrl = (slug: string) => `${KICK_WWW}/${encodeURIComponent(slug)}`;
-
 function requireApp(app: OAuthApp | undefined): OAuthApp {
   if (!app?.clientId || !app.clientSecret) throw new PlatformError('unsupported', 'Kick is not configured (set KICK_CLIENT_ID and KICK_CLIENT_SECRET)');
   return app;
@@ -32,25 +28,6 @@ function kickCreds(ctx: { credentials: Credentials }): KickCredentials {
   const c = ctx.credentials as Partial<KickCredentials>;
   if (!c.accessToken || !c.userId || !c.slug) throw new PlatformError('reconnect_required', 'Stored Kick credentials are incomplete');
   return { accessToken: c.accessToken, refreshToken: c.refreshToken ?? null, expiresAt: c.expiresAt ?? null, userId: c.userId, slug: c.slug };
-}
-
-type Ctx = Pick<OperationContext, 'http' | 'clock'>;
-
-async function apiGet<T>(ctx: Ctx, accessToken: string, path: string): Promise<T> {
-  const res = await ctx.http.request({ method: 'GET', url: `${KICK_API}${path}`, headers: { authorization: `Bearer ${accessToken}`, accept: 'application/json' } });
-  return kickOk(res, ctx.clock.now()).body as T;
-}
-
-interface KickUser {
-  user_id?: number | string;
-  name?: string;
-  email?: string;
-  profile_picture?: string | null;
-}
-
-interface KickChannel {
-  broadcaster_user_id?: number | string;
-  slug?: string;
 }
 
 /** The chat text Kick takes: plain text from the stored HTML, within its 500 characters. */
@@ -142,18 +119,12 @@ export function createKickAdapter(config: { app?: OAuthApp } = {}): PlatformAdap
       const c = kickCreds(ctx);
       const content = chatText(item.content, item.media);
       const broadcaster = Number(c.userId);
-      const res = await ctx.http.request({
-        method: 'POST',
-        url: `${KICK_API}/public/v1/chat`,
-        headers: { authorization: `Bearer ${c.accessToken}`, accept: 'application/json', 'content-type': 'application/json' },
-        body: {
-          type: 'user',
-          content,
-          broadcaster_user_id: Number.isSafeInteger(broadcaster) ? broadcaster : c.userId,
-          ...(replyTo ? { reply_to_message_id: replyTo.id } : {}),
-        },
+      const id = await sendChat(ctx, c.accessToken, {
+        type: 'user',
+        content,
+        broadcaster_user_id: Number.isSafeInteger(broadcaster) ? broadcaster : c.userId,
+        ...(replyTo ? { reply_to_message_id: replyTo.id } : {}),
       });
-      const id = sentMessageId(kickOk(res, ctx.clock.now()).body);
       return { status: 'published', id, url: channelUrl(c.slug) };
     },
   };

@@ -1,12 +1,11 @@
 import { createHash } from 'node:crypto';
 import { htmlToText } from '../common/html.js';
 import { buildAuthorizeUrl, exchangeCode, refreshTokens, type OAuthApp, type TokenSet } from '../common/oauth2.js';
-import { PlatformError, type ConnectedAccount, type Credentials, type OperationContext, type PlatformAdapter } from '../platform.js';
-import { sentMessageId, twitchOk } from './errors.js';
+import { PlatformError, type ConnectedAccount, type Credentials, type PlatformAdapter } from '../platform.js';
+import { channelUrl, helix, type HelixUser } from './client.js';
+import { sentMessageId } from './errors.js';
 import { TwitchSettingsSchema, twitchMetadata } from './metadata.js';
 
-export const TWITCH_API = 'https://api.twitch.tv';
-export const TWITCH_WWW = 'https://twitch.tv';
 const OAUTH = twitchMetadata.oauth!;
 const MAX_CHARS = twitchMetadata.text.maxLength;
 /** Ids this adapter makes for announcements, which Twitch answers with 204 and no id. */
@@ -21,8 +20,6 @@ export interface TwitchCredentials {
   userId: string;
   login: string;
 }
-
-export const channelUrl = (login: string) => `${TWITCH_WWW}/${encodeURIComponent(login)}`;
 
 /** A stable id for an announcement, from the publish attempt's idempotency key. */
 export const announcementId = (idempotencyKey: string) => `${ANNOUNCEMENT_ID_PREFIX}${createHash('sha256').update(idempotencyKey).digest('hex').slice(0, 32)}`;
@@ -47,13 +44,6 @@ export function chatText(html: string, media: readonly unknown[] = []): string {
   return text;
 }
 
-interface HelixUser {
-  id: string;
-  login: string;
-  display_name?: string;
-  profile_image_url?: string;
-}
-
 /**
  * Creates the Twitch adapter: OAuth 2 authorisation code (client secret in the form), ~4 h access
  * tokens renewed with the refresh token (Twitch may hand out a new one: it is stored); Helix calls
@@ -65,18 +55,6 @@ interface HelixUser {
  * message left ends "outcome unknown" instead of being sent again.
  */
 export function createTwitchAdapter(config: { app?: OAuthApp } = {}): PlatformAdapter {
-  function helix(ctx: Pick<OperationContext, 'http' | 'clock'>, app: OAuthApp, accessToken: string) {
-    const headers = { authorization: `Bearer ${accessToken}`, 'client-id': app.clientId, accept: 'application/json' };
-    return {
-      async get<T>(path: string): Promise<T> {
-        return twitchOk(await ctx.http.request({ method: 'GET', url: `${TWITCH_API}${path}`, headers }), ctx.clock.now()).body as T;
-      },
-      async post(path: string, body: unknown) {
-        return twitchOk(await ctx.http.request({ method: 'POST', url: `${TWITCH_API}${path}`, headers: { ...headers, 'content-type': 'application/json' }, body }), ctx.clock.now());
-      },
-    };
-  }
-
   const tokenCredentials = (tokens: TokenSet) => ({ accessToken: tokens.accessToken, refreshToken: tokens.refreshToken, expiresAt: tokens.expiresAt?.toISOString() ?? null });
 
   return {

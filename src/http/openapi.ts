@@ -2,7 +2,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
-import { openApiWebhooks } from '../webhooks/event-schemas.js';
+import { openApiWebhooks } from '../core/webhooks/event-schemas.js';
 import { describeStatus } from './error-schema.js';
 
 declare module 'fastify' {

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { signPayload } from '../../src/webhooks/send.js';
+import { signPayload } from '../../src/engines/webhooks/send.js';
 import { screenshot, startWebHarness, type SignedIn, type WebHarness } from './harness.js';
 
 const FIXTURES = new URL('../fixtures/media/', import.meta.url);

@@ -6,7 +6,7 @@ import { startMastodonSimulator, type MastodonSimulator } from '../../platforms/
 import { startTelegramSimulator, type TelegramSimulator } from '../../platforms/telegram/telegram.simulator.js';
 import { startXSimulator, type XSimulator } from '../../platforms/x/x.simulator.js';
 import { advanceTime, eventsOf, realtimeManualClock, releaseDueJobs, waitFor } from '../../../test/factories.js';
-import { EVENT_PAYLOAD_SCHEMAS } from '../../webhooks/event-schemas.js';
+import { EVENT_PAYLOAD_SCHEMAS } from '../../core/webhooks/event-schemas.js';
 import { buildTestApp, call, expectError, type TestApp, type TestOrg } from '../../../test/helpers.js';
 import { X_APP } from '../../../test/oauth-apps.js';
 import type { Simulator, SimulatorRequest } from '../../../test/simulators/harness.js';

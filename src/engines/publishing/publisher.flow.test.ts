@@ -4,7 +4,7 @@ import type { ManualClock } from '../../lib/clock.js';
 import { BSKY_ENTRYWAY, BSKY_PDS, BSKY_VIDEO, startBlueskySimulator, type BlueskySimulator } from '../../platforms/bluesky/bluesky.simulator.js';
 import { startTelegramSimulator, type TelegramSimulator } from '../../platforms/telegram/telegram.simulator.js';
 import { advanceTime, createChannel, eventsOf, realtimeManualClock, releaseDueJobs, waitFor } from '../../../test/factories.js';
-import { EVENT_PAYLOAD_SCHEMAS } from '../../webhooks/event-schemas.js';
+import { EVENT_PAYLOAD_SCHEMAS } from '../../core/webhooks/event-schemas.js';
 import { buildTestApp, call, type TestApp, type TestOrg } from '../../../test/helpers.js';
 
 /**

@@ -7,7 +7,7 @@ import { PLATFORM_IDENTIFIERS } from '../../platforms/platform.js';
 import { BSKY_ENTRYWAY, BSKY_PDS, BSKY_VIDEO, startBlueskySimulator, type BlueskySimulator } from '../../platforms/bluesky/bluesky.simulator.js';
 import { startTelegramSimulator, type TelegramSimulator } from '../../platforms/telegram/telegram.simulator.js';
 import { eventsOf } from '../../../test/factories.js';
-import { EVENT_PAYLOAD_SCHEMAS } from '../../webhooks/event-schemas.js';
+import { EVENT_PAYLOAD_SCHEMAS } from '../../core/webhooks/event-schemas.js';
 import { buildTestApp, call, expectError, type TestApp, type TestOrg } from '../../../test/helpers.js';
 import { DISCORD } from '../../../test/oauth-apps.js';
 

@@ -4,7 +4,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, call, expectError, expectIsolated, type TestApp, type TestOrg } from '../../../test/helpers.js';
 import { createChannel, createMedia, eventsOf } from '../../../test/factories.js';
-import { EVENT_PAYLOAD_SCHEMAS } from '../../webhooks/event-schemas.js';
+import { EVENT_PAYLOAD_SCHEMAS } from '../../core/webhooks/event-schemas.js';
 import { parseInstant } from './posts.schemas.js';
 
 type Created = { postId: string; integration: string; group: string }[];

@@ -1,20 +1,15 @@
-import { randomBytes } from 'node:crypto';
 import { fieldError, notFound, validationError } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { isUuid } from '../../lib/ids.js';
 import type { SecretBox } from '../../lib/secret-box.js';
-import { assertDeliverableUrl, UndeliverableUrlError, type DeliverableUrlOptions } from '../../webhooks/target.js';
+import { newWebhookSecret } from '../../core/webhooks/secrets.js';
+import { assertDeliverableUrl, UndeliverableUrlError, type DeliverableUrlOptions } from '../../core/webhooks/target.js';
 import type { PlansService } from '../plans/plans.service.js';
 import type { WebhookPatch, WebhookRow, WebhooksRepository } from './webhooks.repository.js';
 import { DELIVERY_LOG_PAGE_SIZE, type CreateWebhookBody, type UpdateWebhookBody } from './webhooks.schemas.js';
 
 /** After a rotation the previous secret keeps signing alongside the new one this long. */
 export const PREVIOUS_SECRET_VALIDITY_MS = 24 * 3600_000;
-
-/** A Standard Webhooks secret: `whsec_` + base64 of 24 random bytes (192 bits). */
-export function newWebhookSecret(): string {
-  return `whsec_${randomBytes(24).toString('base64')}`;
-}
 
 /** Webhooks of an organisation: their settings and secrets, test events, the delivery log and resends. */
 export function createWebhooksService(deps: {

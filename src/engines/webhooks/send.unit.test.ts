@@ -1,8 +1,8 @@
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../config.js';
+import { loadConfig } from '../../config.js';
 import { deliveryBody, retryDelayMs, WEBHOOK_MAX_ATTEMPTS } from './delivery.js';
-import { newWebhookSecret } from './receiver.testkit.js';
+import { newWebhookSecret } from '../../core/webhooks/receiver.testkit.js';
 import { signatureHeader, signPayload } from './send.js';
 
 describe('webhook signatures', () => {

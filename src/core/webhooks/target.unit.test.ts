@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Resolver } from '../lib/safe-address.js';
+import type { Resolver } from '../../lib/safe-address.js';
 import { assertDeliverableUrl, UndeliverableUrlError } from './target.js';
 
 const names: Record<string, string[]> = {

@@ -79,4 +79,4 @@ export async function startReceiver(respond: Responder = answer(200, 'ok')): Pro
 }
 
 /** The service's own secret generator, for webhooks the tests insert directly. */
-export { newWebhookSecret } from '../modules/webhooks/webhooks.service.js';
+export { newWebhookSecret } from './secrets.js';

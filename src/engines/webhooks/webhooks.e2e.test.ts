@@ -1,10 +1,10 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { realtimeManualClock, releaseDueJobs, waitFor } from '../../test/factories.js';
-import { buildTestApp, call, type TestApp, type TestOrg } from '../../test/helpers.js';
-import type { ManualClock } from '../lib/clock.js';
-import { startTelegramSimulator, type TelegramSimulator } from '../platforms/telegram/telegram.simulator.js';
-import { startReceiver, type Receiver } from './receiver.testkit.js';
+import { realtimeManualClock, releaseDueJobs, waitFor } from '../../../test/factories.js';
+import { buildTestApp, call, type TestApp, type TestOrg } from '../../../test/helpers.js';
+import type { ManualClock } from '../../lib/clock.js';
+import { startTelegramSimulator, type TelegramSimulator } from '../../platforms/telegram/telegram.simulator.js';
+import { startReceiver, type Receiver } from '../../core/webhooks/receiver.testkit.js';
 
 /**
  * Webhooks end to end through the HTTP API: webhooks made with POST /webhooks (each with its own

@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { isPlausibleHostname, isPublicAddress, systemResolver, type AddressPolicy, type Resolver } from '../lib/safe-address.js';
+import { isPlausibleHostname, isPublicAddress, systemResolver, type AddressPolicy, type Resolver } from '../../lib/safe-address.js';
 
 /**
  * Where a webhook may deliver: the outgoing-address rules of `upload-from-url`

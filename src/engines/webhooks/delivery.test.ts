@@ -1,14 +1,14 @@
 import { asc, eq } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
-import { notifications, webhookAttempts, webhookDeliveries, webhooks, workerHeartbeats } from '../db/schema/index.js';
-import type { ManualClock } from '../lib/clock.js';
-import { createSecretBox } from '../lib/secret-box.js';
-import { emitEvent, type EventType } from '../core/events/events.js';
-import { buildTestApp, call, type TestApp, type TestOrg } from '../../test/helpers.js';
-import { createChannel, eventsOf, realtimeManualClock, waitFor } from '../../test/factories.js';
+import { notifications, webhookAttempts, webhookDeliveries, webhooks, workerHeartbeats } from '../../db/schema/index.js';
+import type { ManualClock } from '../../lib/clock.js';
+import { createSecretBox } from '../../lib/secret-box.js';
+import { emitEvent, type EventType } from '../../core/events/events.js';
+import { buildTestApp, call, type TestApp, type TestOrg } from '../../../test/helpers.js';
+import { createChannel, eventsOf, realtimeManualClock, waitFor } from '../../../test/factories.js';
 import { WEBHOOK_RETRY_DELAYS_MS, retryDelayMs } from './delivery.js';
-import { answer, answerInTurn, neverAnswer, newWebhookSecret, startReceiver, type Receiver, type Responder } from './receiver.testkit.js';
+import { answer, answerInTurn, neverAnswer, newWebhookSecret, startReceiver, type Receiver, type Responder } from '../../core/webhooks/receiver.testkit.js';
 
 const PRIVATE_OK = { ALLOW_PRIVATE_TARGETS: 'true' };
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { EVENT_TYPES, type EventType } from '../core/events/events.js';
+import { EVENT_TYPES, type EventType } from '../events/events.js';
 
 /**
  * The payload of every event type a webhook receives (API.md §5/§7), as zod schemas, and the

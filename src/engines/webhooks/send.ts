@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { Agent } from 'undici';
-import { assertPublicLiteral, blockedCause, causeChain, createGuardedLookup, isPublicAddress, networkErrorReason, type AddressPolicy, type Resolver } from '../lib/safe-address.js';
+import { assertPublicLiteral, blockedCause, causeChain, createGuardedLookup, isPublicAddress, networkErrorReason, type AddressPolicy, type Resolver } from '../../lib/safe-address.js';
 
 /**
  * Sends one webhook request (Standard Webhooks, https://www.standardwebhooks.com):

@@ -1,9 +1,8 @@
-import { and, eq, inArray, ne, sql } from 'drizzle-orm';
-import type { Database, Tx } from '../db/client.js';
-import { events, webhookAttempts, webhookDeliveries, webhooks } from '../db/schema/index.js';
-import type { Clock } from '../lib/clock.js';
-import type { SecretBox } from '../lib/secret-box.js';
-import { emitEvent, notifyIn, WEBHOOK_CHANNEL } from '../core/events/events.js';
+import type { Database, Tx } from '../../db/client.js';
+import type { Clock } from '../../lib/clock.js';
+import type { SecretBox } from '../../lib/secret-box.js';
+import { emitEvent, notifyIn, WEBHOOK_CHANNEL } from '../../core/events/events.js';
+import { createDeliveryRepository, type DeliveryChange, type DeliveryRow, type WebhookRow } from './delivery.repository.js';
 import type { SendResult, WebhookSender } from './send.js';
 
 /**
@@ -82,7 +81,7 @@ export function createWebhookDelivery(deps: {
   logger: Logger;
 }) {
   const { database, options, clock } = deps;
-  const db = database.db;
+  const repo = createDeliveryRepository(database);
   const random = options.random ?? Math.random;
   /** in-flight sends per webhook id */
   const busy = new Map<string, number>();
@@ -117,59 +116,14 @@ export function createWebhookDelivery(deps: {
     const now = new Date(clock.now()).toISOString();
     const leaseUntil = new Date(clock.now() + WEBHOOK_LEASE_MS).toISOString();
     const busyJson = JSON.stringify(Object.fromEntries(busy));
-    // Each webhook with due work and a free slot is looked at on its own (LATERAL), taking at
-    // most its free slots from its own due rows in order (webhook_deliveries_due_idx). So the cost
-    // of a lease grows with the number of webhooks that have work, not with the size of a
-    // backlog: a webhook whose slots are full is skipped without reading its pending rows.
-    // Candidates are locked with SKIP LOCKED (another worker's are left to it); a delivery waits
-    // while an earlier one of the same post (ordering_key) to the same webhook is pending.
-    const { rows } = await database.sql.executeSql(
-      `WITH hooks AS (
-         SELECT w.id, $5 - coalesce(($4::jsonb ->> w.id::text)::int, 0) AS free
-           FROM webhooks w
-          WHERE coalesce(($4::jsonb ->> w.id::text)::int, 0) < $5
-            AND EXISTS (SELECT 1 FROM webhook_deliveries x
-                         WHERE x.webhook_id = w.id AND x.state = 'pending' AND x.next_attempt_at <= $1::timestamptz)
-       ), candidates AS (
-         SELECT c.id, c.webhook_id, c.next_attempt_at, c.seq
-           FROM hooks h CROSS JOIN LATERAL (
-             SELECT d.id, d.webhook_id, d.next_attempt_at, d.seq
-               FROM webhook_deliveries d
-              WHERE d.webhook_id = h.id AND d.state = 'pending' AND d.next_attempt_at <= $1::timestamptz
-                AND (d.lease_until IS NULL OR d.lease_until < $1::timestamptz
-                     OR ($7::timestamptz IS NOT NULL AND d.lease_owner <> $2 AND NOT EXISTS (
-                          SELECT 1 FROM worker_heartbeats hb WHERE hb.worker_id = d.lease_owner AND hb.beat_at > $7::timestamptz)))
-                AND (d.ordering_key IS NULL OR NOT EXISTS (
-                      SELECT 1 FROM webhook_deliveries e
-                       WHERE e.webhook_id = d.webhook_id AND e.ordering_key = d.ordering_key
-                         AND e.seq < d.seq AND e.state = 'pending'))
-              ORDER BY d.next_attempt_at, d.seq
-              LIMIT h.free
-              FOR UPDATE OF d SKIP LOCKED
-           ) c
-       ), chosen AS (
-         SELECT id FROM candidates ORDER BY next_attempt_at, seq LIMIT $6
-       )
-       UPDATE webhook_deliveries w SET lease_owner = $2, lease_until = $3::timestamptz, updated_at = $1::timestamptz
-         FROM chosen WHERE w.id = chosen.id
-       RETURNING w.id, w.webhook_id`,
-      [now, deps.workerId, leaseUntil, busyJson, options.perWebhook, limit, options.deadAfterMs === undefined ? null : new Date(clock.now() - options.deadAfterMs).toISOString()],
-    );
-    return rows.map((r) => ({ id: String(r.id), webhookId: String(r.webhook_id) }));
+    const deadBefore = options.deadAfterMs === undefined ? null : new Date(clock.now() - options.deadAfterMs).toISOString();
+    return repo.lease({ now, workerId: deps.workerId, leaseUntil, busyJson, perWebhook: options.perWebhook, limit, deadBefore });
   }
 
   /** The next time something may become takeable without a NOTIFY: a retry falls due or a lease runs out. */
   async function nextDue(): Promise<number | undefined> {
     const now = new Date(clock.now()).toISOString();
-    const { rows } = await database.sql.executeSql(
-      `SELECT extract(epoch from least(
-          (SELECT min(next_attempt_at) FROM webhook_deliveries WHERE state = 'pending' AND next_attempt_at > $1::timestamptz),
-          (SELECT min(lease_until) FROM webhook_deliveries WHERE state = 'pending' AND lease_until >= $1::timestamptz)
-        )) * 1000 AS at`,
-      [now],
-    );
-    const at = rows[0]?.at;
-    return at === null || at === undefined ? undefined : Number(at);
+    return repo.nextDue(now);
   }
 
   /** Leases what fits in the free slots and starts sending it; returns how many were started. */
@@ -205,11 +159,8 @@ export function createWebhookDelivery(deps: {
     return run;
   }
 
-  async function releaseAs(tx: Tx, deliveryId: string, set: Partial<typeof webhookDeliveries.$inferInsert>) {
-    await tx
-      .update(webhookDeliveries)
-      .set({ ...set, leaseOwner: null, leaseUntil: null })
-      .where(and(eq(webhookDeliveries.id, deliveryId), eq(webhookDeliveries.leaseOwner, deps.workerId), eq(webhookDeliveries.state, 'pending')));
+  async function releaseAs(tx: Tx, deliveryId: string, set: DeliveryChange) {
+    await repo.releaseAs(tx, deliveryId, deps.workerId, set);
   }
 
   /**
@@ -218,33 +169,14 @@ export function createWebhookDelivery(deps: {
    * is notified, and `webhook.disabled` goes to its other webhooks (this one is no longer enabled).
    */
   async function disable(tx: Tx, hook: { id: string; organizationId: string; name: string; url: string }, reason: string, at: Date, except: string) {
-    const changed = await tx
-      .update(webhooks)
-      .set({ enabled: false, disabledReason: reason, updatedAt: at })
-      .where(and(eq(webhooks.id, hook.id), eq(webhooks.enabled, true)))
-      .returning({ id: webhooks.id });
-    if (changed.length === 0) return;
-    await tx
-      .update(webhookDeliveries)
-      .set({ state: 'cancelled', nextAttemptAt: null, leaseOwner: null, leaseUntil: null, updatedAt: at })
-      .where(and(eq(webhookDeliveries.webhookId, hook.id), eq(webhookDeliveries.state, 'pending'), ne(webhookDeliveries.id, except)));
+    if (!(await repo.disableWebhook(tx, hook.id, reason, at))) return;
+    await repo.cancelPending(tx, hook.id, except, at);
     await notifyIn(tx, hook.organizationId, `Webhook "${hook.name}" (${hook.url}) was disabled: ${reason}.`, null, at);
     await emitEvent(tx, hook.organizationId, 'webhook.disabled', { webhook: { id: hook.id, name: hook.name, url: hook.url }, reason }, at);
   }
 
   /** The leased deliveries with their events and webhooks, in one query. */
-  async function load(ids: string[]) {
-    const rows =
-      ids.length === 0
-        ? []
-        : await db
-            .select({ delivery: webhookDeliveries, event: events, webhook: webhooks })
-            .from(webhookDeliveries)
-            .innerJoin(events, eq(events.id, webhookDeliveries.eventId))
-            .innerJoin(webhooks, eq(webhooks.id, webhookDeliveries.webhookId))
-            .where(inArray(webhookDeliveries.id, ids));
-    return new Map(rows.map((r) => [r.delivery.id, r]));
-  }
+  const load = (ids: string[]) => repo.load(ids);
 
   /** Sends one leased delivery and records the outcome. */
   async function handle(row: Awaited<ReturnType<typeof load>> extends Map<string, infer R> ? R | undefined : never) {
@@ -254,7 +186,7 @@ export function createWebhookDelivery(deps: {
 
     if (!webhook.enabled || webhook.deletedAt) {
       const at = new Date(clock.now());
-      await db.transaction((tx) => releaseAs(tx, deliveryId, { state: 'cancelled', nextAttemptAt: null, updatedAt: at }));
+      await repo.transaction((tx) => releaseAs(tx, deliveryId, { state: 'cancelled', nextAttemptAt: null, updatedAt: at }));
       return;
     }
 
@@ -301,47 +233,19 @@ export function createWebhookDelivery(deps: {
     try {
       while (successes.length > 0) {
         const batch = successes.splice(0, 500);
-        const rows = JSON.stringify(
-          batch.map((b) => ({
-            id: b.deliveryId,
-            webhook_id: b.webhookId,
-            attempt: b.attempt,
-            status: b.result.status ?? null,
-            duration_ms: b.result.durationMs,
-            snippet: b.result.snippet,
-            at: b.at.toISOString(),
-            done: b.done.toISOString(),
-          })),
-        );
-        const fields = 'id uuid, webhook_id uuid, attempt int, status int, duration_ms int, snippet text, at timestamptz, done timestamptz';
+        const rows = batch.map((b) => ({
+          id: b.deliveryId,
+          webhook_id: b.webhookId,
+          attempt: b.attempt,
+          status: b.result.status ?? null,
+          duration_ms: b.result.durationMs,
+          snippet: b.result.snippet,
+          at: b.at.toISOString(),
+          done: b.done.toISOString(),
+        }));
         try {
-          // One statement (so one commit): the deliveries still leased by this worker are marked
-          // delivered (one taken over meanwhile is the other worker's to record), their attempts
-          // logged, and the webhooks' failing streaks ended (no lock on the webhook rows).
-          await database.sql.executeSql(
-            `WITH v AS (
-               SELECT * FROM jsonb_to_recordset($1::jsonb) AS v(${fields})
-             ), released AS (
-               UPDATE webhook_deliveries d
-                  SET state = 'delivered', delivered_at = v.done, attempts = v.attempt, last_status = v.status, last_error = NULL,
-                      updated_at = v.done, next_attempt_at = NULL, lease_owner = NULL, lease_until = NULL
-                 FROM v
-                WHERE d.id = v.id AND d.lease_owner = $2 AND d.state = 'pending'
-                RETURNING d.id
-             ), logged AS (
-               INSERT INTO webhook_attempts (delivery_id, webhook_id, attempt, status_code, duration_ms, response_snippet, error, at, next_attempt_at)
-               SELECT v.id, v.webhook_id, v.attempt, v.status, v.duration_ms, v.snippet, NULL, v.at, NULL
-                 FROM v JOIN released r ON r.id = v.id
-                ORDER BY v.done
-               RETURNING 1
-             ), healed AS (
-               UPDATE webhooks SET failing_since = NULL
-                WHERE id IN (SELECT webhook_id FROM v) AND failing_since IS NOT NULL
-               RETURNING 1
-             )
-             SELECT (SELECT count(*) FROM logged) AS logged`,
-            [rows, deps.workerId],
-          );
+          // One statement (so one commit): see DeliveryRepository.recordSuccesses.
+          await repo.recordSuccesses(rows, deps.workerId);
           for (const b of batch) b.settle();
         } catch (err) {
           for (const b of batch) b.settle(err instanceof Error ? err : new Error('recording webhook deliveries failed', { cause: err }));
@@ -359,21 +263,20 @@ export function createWebhookDelivery(deps: {
     });
   }
 
-  async function record(delivery: typeof webhookDeliveries.$inferSelect, hook: typeof webhooks.$inferSelect, result: SendResult, at: Date) {
+  async function record(delivery: DeliveryRow, hook: WebhookRow, result: SendResult, at: Date) {
     const attempt = delivery.attempts + 1;
     const done = new Date(clock.now());
     if (result.ok) {
       await recordSuccess({ deliveryId: delivery.id, webhookId: hook.id, attempt, result, at, done });
       return;
     }
-    await db.transaction(async (tx) => {
+    await repo.transaction(async (tx) => {
       const outcome = { attempts: attempt, lastStatus: result.status ?? null, lastError: result.error, updatedAt: done };
       let nextAttemptAt: Date | null = null;
       // A failure locks the webhook row first: outcomes of its concurrent deliveries decide its
       // failing streak and its disabling one after the other (successes only end the streak,
       // without the lock, in writeSuccesses).
-      const [current] = await tx.select().from(webhooks).where(eq(webhooks.id, hook.id)).for('update');
-      const webhook = current ?? hook;
+      const webhook = (await repo.lockWebhook(tx, hook.id)) ?? hook;
 
       if (result.status === 410) {
         await releaseAs(tx, delivery.id, { ...outcome, state: 'failed', nextAttemptAt: null });
@@ -382,13 +285,13 @@ export function createWebhookDelivery(deps: {
         await releaseAs(tx, delivery.id, { ...outcome, state: 'failed', nextAttemptAt: null });
         await disable(tx, webhook, 'its deliveries have been failing for 24 hours', done, delivery.id);
       } else {
-        if (!webhook.failingSince) await tx.update(webhooks).set({ failingSince: at }).where(eq(webhooks.id, webhook.id));
+        if (!webhook.failingSince) await repo.markFailingSince(tx, webhook.id, at);
         const delay = retryDelayMs(attempt, random);
         nextAttemptAt = delay === undefined ? null : new Date(done.getTime() + delay);
         await releaseAs(tx, delivery.id, { ...outcome, state: nextAttemptAt ? 'pending' : 'failed', nextAttemptAt });
       }
 
-      await tx.insert(webhookAttempts).values({
+      await repo.insertAttempt(tx, {
         deliveryId: delivery.id,
         webhookId: webhook.id,
         attempt,
@@ -405,12 +308,8 @@ export function createWebhookDelivery(deps: {
   /** Embedded mode: leases found at start were taken by this process's previous incarnation, which is gone. */
   async function releaseDeadLeases() {
     if (!options.soleWorker) return;
-    const released = await db
-      .update(webhookDeliveries)
-      .set({ leaseOwner: null, leaseUntil: null })
-      .where(and(eq(webhookDeliveries.state, 'pending'), sql`${webhookDeliveries.leaseOwner} IS NOT NULL`))
-      .returning({ id: webhookDeliveries.id });
-    if (released.length > 0) deps.logger.warn({ count: released.length }, 'webhook deliveries leased before a restart are sent again');
+    const released = await repo.releaseAllLeases();
+    if (released > 0) deps.logger.warn({ count: released }, 'webhook deliveries leased before a restart are sent again');
   }
 
   async function loop() {

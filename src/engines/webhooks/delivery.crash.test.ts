@@ -4,11 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { runCli, startService, type ServiceProcess } from '../../test/e2e/processes.js';
-import { TEST_SECRET } from '../../test/helpers.js';
-import { openTestDatabase, testDbKind, withAdminClient } from '../../test/test-db.js';
-import { until } from '../platforms/common/meta-crash.testkit.js';
-import { startReceiver, type Receiver } from './receiver.testkit.js';
+import { runCli, startService, type ServiceProcess } from '../../../test/e2e/processes.js';
+import { TEST_SECRET } from '../../../test/helpers.js';
+import { openTestDatabase, testDbKind, withAdminClient } from '../../../test/test-db.js';
+import { until } from '../../platforms/common/meta-crash.testkit.js';
+import { startReceiver, type Receiver } from '../../core/webhooks/receiver.testkit.js';
 
 /**
  * The service (a real `tidings serve`: embedded PGlite, or one process on the test's PostgreSQL

@@ -22,8 +22,8 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import sharp from 'sharp';
-import { createLocalSlidesProvider } from '../src/video/local/index.js';
-import { VIDEO_FORMATS, type VideoGenerateContext, type VideoMediaFile } from '../src/video/provider.js';
+import { createLocalSlidesProvider } from '../src/core/video-providers/local/index.js';
+import { VIDEO_FORMATS, type VideoGenerateContext, type VideoMediaFile } from '../src/core/video-providers/provider.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 1);
 const THREADS = process.env.BENCH_THREADS ? Number(process.env.BENCH_THREADS) : undefined;

@@ -9,6 +9,7 @@ import { createAuthRepository } from './modules/auth/auth.repository.js';
 import { createAuthService } from './modules/auth/auth.service.js';
 import { createGroupsRepository } from './modules/groups/groups.repository.js';
 import { createGroupsService } from './modules/groups/groups.service.js';
+import { createHealthRepository } from './modules/health/health.repository.js';
 import { createHealthService } from './modules/health/health.service.js';
 import { createIntegrationsRepository } from './modules/integrations/integrations.repository.js';
 import { createIntegrationsService } from './modules/integrations/integrations.service.js';
@@ -28,10 +29,13 @@ import { createAnalyticsService } from './modules/analytics/analytics.service.js
 import { createToolsService } from './modules/integrations/tools.service.js';
 import { PlatformError } from './platforms/platform.js';
 import { createChannelAccess } from './core/channels/channel-access.js';
+import { createChannelsRepository } from './core/channels/channels.repository.js';
 import { createHeartbeat } from './engines/publishing/heartbeat.js';
+import { createHeartbeatRepository } from './engines/publishing/heartbeat.repository.js';
 import { createDispatcher, type Dispatcher } from './engines/publishing/dispatcher.js';
 import { createPublishQueue, PUBLISH_QUEUE } from './engines/publishing/publish-queue.js';
 import { createPublisher, DEFAULT_PUBLISHER_OPTIONS } from './engines/publishing/publisher.js';
+import { createPublishingRepository } from './engines/publishing/publishing.repository.js';
 import { createImageFitter } from './core/media/image-fitter.js';
 import { createMediaJanitor } from './core/media/media-janitor.js';
 import { createTokenKeeper } from './engines/publishing/token-keeper.js';
@@ -50,8 +54,8 @@ import type { SlidingLogStore } from './rate-limit/store.js';
 import type { Resolver } from './lib/safe-address.js';
 import { createWebhooksRepository } from './modules/webhooks/webhooks.repository.js';
 import { createWebhooksService } from './modules/webhooks/webhooks.service.js';
-import { createWebhookDelivery } from './webhooks/delivery.js';
-import { createWebhookSender } from './webhooks/send.js';
+import { createWebhookDelivery } from './engines/webhooks/delivery.js';
+import { createWebhookSender } from './engines/webhooks/send.js';
 import { createMailer } from './lib/mailer.js';
 import { createFailureThrottle } from './rate-limit/failure-throttle.js';
 import { createAccountsRepository } from './modules/accounts/accounts.repository.js';
@@ -65,9 +69,10 @@ import { createClientsService } from './modules/oauth/clients.service.js';
 import { createDeviceService } from './modules/oauth/device.service.js';
 import { createVideoRepository } from './modules/video/video.repository.js';
 import { createVideoService } from './modules/video/video.service.js';
-import { createVideoProviders } from './video/providers.js';
-import { createVideoQueue, VIDEO_QUEUE } from './video/video-queue.js';
-import { createVideoWorker, type VideoWorker } from './video/video-worker.js';
+import { createVideoProviders } from './core/video-providers/providers.js';
+import { createVideoQueue, VIDEO_QUEUE } from './engines/video/video-queue.js';
+import { createVideoJobsRepository } from './engines/video/video-jobs.repository.js';
+import { createVideoWorker, type VideoWorker } from './engines/video/video-worker.js';
 
 export interface CreateDepsOptions {
   role?: Role;
@@ -171,10 +176,17 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
       isLiveKey: (key) => repositories.media.isLiveKey(key),
       logger,
     });
-    const queue = createPublishQueue({ database, jobs });
+    // The publishing engine's own SQL (post rows on the queue, leases, attempts), the workers'
+    // heartbeats, and the channel rows' credentials and marks (channel access, the publisher).
+    const publishing = createPublishingRepository(database);
+    const heartbeats = createHeartbeatRepository(db);
+    const channels = createChannelsRepository(db);
+    const queue = createPublishQueue({ database, jobs, posts: publishing });
     // Video generation (issue 19): the providers this deployment offers, the queue, scratch space.
     const videoProviders = createVideoProviders(config.video);
-    const videoQueue = jobs ? createVideoQueue({ jobs, video: repositories.video, timeLimitMs: config.video.timeLimitMs }) : undefined;
+    // The video engine's own SQL (the job rows it claims, settles and recovers).
+    const videoJobs = createVideoJobsRepository(database);
+    const videoQueue = jobs ? createVideoQueue({ jobs, video: videoJobs, timeLimitMs: config.video.timeLimitMs }) : undefined;
     const videoWorkRoot = join(config.dataDir, 'tmp', 'video');
     const sessions = createSessionsService({ sessions: repositories.sessions, clock, options: config.accounts.session });
     const auth = createAuthService({
@@ -197,7 +209,7 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
     const openMedia = (m: { id: string }) =>
       media.blob(m).catch((err: unknown) => Promise.reject(new PlatformError('rejected', `Media ${m.id} is not available: ${err instanceof Error ? err.message : String(err)}`)));
     const access = createChannelAccess({
-      integrations: repositories.integrations,
+      channels,
       adapters,
       http: platformHttp,
       secretBox,
@@ -272,11 +284,11 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
         workRoot: videoWorkRoot,
         options: { requestWaitMs: config.video.requestWaitMs },
       }),
-      health: createHealthService({ database, clock, maxHeartbeatAgeSeconds: config.readyMaxHeartbeatAgeSeconds }),
+      health: createHealthService({ health: createHealthRepository(database), clock, maxHeartbeatAgeSeconds: config.readyMaxHeartbeatAgeSeconds }),
     };
 
     const heartbeat = createHeartbeat({
-      db,
+      heartbeats,
       clock,
       role,
       intervalSeconds: config.workerHeartbeatSeconds,
@@ -300,13 +312,13 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
     accountsTimer.unref();
 
     const publisher = createPublisher({
-      db,
+      posts: publishing,
+      channels,
       queue,
       access,
       clock,
       workerId: heartbeat.workerId,
       fitter: createImageFitter({ open: openMedia }),
-      media: repositories.media,
       // Platforms fetch renditions from the service itself (`GET /media/<key>` renders them).
       mediaUrl: (key) => `${config.publicUrl}/media/${key}`,
       options: {
@@ -340,10 +352,9 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
     let videoWorker: VideoWorker | undefined;
     if (jobs && videoQueue) {
       videoWorker = createVideoWorker({
-        database,
         jobs,
         queue: videoQueue,
-        video: repositories.video,
+        video: videoJobs,
         media: repositories.media,
         mediaService: media,
         storage,
@@ -368,7 +379,7 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
     let janitorRun: { stop(): Promise<void> } | undefined;
     let keeperRun: { stop(): Promise<void> } | undefined;
     const tokenKeeper = createTokenKeeper({
-      integrations: repositories.integrations,
+      channels,
       access,
       adapters,
       logger: { warn: (obj, msg) => logger.warn(obj, msg) },
@@ -408,6 +419,8 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
         if (!jobs) throw new Error('the job engine is not running in this process');
         dispatcher = createDispatcher({
           database,
+          posts: publishing,
+          heartbeats,
           jobs,
           queue,
           publisher,

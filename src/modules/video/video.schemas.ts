@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { pageSchema } from '../../lib/pagination.js';
 import { MediaItemSchema } from '../media/media.schemas.js';
-import { VIDEO_OUTPUTS } from '../../video/provider.js';
+import { VIDEO_OUTPUTS } from '../../core/video-providers/provider.js';
 
 export const GenerateVideoBodySchema = z.object({
   type: z.string().min(1).max(100).describe('the video provider (`GET /video/providers`): `slides` is built in'),

@@ -12,10 +12,10 @@ import type { MediaRepository, MediaRow } from '../media/media.repository.js';
 import { toMediaItem } from '../media/media.service.js';
 import type { MediaItem } from '../media/media.schemas.js';
 import type { PlansRepository } from '../plans/plans.repository.js';
-import { VIDEO_FORMATS, VideoProviderError, type VideoFunctionContext, type VideoOutput, type VideoProvider } from '../../video/provider.js';
-import { copyMediaInto } from '../../video/media-files.js';
+import { VIDEO_FORMATS, VideoProviderError, type VideoFunctionContext, type VideoOutput, type VideoProvider } from '../../core/video-providers/provider.js';
+import { copyMediaInto } from '../../core/video-providers/media-files.js';
 import type { MediaStorage } from '../../core/media/storage.js';
-import type { VideoQueue } from '../../video/video-queue.js';
+import type { VideoQueue } from '../../core/queues.js';
 import type { VideoRepository, VideoJobRow } from './video.repository.js';
 import type { GenerateVideoBody, VideoCredits, VideoFunctionBody, VideoJob } from './video.schemas.js';
 

@@ -3,21 +3,20 @@ import { mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { Database, Tx } from '../db/client.js';
-import { emitEvent } from '../core/events/events.js';
-import { AppError } from '../errors.js';
-import type { JobEngine, Logger } from '../jobs/job-engine.js';
-import type { Clock } from '../lib/clock.js';
-import { isUuid } from '../lib/ids.js';
-import type { RemoteFetcher } from '../core/media/remote-fetch.js';
-import type { MediaStorage } from '../core/media/storage.js';
-import type { MediaRepository } from '../modules/media/media.repository.js';
-import type { MediaService } from '../modules/media/media.service.js';
-import type { VideoJobRow, VideoRepository } from '../modules/video/video.repository.js';
-import type { PlatformHttpClient } from '../platforms/http.js';
-import { withSignal } from '../platforms/http.js';
-import { copyMediaInto } from './media-files.js';
-import { VIDEO_FORMATS, VideoProviderError, type VideoGenerateContext, type VideoOutput, type VideoProvider } from './provider.js';
+import type { Tx } from '../../db/client.js';
+import type { media } from '../../db/schema/index.js';
+import { emitEvent } from '../../core/events/events.js';
+import { AppError } from '../../errors.js';
+import type { JobEngine, Logger } from '../../jobs/job-engine.js';
+import type { Clock } from '../../lib/clock.js';
+import { isUuid } from '../../lib/ids.js';
+import type { RemoteFetcher } from '../../core/media/remote-fetch.js';
+import type { MediaStorage } from '../../core/media/storage.js';
+import type { VideoJobRow, VideoJobsRepository } from './video-jobs.repository.js';
+import type { PlatformHttpClient } from '../../platforms/http.js';
+import { withSignal } from '../../platforms/http.js';
+import { copyMediaInto } from '../../core/video-providers/media-files.js';
+import { VIDEO_FORMATS, VideoProviderError, type VideoGenerateContext, type VideoOutput, type VideoProvider } from '../../core/video-providers/provider.js';
 import { VIDEO_QUEUE, type VideoQueue } from './video-queue.js';
 
 export interface VideoWorkerOptions {
@@ -32,6 +31,20 @@ export interface VideoWorkerOptions {
   pollMs: number;
   /** largest video a remote provider may hand back */
   maxVideoBytes: number;
+}
+
+type MediaRow = typeof media.$inferSelect;
+
+/**
+ * What the worker needs of the media feature, wired in `deps.ts` (the media repository and service
+ * provide them): the organisation's media items a provider reads, and storing the result through
+ * the upload pipeline, with `onInsert` run in the transaction that inserts the media row.
+ */
+export interface VideoMediaPorts {
+  findMedia(organizationId: string, id: string): Promise<MediaRow | undefined>;
+}
+export interface VideoResultStore {
+  storeFile(organizationId: string, input: { path: string; filename: string; signal?: AbortSignal; onInsert?: (tx: Tx, row: MediaRow) => Promise<void> }): Promise<unknown>;
 }
 
 class LeaseLost extends Error {}
@@ -67,12 +80,11 @@ const SHUTDOWN = 'shutdown';
  * queued again while attempts are left (one retry by default), else failed and refunded.
  */
 export function createVideoWorker(deps: {
-  database: Database;
   jobs: JobEngine;
   queue: VideoQueue;
-  video: VideoRepository;
-  media: MediaRepository;
-  mediaService: MediaService;
+  video: VideoJobsRepository;
+  media: VideoMediaPorts;
+  mediaService: VideoResultStore;
   storage: MediaStorage;
   remote: RemoteFetcher;
   http: PlatformHttpClient;
@@ -240,14 +252,8 @@ export function createVideoWorker(deps: {
       });
     }
     if (atStart || !options.soleWorker) {
-      const { rows } = await deps.database.sql.executeSql(
-        `SELECT v.id FROM video_jobs v LEFT JOIN pgboss.job j ON j.name = $1 AND j.id = v.boss_job_id
-          WHERE v.status = 'queued' AND v.updated_at < $3
-            AND (j.id IS NULL OR j.state IN ('completed', 'cancelled', 'failed')
-                 OR (j.state = 'active' AND j.started_on < now() - make_interval(secs => $2)))`,
-        [VIDEO_QUEUE, options.soleWorker ? 0 : options.deadAfterMs / 1000, new Date(t - (options.soleWorker ? 0 : options.deadAfterMs)).toISOString()],
-      );
-      for (const r of rows) await video.transaction((tx) => deps.queue.enqueue(tx, String(r.id)));
+      const ids = await video.queuedWithoutJob(VIDEO_QUEUE, options.soleWorker ? 0 : options.deadAfterMs / 1000, new Date(t - (options.soleWorker ? 0 : options.deadAfterMs)));
+      for (const id of ids) await video.transaction((tx) => deps.queue.enqueue(tx, id));
     }
     const keep = new Set(await video.runningIds());
     const entries = await readdir(jobsDir).catch(() => [] as string[]);

@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, call, expectError, type TestApp, type TestOrg } from '../../../test/helpers.js';
-import type { MediaItem } from '../../modules/media/media.schemas.js';
-import type { VideoCredits, VideoJob } from '../../modules/video/video.schemas.js';
-import { KIE_ORIGIN, renderSampleMp4, startVeo3Simulator, type Veo3Simulator } from './veo3.simulator.js';
+import type { MediaItem } from '../media/media.schemas.js';
+import type { VideoCredits, VideoJob } from './video.schemas.js';
+import { KIE_ORIGIN, renderSampleMp4, startVeo3Simulator, type Veo3Simulator } from '../../core/video-providers/veo3/veo3.simulator.js';
 
 /**
  * The outside provider behind the same contract, through the HTTP API with the worker running:

@@ -1,4 +1,4 @@
-import type { Config } from '../config.js';
+import type { Config } from '../../config.js';
 import { createLocalSlidesProvider } from './local/index.js';
 import type { VideoProvider } from './provider.js';
 import { createVeo3Provider } from './veo3/index.js';

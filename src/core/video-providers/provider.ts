@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { PlatformHttp } from '../platforms/platform.js';
+import type { PlatformHttp } from '../../platforms/platform.js';
 
 /**
  * The video provider contract (issue 19), shaped like the platform adapter contract: metadata as

@@ -1,6 +1,6 @@
-import type { Tx } from '../db/client.js';
-import type { JobEngine } from '../jobs/job-engine.js';
-import type { VideoRepository } from '../modules/video/video.repository.js';
+import type { Tx } from '../../db/client.js';
+import type { JobEngine } from '../../jobs/job-engine.js';
+import type { VideoJobsRepository } from './video-jobs.repository.js';
 
 export const VIDEO_QUEUE = 'video';
 
@@ -9,7 +9,7 @@ export const VIDEO_QUEUE = 'video';
  * only if the row commits) and records the pg-boss id on the row, so recovery can tell a queued row
  * whose job is gone. `wake` tells this process's worker to look at once.
  */
-export function createVideoQueue(deps: { jobs: JobEngine; video: VideoRepository; timeLimitMs: number }) {
+export function createVideoQueue(deps: { jobs: JobEngine; video: Pick<VideoJobsRepository, 'setBossJob'>; timeLimitMs: number }) {
   const listeners = new Set<() => void>();
   return {
     async enqueue(tx: Tx, jobId: string) {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { Clock } from '../../lib/clock.js';
-import { systemClock } from '../../lib/clock.js';
-import { PlatformError, type PlatformHttp, type PlatformRequest } from '../../platforms/platform.js';
+import type { Clock } from '../../../lib/clock.js';
+import { systemClock } from '../../../lib/clock.js';
+import { PlatformError, type PlatformHttp, type PlatformRequest } from '../../../platforms/platform.js';
 import {
   VideoProviderError,
   type MediaReference,

@@ -1,5 +1,5 @@
-import { retryAfterSeconds } from '../../platforms/http-errors.js';
-import type { PlatformResponse } from '../../platforms/platform.js';
+import { retryAfterSeconds } from '../../../platforms/http-errors.js';
+import type { PlatformResponse } from '../../../platforms/platform.js';
 import { VideoProviderError } from '../provider.js';
 
 /**

@@ -9,8 +9,8 @@ import { promisify } from 'node:util';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { RangeReader } from '../../core/media/storage.js';
-import { findMovieBoxes, readMovieMetadata } from '../../core/media/video-metadata.js';
+import type { RangeReader } from '../../media/storage.js';
+import { findMovieBoxes, readMovieMetadata } from '../../media/video-metadata.js';
 import { VIDEO_FORMATS, VideoProviderError, type VideoGenerateContext, type VideoMediaFile, type VideoOutput } from '../provider.js';
 import { createLocalSlidesProvider } from './index.js';
 

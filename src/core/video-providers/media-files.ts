@@ -1,10 +1,12 @@
 import { createWriteStream } from 'node:fs';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import type { MediaRow } from '../modules/media/media.repository.js';
-import { mediaTypeOf } from '../lib/media-types.js';
-import type { MediaStorage } from '../core/media/storage.js';
+import type { media } from '../../db/schema/index.js';
+import { mediaTypeOf } from '../../lib/media-types.js';
+import type { MediaStorage } from '../media/storage.js';
 import { VideoProviderError, type VideoMediaFile } from './provider.js';
+
+type MediaRow = typeof media.$inferSelect;
 
 /** Copies a stored media item into `workDir` (ffmpeg reads files; S3 objects have no local path). */
 export async function copyMediaInto(storage: MediaStorage, row: MediaRow, workDir: string, signal?: AbortSignal): Promise<VideoMediaFile> {

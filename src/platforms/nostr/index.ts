@@ -1,6 +1,8 @@
 import type { Event as NostrEvent, Filter } from 'nostr-tools';
 import * as nip19 from 'nostr-tools/nip19';
 import { finalizeEvent, generateSecretKey, getPublicKey, verifyEvent } from 'nostr-tools/pure';
+import { z } from 'zod';
+import { readCredentials } from '../common/credentials.js';
 import { htmlToText } from '../common/html.js';
 import { PlatformError, type ConnectedAccount, type OperationContext, type PlatformAdapter, type PublishMedia, type PublishResult } from '../platform.js';
 import { openRelay, queryRelay } from './client.js';
@@ -21,11 +23,11 @@ export interface NostrAdapterConfig {
 const hexToBytes = (hex: string): Uint8Array => new Uint8Array(Buffer.from(hex, 'hex'));
 const bytesToHex = (bytes: Uint8Array): string => Buffer.from(bytes).toString('hex');
 
+/** What a Nostr channel stores: the secret key as 64 lower-case hex digits, and at least one relay. */
+const StoredCredentials = z.object({ secretKey: z.string().regex(/^[0-9a-f]{64}$/), relays: z.array(z.string()).min(1) });
+
 function creds(ctx: { credentials: Record<string, unknown> }): NostrCredentials & { sk: Uint8Array; pubkey: string } {
-  const c = ctx.credentials as Partial<NostrCredentials>;
-  if (typeof c.secretKey !== 'string' || !/^[0-9a-f]{64}$/.test(c.secretKey) || !Array.isArray(c.relays) || c.relays.length === 0) {
-    throw new PlatformError('reconnect_required', 'Stored Nostr credentials are incomplete');
-  }
+  const c = readCredentials(ctx, StoredCredentials, 'Nostr');
   const sk = hexToBytes(c.secretKey);
   return { secretKey: c.secretKey, relays: c.relays, sk, pubkey: getPublicKey(sk) };
 }

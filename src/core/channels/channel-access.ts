@@ -1,6 +1,6 @@
 import type { Clock } from '../../lib/clock.js';
 import type { SecretBox } from '../../lib/secret-box.js';
-import type { IntegrationRow, IntegrationsRepository } from '../../modules/integrations/integrations.repository.js';
+import type { ChannelsRepository, IntegrationRow } from './channels.repository.js';
 import { withSignal, type PlatformHttpClient } from '../../platforms/http.js';
 import {
   isPlatformIdentifier,
@@ -12,7 +12,7 @@ import {
 } from '../../platforms/platform.js';
 
 export interface ChannelAccessDeps {
-  integrations: IntegrationsRepository;
+  channels: Pick<ChannelsRepository, 'findLiveChannel' | 'replaceCredentials' | 'markRefreshNeeded'>;
   adapters: Record<PlatformIdentifier, PlatformAdapter>;
   http: PlatformHttpClient;
   secretBox: SecretBox;
@@ -53,7 +53,7 @@ export function createChannelAccess(deps: ChannelAccessDeps) {
   }
 
   async function giveUp(row: IntegrationRow, reason: string): Promise<never> {
-    if (await deps.integrations.markRefreshNeeded(row.id, new Date(deps.clock.now()))) {
+    if (await deps.channels.markRefreshNeeded(row.id, new Date(deps.clock.now()))) {
       await deps.notify(row.organizationId, `Channel ${row.name} (${row.identifier}) must be reconnected: ${reason}`);
     }
     throw new PlatformError('reconnect_required', `The channel must be reconnected: ${reason}`);
@@ -66,18 +66,18 @@ export function createChannelAccess(deps: ChannelAccessDeps) {
     try {
       const next = await adapter.refresh!(contextFor(row, current, signal));
       const nextSealed = deps.secretBox.seal(JSON.stringify(next.credentials));
-      if (await deps.integrations.replaceCredentials(row.id, sealed, nextSealed, next.expiresAt ?? null, new Date(deps.clock.now()))) {
+      if (await deps.channels.replaceCredentials(row.id, sealed, nextSealed, next.expiresAt ?? null, new Date(deps.clock.now()))) {
         return { sealed: nextSealed, credentials: next.credentials };
       }
     } catch (e) {
       if (!(e instanceof PlatformError) || (e.kind !== 'reconnect_required' && e.kind !== 'auth_expired')) throw e;
       // With rotating refresh tokens, a refresh that lost a race fails: use the winner's tokens.
-      const fresh = await deps.integrations.findById(row.id);
+      const fresh = await deps.channels.findLiveChannel(row.id);
       if (!fresh?.credentials || fresh.credentials === sealed) return giveUp(row, e.message);
       return { sealed: fresh.credentials, credentials: JSON.parse(deps.secretBox.open(fresh.credentials)) as Credentials };
     }
     // Someone else stored newer credentials meanwhile: theirs win.
-    const fresh = await deps.integrations.findById(row.id);
+    const fresh = await deps.channels.findLiveChannel(row.id);
     if (!fresh?.credentials) return giveUp(row, 'the channel was disconnected');
     return { sealed: fresh.credentials, credentials: JSON.parse(deps.secretBox.open(fresh.credentials)) as Credentials };
   }

@@ -62,7 +62,7 @@ export const posts = pgTable(
     attempts: integer('attempts').notNull().default(0),
     lastAttemptAt: timestamp('last_attempt_at', { withTimezone: true }),
     /**
-     * The publisher's record of this row (publishing/publisher.ts). `dueAt`: when its current job
+     * The publisher's record of this row (engines/publishing/publisher.ts). `dueAt`: when its current job
      * runs; `publishJobId`: that pg-boss job; `leaseOwner`: the worker holding the job;
      * `attemptState`: `sending` from just before the platform request leaves until its outcome is
      * stored (found after a crash = outcome unknown, reconciled), `pending` while the platform

@@ -1,12 +1,12 @@
-import { and, eq, gt, isNotNull, notInArray, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
-import { integrations, posts, workerHeartbeats } from '../../db/schema/index.js';
 import type { JobEngine } from '../../jobs/job-engine.js';
 import type { Clock } from '../../lib/clock.js';
 import type { PlatformAdapter, PlatformIdentifier } from '../../platforms/platform.js';
 import { isPlatformIdentifier } from '../../platforms/platform.js';
 import type { Publisher } from './publisher.js';
-import { PUBLISH_CHANNEL, PUBLISH_QUEUE, type PublishJobData, type PublishQueue } from './publish-queue.js';
+import type { HeartbeatRepository } from './heartbeat.repository.js';
+import { PUBLISH_CHANNEL, PUBLISH_QUEUE, type PublishJobData, type PublishingQueue } from './publish-queue.js';
+import type { PublishingRepository } from './publishing.repository.js';
 
 export interface DispatcherOptions {
   /** publish jobs one worker process holds at once */
@@ -46,9 +46,12 @@ class Semaphore {
  * platform and per channel the limits of the platform's metadata (per process).
  */
 export function createDispatcher(deps: {
-  database: Database;
+  /** listens for jobs scheduled by other processes */
+  database: Pick<Database, 'listen'>;
+  posts: PublishingRepository;
+  heartbeats: Pick<HeartbeatRepository, 'findLiveWorkerIds'>;
   jobs: JobEngine;
-  queue: PublishQueue;
+  queue: PublishingQueue;
   publisher: Publisher;
   adapters: Record<PlatformIdentifier, PlatformAdapter>;
   clock: Clock;
@@ -58,8 +61,7 @@ export function createDispatcher(deps: {
   options: DispatcherOptions;
   logger: { warn(obj: unknown, msg?: string): void; error(obj: unknown, msg?: string): void };
 }) {
-  const { database, jobs, options } = deps;
-  const db = database.db;
+  const { database, jobs, posts, options } = deps;
   const platformSlots = new Map<string, Semaphore>();
   const channelSlots = new Map<string, Semaphore>();
   const held = new Set<string>();
@@ -88,29 +90,15 @@ export function createDispatcher(deps: {
   }
 
   /** The earliest start of a job waiting in the queue (pg-boss's own table, read only). */
-  async function nextDue(): Promise<number | undefined> {
-    const { rows } = await database.sql.executeSql(
-      `SELECT extract(epoch from min(start_after)) * 1000 AS at FROM pgboss.job WHERE name = $1 AND state < 'active'`,
-      [PUBLISH_QUEUE],
-    );
-    const at = rows[0]?.at;
-    return at === null || at === undefined ? undefined : Number(at);
+  function nextDue(): Promise<number | undefined> {
+    return posts.findNextDueAt(PUBLISH_QUEUE);
   }
 
   /** Leases fetched jobs' rows to this worker and learns their channel and platform. */
   async function lease(jobsData: PublishJobData[]) {
     if (jobsData.length === 0) return new Map<string, { integrationId: string; identifier: string }>();
     // Only rows whose version is the job's: a stale job must not take the lease of a live one.
-    const current = sql.join(
-      jobsData.map((j) => sql`(${j.postId}::uuid, ${j.version}::bigint)`),
-      sql`, `,
-    );
-    const rows = await db
-      .update(posts)
-      .set({ leaseOwner: deps.workerId })
-      .from(integrations)
-      .where(and(sql`(${posts.id}, ${posts.version}) in (${current})`, eq(integrations.id, posts.integrationId)))
-      .returning({ id: posts.id, integrationId: posts.integrationId, identifier: integrations.identifier });
+    const rows = await posts.leaseRows(jobsData, deps.workerId);
     return new Map(rows.map((r) => [r.id, { integrationId: r.integrationId, identifier: r.identifier }]));
   }
 
@@ -120,36 +108,18 @@ export function createDispatcher(deps: {
    */
   async function recover() {
     const now = deps.clock.now();
-    const live = options.soleWorker
-      ? [deps.workerId]
-      : (
-          await db
-            .select({ id: workerHeartbeats.workerId })
-            .from(workerHeartbeats)
-            .where(gt(workerHeartbeats.beatAt, new Date(now - options.deadAfterMs)))
-        ).map((r) => r.id);
-    const orphans = await db
-      .select({ id: posts.id, dueAt: posts.dueAt, owner: posts.leaseOwner })
-      .from(posts)
-      .where(and(eq(posts.state, 'QUEUE'), isNotNull(posts.leaseOwner), live.length ? notInArray(posts.leaseOwner, live) : undefined));
-    const mine = await db
-      .select({ id: posts.id, dueAt: posts.dueAt, owner: posts.leaseOwner })
-      .from(posts)
-      .where(and(eq(posts.state, 'QUEUE'), eq(posts.leaseOwner, deps.workerId)));
+    const live = options.soleWorker ? [deps.workerId] : await deps.heartbeats.findLiveWorkerIds(new Date(now - options.deadAfterMs));
+    const orphans = await posts.findLeasedToOthers(live);
+    const mine = await posts.findLeasedTo(deps.workerId);
     // A job fetched by a process that died (or whose lease failed) before the row was leased is
     // `active` in pg-boss with no lease on the row: nobody runs it, and on expiry it only fails.
     // Another live worker leases what it fetched within moments, so only older ones are taken.
-    const { rows: unleasedRows } = await database.sql.executeSql(
-      `SELECT p.id FROM posts p JOIN pgboss.job j ON j.name = $1 AND j.id = p.publish_job_id
-        WHERE p.state = 'QUEUE' AND p.lease_owner IS NULL AND j.state IN ('active', 'failed')
-          AND j.started_on < now() - make_interval(secs => $2)`,
-      [PUBLISH_QUEUE, options.soleWorker ? 0 : options.deadAfterMs / 1000],
-    );
-    const unleased = unleasedRows.map((r) => ({ id: String(r.id), dueAt: null, owner: null }));
+    const unleasedIds = await posts.findUnleasedStarted(PUBLISH_QUEUE, options.soleWorker ? 0 : options.deadAfterMs / 1000);
+    const unleased = unleasedIds.map((id) => ({ id, dueAt: null, owner: null }));
     const stray = [...orphans, ...mine.filter((r) => !held.has(r.id)), ...unleased.filter((r) => !held.has(r.id))];
     for (const r of stray) {
-      await db.transaction(async (tx) => {
-        const [row] = await tx.select().from(posts).where(eq(posts.id, r.id)).for('update');
+      await posts.transaction(async (tx) => {
+        const row = await posts.lockPost(tx, r.id);
         if (!row || row.state !== 'QUEUE' || row.leaseOwner !== r.owner || (r.owner === deps.workerId && held.has(r.id))) return;
         await deps.queue.schedule(tx, row.id, new Date(Math.max(now, row.dueAt?.getTime() ?? now)));
       });

@@ -1,25 +1,20 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import { desc, eq } from 'drizzle-orm';
-import type { Db } from '../../db/client.js';
-import { workerHeartbeats } from '../../db/schema/index.js';
 import type { Clock } from '../../lib/clock.js';
+import type { HeartbeatRepository } from './heartbeat.repository.js';
 
 /**
  * Each worker process writes a beat every few seconds from inside the publisher's loop
- * (publishing/dispatcher.ts), so a publisher that stopped ticking stops beating; `/readyz` treats
+ * (engines/publishing/dispatcher.ts), so a publisher that stopped ticking stops beating; `/readyz` treats
  * the publisher as alive when some worker beat recently.
  */
-export function createHeartbeat(deps: { db: Db; clock: Clock; role: string; intervalSeconds: number; onError: (err: unknown) => void }) {
+export function createHeartbeat(deps: { heartbeats: Pick<HeartbeatRepository, 'saveBeat' | 'deleteWorker'>; clock: Clock; role: string; intervalSeconds: number; onError: (err: unknown) => void }) {
   const workerId = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
   let timer: NodeJS.Timeout | undefined;
 
   async function beat() {
     const at = new Date(deps.clock.now());
-    await deps.db
-      .insert(workerHeartbeats)
-      .values({ workerId, role: deps.role, beatAt: at })
-      .onConflictDoUpdate({ target: workerHeartbeats.workerId, set: { beatAt: at } });
+    await deps.heartbeats.saveBeat(workerId, deps.role, at);
   }
 
   return {
@@ -36,12 +31,7 @@ export function createHeartbeat(deps: { db: Db; clock: Clock; role: string; inte
     },
     /** Removes this worker's row on a clean stop, so others take over its leases at once. */
     async forget() {
-      await deps.db.delete(workerHeartbeats).where(eq(workerHeartbeats.workerId, workerId));
+      await deps.heartbeats.deleteWorker(workerId);
     },
   };
-}
-
-export async function findLatestHeartbeat(db: Db) {
-  const [row] = await db.select().from(workerHeartbeats).orderBy(desc(workerHeartbeats.beatAt)).limit(1);
-  return row;
 }

@@ -1,7 +1,6 @@
-import { eq, sql } from 'drizzle-orm';
 import type { Database, Tx } from '../../db/client.js';
-import { posts } from '../../db/schema/index.js';
 import type { JobEngine } from '../../jobs/job-engine.js';
+import type { PublishingRepository } from './publishing.repository.js';
 
 export const PUBLISH_QUEUE = 'publish';
 /** PostgreSQL NOTIFY channel: a publish job was scheduled (workers in other processes wake). */
@@ -18,34 +17,27 @@ export interface PublishJobData {
  * transaction: the job exists exactly when the row's change commits. Every schedule or cancel
  * bumps the row's `version`, so at most one job per row is ever current — an older job that still
  * runs (cancelled too late, expired, recovered) finds a different version and does nothing.
+ * Modules see it as the `PublishQueue` port (`core/queues.ts`); the dispatcher also listens to it.
  */
-export function createPublishQueue(deps: { database: Database; jobs: JobEngine | undefined }) {
+export function createPublishQueue(deps: { database: Database; jobs: JobEngine | undefined; posts: PublishingRepository }) {
   const listeners = new Set<(dueAt: Date) => void>();
 
   return {
     /** Schedules `postId` to be published at `dueAt` (now or later), replacing any job it had. */
     async schedule(tx: Tx, postId: string, dueAt: Date): Promise<void> {
       if (!deps.jobs) throw new Error('The job engine is not running in this process');
-      const [row] = await tx
-        .update(posts)
-        .set({ version: sql`${posts.version} + 1`, dueAt, leaseOwner: null })
-        .where(eq(posts.id, postId))
-        .returning({ version: posts.version, oldJob: sql<string | null>`(select publish_job_id from posts where id = ${postId})` });
+      const row = await deps.posts.bumpForSchedule(tx, postId, dueAt);
       if (!row) return;
       if (row.oldJob) await cancelJob(tx, row.oldJob);
       const data: PublishJobData = { postId, version: row.version };
       const jobId = await deps.jobs.send(PUBLISH_QUEUE, data, { startAfter: dueAt, retryLimit: 0, expireInSeconds: 15 * 60 }, tx);
-      await tx.update(posts).set({ publishJobId: jobId }).where(eq(posts.id, postId));
-      await tx.execute(sql`select pg_notify(${PUBLISH_CHANNEL}, ${dueAt.toISOString()})`);
+      await deps.posts.setPublishJob(tx, postId, jobId);
+      await deps.posts.notifyPublishers(tx, PUBLISH_CHANNEL, dueAt);
     },
 
     /** Takes `postId` off the queue (its job, if any, is cancelled and made stale). */
     async cancel(tx: Tx, postId: string): Promise<void> {
-      const [row] = await tx
-        .update(posts)
-        .set({ version: sql`${posts.version} + 1`, dueAt: null, publishJobId: null, leaseOwner: null })
-        .where(eq(posts.id, postId))
-        .returning({ oldJob: sql<string | null>`(select publish_job_id from posts where id = ${postId})` });
+      const row = await deps.posts.bumpForCancel(tx, postId);
       if (row?.oldJob) await cancelJob(tx, row.oldJob);
     },
 
@@ -54,6 +46,7 @@ export function createPublishQueue(deps: { database: Database; jobs: JobEngine |
       for (const l of listeners) l(dueAt);
     },
 
+    /** Calls `listener` whenever this process schedules something (the dispatcher wakes). */
     onScheduled(listener: (dueAt: Date) => void): () => void {
       listeners.add(listener);
       return () => listeners.delete(listener);
@@ -66,4 +59,5 @@ export function createPublishQueue(deps: { database: Database; jobs: JobEngine |
   }
 }
 
-export type PublishQueue = ReturnType<typeof createPublishQueue>;
+/** The queue as the engine uses it: the `PublishQueue` port, and its listeners. */
+export type PublishingQueue = ReturnType<typeof createPublishQueue>;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sameContent } from './publisher.js';
+import { sameContent } from './publish-calls.js';
 
 describe('sameContent (reconciliation matching)', () => {
   it('matches the text a platform shows for the HTML we sent', () => {

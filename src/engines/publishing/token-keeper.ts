@@ -1,8 +1,8 @@
 import type { Clock } from '../../lib/clock.js';
 import { runPeriodically } from '../../lib/periodic.js';
-import type { IntegrationsRepository } from '../../modules/integrations/integrations.repository.js';
 import { PLATFORM_IDENTIFIERS, type PlatformAdapter, type PlatformIdentifier } from '../../platforms/platform.js';
 import type { ChannelAccess } from '../../core/channels/channel-access.js';
+import type { ChannelsRepository } from '../../core/channels/channels.repository.js';
 
 /**
  * Renews tokens that die if they are not renewed while still valid (`oauth.renewWhileValid`:
@@ -11,7 +11,7 @@ import type { ChannelAccess } from '../../core/channels/channel-access.js';
  * `refreshNeeded` with a notification (channel access does that).
  */
 export function createTokenKeeper(deps: {
-  integrations: Pick<IntegrationsRepository, 'findTokensDueBefore'>;
+  channels: Pick<ChannelsRepository, 'findTokensDueBefore'>;
   access: Pick<ChannelAccess, 'renew'>;
   adapters: Record<PlatformIdentifier, PlatformAdapter>;
   logger: { warn(obj: unknown, msg?: string): void };
@@ -24,7 +24,7 @@ export function createTokenKeeper(deps: {
 
   /** One pass: renews every channel due; answers how many were renewed and how many failed. */
   async function sweep(now: Date, signal?: AbortSignal): Promise<{ renewed: number; failed: number }> {
-    const due = await deps.integrations.findTokensDueBefore(new Date(now.getTime() + deps.aheadMs), identifiers, deps.batch ?? 200);
+    const due = await deps.channels.findTokensDueBefore(new Date(now.getTime() + deps.aheadMs), identifiers, deps.batch ?? 200);
     let renewed = 0;
     let failed = 0;
     for (const row of due) {

@@ -1,6 +1,5 @@
-import type { Database } from '../../db/client.js';
 import type { Clock } from '../../lib/clock.js';
-import { findLatestHeartbeat } from '../../engines/publishing/heartbeat.js';
+import type { HealthRepository } from './health.repository.js';
 
 export interface Readiness {
   ready: boolean;
@@ -10,15 +9,15 @@ export interface Readiness {
   };
 }
 
-export function createHealthService(deps: { database: Database; clock: Clock; maxHeartbeatAgeSeconds: number }) {
+export function createHealthService(deps: { health: HealthRepository; clock: Clock; maxHeartbeatAgeSeconds: number }) {
   return {
     /** Database reachable and a publisher (worker) beat within the allowed age. */
     async readiness(): Promise<Readiness> {
       const database: Readiness['checks']['database'] = { ok: true };
       const publisher: Readiness['checks']['publisher'] = { ok: false, lastBeatAt: null };
       try {
-        await deps.database.sql.executeSql('SELECT 1');
-        const beat = await findLatestHeartbeat(deps.database.db);
+        await deps.health.ping();
+        const beat = await deps.health.findLatestHeartbeat();
         if (beat) {
           publisher.lastBeatAt = beat.beatAt.toISOString();
           const age = (deps.clock.now() - beat.beatAt.getTime()) / 1000;

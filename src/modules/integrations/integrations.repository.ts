@@ -178,51 +178,6 @@ export function createIntegrationsRepository(db: Db) {
       });
     },
 
-    /**
-     * Stores refreshed credentials only if nobody stored others since `previous` was read
-     * (compare-and-set: two processes refreshing at once keep one result). True when written.
-     */
-    async replaceCredentials(id: string, previous: string, next: string, tokenExpiresAt: Date | null, at: Date) {
-      const rows = await db
-        .update(integrations)
-        .set({ credentials: next, tokenExpiresAt, refreshNeeded: false, updatedAt: at })
-        .where(and(eq(integrations.id, id), eq(integrations.credentials, previous), isNull(integrations.deletedAt)))
-        .returning({ id: integrations.id });
-      return rows.length > 0;
-    },
-
-    /** Marks a channel as needing a reconnect; true when it was not marked yet. */
-    async markRefreshNeeded(id: string, at: Date) {
-      const rows = await db
-        .update(integrations)
-        .set({ refreshNeeded: true, updatedAt: at })
-        .where(and(eq(integrations.id, id), eq(integrations.refreshNeeded, false)))
-        .returning({ id: integrations.id });
-      return rows.length > 0;
-    },
-
-    /**
-     * Channels that can still publish (not disconnected, not waiting for a reconnect) on these
-     * platforms whose token is due for renewal before `before`, soonest first.
-     */
-    async findTokensDueBefore(before: Date, identifiers: readonly string[], limit: number) {
-      if (identifiers.length === 0) return [];
-      return db
-        .select()
-        .from(integrations)
-        .where(
-          and(
-            isNull(integrations.deletedAt),
-            eq(integrations.refreshNeeded, false),
-            isNotNull(integrations.credentials),
-            inArray(integrations.identifier, [...identifiers]),
-            lt(integrations.tokenExpiresAt, before),
-          ),
-        )
-        .orderBy(asc(integrations.tokenExpiresAt))
-        .limit(limit);
-    },
-
     async findById(id: string) {
       const [row] = await db.select().from(integrations).where(and(eq(integrations.id, id), isNull(integrations.deletedAt)));
       return row;

@@ -5,7 +5,7 @@ import { isUuid } from '../../lib/ids.js';
 import { isPlatformIdentifier, type PlatformAdapter, type PlatformIdentifier, type PostDraft } from '../../platforms/platform.js';
 import type { ChannelAccess } from '../../core/channels/channel-access.js';
 import { platformErrorToAppError } from '../../core/channels/platform-errors.js';
-import type { PublishQueue } from '../../engines/publishing/publish-queue.js';
+import type { PublishQueue } from '../../core/queues.js';
 import type { PlansService } from '../plans/plans.service.js';
 import { emitEvent, postEventPayload } from '../../core/events/events.js';
 import { normaliseSettings, validatePostForPlatform, type ChannelState, type DraftMedia } from './post-validation.js';

@@ -1,0 +1,100 @@
+import { emitEvent, notifyIn, postEventPayload } from '../../core/events/events.js';
+import type { Tx } from '../../db/client.js';
+import { channelLabel, type IntegrationRow, type PostRow, type PublisherEnv } from './publisher-env.js';
+import { nextPoll, type Decision } from './retry-policy.js';
+
+/**
+ * How a publish ends, each as one transaction: row state, notification, event and the next job
+ * (retry, next thread item) commit together. `carryOut` turns the retry policy's decision into
+ * one of them.
+ */
+export function createOutcomes(env: PublisherEnv) {
+  const { posts, channels, queue } = env;
+
+  /** Runs `fn` in a transaction on the row, only while it is still the same attempt. */
+  async function whileSending<T>(rowId: string, fn: (tx: Tx, row: PostRow) => Promise<T>): Promise<T | undefined> {
+    return posts.transaction(async (tx) => {
+      const row = await posts.lockPost(tx, rowId);
+      if (!row || row.attemptState === null) return undefined;
+      return fn(tx, row);
+    });
+  }
+
+  /** Ends `row` (and the thread items after it) ERROR with `reason`, notifying and emitting. */
+  async function fail(tx: Tx, row: PostRow, integration: IntegrationRow | undefined, reason: string) {
+    const at = env.now();
+    await posts.markFailed(tx, row.id, reason, at);
+    await posts.failLaterItems(tx, row.parentPostId ?? row.id, row.position, `Not published: item ${row.position + 1} of this thread failed`, at);
+    const what = row.position === 0 ? 'Your post' : `Item ${row.position + 1} of your thread`;
+    await notifyIn(tx, row.organizationId, `${what} on ${channelLabel(env, integration)} failed: ${reason}`, null, at);
+    await emitEvent(tx, row.organizationId, 'post.failed', { ...postEventPayload(row, integration), error: reason, failedAt: at.toISOString() }, at);
+  }
+
+  /** `note`: the adapter's word on a partly successful publish (kept as the post's `error` text, else cleared). */
+  async function published(tx: Tx, row: PostRow, integration: IntegrationRow | undefined, id: string, url: string, note?: string) {
+    const at = env.now();
+    await posts.markPublished(tx, row.id, { id, url: url || null, note: note ?? null }, at);
+    if (row.position === 0) {
+      // An inbox upload (TikTok) has no id or URL yet: the user finishes it in the app, then
+      // records the real one with `PUT /posts/{id}/release-id` (candidates: `GET /posts/{id}/missing`).
+      const content = url
+        ? `Your post has been published on ${channelLabel(env, integration)} at ${url}`
+        : `Your post was sent to ${channelLabel(env, integration)}; its id there is not known yet: see GET /posts/${row.id}/missing to record it`;
+      await notifyIn(tx, row.organizationId, content, url || null, at);
+    }
+    await emitEvent(tx, row.organizationId, 'post.published', { ...postEventPayload(row, integration), releaseId: id, releaseURL: url || null, publishedAt: at.toISOString() }, at);
+    // The next thread item follows `delay` minutes after this one.
+    const next = await posts.findNextItem(tx, row.parentPostId ?? row.id, row.position);
+    if (next && next.state === 'QUEUE') await queue.schedule(tx, next.id, new Date(at.getTime() + next.delay * 60_000));
+  }
+
+  /** The platform took the post and processes it asynchronously: `token` is checked from the next poll on. */
+  async function awaitProcessing(tx: Tx, row: PostRow, token: string, pollAfterMs: number | undefined) {
+    const at = env.now();
+    await posts.markPending(tx, row.id, token, at);
+    await queue.schedule(tx, row.id, nextPoll(at, env.now(), pollAfterMs, env.options));
+  }
+
+  /** A check found the platform still processing (`token`: the same or a new one; `progressAt`: its last progress). */
+  async function stillProcessing(tx: Tx, row: PostRow, token: string, progressAt: Date, pollAfterMs: number | undefined) {
+    await posts.updatePending(tx, row.id, token, progressAt, env.now());
+    await queue.schedule(tx, row.id, nextPoll(progressAt, env.now(), pollAfterMs, env.options));
+  }
+
+  async function retryLater(tx: Tx, row: PostRow, at: Date, note: string | null) {
+    await posts.clearAttempt(tx, row.id, note, env.now());
+    await queue.schedule(tx, row.id, at);
+  }
+
+  /** The channel's access is gone: mark it, notify, emit, and fail the post asking to reconnect. */
+  async function failForReconnect(tx: Tx, row: PostRow, integration: IntegrationRow, reason: string) {
+    const at = env.now();
+    if (await channels.markRefreshNeeded(integration.id, at, tx)) {
+      await notifyIn(tx, row.organizationId, `Channel ${integration.name} (${integration.identifier}) must be reconnected: ${reason}`, null, at);
+    }
+    await emitEvent(tx, row.organizationId, 'integration.refresh_needed', { integration: { id: integration.id, identifier: integration.identifier, name: integration.name }, reason }, at);
+    return fail(tx, row, integration, `The channel must be reconnected: ${reason}`);
+  }
+
+  /** Carries out the retry policy's `decision` on `row`, in the transaction `tx`. */
+  async function carryOut(tx: Tx, row: PostRow, integration: IntegrationRow, decision: Decision) {
+    switch (decision.kind) {
+      case 'retry':
+        if (decision.blockChannelUntil) await channels.blockPublishingUntil(integration.id, decision.blockChannelUntil, tx);
+        return retryLater(tx, row, decision.at, decision.note);
+      case 'final':
+        if (decision.blockChannelUntil) await channels.blockPublishingUntil(integration.id, decision.blockChannelUntil, tx);
+        return fail(tx, row, integration, decision.message);
+      case 'reconnect':
+        return failForReconnect(tx, row, integration, decision.reason);
+      case 'reconcile':
+        if (decision.note !== undefined) await posts.setError(tx, row.id, decision.note, env.now());
+        await queue.schedule(tx, row.id, decision.at);
+        return;
+    }
+  }
+
+  return { whileSending, fail, published, awaitProcessing, stillProcessing, carryOut };
+}
+
+export type Outcomes = ReturnType<typeof createOutcomes>;

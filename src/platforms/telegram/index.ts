@@ -1,15 +1,23 @@
+import { z } from 'zod';
+import { readCredentials } from '../common/credentials.js';
 import { restrictHtml } from '../common/html.js';
 import { TelegramCredentialsSchema, telegramMetadata } from './metadata.js';
 import { CAPTION_LIMIT, getChat, getChatMember, getMe, sendMedia, sendText, telegramPostUrl, type Bot, type Chat, type Message, type TelegramCredentials } from './client.js';
-import { PlatformError, type ConnectedAccount, type PlatformAdapter, type PublishResult } from '../platform.js';
+import { PlatformError, type ConnectedAccount, type Credentials, type PlatformAdapter, type PublishResult } from '../platform.js';
 
 const TAGS = ['b', 'i', 'u', 's', 'a', 'code', 'pre', 'blockquote', 'tg-spoiler'] as const;
 
-function creds(ctx: { credentials: Record<string, unknown> }): TelegramCredentials {
-  const c = ctx.credentials as Partial<TelegramCredentials>;
-  if (!c.botToken || !c.chatId) throw new PlatformError('reconnect_required', 'Stored Telegram credentials are incomplete');
-  return { botToken: c.botToken, chatId: c.chatId, username: c.username ?? null };
-}
+/** What a connected channel stores (see `TelegramCredentials`). */
+const StoredCredentialsSchema = z.object({
+  botToken: z.string().min(1),
+  chatId: z.string().min(1),
+  username: z
+    .string()
+    .nullish()
+    .transform((v) => v ?? null),
+});
+
+const creds = (ctx: { credentials: Credentials }): TelegramCredentials => readCredentials(ctx, StoredCredentialsSchema, 'Telegram');
 
 /** Creates the Telegram adapter: a bot token and a chat; the bot posts as the chat. */
 export function createTelegramAdapter(): PlatformAdapter {

@@ -44,3 +44,11 @@ export function video(id: string, size: number): PublishItem['media'][number] {
 export const post = (a: PlatformAdapter, ctx: TestCtx, account: ConnectedAccount, content: string, extra: { media?: PublishItem['media']; settings?: Record<string, unknown>; replyTo?: { id: string; rootId: string } } = {}) =>
   a.publish({ item: { content, media: extra.media ?? [] }, settings: extra.settings ?? {}, replyTo: extra.replyTo, idempotencyKey: content }, { ...ctx, credentials: account.credentials });
 
+
+/** The env of an app (api tests) talking to the simulator with this test app as the deployment's, `prefix` `LINKEDIN` or `LINKEDIN_PAGE`. */
+export const linkedinAppEnv = (sim: LinkedinSimulator, prefix: 'LINKEDIN' | 'LINKEDIN_PAGE', publicUrl: string): Record<string, string> => ({
+  PUBLIC_URL: publicUrl,
+  PLATFORM_ORIGINS: `${LINKEDIN_WWW_ORIGIN}=${sim.origin},${LINKEDIN_API_ORIGIN}=${sim.origin}`,
+  [`${prefix}_CLIENT_ID`]: APP.clientId,
+  [`${prefix}_CLIENT_SECRET`]: APP.clientSecret,
+});

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callbackUrl, picture, platformApi, PUBLIC_URL, sha } from '../../../test/platform-api-kit.js';
 import { linkedinPostUrl } from './client.js';
-import { LINKEDIN_API_ORIGIN, LINKEDIN_WWW_ORIGIN, type LinkedinSimulator } from './linkedin-page.simulator.js';
-import { ADA, APP, linkedinSimulator } from './linkedin-page.testkit.js';
+import type { LinkedinSimulator } from './linkedin-page.simulator.js';
+import { ADA, linkedinAppEnv, linkedinSimulator } from './linkedin-page.testkit.js';
 
 /**
  * LinkedIn Pages end to end through the HTTP API of a real app with its worker: connecting through
@@ -20,14 +20,7 @@ const memberUrn = `urn:li:person:${ADA.sub}`;
 
 beforeAll(async () => {
   sim = await linkedinSimulator();
-  await api.start({
-    env: {
-      PUBLIC_URL,
-      PLATFORM_ORIGINS: `${LINKEDIN_WWW_ORIGIN}=${sim.origin},${LINKEDIN_API_ORIGIN}=${sim.origin}`,
-      LINKEDIN_PAGE_CLIENT_ID: APP.clientId,
-      LINKEDIN_PAGE_CLIENT_SECRET: APP.clientSecret,
-    },
-  });
+  await api.start({ env: linkedinAppEnv(sim, 'LINKEDIN_PAGE', PUBLIC_URL) });
 });
 
 afterAll(async () => {

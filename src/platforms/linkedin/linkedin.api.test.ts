@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callbackUrl, picture, platformApi, PUBLIC_URL, sha } from '../../../test/platform-api-kit.js';
 import { linkedinCommentUrl, linkedinPostUrl } from './client.js';
-import { LINKEDIN_API_ORIGIN, LINKEDIN_WWW_ORIGIN, type LinkedinSimulator } from './linkedin.simulator.js';
-import { ADA, APP, linkedinSimulator } from './linkedin.testkit.js';
+import type { LinkedinSimulator } from './linkedin.simulator.js';
+import { ADA, APP, linkedinAppEnv, linkedinSimulator } from './linkedin.testkit.js';
 
 /**
  * LinkedIn (a member's profile) end to end through the HTTP API of a real app with its worker:
@@ -19,14 +19,7 @@ let channelId: string;
 
 beforeAll(async () => {
   sim = await linkedinSimulator();
-  await api.start({
-    env: {
-      PUBLIC_URL,
-      PLATFORM_ORIGINS: `${LINKEDIN_WWW_ORIGIN}=${sim.origin},${LINKEDIN_API_ORIGIN}=${sim.origin}`,
-      LINKEDIN_CLIENT_ID: APP.clientId,
-      LINKEDIN_CLIENT_SECRET: APP.clientSecret,
-    },
-  });
+  await api.start({ env: linkedinAppEnv(sim, 'LINKEDIN', PUBLIC_URL) });
 });
 
 afterAll(async () => {

@@ -1,58 +1,24 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { SLACK_APP as APP } from '../../../test/oauth-apps.js';
-import { connectViaOAuth, runPlatformContract, testContext } from '../../../test/platform-contract.js';
-import { createPlatformHttp } from '../http.js';
-import { PlatformError, type OperationContext, type PublishItem } from '../platform.js';
+import { connectViaOAuth, runPlatformContract } from '../../../test/platform-contract.js';
+import { PlatformError, type PublishItem } from '../platform.js';
 import { slackError } from './errors.js';
 import { createSlackAdapter, slackArchiveUrl } from './index.js';
 import { htmlToMrkdwn } from './mrkdwn.js';
-import { startSlackSimulator, type SlackSimulator } from './slack.simulator.js';
-
-const TEAM = 'T0ACME';
-const GENERAL = 'C0GENERAL';
-const RANDOM = 'C0RANDOM';
-const SECRET = 'G0SECRET';
-const HIDDEN = 'G0HIDDEN';
-const OLD = 'C0OLD';
-const ORIGINS = (sim: SlackSimulator) =>
-  new Map([
-    ['https://slack.com', sim.origin],
-    ['https://files.slack.com', sim.origin],
-  ]);
+import type { SlackSimulator } from './slack.simulator.js';
+import { GENERAL, HIDDEN, lookupIn, OLD, originsFor, RANDOM, rewriteFor, SECRET, slackSimulator, TEAM, withSlack } from './slack.testkit.js';
 
 const adapter = createSlackAdapter({ app: APP });
-
-async function simulator() {
-  const sim = await startSlackSimulator(APP);
-  sim.addWorkspace({ id: TEAM, name: 'Acme Corp', domain: 'acme', icon: 'https://avatars.slack-edge.com/acme' }, [
-    { id: RANDOM, name: 'random', botMember: true },
-    { id: GENERAL, name: 'general', isGeneral: true },
-    { id: SECRET, name: 'secret', isPrivate: true, botMember: true },
-    { id: HIDDEN, name: 'hidden', isPrivate: true },
-    { id: OLD, name: 'old', isArchived: true, botMember: true },
-  ]);
-  return sim;
-}
-
-const rewriteFor = (sim: SlackSimulator) => (url: string) => url.replace('https://slack.com', sim.origin);
-
-function lookupIn(sim: SlackSimulator) {
-  return (id: string) => {
-    const m = sim.messages.find((x) => x.ts === id);
-    if (!m) return undefined;
-    return { text: m.text, replyTo: m.threadTs, mediaSha256: m.files.map((f) => f.sha256) };
-  };
-}
 
 runPlatformContract({
   name: 'slack',
   adapter,
   errorsIn200: true,
   async setup() {
-    const sim = await simulator();
+    const sim = await slackSimulator(APP);
     return {
-      origins: ORIGINS(sim),
+      origins: originsFor(sim),
       injectKind: (k) => sim.injectKind(k),
       connect: (ctx) => connectViaOAuth(adapter, ctx, rewriteFor(sim)),
       lookup: lookupIn(sim),
@@ -62,21 +28,7 @@ runPlatformContract({
 });
 
 describe('slack specifics', () => {
-  type Ctx = Omit<OperationContext, 'credentials'>;
-  async function withSim<T>(fn: (sim: SlackSimulator, ctx: Ctx, connected: () => Promise<OperationContext>) => Promise<T>) {
-    const sim = await simulator();
-    const http = createPlatformHttp({ origins: ORIGINS(sim), allowPrivateTargets: false, timeoutMs: 5000 });
-    const ctx: Ctx = {
-      ...testContext(http),
-      openMedia: (m) => Promise.resolve(new Blob([Buffer.from(`bytes of ${m.id}`)], { type: m.mimeType })),
-    };
-    try {
-      return await fn(sim, ctx, async () => ({ ...ctx, credentials: (await connectViaOAuth(adapter, ctx, rewriteFor(sim))).credentials }));
-    } finally {
-      await http.close();
-      await sim.close();
-    }
-  }
+  const withSim = <T>(fn: Parameters<typeof withSlack<T>>[2]) => withSlack(APP, adapter, fn);
   const text = (content: string, media: PublishItem['media'] = []): PublishItem => ({ content, media });
   const published = async (p: Promise<unknown>) => {
     const r = (await p) as { status: string; id: string; url: string };

@@ -1,56 +1,22 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { connectViaOAuth, runPlatformContract, testContext } from '../../../test/platform-contract.js';
-import { createPlatformHttp } from '../http.js';
-import { PlatformError, type OperationContext, type PlatformAdapter, type PublishItem } from '../platform.js';
+import { connectViaOAuth, runPlatformContract } from '../../../test/platform-contract.js';
+import { PlatformError, type PublishItem } from '../platform.js';
 import { discordError } from './errors.js';
 import { createDiscordAdapter, DISCORD_BOT_PERMISSIONS, threadName } from './index.js';
 import { htmlToDiscordMarkdown } from './markdown.js';
-import { startDiscordSimulator, type DiscordSimulator } from './discord.simulator.js';
-
-const APP = { clientId: '1100000000000000001', clientSecret: 'discord-client-secret' };
-const BOT_TOKEN = 'MTEwMDAwMDAwMDAwMDAwMDAwMQ.GabcDE.bot-token-secret';
-const GUILD = '2100000000000000001';
-const GENERAL = '2200000000000000001';
-const NEWS = '2200000000000000002';
-const VOICE = '2200000000000000003';
-const LOCKED = '2200000000000000004';
-const CATEGORY = '2200000000000000005';
-const REAL = 'https://discord.com';
+import { APP, BOT_TOKEN, discordSimulator, GENERAL, GUILD, LOCKED, lookupIn, NEWS, originsFor, rewriteFor, withDiscord } from './discord.testkit.js';
 
 const adapter = createDiscordAdapter({ app: APP, botToken: BOT_TOKEN });
-
-async function simulator() {
-  const sim = await startDiscordSimulator({ ...APP, botToken: BOT_TOKEN });
-  sim.addGuild({ id: GUILD, name: 'Acme Guild', icon: 'a1b2c3d4', systemChannelId: GENERAL }, [
-    { id: CATEGORY, name: 'Text Channels', type: 4 },
-    { id: NEWS, name: 'announcements', type: 5 },
-    { id: GENERAL, name: 'general', type: 0 },
-    { id: VOICE, name: 'Lounge', type: 2 },
-    { id: LOCKED, name: 'staff', type: 0, denySend: true },
-  ]);
-  sim.addGuild({ id: '2100000000000000009', name: 'Other Guild', systemChannelId: null }, []);
-  return sim;
-}
-
-const rewriteFor = (sim: DiscordSimulator) => (url: string) => url.replace(REAL, sim.origin);
-
-function lookupIn(sim: DiscordSimulator) {
-  return (id: string) => {
-    const m = sim.messages.find((x) => x.id === id);
-    if (!m) return undefined;
-    return { text: m.content, replyTo: m.replyTo, mediaSha256: m.attachments.map((a) => a.sha256) };
-  };
-}
 
 runPlatformContract({
   name: 'discord',
   adapter,
   errorsIn200: false,
   async setup() {
-    const sim = await simulator();
+    const sim = await discordSimulator();
     return {
-      origins: new Map([[REAL, sim.origin]]),
+      origins: originsFor(sim),
       injectKind: (k) => sim.injectKind(k),
       connect: (ctx) => connectViaOAuth(adapter, ctx, rewriteFor(sim)),
       lookup: lookupIn(sim),
@@ -60,21 +26,7 @@ runPlatformContract({
 });
 
 describe('discord specifics', () => {
-  type Ctx = Omit<OperationContext, 'credentials'>;
-  async function withSim<T>(fn: (sim: DiscordSimulator, ctx: Ctx, as: (a: PlatformAdapter) => Promise<OperationContext>) => Promise<T>) {
-    const sim = await simulator();
-    const http = createPlatformHttp({ origins: new Map([[REAL, sim.origin]]), allowPrivateTargets: false, timeoutMs: 5000 });
-    const ctx: Ctx = {
-      ...testContext(http),
-      openMedia: (m) => Promise.resolve(new Blob([Buffer.from(`bytes of ${m.id}`)], { type: m.mimeType })),
-    };
-    try {
-      return await fn(sim, ctx, async (a) => ({ ...ctx, credentials: (await connectViaOAuth(a, ctx, rewriteFor(sim))).credentials }));
-    } finally {
-      await http.close();
-      await sim.close();
-    }
-  }
+  const withSim = withDiscord;
   const text = (content: string, media: PublishItem['media'] = []): PublishItem => ({ content, media });
   const published = async (p: Promise<unknown>) => {
     const r = (await p) as { status: string; id: string; url: string };

@@ -1,6 +1,6 @@
-import { connectViaOAuth } from '../../../test/platform-contract.js';
+import { withBotSimulator } from '../common/chat-bot.testkit.js';
 import type { OAuthApp } from '../common/oauth2.js';
-import { simulatorOrigins, withSimulator, type TestCtx } from '../common/platform.testkit.js';
+import { simulatorOrigins, type TestCtx } from '../common/platform.testkit.js';
 import type { OperationContext, PlatformAdapter } from '../platform.js';
 import { startSlackSimulator, type SlackSimulator } from './slack.simulator.js';
 
@@ -43,12 +43,5 @@ export function lookupIn(sim: SlackSimulator) {
  * installs the app through OAuth and gives the context with the stored credentials.
  */
 export function withSlack<T>(app: OAuthApp, adapter: PlatformAdapter, fn: (sim: SlackSimulator, ctx: TestCtx, connected: () => Promise<OperationContext>) => Promise<T>): Promise<T> {
-  return withSimulator(
-    {
-      start: () => slackSimulator(app),
-      origins: originsFor,
-      openMedia: (m) => Promise.resolve(new Blob([Buffer.from(`bytes of ${m.id}`)], { type: m.mimeType })),
-    },
-    (sim, ctx) => fn(sim, ctx, async () => ({ ...ctx, credentials: (await connectViaOAuth(adapter, ctx, rewriteFor(sim))).credentials })),
-  );
+  return withBotSimulator(() => slackSimulator(app), originsFor, rewriteFor, (sim, ctx, connectAs) => fn(sim, ctx, () => connectAs(adapter)));
 }

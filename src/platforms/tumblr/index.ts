@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
-import { Readable } from 'node:stream';
+import { z } from 'zod';
+import { readCredentials } from '../common/credentials.js';
 import { mediaFileName } from '../common/media.js';
 import { htmlToNpf, npfToText, type NpfTextBlock } from '../common/npf.js';
 import { buildAuthorizeUrl, exchangeCode, refreshTokens, type OAuthApp, type TokenSet } from '../common/oauth2.js';
@@ -8,27 +8,17 @@ import {
   type AnalyticsSeries,
   type ConnectedAccount,
   type Credentials,
-  type OperationContext,
   type PlatformAdapter,
-  type PlatformResponse,
   type PostDraft,
   type PublishMedia,
   type ValidationIssue,
 } from '../platform.js';
-import { tumblrOk } from './errors.js';
+import { createPost, listingOf, listPosts, PAGE, postId, postsById, postUrl, userInfo, type TumblrBlog } from './client.js';
 import { TUMBLR_STATES, tumblrMetadata } from './metadata.js';
-
-export const TUMBLR_API = 'https://api.tumblr.com';
-export const TUMBLR_WWW = 'https://www.tumblr.com';
 
 const OAUTH = tumblrMetadata.oauth!;
 /** Tumblr's own limits on tags (unverified: the web editor's). */
 export const TAG_LIMITS = { count: 30, length: 140 } as const;
-/** Largest page of `GET /v2/blog/{blog}/posts`. */
-const PAGE = 20;
-/** A post with media carries the files in the same request: the attempt's own timeout bounds it. */
-const UPLOAD_TIMEOUT_MS = 30 * 60_000;
-const USER_AGENT = 'Tidings (+https://github.com/tidings)';
 
 /** What a connected Tumblr channel stores (sealed by the caller). */
 export interface TumblrCredentials {
@@ -43,66 +33,23 @@ export interface TumblrCredentials {
   blogName: string;
 }
 
-/** A blog as `GET /v2/user/info` lists it. */
-export interface TumblrBlog {
-  uuid: string;
-  name: string;
-  title?: string;
-  url?: string;
-  primary?: boolean;
-  avatar?: { width?: number; height?: number; url?: string }[];
-}
-
-interface TumblrPost {
-  id?: number | string;
-  id_string?: string;
-  timestamp?: number;
-  post_url?: string;
-  state?: string;
-  note_count?: number;
-  content?: { type: string; text?: string }[];
-  summary?: string;
-}
-
-type Ctx = Pick<OperationContext, 'http' | 'clock'>;
-
 function requireApp(app: OAuthApp | undefined): OAuthApp {
   if (!app?.clientId || !app.clientSecret) throw new PlatformError('unsupported', 'Tumblr is not configured');
   return app;
 }
 
+const StoredCredentials = z.object({
+  accessToken: z.string().min(1),
+  refreshToken: z.string().nullish(),
+  expiresAt: z.string().nullish(),
+  userName: z.string().nullish(),
+  blogUuid: z.string().min(1),
+  blogName: z.string().min(1),
+});
+
 export function tumblrCreds(ctx: { credentials: Credentials }): TumblrCredentials {
-  const c = ctx.credentials as Partial<TumblrCredentials>;
-  if (!c.accessToken || !c.blogUuid || !c.blogName) throw new PlatformError('reconnect_required', 'Stored Tumblr credentials are incomplete');
+  const c = readCredentials(ctx, StoredCredentials, 'Tumblr');
   return { accessToken: c.accessToken, refreshToken: c.refreshToken ?? null, expiresAt: c.expiresAt ?? null, userName: c.userName ?? c.blogName, blogUuid: c.blogUuid, blogName: c.blogName };
-}
-
-/** The post's address: Tumblr serves every blog at `https://<name>.tumblr.com` (custom domains redirect from it). */
-export const postUrl = (blogName: string, id: string) => `https://${blogName}.tumblr.com/post/${id}`;
-
-/** A blog identifier in a path: the uuid (`t:…`), which survives a rename of the blog. */
-const blogPath = (uuid: string) => `/v2/blog/${/^t:[A-Za-z0-9_-]+$/.test(uuid) ? uuid : encodeURIComponent(uuid)}`;
-
-function api(ctx: Ctx, token: string, canRefresh: boolean) {
-  const headers = { authorization: `Bearer ${token}`, accept: 'application/json', 'user-agent': USER_AGENT };
-  const check = (res: PlatformResponse) => tumblrOk(res, { now: ctx.clock.now(), canRefresh });
-  return {
-    async get<T>(pathAndQuery: string): Promise<T> {
-      const res = check(await ctx.http.request({ method: 'GET', url: `${TUMBLR_API}${pathAndQuery}`, headers }));
-      return (res.body as { response: T }).response;
-    },
-    async post<T>(path: string, body: unknown, opts: { timeoutMs?: number; headers?: Record<string, string> } = {}): Promise<T> {
-      const res = check(
-        await ctx.http.request({ method: 'POST', url: `${TUMBLR_API}${path}`, headers: { ...headers, ...opts.headers }, body, ...(opts.timeoutMs ? { timeoutMs: opts.timeoutMs } : {}) }),
-      );
-      return (res.body as { response: T }).response;
-    },
-  };
-}
-
-async function userInfo(ctx: Ctx, token: string, canRefresh: boolean): Promise<{ name: string; blogs: TumblrBlog[] }> {
-  const r = await api(ctx, token, canRefresh).get<{ user?: { name?: string; blogs?: TumblrBlog[] } }>('/v2/user/info');
-  return { name: r?.user?.name ?? '', blogs: (r?.user?.blogs ?? []).filter((b) => typeof b.uuid === 'string' && typeof b.name === 'string') };
 }
 
 function blogAccount(blog: TumblrBlog, c: Omit<TumblrCredentials, 'blogUuid' | 'blogName'>): ConnectedAccount {
@@ -157,40 +104,6 @@ export function npfPost(content: string, settings: Record<string, unknown>, medi
     body: { content: blocks, state, ...(tags.length > 0 ? { tags: tags.join(',') } : {}), ...(sourceUrl ? { source_url: sourceUrl } : {}) },
     files,
   };
-}
-
-/**
- * The multipart body of a post with media, streamed: first the `json` part with the post
- * (`Content-Type: application/json`, no file name, as Tumblr wants it), then one part per file
- * named by its block's identifier, each read from its Blob chunk by chunk as it is sent.
- */
-export function npfMultipart(post: Record<string, unknown>, files: { identifier: string; name: string; type: string; blob: Blob }[]) {
-  const boundary = `----tidings${randomBytes(12).toString('hex')}`;
-  const quote = (s: string) => s.replace(/["\r\n]/g, (c) => encodeURIComponent(c));
-  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="json"\r\nContent-Type: application/json\r\n\r\n${JSON.stringify(post)}\r\n`, 'utf8');
-  const fileHeads = files.map((f) => Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${quote(f.identifier)}"; filename="${quote(f.name)}"\r\nContent-Type: ${f.type}\r\n\r\n`, 'utf8'));
-  const crlf = Buffer.from('\r\n');
-  const tail = Buffer.from(`--${boundary}--\r\n`, 'utf8');
-  async function* chunks() {
-    yield head;
-    for (const [i, f] of files.entries()) {
-      yield fileHeads[i]!;
-      for await (const chunk of f.blob.stream()) yield chunk;
-      yield crlf;
-    }
-    yield tail;
-  }
-  const length = head.length + tail.length + files.reduce((n, f, i) => n + fileHeads[i]!.length + f.blob.size + crlf.length, 0);
-  return { contentType: `multipart/form-data; boundary=${boundary}`, length, body: Readable.from(chunks()) };
-}
-
-const postId = (p: TumblrPost) => p.id_string ?? (p.id === undefined ? '' : String(p.id));
-
-/** The list a post in `state` is found in: the blog's posts, its queue or its drafts. */
-function listingOf(state: unknown): string {
-  if (state === 'queue') return '/posts/queue';
-  if (state === 'draft') return '/posts/draft';
-  return '/posts';
 }
 
 /**
@@ -267,19 +180,9 @@ export function createTumblrAdapter(config: { app?: OAuthApp } = {}): PlatformAd
       if (replyTo) throw new PlatformError('unsupported', 'Tumblr has no replies an app can post: thread items are not published');
       const c = tumblrCreds(ctx);
       const { body, files } = npfPost(item.content, settings, item.media);
-      const t = api(ctx, c.accessToken, c.refreshToken !== null);
-      let created: TumblrPost;
-      if (files.length === 0) {
-        created = await t.post<TumblrPost>(`${blogPath(c.blogUuid)}/posts`, body);
-      } else {
-        const parts = [];
-        for (const f of files) parts.push({ identifier: f.identifier, name: mediaFileName(f.media), type: f.media.mimeType, blob: await ctx.openMedia(f.media) });
-        const form = npfMultipart(body, parts);
-        created = await t.post<TumblrPost>(`${blogPath(c.blogUuid)}/posts`, form.body, {
-          timeoutMs: UPLOAD_TIMEOUT_MS,
-          headers: { 'content-type': form.contentType, 'content-length': String(form.length) },
-        });
-      }
+      const parts = [];
+      for (const f of files) parts.push({ identifier: f.identifier, name: mediaFileName(f.media), type: f.media.mimeType, blob: await ctx.openMedia(f.media) });
+      const created = await createPost(ctx, c, c.blogUuid, body, parts);
       const id = postId(created ?? {});
       if (!id) throw new PlatformError('transient', 'Tumblr created the post without naming it', { outcomeUnknown: true });
       return { status: 'published', id, url: postUrl(c.blogName, id) };
@@ -295,8 +198,7 @@ export function createTumblrAdapter(config: { app?: OAuthApp } = {}): PlatformAd
     /** The post's notes (likes, reblogs and replies together), as Tumblr counts them now: one figure for today. */
     async postAnalytics(id, _days, ctx): Promise<AnalyticsSeries[]> {
       const c = tumblrCreds(ctx);
-      const r = await api(ctx, c.accessToken, c.refreshToken !== null).get<{ posts?: TumblrPost[] }>(`${blogPath(c.blogUuid)}/posts?${new URLSearchParams({ id, npf: 'true' }).toString()}`);
-      const post = (r?.posts ?? []).find((p) => postId(p) === id);
+      const post = (await postsById(ctx, c, c.blogUuid, id)).find((p) => postId(p) === id);
       if (!post) throw new PlatformError('rejected', `Tumblr has no post ${id} on ${c.blogName}`);
       const date = new Date(ctx.clock.now()).toISOString().slice(0, 10);
       return [{ label: 'Notes', percentageChange: 0, data: [{ total: Number(post.note_count ?? 0) || 0, date }] }];
@@ -309,13 +211,10 @@ export function createTumblrAdapter(config: { app?: OAuthApp } = {}): PlatformAd
     async findRecent({ since, limit, replyTo, settings }, ctx) {
       if (replyTo) throw new PlatformError('unsupported', 'Tumblr has no replies an app can post');
       const c = tumblrCreds(ctx);
-      const t = api(ctx, c.accessToken, c.refreshToken !== null);
       const out: { id: string; url: string; content: string; createdAt: string }[] = [];
       const listing = listingOf(settings?.state);
       for (let offset = 0, page = 0; page < 10 && out.length < limit; page++, offset += PAGE) {
-        const q = new URLSearchParams({ npf: 'true', limit: String(PAGE), offset: String(offset) });
-        const r = await t.get<{ posts?: TumblrPost[] }>(`${blogPath(c.blogUuid)}${listing}?${q.toString()}`);
-        const posts = r?.posts ?? [];
+        const posts = await listPosts(ctx, c, c.blogUuid, listing, offset);
         let older = false;
         for (const p of posts) {
           const at = typeof p.timestamp === 'number' ? p.timestamp * 1000 : Number.NaN;

@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { connectViaOAuth, runPlatformContract } from '../../../test/platform-contract.js';
 import { PlatformError, type ConnectedAccount, type OperationContext, type PlatformResponse } from '../platform.js';
 import { DEFAULT_RETRY_AFTER_SECONDS, tumblrError } from './errors.js';
-import { createTumblrAdapter, npfMultipart } from './index.js';
+import { npfMultipart } from './client.js';
+import { createTumblrAdapter } from './index.js';
 import type { TumblrSimulator } from './tumblr.simulator.js';
 import {
   image,

@@ -1,5 +1,7 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
+import { z } from 'zod';
+import { readCredentials } from '../common/credentials.js';
 import { htmlToText } from '../common/html.js';
 import { BlueskyCredentialsSchema, blueskyMetadata } from './metadata.js';
 import { blueskyError, blueskyResult } from './errors.js';
@@ -8,6 +10,7 @@ import {
   PlatformError,
   type AnalyticsSeries,
   type ConnectedAccount,
+  type Credentials,
   type OperationContext,
   type PlatformAdapter,
   type PlatformRequest,
@@ -94,12 +97,22 @@ interface VideoToken {
 
 type Ctx = Pick<OperationContext, 'http' | 'clock'>;
 
-function creds(ctx: { credentials: Record<string, unknown> }): BlueskyCredentials {
-  const c = ctx.credentials as Partial<BlueskyCredentials>;
-  if (!c.service || !c.did || !c.accessJwt || !c.refreshJwt || !c.identifier || !c.password) {
-    throw new PlatformError('reconnect_required', 'Stored Bluesky credentials are incomplete');
-  }
-  return { ...(c as BlueskyCredentials), pds: c.pds ?? c.service, handle: c.handle ?? c.did };
+/** What a Bluesky channel stores, read with readCredentials (pds falls back to the service, handle to the DID; other fields are kept). */
+const StoredBlueskyCredentials = z
+  .looseObject({
+    service: z.string().min(1),
+    did: z.string().min(1),
+    accessJwt: z.string().min(1),
+    refreshJwt: z.string().min(1),
+    identifier: z.string().min(1),
+    password: z.string().min(1),
+    pds: z.string().nullish(),
+    handle: z.string().nullish(),
+  })
+  .transform((c): BlueskyCredentials => ({ ...c, pds: c.pds ?? c.service, handle: c.handle ?? c.did }));
+
+function creds(ctx: { credentials: Credentials }): BlueskyCredentials {
+  return readCredentials(ctx, StoredBlueskyCredentials, 'Bluesky');
 }
 
 /** One XRPC call. The service and PDS hosts come from the user, so the SSRF guard applies to them. */

@@ -1,11 +1,14 @@
 import { crc32, deflateSync } from 'node:zlib';
 import { VERSION } from '../../version.js';
+import { z } from 'zod';
+import { readCredentials } from '../common/credentials.js';
 import { decodeHtmlEntities } from '../common/html-markup.js';
 import { htmlToText } from '../common/html.js';
 import { buildAuthorizeUrl, exchangeCode, refreshTokens, type OAuthApp } from '../common/oauth2.js';
 import {
   PlatformError,
   type ConnectedAccount,
+  type Credentials,
   type OperationContext,
   type PlatformAdapter,
   type PlatformHttp,
@@ -95,10 +98,17 @@ const COMMENT_PAGE_SIZE = 100;
 
 type Ctx = Pick<OperationContext, 'http' | 'clock'>;
 
-function creds(ctx: { credentials: Record<string, unknown> }): RedditCredentials {
-  const c = ctx.credentials as Partial<RedditCredentials>;
-  if (!c.accessToken || !c.username || !c.userId) throw new PlatformError('reconnect_required', 'Stored Reddit credentials are incomplete');
-  return { accessToken: c.accessToken, refreshToken: c.refreshToken ?? null, userId: c.userId, username: c.username };
+/** What a Reddit channel stores, read with readCredentials (refreshToken may be absent: null). */
+const StoredRedditCredentials = z.object({
+  accessToken: z.string().min(1),
+  username: z.string().min(1),
+  userId: z.string().min(1),
+  refreshToken: z.string().nullish().transform((v) => v ?? null),
+});
+
+function creds(ctx: { credentials: Credentials }): RedditCredentials {
+  const c = readCredentials(ctx, StoredRedditCredentials, 'Reddit');
+  return { accessToken: c.accessToken, refreshToken: c.refreshToken, userId: c.userId, username: c.username };
 }
 
 /** Every request, the token ones included, carries the descriptive User-Agent Reddit demands. */

@@ -1,25 +1,31 @@
+import { z } from 'zod';
+import { readCredentials } from '../common/credentials.js';
 import { htmlToText } from '../common/html.js';
-import { mediaFileName } from '../common/media.js';
 import { percentageChange } from '../common/figures.js';
 import {
   PlatformError,
   type AnalyticsSeries,
   type ConnectedAccount,
-  type OperationContext,
-  type PlatformRequest,
+  type Credentials,
   type PlatformAdapter,
   type PublishItem,
   type PublishResult,
 } from '../platform.js';
-import { listmonkData, listmonkError } from './errors.js';
+import {
+  allLists,
+  call,
+  campaignAnalytics,
+  campaignUrl,
+  campaigns,
+  createCampaign,
+  normaliseInstanceUrl,
+  startCampaign,
+  templates,
+  uploadPicture,
+  type ListmonkCredentials,
+} from './client.js';
+import { listmonkError } from './errors.js';
 import { ListmonkCredentialsSchema, listmonkMetadata } from './metadata.js';
-
-export interface ListmonkCredentials {
-  /** base URL of the instance, without a trailing slash (it may have a path) */
-  instanceUrl: string;
-  username: string;
-  token: string;
-}
 
 interface ListmonkSettings {
   subject?: string;
@@ -28,49 +34,18 @@ interface ListmonkSettings {
   template?: string;
 }
 
-interface Campaign {
-  id: number;
-  uuid: string;
-  name: string;
-  subject: string;
-  status: string;
-  body?: string;
-  created_at: string;
-}
-
-interface Page<T> {
-  results: T[];
-  total?: number;
-}
-
 const DAY = 86_400_000;
 /** listmonk's campaign name limit (its `stdInputMaxLen`). */
 const NAME_MAX = 200;
 /** Analytics are read over at most this many days back. */
 const ANALYTICS_MAX_DAYS = 365;
 
-/** `https://lists.example.com/` → `https://lists.example.com` (a path, if any, is kept). */
-export function normaliseInstanceUrl(raw: string): string {
-  const u = new URL(raw.trim());
-  return `${u.origin}${u.pathname.replace(/\/+$/, '')}`;
-}
+/** The stored credentials; an older channel may keep the instance URL on the channel row instead. */
+const StoredCredentials = z.object({ instanceUrl: z.string().min(1), username: z.string().min(1), token: z.string().min(1) });
 
-function creds(ctx: { credentials: Record<string, unknown>; instanceUrl?: string | null }): ListmonkCredentials {
-  const c = ctx.credentials as Partial<ListmonkCredentials>;
-  const instanceUrl = c.instanceUrl ?? ctx.instanceUrl ?? undefined;
-  if (!instanceUrl || !c.username || !c.token) throw new PlatformError('reconnect_required', 'Stored listmonk credentials are incomplete');
-  return { instanceUrl, username: c.username, token: c.token };
-}
-
-/** Every call goes to the host the user typed: the outgoing-request guard applies (`untrustedHost`). */
-function call(ctx: Pick<OperationContext, 'http'>, c: ListmonkCredentials, method: PlatformRequest['method'], path: string, body?: unknown) {
-  return ctx.http.request({
-    method,
-    url: `${c.instanceUrl}${path}`,
-    headers: { authorization: `Basic ${Buffer.from(`${c.username}:${c.token}`).toString('base64')}`, accept: 'application/json' },
-    ...(body === undefined ? {} : { body }),
-    untrustedHost: true,
-  });
+function creds(ctx: { credentials: Credentials; instanceUrl?: string | null }): ListmonkCredentials {
+  const instanceUrl = (ctx.credentials as { instanceUrl?: unknown }).instanceUrl ?? ctx.instanceUrl ?? undefined;
+  return readCredentials({ credentials: { ...ctx.credentials, instanceUrl } }, StoredCredentials, 'listmonk');
 }
 
 const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
@@ -97,7 +72,6 @@ export const listIds = (list: string | undefined): number[] =>
     .filter((s) => /^\d+$/.test(s))
     .map(Number);
 
-const campaignUrl = (c: ListmonkCredentials, id: number | string) => `${c.instanceUrl}/admin/campaigns/${id}`;
 const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 /**
@@ -106,14 +80,6 @@ const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
  * campaign to the chosen lists, created as a draft, then started.
  */
 export function createListmonkAdapter(): PlatformAdapter {
-  async function uploadPicture(ctx: OperationContext, c: ListmonkCredentials, m: PublishItem['media'][number]): Promise<string> {
-    const form = new FormData();
-    form.set('file', await ctx.openMedia(m), mediaFileName(m));
-    const media = listmonkData<{ id: number; url: string }>(await call(ctx, c, 'POST', '/api/media', form));
-    if (!media.url) throw new PlatformError('rejected', 'listmonk stored the picture but gave no URL for it (check the media upload settings)');
-    return media.url;
-  }
-
   return {
     metadata: listmonkMetadata,
 
@@ -172,20 +138,18 @@ export function createListmonkAdapter(): PlatformAdapter {
       const pictures: { url: string; alt: string }[] = [];
       for (const m of item.media) pictures.push({ url: await uploadPicture(ctx, c, m), alt: m.alt ?? '' });
       const templateId = s.template && /^\d+$/.test(s.template) ? Number(s.template) : undefined;
-      const created = listmonkData<Campaign>(
-        await call(ctx, c, 'POST', '/api/campaigns', {
-          name: subject.slice(0, NAME_MAX),
-          subject,
-          lists,
-          type: 'regular',
-          content_type: 'html',
-          body: campaignBody(item, s.preview ?? '', pictures),
-          altbody: [s.preview?.trim(), htmlToText(item.content)].filter(Boolean).join('\n\n'),
-          headers: [],
-          ...(templateId ? { template_id: templateId } : {}),
-        }),
-      );
-      listmonkData<Campaign>(await call(ctx, c, 'PUT', `/api/campaigns/${created.id}/status`, { status: 'running' }));
+      const created = await createCampaign(ctx, c, {
+        name: subject.slice(0, NAME_MAX),
+        subject,
+        lists,
+        type: 'regular',
+        content_type: 'html',
+        body: campaignBody(item, s.preview ?? '', pictures),
+        altbody: [s.preview?.trim(), htmlToText(item.content)].filter(Boolean).join('\n\n'),
+        headers: [],
+        ...(templateId ? { template_id: templateId } : {}),
+      });
+      await startCampaign(ctx, c, created.id);
       return { status: 'published', id: String(created.id), url: campaignUrl(c, created.id) };
     },
 
@@ -193,14 +157,11 @@ export function createListmonkAdapter(): PlatformAdapter {
     async runTool(methodName, _data, ctx) {
       const c = creds(ctx);
       if (methodName === 'list') {
-        const data = listmonkData<Page<{ id: number; name: string; subscriber_count?: number; type?: string }> | { id: number; name: string }[]>(
-          await call(ctx, c, 'GET', '/api/lists?page=1&per_page=all'),
-        );
-        const rows = Array.isArray(data) ? data : data.results;
+        const rows = await allLists(ctx, c);
         return rows.map((l) => ({ id: String(l.id), name: l.name, ...('subscriber_count' in l ? { subscribers: l.subscriber_count } : {}) }));
       }
       if (methodName === 'templates') {
-        const rows = listmonkData<{ id: number; name: string; type: string; is_default: boolean }[]>(await call(ctx, c, 'GET', '/api/templates?no_body=true'));
+        const rows = await templates(ctx, c);
         return rows.filter((t) => t.type === 'campaign' || t.type === 'campaign_visual').map((t) => ({ id: String(t.id), name: t.name, isDefault: t.is_default }));
       }
       throw new PlatformError('unsupported', `listmonk has no tool "${methodName}"`);
@@ -214,7 +175,7 @@ export function createListmonkAdapter(): PlatformAdapter {
       if (replyTo) return [];
       const c = creds(ctx);
       const q = new URLSearchParams({ page: '1', per_page: String(Math.min(100, Math.max(1, limit))), order_by: 'created_at', order: 'desc' });
-      const page = listmonkData<Page<Campaign>>(await call(ctx, c, 'GET', `/api/campaigns?${q.toString()}`));
+      const page = await campaigns(ctx, c, q);
       return page.results
         .filter((x) => x.status !== 'draft' && Date.parse(x.created_at) >= since.getTime())
         .sort((a, b) => Date.parse(b.created_at) - Date.parse(a.created_at))
@@ -234,7 +195,7 @@ export function createListmonkAdapter(): PlatformAdapter {
         ['Views', 'views'],
         ['Clicks', 'clicks'],
       ] as const) {
-        const rows = listmonkData<{ campaign_id: number; count: number; timestamp: string }[] | null>(await call(ctx, c, 'GET', `/api/campaigns/analytics/${type}?${q.toString()}`)) ?? [];
+        const rows = await campaignAnalytics(ctx, c, type, q);
         const byDay = new Map<string, number>();
         for (const r of rows) {
           const day = String(r.timestamp).slice(0, 10);

@@ -1,69 +1,15 @@
+import { z } from 'zod';
+import { readCredentials } from '../common/credentials.js';
 import { htmlToText } from '../common/html.js';
-import { PlatformError, type ConnectedAccount, type OperationContext, type PlatformAdapter, type PublishResult } from '../platform.js';
-import { moltbookError } from './errors.js';
+import { PlatformError, type ConnectedAccount, type Credentials, type PlatformAdapter, type PublishResult } from '../platform.js';
+import { agentMe, agentProfile, agentStatus, commentsOf, commentUrl, createComment, createPost, postUrl, type MoltbookComment, type MoltbookCredentials, type MoltbookPost } from './client.js';
 import { MoltbookCredentialsSchema, moltbookMetadata } from './metadata.js';
 
-/**
- * Always `www.`: the bare domain redirects and the redirect drops the `Authorization` header.
- */
-export const MOLTBOOK_API = 'https://www.moltbook.com/api/v1';
-export const MOLTBOOK_WEB = 'https://www.moltbook.com';
 /** Titles are cut from the text's first line (as the reference implementation: 100 characters). */
 export const TITLE_LENGTH = 100;
 
-export interface MoltbookCredentials {
-  apiKey: string;
-  /** the agent's name (its profile and the author of its posts and comments) */
-  agentName: string;
-}
-
-interface Agent {
-  id?: string;
-  name?: string;
-  display_name?: string | null;
-  avatar_url?: string | null;
-  owner?: { x_avatar?: string | null } | null;
-}
-
-interface MoltbookPost {
-  id: string;
-  title?: string | null;
-  content?: string | null;
-  url?: string | null;
-  submolt?: string | { name?: string } | null;
-  created_at?: string;
-}
-
-interface MoltbookComment {
-  id: string;
-  content?: string | null;
-  parent_id?: string | null;
-  author?: { name?: string } | null;
-  created_at?: string;
-  replies?: MoltbookComment[] | null;
-}
-
-type Ctx = Pick<OperationContext, 'http' | 'clock'>;
-
-function creds(ctx: { credentials: Record<string, unknown> }): MoltbookCredentials {
-  const { apiKey, agentName } = ctx.credentials;
-  if (typeof apiKey !== 'string' || apiKey === '' || typeof agentName !== 'string' || agentName === '') {
-    throw new PlatformError('reconnect_required', 'Stored Moltbook credentials are incomplete', { field: 'apiKey' });
-  }
-  return { apiKey, agentName };
-}
-
-async function call<T>(ctx: Ctx, apiKey: string, method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
-  const res = await ctx.http.request({
-    method,
-    url: `${MOLTBOOK_API}${path}`,
-    headers: { authorization: `Bearer ${apiKey}`, accept: 'application/json', ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-    ...(body !== undefined ? { body } : {}),
-  });
-  const err = moltbookError(res, ctx.clock.now());
-  if (err) throw err;
-  return (typeof res.body === 'object' && res.body !== null ? res.body : {}) as T;
-}
+const StoredCredentials = z.object({ apiKey: z.string().min(1), agentName: z.string().min(1) });
+const creds = (ctx: { credentials: Credentials }): MoltbookCredentials => readCredentials(ctx, StoredCredentials, 'Moltbook');
 
 /**
  * Moltbook may answer a new post or comment with a verification challenge (an obfuscated
@@ -101,8 +47,6 @@ export function titleOf(text: string): string {
 
 const SINGLE_URL = /^https?:\/\/\S+$/i;
 const submoltName = (s: MoltbookPost['submolt']) => (typeof s === 'string' ? s : (s?.name ?? undefined));
-const postUrl = (id: string) => `${MOLTBOOK_WEB}/post/${encodeURIComponent(id)}`;
-const commentUrl = (postId: string, id: string) => `${postUrl(postId)}#comment-${encodeURIComponent(id)}`;
 const at = (s: string | undefined) => {
   const t = s ? Date.parse(s) : Number.NaN;
   return Number.isNaN(t) ? undefined : t;
@@ -128,10 +72,10 @@ export function createMoltbookAdapter(): PlatformAdapter {
         }
         throw e;
       };
-      const me = await call<{ agent?: Agent }>(ctx, apiKey, 'GET', '/agents/me').catch(asField);
+      const me = await agentMe(ctx, apiKey).catch(asField);
       const agent = me.agent;
       if (!agent?.name) throw new PlatformError('rejected', 'Moltbook did not name the agent of this API key', { field: 'apiKey' });
-      const status = await call<{ status?: string }>(ctx, apiKey, 'GET', '/agents/status').catch(asField);
+      const status = await agentStatus(ctx, apiKey).catch(asField);
       if (status.status !== 'claimed') {
         throw new PlatformError(
           'rejected',
@@ -166,7 +110,7 @@ export function createMoltbookAdapter(): PlatformAdapter {
 
       if (replyTo) {
         const parent = replyTo.id !== replyTo.rootId ? replyTo.id : undefined;
-        const body = await call<Record<string, unknown> & { comment?: { id?: string } }>(ctx, apiKey, 'POST', `/posts/${encodeURIComponent(replyTo.rootId)}/comments`, {
+        const body = await createComment(ctx, apiKey, replyTo.rootId, {
           content: text,
           ...(parent ? { parent_id: parent } : {}),
         });
@@ -179,7 +123,7 @@ export function createMoltbookAdapter(): PlatformAdapter {
       const submolt = typeof settings.submolt === 'string' ? settings.submolt.trim() : '';
       if (submolt === '') throw new PlatformError('rejected', 'A Moltbook post needs a submolt (settings.submolt)');
       const link = SINGLE_URL.test(text);
-      const body = await call<Record<string, unknown> & { post?: { id?: string }; data?: { id?: string } }>(ctx, apiKey, 'POST', '/posts', {
+      const body = await createPost(ctx, apiKey, {
         submolt,
         title: titleOf(text),
         ...(link ? { url: text } : { content: text }),
@@ -200,7 +144,7 @@ export function createMoltbookAdapter(): PlatformAdapter {
       const { apiKey, agentName } = creds(ctx);
       const from = since.getTime();
       if (replyTo) {
-        const body = await call<{ comments?: MoltbookComment[] }>(ctx, apiKey, 'GET', `/posts/${encodeURIComponent(replyTo.rootId)}/comments?sort=new`);
+        const body = await commentsOf(ctx, apiKey, replyTo.rootId);
         const flat: MoltbookComment[] = [];
         const walk = (list: MoltbookComment[] | null | undefined) => {
           for (const c of list ?? []) {
@@ -215,7 +159,7 @@ export function createMoltbookAdapter(): PlatformAdapter {
           .sort((a, b) => b.createdAt.localeCompare(a.createdAt))
           .slice(0, limit);
       }
-      const body = await call<{ recentPosts?: MoltbookPost[] }>(ctx, apiKey, 'GET', `/agents/profile?name=${encodeURIComponent(agentName)}`);
+      const body = await agentProfile(ctx, apiKey, agentName);
       const submolt = typeof settings?.submolt === 'string' && settings.submolt.trim() !== '' ? settings.submolt.trim().toLowerCase() : undefined;
       return (body.recentPosts ?? [])
         .filter((p) => (at(p.created_at) ?? Number.POSITIVE_INFINITY) >= from)

@@ -1,13 +1,8 @@
+import { z } from 'zod';
+import { readCredentials } from '../common/credentials.js';
 import { htmlToText } from '../common/html.js';
-import {
-  PlatformError,
-  type ConnectedAccount,
-  type OperationContext,
-  type PlatformAdapter,
-  type PublishMedia,
-  type PublishResult,
-} from '../platform.js';
-import { skoolError, skoolResult } from './errors.js';
+import { PlatformError, type ConnectedAccount, type Credentials, type PlatformAdapter, type PublishResult } from '../platform.js';
+import { createPost, get, uploadFile, type SkoolCredentials, type SkoolGroup, type SkoolLabel, type SkoolSelf } from './client.js';
 import { SkoolCredentialsSchema, SkoolSettingsSchema, skoolMetadata } from './metadata.js';
 
 /**
@@ -17,58 +12,12 @@ import { SkoolCredentialsSchema, SkoolSettingsSchema, skoolMetadata } from './me
  * public documentation (docs/platforms.md says which parts are assumed).
  */
 
-export const SKOOL_API = 'https://api2.skool.com';
 const GROUPS_PAGE = 30;
 /** label id Skool's groups without labels are posted with (no `labels` field is sent) */
 export const NO_LABEL = 'none';
 
-interface SkoolCredentials {
-  authToken: string;
-  clientId: string;
-  /** the account's Skool user id (owner of uploaded files, path of the groups listing) */
-  userId: string;
-}
-
-interface SkoolSelf {
-  id: string;
-  name?: string;
-  first_name?: string;
-  last_name?: string;
-  metadata?: { picture_profile?: string };
-}
-
-interface SkoolGroup {
-  id: string;
-  /** the group's URL slug (skool.com/<name>) */
-  name: string;
-  metadata?: { display_name?: string; labels?: string };
-}
-
-interface SkoolLabel {
-  id: string;
-  metadata?: { display_name?: string };
-}
-
-interface SkoolFile {
-  file: { id: string };
-  write_url: string;
-  content_type: string;
-  acl: string;
-}
-
-type Ctx = Pick<OperationContext, 'http'>;
-
-function creds(ctx: { credentials: Record<string, unknown> }): SkoolCredentials {
-  const c = ctx.credentials as Partial<SkoolCredentials>;
-  if (!c.authToken || !c.clientId || !c.userId) throw new PlatformError('reconnect_required', 'Stored Skool session cookies are incomplete: reconnect');
-  return { authToken: c.authToken, clientId: c.clientId, userId: c.userId };
-}
-
-const cookie = (c: Pick<SkoolCredentials, 'authToken' | 'clientId'>) => ({ cookie: `auth_token=${c.authToken}; client_id=${c.clientId}` });
-
-async function get<T>(ctx: Ctx, c: Pick<SkoolCredentials, 'authToken' | 'clientId'>, path: string): Promise<T> {
-  return skoolResult<T>(await ctx.http.request({ method: 'GET', url: `${SKOOL_API}${path}`, headers: cookie(c) }));
-}
+const StoredCredentials = z.object({ authToken: z.string().min(1), clientId: z.string().min(1), userId: z.string().min(1) });
+const creds = (ctx: { credentials: Credentials }): SkoolCredentials => readCredentials(ctx, StoredCredentials, 'Skool');
 
 /** Post URL: https://www.skool.com/<group slug>/<post name>. */
 export function skoolPostUrl(groupSlug: string, name: string): string {
@@ -77,37 +26,6 @@ export function skoolPostUrl(groupSlug: string, name: string): string {
 
 /** Creates the Skool adapter (session cookies; Skool's private web API). */
 export function createSkoolAdapter(): PlatformAdapter {
-  /** Each file: a file record (POST /files), then its bytes PUT to the storage URL Skool hands out. */
-  async function upload(ctx: OperationContext, c: SkoolCredentials, m: PublishMedia): Promise<string> {
-    const blob = await ctx.openMedia(m);
-    const name = m.path.split('/').pop()?.split('?')[0] || `${m.id}`;
-    const record = skoolResult<SkoolFile>(
-      await ctx.http.request({
-        method: 'POST',
-        url: `${SKOOL_API}/files`,
-        headers: cookie(c),
-        body: { file_name: name, content_type: m.mimeType, content_length: blob.size, content_disposition: '', ref: '', owner_id: c.userId, large_thumbnail: false },
-      }),
-    );
-    if (!record?.file?.id || !record.write_url) throw new PlatformError('rejected', 'Skool did not hand out an upload URL for the file');
-    // Another origin (the file storage); the Blob streams, its size is the Content-Length.
-    const put = await ctx.http.request({
-      method: 'PUT',
-      url: record.write_url,
-      headers: { 'content-type': record.content_type || m.mimeType, ...(record.acl ? { 'x-amz-acl': record.acl } : {}) },
-      body: blob,
-      timeoutMs: 300_000,
-    });
-    if (put.status >= 400) {
-      const err = skoolError(put)!;
-      // The storage URL is signed and single-purpose: a refusal there is not the session's fault.
-      if (err.kind === 'transient' || err.kind === 'rate_limited') throw err;
-      const detail = typeof put.body === 'string' ? (/<Code>([^<]+)<\/Code>/.exec(put.body)?.[1] ?? put.body.slice(0, 200)) : err.message;
-      throw new PlatformError('rejected', `Skool's file storage refused the upload (HTTP ${put.status}): ${detail}`, { status: put.status });
-    }
-    return record.file.id;
-  }
-
   return {
     metadata: skoolMetadata,
 
@@ -152,7 +70,7 @@ export function createSkoolAdapter(): PlatformAdapter {
       const groupInfo = await get<SkoolGroup>(ctx, c, `/groups/${encodeURIComponent(group)}`);
       const slug = groupInfo?.name || group;
       const attachments: string[] = [];
-      for (const m of item.media) attachments.push(await upload(ctx, c, m));
+      for (const m of item.media) attachments.push(await uploadFile(ctx, c, m));
       const content = htmlToText(item.content);
       const body = replyTo
         ? {
@@ -167,7 +85,7 @@ export function createSkoolAdapter(): PlatformAdapter {
             group_id: group,
             metadata: { title, content, attachments: attachments.join(','), ...(label !== NO_LABEL ? { labels: label } : {}), action: 0, video_ids: '' },
           };
-      const made = skoolResult<{ id?: string; name?: string }>(await ctx.http.request({ method: 'POST', url: `${SKOOL_API}/posts?follow=true`, headers: cookie(c), body }));
+      const made = await createPost(ctx, c, body);
       if (!made?.id) throw new PlatformError('rejected', 'Skool answered without the id of the post');
       return { status: 'published', id: String(made.id), url: skoolPostUrl(slug, made.name || String(made.id)) };
     },

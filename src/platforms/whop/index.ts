@@ -1,51 +1,18 @@
-import { Readable } from 'node:stream';
+import { z } from 'zod';
+import { readCredentials } from '../common/credentials.js';
 import { htmlToMarkdown } from '../common/markdown.js';
 import { buildAuthorizeUrl, type OAuthApp } from '../common/oauth2.js';
-import {
-  PlatformError,
-  type ConnectedAccount,
-  type OperationContext,
-  type PlatformAdapter,
-  type PublishItem,
-  type PublishResult,
-} from '../platform.js';
-import { whopError } from './errors.js';
+import { PlatformError, type ConnectedAccount, type Credentials, type OperationContext, type PlatformAdapter, type PublishResult } from '../platform.js';
+import { companies, createForumPost, fileOf, forumPosts, forumsOf, postUrl, tokenCall, uploadFiles, userinfo, type ForumPost, type WhopCredentials } from './client.js';
 import { whopMetadata } from './metadata.js';
 
-export const WHOP_API = 'https://api.whop.com/api/v1';
-export const WHOP_OAUTH = 'https://api.whop.com/oauth';
-export const WHOP_WEB = 'https://whop.com';
-/** Whop's token answer may leave out `expires_in` (the reference implementation assumes an hour). */
-const DEFAULT_EXPIRES_IN = 3600;
 /** How soon to look again at files Whop is still processing. */
 const FILE_POLL_MS = 2000;
-
-export interface WhopCredentials {
-  accessToken: string;
-  refreshToken: string | null;
-  /** the Whop user (`sub`) whose posts these are */
-  userId: string;
-}
 
 interface WhopSettings {
   company?: string;
   experience?: string;
   title?: string;
-}
-
-interface WhopFile {
-  id: string;
-  upload_status?: string;
-  upload_url?: string;
-  upload_headers?: Record<string, string> | null;
-}
-
-interface ForumPost {
-  id: string;
-  content?: string | null;
-  parent_id?: string | null;
-  user?: { id?: string } | null;
-  created_at?: string | number | null;
 }
 
 /** What a pending publish carries until its files are ready: everything to create the post then. */
@@ -57,41 +24,13 @@ interface PendingToken {
   files: string[];
 }
 
-type Ctx = Pick<OperationContext, 'http' | 'clock'>;
+const StoredCredentials = z.object({
+  accessToken: z.string().min(1),
+  refreshToken: z.unknown().transform((v) => (typeof v === 'string' ? v : null)),
+  userId: z.string(),
+});
+const creds = (ctx: { credentials: Credentials }): WhopCredentials => readCredentials(ctx, StoredCredentials, 'Whop');
 
-function creds(ctx: { credentials: Record<string, unknown> }): WhopCredentials {
-  const { accessToken, refreshToken, userId } = ctx.credentials;
-  if (typeof accessToken !== 'string' || accessToken === '' || typeof userId !== 'string') throw new PlatformError('reconnect_required', 'Stored Whop credentials are incomplete');
-  return { accessToken, refreshToken: typeof refreshToken === 'string' ? refreshToken : null, userId };
-}
-
-async function api<T>(ctx: Ctx, token: string, method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
-  const res = await ctx.http.request({
-    method,
-    url: `${WHOP_API}${path}`,
-    headers: { authorization: `Bearer ${token}`, accept: 'application/json', ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-    ...(body !== undefined ? { body } : {}),
-  });
-  const err = whopError(res, ctx.clock.now());
-  if (err) throw err;
-  return res.body as T;
-}
-
-/** Whop's token endpoint takes JSON (not a form), with PKCE; the app's secret is sent too. */
-async function tokenCall(ctx: Ctx, params: Record<string, string>): Promise<{ credentials: Omit<WhopCredentials, 'userId'>; expiresAt: Date }> {
-  const res = await ctx.http.request({ method: 'POST', url: `${WHOP_OAUTH}/token`, headers: { 'content-type': 'application/json', accept: 'application/json' }, body: params });
-  const err = whopError(res, ctx.clock.now());
-  if (err) throw err;
-  const b = (res.body ?? {}) as { access_token?: unknown; refresh_token?: unknown; expires_in?: unknown };
-  if (typeof b.access_token !== 'string' || b.access_token === '') throw new PlatformError('rejected', 'Whop returned no access token');
-  const expiresIn = Number(b.expires_in);
-  return {
-    credentials: { accessToken: b.access_token, refreshToken: typeof b.refresh_token === 'string' ? b.refresh_token : (params.refresh_token ?? null) },
-    expiresAt: new Date(ctx.clock.now() + (Number.isFinite(expiresIn) && expiresIn > 0 ? expiresIn : DEFAULT_EXPIRES_IN) * 1000),
-  };
-}
-
-const postUrl = (experience: string, id: string) => `${WHOP_WEB}/experiences/${encodeURIComponent(experience)}/${encodeURIComponent(id)}`;
 const createdAtOf = (v: ForumPost['created_at']): string => {
   if (v === null || v === undefined || v === '') return '';
   const n = typeof v === 'number' || /^\d+$/.test(v) ? Number(v) : Date.parse(v);
@@ -119,36 +58,11 @@ export function createWhopAdapter(config: { app?: OAuthApp }): PlatformAdapter {
     return config.app;
   };
 
-  /** Creates each file, PUTs its bytes where Whop says; returns the file ids. */
-  async function upload(ctx: OperationContext, token: string, media: PublishItem['media']): Promise<string[]> {
-    const ids: string[] = [];
-    for (const [i, m] of media.entries()) {
-      const ext = m.mimeType.split('/')[1]?.replace('jpeg', 'jpg').replace(/[^a-z0-9]/gi, '') || 'bin';
-      const file = await api<WhopFile>(ctx, token, 'POST', '/files', { filename: `${m.type}-${i + 1}.${ext}` });
-      if (!file?.id || !file.upload_url) throw new PlatformError('transient', 'Whop created the file without an upload address');
-      const blob = await ctx.openMedia(m);
-      const res = await ctx.http.request({
-        method: 'PUT',
-        url: file.upload_url,
-        headers: { ...(file.upload_headers ?? {}), 'content-length': String(blob.size), ...(file.upload_headers?.['Content-Type'] || file.upload_headers?.['content-type'] ? {} : { 'content-type': m.mimeType }) },
-        body: Readable.fromWeb(blob.stream()),
-        timeoutMs: 300_000,
-      });
-      if (res.status >= 400) {
-        const err = whopError(res, ctx.clock.now());
-        // The upload address is pre-signed: an expired signature is a refusal of this upload, not of the grant.
-        throw err && err.kind !== 'reconnect_required' && err.kind !== 'auth_expired' ? err : new PlatformError('transient', `Whop's file storage refused the upload (HTTP ${res.status})`, { status: res.status });
-      }
-      ids.push(file.id);
-    }
-    return ids;
-  }
-
   /** The files' states: all ready, one failed (refused with its name), or still processing. */
   async function filesReady(ctx: OperationContext, token: string, ids: string[]): Promise<boolean> {
     let ready = true;
     for (const id of ids) {
-      const f = await api<WhopFile>(ctx, token, 'GET', `/files/${encodeURIComponent(id)}`);
+      const f = await fileOf(ctx, token, id);
       if (f.upload_status === 'failed') throw new PlatformError('rejected', `Whop could not process the attached file ${id} (upload_status: failed)`);
       if (f.upload_status !== 'ready') ready = false;
     }
@@ -156,7 +70,7 @@ export function createWhopAdapter(config: { app?: OAuthApp }): PlatformAdapter {
   }
 
   async function createPost(ctx: OperationContext, token: string, p: PendingToken): Promise<PublishResult> {
-    const post = await api<{ id?: string }>(ctx, token, 'POST', '/forum_posts', {
+    const post = await createForumPost(ctx, token, {
       experience_id: p.experience,
       content: p.content,
       ...(p.title ? { title: p.title } : {}),
@@ -188,10 +102,7 @@ export function createWhopAdapter(config: { app?: OAuthApp }): PlatformAdapter {
       }).catch((e: unknown) => {
         throw e instanceof PlatformError && e.kind === 'reconnect_required' ? new PlatformError('rejected', `Whop refused the authorisation: ${e.message.replace(/^Whop: /, '')}`, e.details) : e;
       });
-      const res = await ctx.http.request({ method: 'GET', url: `${WHOP_OAUTH}/userinfo`, headers: { authorization: `Bearer ${tokens.credentials.accessToken}`, accept: 'application/json' } });
-      const err = whopError(res, ctx.clock.now());
-      if (err) throw err;
-      const me = (res.body ?? {}) as { sub?: string; name?: string | null; preferred_username?: string | null; picture?: string | null };
+      const me = await userinfo(ctx, tokens.credentials.accessToken);
       if (!me.sub) throw new PlatformError('rejected', 'Whop did not say who the user is');
       return {
         internalId: me.sub,
@@ -228,7 +139,7 @@ export function createWhopAdapter(config: { app?: OAuthApp }): PlatformAdapter {
       const { accessToken } = creds(ctx);
       const s = settingsOf(settings);
       if (!s.experience) throw new PlatformError('rejected', 'A Whop post needs an experience (settings.experience): pick one with the experiences tool');
-      const files = await upload(ctx, accessToken, item.media);
+      const files = await uploadFiles(ctx, accessToken, item.media);
       const pending: PendingToken = {
         experience: s.experience,
         content: htmlToMarkdown(item.content),
@@ -257,7 +168,7 @@ export function createWhopAdapter(config: { app?: OAuthApp }): PlatformAdapter {
       const experience = settingsOf(settings ?? {}).experience;
       if (!experience) throw new PlatformError('unsupported', 'Whop lists forum posts per experience, and none was given');
       const q = new URLSearchParams({ experience_id: experience, first: '50', ...(replyTo ? { parent_id: replyTo.id } : {}) });
-      const body = await api<{ data?: ForumPost[] }>(ctx, accessToken, 'GET', `/forum_posts?${q.toString()}`);
+      const body = await forumPosts(ctx, accessToken, q);
       return (body.data ?? [])
         .filter((p) => p.user?.id === userId && (replyTo ? p.parent_id === replyTo.id : !p.parent_id))
         .map((p) => ({ id: p.id, url: postUrl(experience, p.id), content: p.content ?? '', createdAt: createdAtOf(p.created_at) }))
@@ -269,13 +180,13 @@ export function createWhopAdapter(config: { app?: OAuthApp }): PlatformAdapter {
     async runTool(methodName, data, ctx) {
       const { accessToken } = creds(ctx);
       if (methodName === 'companies') {
-        const body = await api<{ data?: { id: string; title?: string; name?: string }[] }>(ctx, accessToken, 'GET', '/companies?first=50');
+        const body = await companies(ctx, accessToken);
         return (body.data ?? []).map((c) => ({ id: c.id, name: c.title ?? c.name ?? c.id }));
       }
       if (methodName === 'experiences') {
         const company = typeof (data as { id?: unknown } | null)?.id === 'string' ? (data as { id: string }).id : '';
         if (!company) throw new PlatformError('rejected', 'The experiences tool needs the company id (data.id)');
-        const body = await api<{ data?: { id: string; experience?: { id: string; name?: string | null } | null }[] }>(ctx, accessToken, 'GET', `/forums?${new URLSearchParams({ company_id: company, first: '50' }).toString()}`);
+        const body = await forumsOf(ctx, accessToken, company);
         return (body.data ?? []).filter((f) => f.experience?.id).map((f) => ({ id: f.experience!.id, name: f.experience!.name ?? f.experience!.id }));
       }
       throw new PlatformError('unsupported', `Whop has no tool "${methodName}"`);

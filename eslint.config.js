@@ -9,22 +9,32 @@ import tseslint from 'typescript-eslint';
 const restrictImports = (patterns, paths = []) => ({
   '@typescript-eslint/no-restricted-imports': ['error', { patterns, paths }],
 });
-const NOT_A_TEST = ['**/*.test.ts', '**/*.contract.ts'];
+const NOT_A_TEST = ['**/*.test.ts', '**/*.contract.ts', '**/*.testkit.ts', '**/*.simulator.ts'];
 /** Layers a platform folder never reaches: adapters never touch the database, the queue or Fastify. */
 const platformLayers = (up) => ({
-  regex: `^${up}(modules|publishing|webhooks|video|jobs|db|http|admin)/`,
-  message: 'A platform never imports modules/, the engines, jobs/, db/, http/ or admin/: adapters get what they need through the OperationContext.',
+  regex: `^${up}(modules|engines|core|jobs|db|http|admin)/`,
+  message: 'A platform never imports modules/, engines/, core/, jobs/, db/, http/ or admin/: adapters get what they need through the OperationContext.',
 });
 /** Another platform's folder, seen from inside src/platforms/<id>/ (common/ is where shared code goes). */
 const otherPlatform = {
   regex: '^\\.\\./(?!common/|\\.\\./)[^/]+/',
   message: "One platform never imports another platform's folder: move what both need to src/platforms/common/.",
 };
+const noEngine = {
+  regex: '^(\\.\\./)+engines/',
+  message: 'A module never imports an engine: enqueue through the ports in src/core/queues.ts, share code through src/core/.',
+};
+const noModule = (who) => ({
+  regex: '^(\\.\\./)+modules/',
+  message: `${who} never imports a module: give it its own repository, or move what both need down to src/core/.`,
+});
+const noHttp = (who) => ({ regex: '^(\\.\\./)+http/', message: `${who} never imports src/http/ (the edge is above it).` });
+const noEngineFrom = (who) => ({ regex: '^(\\.\\./)+engines/', message: `${who} never imports an engine.` });
 const boundaries = [
   {
     // 1. routes parse, answer and call a service; they never reach a repository (types included).
     files: ['src/modules/**/*.routes.ts'],
-    rules: restrictImports([{ regex: '\\.repository(\\.js)?$', message: 'A route calls a service, never a repository.' }]),
+    rules: restrictImports([{ regex: '\\.repository(\\.js)?$', message: 'A route calls a service, never a repository.' }, noEngine]),
   },
   {
     // 5. services hold the rules: no route file, nothing from the HTTP edge.
@@ -32,7 +42,26 @@ const boundaries = [
     rules: restrictImports([
       { regex: '\\.routes(\\.js)?$', message: 'A service never imports a route file (routes call services, not the other way).' },
       { regex: '^(\\.\\./)+http/', message: 'A service never imports src/http/ (shared pieces such as pagination live in src/lib/).' },
+      noEngine,
     ]),
+  },
+  {
+    // 6. the rest of a module (repositories, schemas, pages): no engine either.
+    files: ['src/modules/**/*.ts'],
+    ignores: [...NOT_A_TEST, '**/*.routes.ts', '**/*.service.ts'],
+    rules: restrictImports([noEngine]),
+  },
+  {
+    // 7. engines run on the job engine with their own repositories: no module, no HTTP edge.
+    files: ['src/engines/**/*.ts'],
+    ignores: NOT_A_TEST,
+    rules: restrictImports([noModule('An engine'), noHttp('An engine')]),
+  },
+  {
+    // 8. core holds what modules and engines both use: it imports neither, nor the edge.
+    files: ['src/core/**/*.ts'],
+    ignores: NOT_A_TEST,
+    rules: restrictImports([noModule('src/core/'), noEngineFrom('src/core/'), noHttp('src/core/')]),
   },
   {
     // 3. lib is the bottom: generic helpers that import nothing else from src/.
@@ -55,7 +84,7 @@ const boundaries = [
   {
     // 2. adapter code: no other platform, no upper layer, no database/queue/Fastify package.
     files: ['src/platforms/*/**/*.ts'],
-    ignores: [...NOT_A_TEST, '**/*.simulator.ts', '**/*.testkit.ts'],
+    ignores: NOT_A_TEST,
     rules: restrictImports(
       [otherPlatform, platformLayers('\\.\\./\\.\\./')],
       ['fastify', 'pg-boss', 'drizzle-orm', 'pg', '@electric-sql/pglite'].map((name) => ({
@@ -81,6 +110,27 @@ const boundaries = [
     rules: restrictImports([platformLayers('\\.\\./')]),
   },
 ];
+
+// 9. SQL lives in repositories (and db/, where the schema, the client and migrations are): anywhere
+// else in src/ a value import of drizzle-orm, a table from db/schema, a database driver, or a raw
+// `executeSql`/`execute` call is an error. Types and the schema's constants stay importable.
+const SQL_MESSAGE = 'SQL lives in *.repository.ts files (and src/db/): move this query into the repository of the module or engine.';
+const schemaConstants = ['MEMBER_ROLES'];
+const noSql = {
+  files: ['src/**/*.ts'],
+  ignores: [...NOT_A_TEST, '**/*.repository.ts', 'src/db/**', 'src/jobs/job-engine.ts'],
+  rules: {
+    'no-restricted-syntax': [
+      'error',
+      { selector: "ImportDeclaration[importKind='value'][source.value=/^(drizzle-orm|pg|@electric-sql\\/pglite)(\\/|$)/]", message: SQL_MESSAGE },
+      {
+        selector: `ImportDeclaration[importKind='value'][source.value=/\\/db\\/schema(\\/|\\.js$)/] > ImportSpecifier[importKind='value']:not([imported.name=/^(${schemaConstants.join('|')})$/])`,
+        message: SQL_MESSAGE,
+      },
+      { selector: "CallExpression[callee.property.name=/^(executeSql|execute)$/]", message: SQL_MESSAGE },
+    ],
+  },
+};
 
 export default tseslint.config(
   // (web/src/api/schema.d.ts is generated from the OpenAPI document: `npm run api:types`)
@@ -110,6 +160,7 @@ export default tseslint.config(
     },
   },
   ...boundaries,
+  noSql,
   {
     files: ['**/*.js'],
     ...tseslint.configs.disableTypeChecked,

@@ -1,3 +1,5 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vitest/config';
 import type { Reporter } from 'vitest/reporters';
@@ -22,34 +24,12 @@ const unitTests = ['src/**/*.unit.test.ts', 'test/**/*.unit.test.ts'];
 //     `findTokensDueBefore` compares `token_expires_at` in SQL and which marks a channel
 //     `refreshNeeded` with its notification; threads also covers a revoked grant and a channel
 //     left alone once marked.
-// Telegram, Bluesky and X have no `<id>.api.test.ts`: they are the platforms of the publisher and
-// modules/ tests, which stay on both. A new api test runs on both databases until listed here.
-const onPgliteOnly = [
-  'devto',
-  'dribbble',
-  'facebook',
-  'gmb',
-  'hashnode',
-  'instagram',
-  'instagram-standalone',
-  'kick',
-  'lemmy',
-  'listmonk',
-  'medium',
-  'mewe',
-  'moltbook',
-  'nostr',
-  'pinterest',
-  'skool',
-  'tiktok',
-  'tumblr',
-  'twitch',
-  'vk',
-  'whop',
-  'wordpress',
-  'wrapcast',
-  'youtube',
-].map((id) => `src/platforms/${id}/${id}.api.test.ts`);
+// Every other platform's api test is listed, from the folders, so a new one runs on PGlite only.
+const keptOnBothDatabases = ['threads'];
+const platformsDir = join(import.meta.dirname, 'src/platforms');
+const onPgliteOnly = readdirSync(platformsDir, { withFileTypes: true })
+  .filter((d) => d.isDirectory() && !keptOnBothDatabases.includes(d.name) && existsSync(join(platformsDir, d.name, `${d.name}.api.test.ts`)))
+  .map((d) => `src/platforms/${d.name}/${d.name}.api.test.ts`);
 
 // A fresh machine without PostgreSQL, Redis or Chromium runs the embedded tiers and says at the
 // end which it left out and how to run them; TIDINGS_TEST_ALL=1 (set by .ci/run) makes that an error.

@@ -48,7 +48,7 @@ import { createMediaService } from './modules/media/media.service.js';
 import { createPostsRepository } from './modules/posts/posts.repository.js';
 import { createPostsService } from './modules/posts/posts.service.js';
 import { createMemoryStore } from './rate-limit/memory-store.js';
-import { createPostgresStore } from './rate-limit/postgres-store.js';
+import { createPostgresStore } from './rate-limit/postgres-store.repository.js';
 import { createRedisStore } from './rate-limit/redis-store.js';
 import type { SlidingLogStore } from './rate-limit/store.js';
 import type { Resolver } from './lib/safe-address.js';

@@ -86,7 +86,7 @@ export interface MediaKindRule {
    * The image types the platform itself takes, where narrower than `mimeTypes`. The others are
    * re-encoded at publish time, or, when the platform pulls pictures from their URL (`pulled`),
    * handed to it as the URL of a rendition in the first of JPEG, WebP, PNG it takes
-   * (`media/renditions.ts`).
+   * (`core/media/renditions.ts`).
    */
   platformTypes?: readonly string[];
   /** largest file the platform takes, bytes (larger still images are re-encoded at publish time) */

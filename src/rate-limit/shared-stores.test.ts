@@ -1,7 +1,7 @@
 import { describe } from 'vitest';
 import { inject } from 'vitest';
 import { openTestDatabase, testDbKind } from '../../test/test-db.js';
-import { createPostgresStore } from './postgres-store.js';
+import { createPostgresStore } from './postgres-store.repository.js';
 import { createRedisStore } from './redis-store.js';
 import { slidingLogContract } from './store.contract.js';
 

@@ -43,7 +43,7 @@ describe('eslint layer boundaries', { timeout: 120_000 }, () => {
     for (const [line, name] of [
       ["import { integrations } from '../../db/schema/index.js';", 'integrations'],
       ["import { createPostsService } from '../../modules/posts/posts.service.js';", 'createPostsService'],
-      ["import { createPublisher } from '../../publishing/publisher.js';", 'createPublisher'],
+      ["import { createPublisher } from '../../engines/publishing/publisher.js';", 'createPublisher'],
       ["import { registerErrorHandler } from '../../http/error-handler.js';", 'registerErrorHandler'],
       ["import { eq } from 'drizzle-orm';", 'eq'],
       ["import Fastify from 'fastify';", 'Fastify'],
@@ -91,5 +91,65 @@ describe('eslint layer boundaries', { timeout: 120_000 }, () => {
       expect.stringContaining('A service never imports a route file'),
     ]);
     expect(await restricted(file, use("import { PAGE_SIZE } from '../../lib/pagination.js';", 'PAGE_SIZE'))).toEqual([]);
+  });
+
+  it('6. a module never imports an engine (it enqueues through core/queues.ts)', async () => {
+    for (const file of ['src/modules/posts/posts.service.ts', 'src/modules/posts/posts.routes.ts', 'src/modules/posts/post-validation.ts']) {
+      expect(await restricted(file, use("import { createPublisher } from '../../engines/publishing/publisher.js';", 'createPublisher')), file).toEqual([
+        expect.stringContaining('A module never imports an engine'),
+      ]);
+    }
+    expect(await restricted('src/modules/posts/posts.service.ts', "import type { PublishQueue } from '../../core/queues.js';\nexport type Q = PublishQueue;\n")).toEqual([]);
+  });
+
+  it('7. an engine never imports a module or the HTTP edge', async () => {
+    const file = 'src/engines/publishing/publisher.ts';
+    expect(await restricted(file, use("import { createMediaRepository } from '../../modules/media/media.repository.js';", 'createMediaRepository'))).toEqual([
+      expect.stringContaining('An engine never imports a module'),
+    ]);
+    expect(await restricted(file, use("import { errorResponses } from '../../http/error-schema.js';", 'errorResponses'))).toEqual([
+      expect.stringContaining('An engine never imports src/http/'),
+    ]);
+    expect(await restricted(file, use("import { emitEvent } from '../../core/events/events.js';", 'emitEvent'))).toEqual([]);
+  });
+
+  it('8. src/core/ imports no module, no engine and not the HTTP edge', async () => {
+    const file = 'src/core/events/events.ts';
+    for (const [line, name] of [
+      ["import { createWebhooksService } from '../../modules/webhooks/webhooks.service.js';", 'createWebhooksService'],
+      ["import { startDelivery } from '../../engines/webhooks/delivery.js';", 'startDelivery'],
+      ["import { errorResponses } from '../../http/error-schema.js';", 'errorResponses'],
+    ] as const) {
+      expect(await restricted(file, use(line, name)), line).toHaveLength(1);
+    }
+    expect(await restricted(file, use("import { newId } from '../../lib/ids.js';", 'newId'))).toEqual([]);
+  });
+});
+
+describe('no SQL outside repositories', { timeout: 120_000 }, () => {
+  /** The messages of the SQL rule (`no-restricted-syntax`) for `code` linted as the file at `filePath`. */
+  async function sqlMessages(filePath: string, code: string): Promise<string[]> {
+    const [result] = await eslint.lintText(code, { filePath });
+    expect(result!.messages.filter((m) => m.ruleId === null)).toEqual([]);
+    return result!.messages.filter((m) => m.ruleId === 'no-restricted-syntax').map((m) => m.message);
+  }
+
+  it('9. a service, an engine or core code may not import drizzle-orm, a table or a driver, nor run raw SQL; a repository may', async () => {
+    for (const file of ['src/modules/posts/posts.service.ts', 'src/engines/publishing/publisher.ts', 'src/core/events/events.ts', 'src/http/auth.ts']) {
+      for (const [line, name] of [
+        ["import { eq } from 'drizzle-orm';", 'eq'],
+        ["import { sql } from 'drizzle-orm';", 'sql'],
+        ["import { posts } from '../../db/schema/index.js';", 'posts'],
+        ["import pg from 'pg';", 'pg'],
+      ] as const) {
+        expect(await sqlMessages(file, use(line, name)), `${file}: ${line}`).toEqual([expect.stringContaining('SQL lives in *.repository.ts files')]);
+      }
+      expect(await sqlMessages(file, 'export const f = (db: { execute(q: string): unknown }) => db.execute("select 1");\n'), file).toHaveLength(1);
+      // types and the schema's constants are not SQL
+      expect(await sqlMessages(file, "import type { SQL } from 'drizzle-orm';\nimport { MEMBER_ROLES, type MemberRole } from '../../db/schema/index.js';\nexport type T = [SQL, MemberRole];\nexport const r = MEMBER_ROLES;\n"), file).toEqual([]);
+    }
+    const repository = 'src/modules/posts/posts.repository.ts';
+    expect(await sqlMessages(repository, use("import { and, eq } from 'drizzle-orm';", '[and, eq]'))).toEqual([]);
+    expect(await sqlMessages(repository, use("import { posts } from '../../db/schema/index.js';", 'posts'))).toEqual([]);
   });
 });

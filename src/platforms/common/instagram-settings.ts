@@ -30,7 +30,7 @@ export const InstagramSettingsSchema = z.object({
  * Media rules of both Instagram flavours: at least one item, a carousel of up to 10, reels up to
  * 15 minutes. Instagram pulls each file from its public URL and publishes JPEG pictures only
  * ("Only JPEG images can be published"): a PNG or WebP picture is handed to it as the URL of its
- * JPEG rendition (`platformTypes`, `media/renditions.ts`). Pictures must be at most 8 MB as
+ * JPEG rendition (`platformTypes`, `core/media/renditions.ts`). Pictures must be at most 8 MB as
  * uploaded; Instagram scales widths itself. The aspect ratio depends on the post type (feed 4:5
  * to 1.91:1, stories any) and is checked by `validate`, like the single item of a story.
  */

@@ -51,3 +51,43 @@ describe('job engine: enqueue in the transaction of the row', () => {
     expect(handled).toEqual(['commit']);
   });
 });
+
+describe('job engine: creating queues while other processes do', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await buildTestApp();
+  });
+  afterAll(async () => t.close());
+
+  it('a create that PostgreSQL aborts (deadlock with another process) is tried again and the queue exists', async () => {
+    const boss = t.deps.jobs!.boss;
+    const real = boss.createQueue.bind(boss);
+    let calls = 0;
+    boss.createQueue = async (name: string, options?: Parameters<typeof real>[1]) => {
+      calls++;
+      if (calls <= 2) throw Object.assign(new Error('deadlock detected'), { code: '40P01' });
+      return real(name, options);
+    };
+    try {
+      await t.deps.jobs!.ensureQueue('test.contended');
+    } finally {
+      boss.createQueue = real;
+    }
+    expect(calls).toBe(3);
+    expect(await boss.getQueue('test.contended')).toMatchObject({ name: 'test.contended' });
+  });
+
+  it('a create that keeps failing still fails, with the database error', async () => {
+    const boss = t.deps.jobs!.boss;
+    const real = boss.createQueue.bind(boss);
+    boss.createQueue = async () => {
+      throw new Error('permission denied for schema pgboss');
+    };
+    try {
+      await expect(t.deps.jobs!.ensureQueue('test.never')).rejects.toThrow('permission denied for schema pgboss');
+    } finally {
+      boss.createQueue = real;
+    }
+    expect(await boss.getQueue('test.never')).toBeNull();
+  });
+});

@@ -26,6 +26,8 @@ export interface JobEngine {
   send(name: string, data: object, options?: PgBoss.SendOptions, tx?: Tx): Promise<string | null>;
 }
 
+const QUEUE_CREATE_ATTEMPTS = 6;
+
 export function createJobEngine(database: Database, opts: { role: JobRole; logger: Logger; pollingIntervalSeconds?: number }): JobEngine {
   const isWorker = opts.role !== 'api';
   const boss = new PgBoss({
@@ -48,13 +50,20 @@ export function createJobEngine(database: Database, opts: { role: JobRole; logge
     },
     async ensureQueue(name, options) {
       if (known.has(name)) return;
-      const existing = await boss.getQueue(name);
-      if (!existing) {
+      // Processes starting together create queues at the same moment. pg-boss's create_queue adds a
+      // partition to its job table, so two processes creating different queues can deadlock and
+      // PostgreSQL aborts one of them; the loser's queue was then never made. Try again (the winner
+      // has usually made it by then) with a short, growing, jittered pause.
+      for (let attempt = 1; ; attempt++) {
+        if (await boss.getQueue(name)) break;
         try {
           await boss.createQueue(name, options);
+          break;
         } catch (e) {
-          // Another process created it at the same moment (workers starting together): fine if it exists now.
-          if (!(await boss.getQueue(name))) throw e;
+          if (await boss.getQueue(name)) break;
+          if (attempt >= QUEUE_CREATE_ATTEMPTS) throw e;
+          opts.logger.warn({ err: e, queue: name, attempt }, 'creating the job queue failed; trying again');
+          await new Promise((r) => setTimeout(r, 50 * attempt + Math.floor(Math.random() * 100)));
         }
       }
       known.add(name);

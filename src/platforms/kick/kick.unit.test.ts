@@ -1,38 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { connectViaOAuth, runPlatformContract } from '../../../test/platform-contract.js';
-import { PlatformError } from '../platform.js';
+import { oauthConnector, platformFailure, runSimulatorContract } from '../common/unit.testkit.js';
+import type { PlatformError } from '../platform.js';
 import { DEFAULT_RETRY_AFTER_SECONDS, kickError, sentMessageId } from './errors.js';
 import { createKickAdapter } from './index.js';
-import type { KickSimulator } from './kick.simulator.js';
 import { KICK_APP, kickSimulator, originsFor, OTHER, published, rewriteFor, say, STREAMER, withCreds, withKick, type TestCtx } from './kick.testkit.js';
 
 const adapter = createKickAdapter({ app: KICK_APP });
+const connect = oauthConnector(adapter, rewriteFor);
 
 // A Kick post is a chat message: text only (the metadata allows no media, and post validation
 // refuses any), so the contract's media case cannot apply. Everything else runs unchanged.
-runPlatformContract({
-  name: 'kick',
-  adapter,
-  errorsIn200: true,
-  async setup() {
-    const sim = await kickSimulator();
-    return {
-      origins: originsFor(sim),
-      injectKind: (k) => sim.injectKind(k),
-      connect: (ctx) => connectViaOAuth(adapter, ctx, rewriteFor(sim)),
-      lookup: (id) => sim.lookup(id),
-      expireToken: () => sim.expireAccessTokens(),
-      close: () => sim.close(),
-    };
-  },
-});
-
-const connect = (sim: KickSimulator, ctx: TestCtx, a = adapter) => connectViaOAuth(a, ctx, rewriteFor(sim));
-const failure = async (p: Promise<unknown>) => {
-  const e = await p.catch((err: unknown) => err);
-  expect(e).toBeInstanceOf(PlatformError);
-  return e as PlatformError;
-};
+runSimulatorContract({ name: 'kick', adapter, errorsIn200: true, start: kickSimulator, origins: originsFor, connect });
 
 describe('kick: connecting and tokens', () => {
   it('connects with PKCE S256 and the client secret in the form; the channel slug names the profile', async () => {
@@ -54,30 +32,30 @@ describe('kick: connecting and tokens', () => {
     await withKick(async (sim, ctx) => {
       const begun = await adapter.beginConnect!({ state: 's1', redirectUri: 'http://localhost/cb', codeChallenge: 'A'.repeat(43) }, ctx);
       const code = new URL((await fetch(rewriteFor(sim)(begun.url), { redirect: 'manual' })).headers.get('location')!).searchParams.get('code')!;
-      const wrongVerifier = await failure(adapter.completeConnect!({ code, redirectUri: 'http://localhost/cb', codeVerifier: 'not-the-verifier' }, ctx));
+      const wrongVerifier = await platformFailure(adapter.completeConnect!({ code, redirectUri: 'http://localhost/cb', codeVerifier: 'not-the-verifier' }, ctx));
       expect({ kind: wrongVerifier.kind, message: wrongVerifier.message }).toEqual({ kind: 'rejected', message: 'Invalid request' });
 
       const account = await connect(sim, ctx);
       expect(account.name).toBe('AcmeLive');
       const used = sim.log.filter((r) => r.path === '/oauth/token').at(-1)!.body as Record<string, string>;
-      const again = await failure(adapter.completeConnect!({ code: used.code!, redirectUri: used.redirect_uri!, codeVerifier: used.code_verifier }, ctx));
+      const again = await platformFailure(adapter.completeConnect!({ code: used.code!, redirectUri: used.redirect_uri!, codeVerifier: used.code_verifier }, ctx));
       expect(again.kind).toBe('rejected');
 
-      const wrongSecret = await failure(connect(sim, ctx, createKickAdapter({ app: { ...KICK_APP, clientSecret: 'nope' } })));
+      const wrongSecret = await platformFailure(connect(sim, ctx, createKickAdapter({ app: { ...KICK_APP, clientSecret: 'nope' } })));
       expect({ kind: wrongSecret.kind, message: wrongSecret.message }).toEqual({ kind: 'rejected', message: "Kick refused this server's app (check KICK_CLIENT_ID and KICK_CLIENT_SECRET): Unauthorized" });
 
       const noPkce = await fetch(rewriteFor(sim)(begun.url.replace(/&code_challenge[^&]*/g, '')), { redirect: 'manual' });
       expect(noPkce.status).toBe(400);
-      expect(await failure(adapter.beginConnect!({ state: 's', redirectUri: 'http://localhost/cb' }, ctx))).toMatchObject({ kind: 'unsupported' });
+      expect(await platformFailure(adapter.beginConnect!({ state: 's', redirectUri: 'http://localhost/cb' }, ctx))).toMatchObject({ kind: 'unsupported' });
     });
   });
 
   it('says Kick is not configured without an app, and refuses a grant without chat:write', async () => {
-    const err = await failure(createKickAdapter({}).beginConnect!({ state: 's', redirectUri: 'http://localhost/cb', codeChallenge: 'x' }, {} as TestCtx));
+    const err = await platformFailure(createKickAdapter({}).beginConnect!({ state: 's', redirectUri: 'http://localhost/cb', codeChallenge: 'x' }, {} as TestCtx));
     expect(err).toMatchObject({ kind: 'unsupported', message: 'Kick is not configured (set KICK_CLIENT_ID and KICK_CLIENT_SECRET)' });
     await withKick(async (sim, ctx) => {
       sim.grantOnly(['user:read', 'channel:read']);
-      const refused = await failure(connect(sim, ctx));
+      const refused = await platformFailure(connect(sim, ctx));
       expect({ kind: refused.kind, message: refused.message }).toEqual({ kind: 'rejected', message: 'Kick did not grant the chat:write permission: connect again and allow it' });
     });
   });
@@ -90,7 +68,7 @@ describe('kick: connecting and tokens', () => {
       expect(first.credentials).toMatchObject({ userId: String(STREAMER.user_id), slug: 'acmelive' });
       const refreshBody = sim.log.filter((r) => r.path === '/oauth/token').at(-1)!.body;
       expect(refreshBody).toMatchObject({ grant_type: 'refresh_token', refresh_token: account.credentials.refreshToken, client_secret: KICK_APP.clientSecret });
-      const stale = await failure(adapter.refresh!(withCreds(ctx, account)));
+      const stale = await platformFailure(adapter.refresh!(withCreds(ctx, account)));
       expect(stale.kind).toBe('reconnect_required');
       published(await say(adapter, ctx, { ...account, credentials: first.credentials }, '<p>after refresh</p>'));
       expect(sim.refreshCount()).toBe(1);
@@ -101,8 +79,8 @@ describe('kick: connecting and tokens', () => {
     await withKick(async (sim, ctx) => {
       const account = await connect(sim, ctx);
       sim.revokeGrant();
-      expect((await failure(say(adapter, ctx, account, 'hi'))).kind).toBe('auth_expired');
-      expect((await failure(adapter.refresh!(withCreds(ctx, account)))).kind).toBe('reconnect_required');
+      expect((await platformFailure(say(adapter, ctx, account, 'hi'))).kind).toBe('auth_expired');
+      expect((await platformFailure(adapter.refresh!(withCreds(ctx, account)))).kind).toBe('reconnect_required');
     });
   });
 });
@@ -131,7 +109,7 @@ describe('kick: chat messages', () => {
         [c.id, b.id],
       ]);
       // A reply to a message that does not exist is Kick's refusal.
-      const err = await failure(say(adapter, ctx, account, 'four', { id: '00000000-0000-0000-0000-000000000000', rootId: a.id }));
+      const err = await platformFailure(say(adapter, ctx, account, 'four', { id: '00000000-0000-0000-0000-000000000000', rootId: a.id }));
       expect({ kind: err.kind, message: err.message }).toEqual({ kind: 'rejected', message: 'Invalid request: reply_to_message_id does not exist in this chat' });
     });
   });
@@ -139,11 +117,11 @@ describe('kick: chat messages', () => {
   it('refuses text over 500 characters before sending; long HTML whose text fits is sent', async () => {
     await withKick(async (sim, ctx) => {
       const account = await connect(sim, ctx);
-      const err = await failure(say(adapter, ctx, account, `<p>${'a'.repeat(501)}</p>`));
+      const err = await platformFailure(say(adapter, ctx, account, `<p>${'a'.repeat(501)}</p>`));
       expect({ kind: err.kind, message: err.message }).toEqual({ kind: 'rejected', message: 'A Kick chat message takes at most 500 characters; this one has 501' });
-      expect((await failure(say(adapter, ctx, account, '<p> </p>'))).kind).toBe('rejected');
+      expect((await platformFailure(say(adapter, ctx, account, '<p> </p>'))).kind).toBe('rejected');
       const media = [{ id: 'm', path: 'https://media.example/m.png', type: 'image' as const, mimeType: 'image/png', size: 1 }];
-      const withMedia = await failure(adapter.publish({ item: { content: 'pic', media }, settings: {}, idempotencyKey: 'm' }, withCreds(ctx, account)));
+      const withMedia = await platformFailure(adapter.publish({ item: { content: 'pic', media }, settings: {}, idempotencyKey: 'm' }, withCreds(ctx, account)));
       expect(withMedia.message).toBe('Kick chat messages are text only: remove the pictures and videos');
       expect(sim.log.filter((l) => l.path === '/public/v1/chat')).toHaveLength(0);
       published(await say(adapter, ctx, account, `<p><strong>${'b'.repeat(500)}</strong></p>`));

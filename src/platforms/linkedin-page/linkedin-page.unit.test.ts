@@ -1,31 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { connectViaOAuth, runPlatformContract } from '../../../test/platform-contract.js';
-import type { LinkedinSimulator } from './linkedin-page.simulator.js';
-import { ADA, APP, image, linkedinSimulator, originsFor, PNG, post, published, rewriteFor, sha, withLinkedin, type TestCtx } from './linkedin-page.testkit.js';
+import { oauthConnector, runSimulatorContract } from '../common/unit.testkit.js';
+import { ADA, APP, image, linkedinSimulator, originsFor, PNG, post, published, rewriteFor, sha, withLinkedin } from './linkedin-page.testkit.js';
 import type { PlatformError } from '../platform.js';
 import { createLinkedinPageAdapter } from './index.js';
 
 const adapter = createLinkedinPageAdapter({ app: APP });
+const connect = oauthConnector(adapter, rewriteFor);
 
-runPlatformContract({
-  name: 'linkedin-page',
-  adapter,
-  errorsIn200: false,
-  async setup() {
-    const sim = await linkedinSimulator();
-    return {
-      origins: originsFor(sim),
-      injectKind: (k) => sim.injectKind(k),
-      connect: (ctx) => connectViaOAuth(adapter, ctx, rewriteFor(sim)),
-      lookup: (id) => sim.lookup(id),
-      expireToken: () => sim.expireAccessTokens(),
-      close: () => sim.close(),
-    };
-  },
-});
+runSimulatorContract({ name: 'linkedin-page', adapter, errorsIn200: false, start: () => linkedinSimulator(), origins: originsFor, connect });
 
 describe('linkedin-page specifics', () => {
-  const connect = (sim: LinkedinSimulator, ctx: TestCtx) => connectViaOAuth(adapter, ctx, rewriteFor(sim));
   const DAY = 86_400_000;
 
   it('connects the first page the member administers, never one they do not', async () => {

@@ -1,31 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { connectViaOAuth, runPlatformContract } from '../../../test/platform-contract.js';
+import { oauthConnector, runSimulatorContract } from '../common/unit.testkit.js';
 import { createManualClock } from '../../lib/clock.js';
 import { PlatformError } from '../platform.js';
 import { DEFAULT_RETRY_AFTER_SECONDS, linkedinError } from './errors.js';
 import { createLinkedinAdapter, LINKEDIN_VERSION } from './index.js';
-import { ACTIVE_LINKEDIN_VERSIONS, renderLittleText, type LinkedinSimulator } from './linkedin.simulator.js';
+import { ACTIVE_LINKEDIN_VERSIONS, renderLittleText } from './linkedin.simulator.js';
 import { ADA, APP, image, linkedinSimulator, originsFor, PNG, post, published, rewriteFor, sha, video, withLinkedin, type TestCtx } from './linkedin.testkit.js';
 import { escapeLittleText, unescapeLittleText } from '../common/linkedin-little-text.js';
 
 const adapter = createLinkedinAdapter({ app: APP });
+const connect = oauthConnector(adapter, rewriteFor);
 
-runPlatformContract({
-  name: 'linkedin',
-  adapter,
-  errorsIn200: false,
-  async setup() {
-    const sim = await linkedinSimulator();
-    return {
-      origins: originsFor(sim),
-      injectKind: (k) => sim.injectKind(k),
-      connect: (ctx) => connectViaOAuth(adapter, ctx, rewriteFor(sim)),
-      lookup: (id) => sim.lookup(id),
-      expireToken: () => sim.expireAccessTokens(),
-      close: () => sim.close(),
-    };
-  },
-});
+runSimulatorContract({ name: 'linkedin', adapter, errorsIn200: false, start: () => linkedinSimulator(), origins: originsFor, connect });
 
 describe('linkedin little text', () => {
   it('escapes every reserved character with a backslash, and unescapes back', () => {
@@ -43,7 +29,6 @@ describe('linkedin little text', () => {
 });
 
 describe('linkedin specifics', () => {
-  const connect = (sim: LinkedinSimulator, ctx: TestCtx) => connectViaOAuth(adapter, ctx, rewriteFor(sim));
 
   it('connects the member from OIDC userinfo and stores the 60-day token', async () => {
     await withLinkedin({}, async (sim, ctx) => {

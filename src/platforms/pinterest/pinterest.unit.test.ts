@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { connectViaOAuth, runPlatformContract } from '../../../test/platform-contract.js';
-import { PlatformError, type ConnectedAccount, type OperationContext, type PlatformAdapter, type PublishItem } from '../platform.js';
+import { oauthConnector, platformFailure, runSimulatorContract } from '../common/unit.testkit.js';
+import { withCreds } from '../common/platform.testkit.js';
+import { PlatformError, type OperationContext, type PlatformAdapter, type PublishItem } from '../platform.js';
 import { DEFAULT_RETRY_AFTER_SECONDS, pinterestError, pinterestMessage, uploadError } from './errors.js';
 import { createPinterestAdapter } from './index.js';
 import type { PinterestSimulator } from './pinterest.simulator.js';
@@ -27,6 +28,7 @@ import {
 } from './pinterest.testkit.js';
 
 const adapter = createPinterestAdapter({ app: PINTEREST_APP });
+const connect = oauthConnector(adapter, rewriteFor);
 
 /**
  * The contract's generic posts, made into pins: every pin needs a board and a picture or a video,
@@ -43,30 +45,8 @@ const asPins: PlatformAdapter = {
 // Pinterest has no replies or comments an app can post (the metadata says `thread.supported: false`
 // and post validation refuses thread items), so the contract's thread case cannot apply; the
 // adapter's answer to a reply is tested below.
-runPlatformContract({
-  name: 'pinterest',
-  adapter: asPins,
-  errorsIn200: false,
-  async setup() {
-    const sim = await pinterestSimulator();
-    return {
-      origins: originsFor(sim),
-      injectKind: (k) => sim.injectKind(k),
-      connect: (ctx) => connectViaOAuth(adapter, ctx, rewriteFor(sim)),
-      lookup: (id) => sim.lookup(id),
-      expireToken: () => sim.expireAccessTokens(),
-      close: () => sim.close(),
-    };
-  },
-});
+runSimulatorContract({ name: 'pinterest', adapter: asPins, errorsIn200: false, start: () => pinterestSimulator(), origins: originsFor, connect });
 
-const connect = (sim: PinterestSimulator, ctx: TestCtx) => connectViaOAuth(adapter, ctx, rewriteFor(sim));
-const withCreds = (ctx: TestCtx, account: ConnectedAccount): OperationContext => ({ ...ctx, credentials: account.credentials });
-const failure = async (p: Promise<unknown>) => {
-  const e = await p.catch((err: unknown) => err);
-  expect(e).toBeInstanceOf(PlatformError);
-  return e as PlatformError;
-};
 const DAY = 86_400_000;
 
 describe('pinterest: connecting and tokens', () => {
@@ -89,11 +69,11 @@ describe('pinterest: connecting and tokens', () => {
   });
 
   it('says Pinterest is not configured without an app, and refuses a grant without pins:write', async () => {
-    const err = await failure(createPinterestAdapter({}).beginConnect!({ state: 's', redirectUri: 'http://localhost/cb' }, {} as TestCtx));
+    const err = await platformFailure(createPinterestAdapter({}).beginConnect!({ state: 's', redirectUri: 'http://localhost/cb' }, {} as TestCtx));
     expect({ kind: err.kind, message: err.message }).toEqual({ kind: 'unsupported', message: 'Pinterest is not configured' });
     await withPinterest({}, async (sim, ctx) => {
       sim.grantOnly(['boards:read', 'pins:read', 'user_accounts:read']);
-      const refused = await failure(connect(sim, ctx));
+      const refused = await platformFailure(connect(sim, ctx));
       expect({ kind: refused.kind, message: refused.message }).toEqual({ kind: 'rejected', message: 'Pinterest did not grant the pins:write permission: connect again and allow it' });
     });
   });
@@ -101,7 +81,7 @@ describe('pinterest: connecting and tokens', () => {
   it('a wrong client secret is the server’s configuration, told as such', async () => {
     await withPinterest({}, async (sim, ctx) => {
       const wrong = createPinterestAdapter({ app: { ...PINTEREST_APP, clientSecret: 'not-the-secret' } });
-      const err = await failure(connectViaOAuth(wrong, ctx, rewriteFor(sim)));
+      const err = await platformFailure(connect(sim, ctx, wrong));
       expect({ kind: err.kind, message: err.message }).toEqual({
         kind: 'rejected',
         message: "Pinterest refused this server's app (check PINTEREST_CLIENT_ID and PINTEREST_CLIENT_SECRET): Authentication failed.",
@@ -119,7 +99,7 @@ describe('pinterest: connecting and tokens', () => {
       const refresh = sim.log.filter((r) => r.path === '/v5/oauth/token').at(-1)!;
       expect(refresh.body).toEqual({ grant_type: 'refresh_token', refresh_token: account.credentials.refreshToken });
       // The old refresh token was retired by the rotation: using it again means the grant is gone.
-      const stale = await failure(adapter.refresh!(withCreds(ctx, account)));
+      const stale = await platformFailure(adapter.refresh!(withCreds(ctx, account)));
       expect(stale.kind).toBe('reconnect_required');
       // The new one works, and the new access token publishes.
       ctx.media.set('p', new Blob([PNG(1)], { type: 'image/png' }));
@@ -133,12 +113,12 @@ describe('pinterest: connecting and tokens', () => {
       const account = await connect(sim, ctx);
       sim.revokeGrant();
       ctx.media.set('p', new Blob([PNG(1)], { type: 'image/png' }));
-      const err = await failure(publishWith(adapter, ctx, account, '<p>x</p>', { media: [image('p')] }));
+      const err = await platformFailure(publishWith(adapter, ctx, account, '<p>x</p>', { media: [image('p')] }));
       expect({ kind: err.kind, code: err.details.platformCode, message: err.message }).toEqual({ kind: 'auth_expired', code: '2', message: 'Authentication failed.' });
-      expect((await failure(adapter.refresh!(withCreds(ctx, account)))).kind).toBe('reconnect_required');
+      expect((await platformFailure(adapter.refresh!(withCreds(ctx, account)))).kind).toBe('reconnect_required');
       // Without a refresh token, the 401 itself needs a reconnect.
       const noRefresh = { ...account, credentials: { ...account.credentials, refreshToken: null } };
-      expect((await failure(publishWith(adapter, ctx, noRefresh, '<p>x</p>', { media: [image('p')] }))).kind).toBe('reconnect_required');
+      expect((await platformFailure(publishWith(adapter, ctx, noRefresh, '<p>x</p>', { media: [image('p')] }))).kind).toBe('reconnect_required');
     });
   });
 });
@@ -155,7 +135,7 @@ describe('pinterest: the boards tool', () => {
       const calls = sim.log.filter((r) => r.path.startsWith('/v5/boards?'));
       expect(calls).toHaveLength(3);
       expect(calls.slice(1).every((c) => new URL(c.path, 'http://x').searchParams.has('bookmark'))).toBe(true);
-      expect((await failure(adapter.runTool!('sections', {}, withCreds(ctx, account)))).kind).toBe('unsupported');
+      expect((await platformFailure(adapter.runTool!('sections', {}, withCreds(ctx, account)))).kind).toBe('unsupported');
     });
   });
 });
@@ -197,7 +177,7 @@ describe('pinterest: pins of pictures', () => {
       // A public path Pinterest cannot fetch (not https) is refused before anything is sent.
       const before = sim.log.length;
       const local = { ...image('g2', { mimeType: 'image/gif' }), path: 'http://localhost:3000/media/g2.gif' };
-      const err = await failure(publishWith(adapter, ctx, account, '<p>local</p>', { media: [local] }));
+      const err = await platformFailure(publishWith(adapter, ctx, account, '<p>local</p>', { media: [local] }));
       expect(err.kind).toBe('rejected');
       expect(err.message).toMatch(/not https: set PUBLIC_URL/);
       expect(sim.log.length).toBe(before);
@@ -207,7 +187,7 @@ describe('pinterest: pins of pictures', () => {
   it('a GIF Pinterest cannot reach is worth retrying (PUBLIC_URL not reachable yet)', async () => {
     await withPinterest({}, async (sim, ctx) => {
       const account = await connect(sim, ctx);
-      const err = await failure(publishWith(adapter, ctx, account, '<p>nowhere</p>', { media: [image('missing', { mimeType: 'image/gif' })] }));
+      const err = await platformFailure(publishWith(adapter, ctx, account, '<p>nowhere</p>', { media: [image('missing', { mimeType: 'image/gif' })] }));
       expect({ kind: err.kind, status: err.details.status }).toEqual({ kind: 'transient', status: 400 });
       expect(err.message).toMatch(/^Unable to reach the URL/);
       expect(sim.pins).toHaveLength(0);
@@ -247,7 +227,7 @@ describe('pinterest: pins of pictures', () => {
       expect(res.status).toBe(400);
       expect(await res.json()).toEqual({ code: 1, message: "Invalid parameters: 6 items is too long - 'media_source.items' (constraint: maxItems=5)" });
       const before = sim.log.length;
-      const err = await failure(publishWith(adapter, ctx, account, '<p>six</p>', { media: Array.from({ length: 6 }, (_, i) => image(`s${i}`)) }));
+      const err = await platformFailure(publishWith(adapter, ctx, account, '<p>six</p>', { media: Array.from({ length: 6 }, (_, i) => image(`s${i}`)) }));
       expect(err.message).toBe('A Pinterest carousel takes 2 to 5 pictures; this one has 6 (value.0.image)');
       expect(sim.log.length).toBe(before);
     });
@@ -257,17 +237,17 @@ describe('pinterest: pins of pictures', () => {
     await withPinterest({}, async (sim, ctx) => {
       const account = await connect(sim, ctx);
       const before = sim.log.length;
-      const noBoard = await failure(publishWith(adapter, ctx, account, '<p>x</p>', { media: [image('p')], settings: {} }));
+      const noBoard = await platformFailure(publishWith(adapter, ctx, account, '<p>x</p>', { media: [image('p')], settings: {} }));
       expect(noBoard).toMatchObject({ kind: 'rejected', message: 'A Pinterest pin needs a board (settings.board): choose one with the boards tool' });
-      const badBoard = await failure(publishWith(adapter, ctx, account, '<p>x</p>', { media: [image('p')], settings: { board: 'recipes' } }));
+      const badBoard = await platformFailure(publishWith(adapter, ctx, account, '<p>x</p>', { media: [image('p')], settings: { board: 'recipes' } }));
       expect(badBoard.message).toMatch(/is not a Pinterest board id \(settings\.board\)/);
-      expect((await failure(publishWith(adapter, ctx, account, '<p>text only</p>'))).message).toBe('A Pinterest pin needs a picture or a video (value.0.image)');
-      const reply = await failure(publishWith(adapter, ctx, account, '<p>r</p>', { media: [image('p')], replyTo: { id: '1', rootId: '1' } }));
+      expect((await platformFailure(publishWith(adapter, ctx, account, '<p>text only</p>'))).message).toBe('A Pinterest pin needs a picture or a video (value.0.image)');
+      const reply = await platformFailure(publishWith(adapter, ctx, account, '<p>r</p>', { media: [image('p')], replyTo: { id: '1', rootId: '1' } }));
       expect(reply.kind).toBe('unsupported');
       expect(sim.log.length).toBe(before);
       // A board of someone else: Pinterest's own refusal.
       ctx.media.set('p', new Blob([PNG(1)], { type: 'image/png' }));
-      const theirs = await failure(publishWith(adapter, ctx, account, '<p>x</p>', { media: [image('p')], settings: { board: '1020276715534519999' } }));
+      const theirs = await platformFailure(publishWith(adapter, ctx, account, '<p>x</p>', { media: [image('p')], settings: { board: '1020276715534519999' } }));
       expect({ kind: theirs.kind, message: theirs.message }).toEqual({ kind: 'rejected', message: 'Board not found.' });
     });
   });
@@ -351,7 +331,7 @@ describe('pinterest: video pins (asynchronous)', () => {
       sim.failVideoProcessing();
       let token = first.token;
       for (let i = 0; i < 2; i++) token = pending(await adapter.checkPublish!(token, c)).token;
-      const err = await failure(adapter.checkPublish!(token, c));
+      const err = await platformFailure(adapter.checkPublish!(token, c));
       expect({ kind: err.kind, message: err.message }).toEqual({ kind: 'rejected', message: 'Pinterest could not process the video (media upload status "failed")' });
       expect(sim.pins).toHaveLength(0);
     });
@@ -362,7 +342,7 @@ describe('pinterest: video pins (asynchronous)', () => {
       const { first, c } = await startVideo(sim, ctx);
       // The status read fails: nothing happened, the same token goes on.
       sim.inject({ path: /^\/v5\/media\/\d+$/, status: 503, body: { code: 0, message: 'Service unavailable' } });
-      expect((await failure(adapter.checkPublish!(first.token, c))).kind).toBe('transient');
+      expect((await platformFailure(adapter.checkPublish!(first.token, c))).kind).toBe('transient');
       const uploaded = pending(await adapter.checkPublish!(first.token, c));
       // Checked again with the token from before the upload: Pinterest has the file, it is not sent again.
       const again = pending(await adapter.checkPublish!(first.token, c));
@@ -387,7 +367,7 @@ describe('pinterest: video pins (asynchronous)', () => {
               : ctx.http.request(req),
         },
       };
-      const lost = await failure(adapter.checkPublish!(uploaded.token, cutting));
+      const lost = await platformFailure(adapter.checkPublish!(uploaded.token, cutting));
       // Checked again only once Pinterest has had time to list the pin.
       expect({ kind: lost.kind, wait: lost.details.retryAfterSeconds }).toEqual({ kind: 'transient', wait: 30 });
       for (let i = 0; i < 100 && sim.pins.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
@@ -460,7 +440,7 @@ describe('pinterest: video pins (asynchronous)', () => {
 
       ctx.media.set('junk', new Blob([Buffer.from('not a video at all')], { type: 'video/mp4' }));
       let j = await publishWith(adapter, ctx, account, '<p>junk</p>', { media: [video('junk', 18), image('gc', { mimeType: 'image/gif' })] });
-      const err = await failure(
+      const err = await platformFailure(
         (async () => {
           while (j.status === 'pending') j = await adapter.checkPublish!(j.token, c);
         })(),
@@ -512,7 +492,7 @@ describe('pinterest: errors', () => {
       const account = await connect(sim, ctx);
       // user_account at connect was the first call of the minute.
       await adapter.runTool!('boards', {}, withCreds(ctx, account));
-      const err = await failure(adapter.runTool!('boards', {}, withCreds(ctx, account)));
+      const err = await platformFailure(adapter.runTool!('boards', {}, withCreds(ctx, account)));
       expect({ kind: err.kind, code: err.details.platformCode }).toEqual({ kind: 'rate_limited', code: '8' });
       expect(err.details.retryAfterSeconds).toBeGreaterThan(0);
       expect(err.details.retryAfterSeconds).toBeLessThanOrEqual(60);
@@ -574,7 +554,7 @@ describe('pinterest: recent pins and analytics', () => {
       ]);
       const q = new URL(sim.log.find((l) => l.path.includes('/analytics'))!.path, 'http://x').searchParams;
       expect(q.get('metric_types')).toBe('IMPRESSION,PIN_CLICK,OUTBOUND_CLICK,SAVE');
-      expect((await failure(adapter.postAnalytics!('1125968647761599999', 7, withCreds(ctx, account)))).message).toBe('Pin not found.');
+      expect((await platformFailure(adapter.postAnalytics!('1125968647761599999', 7, withCreds(ctx, account)))).message).toBe('Pin not found.');
     });
   });
 });

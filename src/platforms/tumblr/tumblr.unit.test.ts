@@ -1,7 +1,8 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { connectViaOAuth, runPlatformContract } from '../../../test/platform-contract.js';
-import { PlatformError, type ConnectedAccount, type OperationContext, type PlatformResponse } from '../platform.js';
+import { oauthConnector, platformFailure, runSimulatorContract } from '../common/unit.testkit.js';
+import { withCreds } from '../common/platform.testkit.js';
+import { type PlatformResponse } from '../platform.js';
 import { DEFAULT_RETRY_AFTER_SECONDS, tumblrError } from './errors.js';
 import { npfMultipart } from './client.js';
 import { createTumblrAdapter } from './index.js';
@@ -27,34 +28,13 @@ import {
 } from './tumblr.testkit.js';
 
 const adapter = createTumblrAdapter({ app: TUMBLR_APP });
+const connect = oauthConnector(adapter, rewriteFor);
 
 // Tumblr has reblogs but no replies or comments an app can post (platforms.md: "no (reblog
 // only)"; the metadata says `thread.supported: false` and post validation refuses thread items),
 // so the contract's thread case cannot apply; the adapter's answer to a reply is tested below.
-runPlatformContract({
-  name: 'tumblr',
-  adapter,
-  errorsIn200: false,
-  async setup() {
-    const sim = await tumblrSimulator();
-    return {
-      origins: originsFor(sim),
-      injectKind: (k) => sim.injectKind(k),
-      connect: (ctx) => connectViaOAuth(adapter, ctx, rewriteFor(sim)),
-      lookup: (id) => sim.lookup(id),
-      expireToken: () => sim.expireAccessTokens(),
-      close: () => sim.close(),
-    };
-  },
-});
+runSimulatorContract({ name: 'tumblr', adapter, errorsIn200: false, start: () => tumblrSimulator(), origins: originsFor, connect });
 
-const connect = (sim: TumblrSimulator, ctx: TestCtx, a = adapter) => connectViaOAuth(a, ctx, rewriteFor(sim));
-const withCreds = (ctx: TestCtx, account: ConnectedAccount): OperationContext => ({ ...ctx, credentials: account.credentials });
-const failure = async (p: Promise<unknown>) => {
-  const e = await p.catch((err: unknown) => err);
-  expect(e).toBeInstanceOf(PlatformError);
-  return e as PlatformError;
-};
 const lastPost = (sim: TumblrSimulator) => sim.log.filter((l) => l.method === 'POST' && /^\/v2\/blog\/[^/]+\/posts$/.test(l.path)).at(-1)!;
 
 describe('tumblr: connecting and tokens', () => {
@@ -78,14 +58,14 @@ describe('tumblr: connecting and tokens', () => {
   });
 
   it('says Tumblr is not configured without an app; refuses a grant without write; a wrong secret is refused', async () => {
-    const err = await failure(createTumblrAdapter({}).beginConnect!({ state: 's', redirectUri: 'http://localhost/cb' }, {} as TestCtx));
+    const err = await platformFailure(createTumblrAdapter({}).beginConnect!({ state: 's', redirectUri: 'http://localhost/cb' }, {} as TestCtx));
     expect({ kind: err.kind, message: err.message }).toEqual({ kind: 'unsupported', message: 'Tumblr is not configured' });
     await withTumblr({}, async (sim, ctx) => {
       sim.grantOnly(['basic', 'offline_access']);
-      const refused = await failure(connect(sim, ctx));
+      const refused = await platformFailure(connect(sim, ctx));
       expect({ kind: refused.kind, message: refused.message }).toEqual({ kind: 'rejected', message: 'Tumblr did not grant the write permission: connect again and allow it' });
       sim.grantOnly(undefined);
-      const wrong = await failure(connect(sim, ctx, createTumblrAdapter({ app: { ...TUMBLR_APP, clientSecret: 'nope' } })));
+      const wrong = await platformFailure(connect(sim, ctx, createTumblrAdapter({ app: { ...TUMBLR_APP, clientSecret: 'nope' } })));
       expect(wrong.kind).toBe('rejected');
       expect(wrong.message).toMatch(/invalid_client/);
     });
@@ -99,9 +79,9 @@ describe('tumblr: connecting and tokens', () => {
       expect(first.credentials.accessToken).not.toBe(account.credentials.accessToken);
       expect(first.credentials).toMatchObject({ blogUuid: MAIN_BLOG.uuid, blogName: MAIN_BLOG.name });
       expect(sim.log.filter((r) => r.path === '/v2/oauth2/token').at(-1)!.body).toMatchObject({ grant_type: 'refresh_token', refresh_token: account.credentials.refreshToken });
-      expect((await failure(adapter.refresh!(withCreds(ctx, account)))).kind).toBe('reconnect_required');
+      expect((await platformFailure(adapter.refresh!(withCreds(ctx, account)))).kind).toBe('reconnect_required');
       const noRefresh = { ...account, credentials: { ...account.credentials, refreshToken: null } };
-      expect((await failure(adapter.refresh!(withCreds(ctx, noRefresh)))).kind).toBe('reconnect_required');
+      expect((await platformFailure(adapter.refresh!(withCreds(ctx, noRefresh)))).kind).toBe('reconnect_required');
       const r = published(await publishWith(adapter, ctx, { ...account, credentials: first.credentials }, '<p>fresh</p>'));
       expect(sim.lookup(r.id)?.text).toBe('fresh');
     });
@@ -111,11 +91,11 @@ describe('tumblr: connecting and tokens', () => {
     await withTumblr({}, async (sim, ctx) => {
       const account = await connect(sim, ctx);
       sim.revokeGrant();
-      const err = await failure(publishWith(adapter, ctx, account, '<p>x</p>'));
+      const err = await platformFailure(publishWith(adapter, ctx, account, '<p>x</p>'));
       expect({ kind: err.kind, status: err.details.status, code: err.details.platformCode, message: err.message }).toEqual({ kind: 'auth_expired', status: 401, code: '1016', message: 'Unable to authorize' });
-      expect((await failure(adapter.refresh!(withCreds(ctx, account)))).kind).toBe('reconnect_required');
+      expect((await platformFailure(adapter.refresh!(withCreds(ctx, account)))).kind).toBe('reconnect_required');
       const noRefresh = { ...account, credentials: { ...account.credentials, refreshToken: null } };
-      expect((await failure(publishWith(adapter, ctx, noRefresh, '<p>x</p>'))).kind).toBe('reconnect_required');
+      expect((await platformFailure(publishWith(adapter, ctx, noRefresh, '<p>x</p>'))).kind).toBe('reconnect_required');
     });
   });
 });
@@ -138,8 +118,8 @@ describe('tumblr: blogs', () => {
       expect(lastPost(sim).path).toBe(`/v2/blog/${SIDE_BLOG.uuid}/posts`);
       // By name too; a blog of someone else is refused.
       expect((await adapter.selectAccount!(MAIN_BLOG.name, withCreds(ctx, side))).internalId).toBe(MAIN_BLOG.uuid);
-      expect((await failure(adapter.selectAccount!(OTHER_BLOG.uuid, withCreds(ctx, account)))).kind).toBe('rejected');
-      expect((await failure(adapter.runTool!('followers', {}, withCreds(ctx, account)))).kind).toBe('unsupported');
+      expect((await platformFailure(adapter.selectAccount!(OTHER_BLOG.uuid, withCreds(ctx, account)))).kind).toBe('rejected');
+      expect((await platformFailure(adapter.runTool!('followers', {}, withCreds(ctx, account)))).kind).toBe('unsupported');
     });
   });
 
@@ -147,7 +127,7 @@ describe('tumblr: blogs', () => {
     await withTumblr({}, async (sim, ctx) => {
       const account = await connect(sim, ctx);
       const forged = { ...account, credentials: { ...account.credentials, blogUuid: OTHER_BLOG.uuid, blogName: OTHER_BLOG.name } };
-      const err = await failure(publishWith(adapter, ctx, forged, '<p>not mine</p>'));
+      const err = await platformFailure(publishWith(adapter, ctx, forged, '<p>not mine</p>'));
       expect({ kind: err.kind, status: err.details.status, message: err.message }).toEqual({ kind: 'rejected', status: 403, message: 'You do not have permission to post to this blog' });
       expect(sim.posts).toHaveLength(0);
     });
@@ -265,7 +245,7 @@ describe('tumblr: posts', () => {
   it('a thread item is not published: Tumblr has no replies', async () => {
     await withTumblr({}, async (sim, ctx) => {
       const account = await connect(sim, ctx);
-      const err = await failure(adapter.publish({ item: { content: '<p>reply</p>', media: [] }, settings: {}, replyTo: { id: '1', rootId: '1' }, idempotencyKey: 'r' }, withCreds(ctx, account)));
+      const err = await platformFailure(adapter.publish({ item: { content: '<p>reply</p>', media: [] }, settings: {}, replyTo: { id: '1', rootId: '1' }, idempotencyKey: 'r' }, withCreds(ctx, account)));
       expect(err.kind).toBe('unsupported');
       expect(sim.posts).toHaveLength(0);
     });
@@ -290,7 +270,7 @@ describe('tumblr: reading back', () => {
       const inQueue = await adapter.findRecent!({ since: new Date(Date.now() - 60_000), limit: 10, settings: { state: 'queue' } }, c);
       expect(inQueue.map((p) => p.id)).toEqual([queued.id]);
       expect(sim.log.some((l) => l.path.startsWith(`/v2/blog/${MAIN_BLOG.uuid}/posts/queue?`))).toBe(true);
-      expect((await failure(adapter.findRecent!({ since: new Date(0), limit: 5, replyTo: { id: first.id, rootId: first.id } }, c))).kind).toBe('unsupported');
+      expect((await platformFailure(adapter.findRecent!({ since: new Date(0), limit: 5, replyTo: { id: first.id, rootId: first.id } }, c))).kind).toBe('unsupported');
     });
   });
 
@@ -314,7 +294,7 @@ describe('tumblr: reading back', () => {
       const series = await adapter.postAnalytics!(r.id, 7, withCreds(ctx, account));
       expect(series).toEqual([{ label: 'Notes', percentageChange: 0, data: [{ total: 42, date: new Date().toISOString().slice(0, 10) }] }]);
       expect(sim.log.some((l) => l.path === `/v2/blog/${MAIN_BLOG.uuid}/posts?id=${r.id}&npf=true`)).toBe(true);
-      expect((await failure(adapter.postAnalytics!('123', 7, withCreds(ctx, account)))).kind).toBe('rejected');
+      expect((await platformFailure(adapter.postAnalytics!('123', 7, withCreds(ctx, account)))).kind).toBe('rejected');
     });
   });
 });

@@ -1,38 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { connectViaOAuth, runPlatformContract } from '../../../test/platform-contract.js';
-import { PlatformError } from '../platform.js';
+import { oauthConnector, platformFailure, runSimulatorContract } from '../common/unit.testkit.js';
+import type { PlatformError } from '../platform.js';
 import { DEFAULT_RETRY_AFTER_SECONDS, sentMessageId, twitchError } from './errors.js';
 import { announcementId, createTwitchAdapter } from './index.js';
 import type { TwitchSimulator } from './twitch.simulator.js';
 import { originsFor, published, rewriteFor, say, STREAMER, TWITCH_APP, twitchSimulator, withCreds, withTwitch, type TestCtx } from './twitch.testkit.js';
 
 const adapter = createTwitchAdapter({ app: TWITCH_APP });
+const connect = oauthConnector(adapter, rewriteFor);
 
 // A Twitch post is a chat message: text only (the metadata allows no media, and post validation
 // refuses any), so the contract's media case cannot apply. Everything else runs unchanged.
-runPlatformContract({
-  name: 'twitch',
-  adapter,
-  errorsIn200: true,
-  async setup() {
-    const sim = await twitchSimulator();
-    return {
-      origins: originsFor(sim),
-      injectKind: (k) => sim.injectKind(k),
-      connect: (ctx) => connectViaOAuth(adapter, ctx, rewriteFor(sim)),
-      lookup: (id) => sim.lookup(id),
-      expireToken: () => sim.expireAccessTokens(),
-      close: () => sim.close(),
-    };
-  },
-});
+runSimulatorContract({ name: 'twitch', adapter, errorsIn200: true, start: () => twitchSimulator(), origins: originsFor, connect });
 
-const connect = (sim: TwitchSimulator, ctx: TestCtx, a = adapter) => connectViaOAuth(a, ctx, rewriteFor(sim));
-const failure = async (p: Promise<unknown>) => {
-  const e = await p.catch((err: unknown) => err);
-  expect(e).toBeInstanceOf(PlatformError);
-  return e as PlatformError;
-};
 const chatCalls = (sim: TwitchSimulator) => sim.log.filter((l) => l.path.startsWith('/helix/chat/'));
 
 describe('twitch: connecting and tokens', () => {
@@ -53,19 +33,19 @@ describe('twitch: connecting and tokens', () => {
 
   it('refuses a wrong client secret, a reused code, an unregistered redirect URI and a grant without user:write:chat', async () => {
     await withTwitch({}, async (sim, ctx) => {
-      const wrong = await failure(connect(sim, ctx, createTwitchAdapter({ app: { ...TWITCH_APP, clientSecret: 'nope' } })));
+      const wrong = await platformFailure(connect(sim, ctx, createTwitchAdapter({ app: { ...TWITCH_APP, clientSecret: 'nope' } })));
       expect({ kind: wrong.kind, message: wrong.message }).toEqual({ kind: 'rejected', message: 'invalid client secret' });
       await connect(sim, ctx);
       const used = sim.log.filter((r) => r.path === '/oauth2/token').at(-1)!.body as Record<string, string>;
-      expect((await failure(adapter.completeConnect!({ code: used.code!, redirectUri: used.redirect_uri! }, ctx))).message).toBe('Invalid authorization code');
+      expect((await platformFailure(adapter.completeConnect!({ code: used.code!, redirectUri: used.redirect_uri! }, ctx))).message).toBe('Invalid authorization code');
       sim.apps.get(TWITCH_APP.clientId)!.redirectUris = ['https://tidings.example/cb'];
       const begun = await adapter.beginConnect!({ state: 's', redirectUri: 'https://evil.example/cb' }, ctx);
       expect((await fetch(rewriteFor(sim)(begun.url), { redirect: 'manual' })).status).toBe(400);
       sim.apps.get(TWITCH_APP.clientId)!.redirectUris = undefined;
       sim.grantOnly(['user:read:chat']);
-      expect((await failure(connect(sim, ctx))).message).toBe('Twitch did not grant the user:write:chat permission: connect again and allow it');
+      expect((await platformFailure(connect(sim, ctx))).message).toBe('Twitch did not grant the user:write:chat permission: connect again and allow it');
     });
-    expect((await failure(createTwitchAdapter({}).beginConnect!({ state: 's', redirectUri: 'http://localhost/cb' }, {} as TestCtx))).kind).toBe('unsupported');
+    expect((await platformFailure(createTwitchAdapter({}).beginConnect!({ state: 's', redirectUri: 'http://localhost/cb' }, {} as TestCtx))).kind).toBe('unsupported');
   });
 
   it('refresh stores the refresh token Twitch answers with; a revoked grant needs reconnecting', async () => {
@@ -77,8 +57,8 @@ describe('twitch: connecting and tokens', () => {
       expect(renewed.credentials).toMatchObject({ userId: STREAMER.id, login: 'acmelive' });
       expect(sim.log.filter((r) => r.path === '/oauth2/token').at(-1)!.body).toMatchObject({ grant_type: 'refresh_token', refresh_token: account.credentials.refreshToken, client_secret: TWITCH_APP.clientSecret });
       sim.revokeGrant();
-      expect((await failure(say(adapter, ctx, { ...account, credentials: renewed.credentials }, 'hi'))).kind).toBe('auth_expired');
-      const dead = await failure(adapter.refresh!(withCreds(ctx, account)));
+      expect((await platformFailure(say(adapter, ctx, { ...account, credentials: renewed.credentials }, 'hi'))).kind).toBe('auth_expired');
+      const dead = await platformFailure(adapter.refresh!(withCreds(ctx, account)));
       expect({ kind: dead.kind, message: dead.message }).toEqual({ kind: 'reconnect_required', message: 'Twitch refused the refresh token: Invalid refresh token' });
     });
   });
@@ -106,7 +86,7 @@ describe('twitch: chat messages and announcements', () => {
         [b.id, a.id],
         [c.id, b.id],
       ]);
-      const err = await failure(say(adapter, ctx, account, 'four', { replyTo: { id: 'b8e6d8f4-0000-4000-8000-000000000000', rootId: a.id } }));
+      const err = await platformFailure(say(adapter, ctx, account, 'four', { replyTo: { id: 'b8e6d8f4-0000-4000-8000-000000000000', rootId: a.id } }));
       expect({ kind: err.kind, message: err.message }).toEqual({ kind: 'rejected', message: 'The parent message was not found in this chat' });
     });
   });
@@ -134,10 +114,10 @@ describe('twitch: chat messages and announcements', () => {
   it('refuses text over 500 characters before sending; the simulator refuses it too', async () => {
     await withTwitch({}, async (sim, ctx) => {
       const account = await connect(sim, ctx);
-      const err = await failure(say(adapter, ctx, account, 'x'.repeat(501)));
+      const err = await platformFailure(say(adapter, ctx, account, 'x'.repeat(501)));
       expect(err.message).toBe('A Twitch chat message takes at most 500 characters; this one has 501');
       const media = [{ id: 'm', path: 'https://media.example/m.png', type: 'image' as const, mimeType: 'image/png', size: 1 }];
-      const withMedia = await failure(adapter.publish({ item: { content: 'pic', media }, settings: {}, idempotencyKey: 'm' }, withCreds(ctx, account)));
+      const withMedia = await platformFailure(adapter.publish({ item: { content: 'pic', media }, settings: {}, idempotencyKey: 'm' }, withCreds(ctx, account)));
       expect(withMedia.message).toBe('Twitch chat messages are text only: remove the pictures and videos');
       expect(chatCalls(sim)).toHaveLength(0);
       const res = await fetch(`${sim.origin}/helix/chat/messages`, {
@@ -154,10 +134,10 @@ describe('twitch: chat messages and announcements', () => {
     await withTwitch({ rateLimitPerMinute: 2 }, async (sim, ctx) => {
       sim.grantOnly(['user:write:chat', 'user:read:chat']);
       const account = await connect(sim, ctx);
-      const scope = await failure(say(adapter, ctx, account, 'news', { settings: { messageType: 'announcement' } }));
+      const scope = await platformFailure(say(adapter, ctx, account, 'news', { settings: { messageType: 'announcement' } }));
       expect({ kind: scope.kind, status: scope.details.status }).toEqual({ kind: 'reconnect_required', status: 403 });
       // users at connect and the refused announcement used the two points of this minute.
-      const limited = await failure(say(adapter, ctx, account, 'hello'));
+      const limited = await platformFailure(say(adapter, ctx, account, 'hello'));
       expect(limited.kind).toBe('rate_limited');
       expect(limited.details.retryAfterSeconds).toBeGreaterThan(0);
       // Ratelimit-Reset is a whole epoch second, rounded up on both sides.

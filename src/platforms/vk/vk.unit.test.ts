@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { connectViaOAuth, runPlatformContract } from '../../../test/platform-contract.js';
+import { oauthConnector, platformFailure, runSimulatorContract } from '../common/unit.testkit.js';
+import { withCreds } from '../common/platform.testkit.js';
 import { createPkce } from '../common/oauth2.js';
-import { PlatformError, type ConnectedAccount, type OperationContext } from '../platform.js';
 import { classifyVkError, uploadError, vkError } from './errors.js';
 import { createVkAdapter } from './index.js';
 import { vkMetadata } from './metadata.js';
@@ -9,31 +9,10 @@ import type { VkSimulator } from './vk.simulator.js';
 import { BAKERY, CHAT, image, MP4, NEWS, originsFor, PNG, published, publishWith, rewriteFor, sha, video, VK_APP, VK_USER, vkSimulator, withVk, type TestCtx } from './vk.testkit.js';
 
 const adapter = createVkAdapter({ app: VK_APP });
+const connect = oauthConnector(adapter, rewriteFor);
 
-runPlatformContract({
-  name: 'vk',
-  adapter,
-  errorsIn200: true,
-  async setup() {
-    const sim = await vkSimulator();
-    return {
-      origins: originsFor(sim),
-      injectKind: (k) => sim.injectKind(k),
-      connect: (ctx) => connectViaOAuth(adapter, ctx, rewriteFor(sim)),
-      lookup: (id) => sim.lookup(id),
-      expireToken: () => sim.expireAccessTokens(),
-      close: () => sim.close(),
-    };
-  },
-});
+runSimulatorContract({ name: 'vk', adapter, errorsIn200: true, start: () => vkSimulator(), origins: originsFor, connect });
 
-const connect = (sim: VkSimulator, ctx: TestCtx) => connectViaOAuth(adapter, ctx, rewriteFor(sim));
-const withCreds = (ctx: TestCtx, account: ConnectedAccount): OperationContext => ({ ...ctx, credentials: account.credentials });
-const failure = async (p: Promise<unknown>) => {
-  const e = await p.catch((err: unknown) => err);
-  expect(e).toBeInstanceOf(PlatformError);
-  return e as PlatformError;
-};
 const lastCall = (sim: VkSimulator, method: string) => sim.log.filter((l) => l.path.startsWith(`/method/${method}?`)).at(-1)!;
 
 /** The whole VK ID round trip by hand, carrying `device_id` from the redirect as the real service must. */
@@ -70,7 +49,7 @@ describe('vk: connecting and tokens', () => {
   it('carries device_id from the redirect into the exchange and every refresh, where VK ID requires it', async () => {
     await withVk({ requireDeviceId: true }, async (sim, ctx) => {
       // Without it (a callback that carried none) the strict VK ID refuses the exchange, naming device_id.
-      const refused = await failure(connect(sim, ctx));
+      const refused = await platformFailure(connect(sim, ctx));
       expect(refused.kind).toBe('rejected');
       expect(refused.message).toMatch(/device_id is required/);
 
@@ -83,7 +62,7 @@ describe('vk: connecting and tokens', () => {
       expect(first.credentials).toMatchObject({ deviceId, userId: VK_USER.id });
       expect(first.credentials.refreshToken).not.toBe(account.credentials.refreshToken);
       // A device id that is not the grant's is refused: the grant is dead for us.
-      const wrong = await failure(adapter.refresh!({ ...withCreds(ctx, account), credentials: { ...first.credentials, deviceId: 'not-the-device' } }));
+      const wrong = await platformFailure(adapter.refresh!({ ...withCreds(ctx, account), credentials: { ...first.credentials, deviceId: 'not-the-device' } }));
       expect(wrong.kind).toBe('reconnect_required');
     });
   });
@@ -94,7 +73,7 @@ describe('vk: connecting and tokens', () => {
       const first = await adapter.refresh!(withCreds(ctx, account));
       expect(sim.refreshCount()).toBe(1);
       expect(first.credentials.accessToken).not.toBe(account.credentials.accessToken);
-      const stale = await failure(adapter.refresh!(withCreds(ctx, account)));
+      const stale = await platformFailure(adapter.refresh!(withCreds(ctx, account)));
       expect(stale).toMatchObject({ kind: 'reconnect_required', details: { platformCode: 'invalid_grant' } });
       const r = published(await publishWith(adapter, ctx, { ...account, credentials: first.credentials }, '<p>fresh</p>'));
       expect(sim.lookup(r.id)?.text).toBe('fresh');
@@ -105,19 +84,19 @@ describe('vk: connecting and tokens', () => {
     await withVk({}, async (sim, ctx) => {
       const account = await connect(sim, ctx);
       sim.expireAccessTokens();
-      const expired = await failure(publishWith(adapter, ctx, account, '<p>x</p>'));
+      const expired = await platformFailure(publishWith(adapter, ctx, account, '<p>x</p>'));
       expect({ kind: expired.kind, code: expired.details.platformCode, message: expired.message }).toEqual({ kind: 'auth_expired', code: '5', message: 'User authorization failed: access_token has expired.' });
       const noRefresh = { ...account, credentials: { ...account.credentials, refreshToken: null } };
-      expect((await failure(publishWith(adapter, ctx, noRefresh, '<p>x</p>'))).kind).toBe('reconnect_required');
+      expect((await platformFailure(publishWith(adapter, ctx, noRefresh, '<p>x</p>'))).kind).toBe('reconnect_required');
       sim.revokeGrant();
-      expect((await failure(adapter.refresh!(withCreds(ctx, account)))).kind).toBe('reconnect_required');
+      expect((await platformFailure(adapter.refresh!(withCreds(ctx, account)))).kind).toBe('reconnect_required');
     });
   });
 
   it('a wrong app secret or redirect URI is refused at VK ID, and the code is single use', async () => {
     await withVk({}, async (sim, ctx) => {
       const wrong = createVkAdapter({ app: { ...VK_APP, clientSecret: 'not-the-key' } });
-      const err = await failure(connectViaOAuth(wrong, ctx, rewriteFor(sim)));
+      const err = await platformFailure(connect(sim, ctx, wrong));
       expect(err.kind).toBe('rejected');
       expect(err.message).toMatch(/invalid_client/);
       sim.apps.get(VK_APP.clientId)!.redirectUris = ['https://tidings.example/integrations/social/vk/callback'];
@@ -127,18 +106,18 @@ describe('vk: connecting and tokens', () => {
       const redirectUri = 'https://tidings.example/integrations/social/vk/callback';
       const begun = await adapter.beginConnect!({ state: 's', redirectUri, codeChallenge: pkce.challenge }, ctx);
       const code = new URL((await fetch(rewriteFor(sim)(begun.url), { redirect: 'manual' })).headers.get('location')!).searchParams.get('code')!;
-      const wrongVerifier = await failure(adapter.completeConnect!({ code, redirectUri, codeVerifier: createPkce().verifier }, ctx));
+      const wrongVerifier = await platformFailure(adapter.completeConnect!({ code, redirectUri, codeVerifier: createPkce().verifier }, ctx));
       expect(wrongVerifier.message).toMatch(/invalid_grant/);
       // The code was spent by the failed attempt.
-      expect((await failure(adapter.completeConnect!({ code, redirectUri, codeVerifier: pkce.verifier }, ctx))).message).toMatch(/code is invalid or expired/);
+      expect((await platformFailure(adapter.completeConnect!({ code, redirectUri, codeVerifier: pkce.verifier }, ctx))).message).toMatch(/code is invalid or expired/);
     });
   });
 
   it('says VK is not configured without an app, and a refused code is rejected', async () => {
-    const err = await failure(createVkAdapter({}).beginConnect!({ state: 's', redirectUri: 'http://localhost/cb', codeChallenge: 'c' }, {} as TestCtx));
+    const err = await platformFailure(createVkAdapter({}).beginConnect!({ state: 's', redirectUri: 'http://localhost/cb', codeChallenge: 'c' }, {} as TestCtx));
     expect({ kind: err.kind, message: err.message }).toEqual({ kind: 'unsupported', message: 'VK is not configured' });
     await withVk({}, async (_sim, ctx) => {
-      const bad = await failure(adapter.completeConnect!({ code: 'vk2.c.nope', redirectUri: 'http://localhost/cb', codeVerifier: 'v'.repeat(43) }, ctx));
+      const bad = await platformFailure(adapter.completeConnect!({ code: 'vk2.c.nope', redirectUri: 'http://localhost/cb', codeVerifier: 'v'.repeat(43) }, ctx));
       expect(bad.kind).toBe('rejected');
       expect(bad.message).toMatch(/invalid_grant/);
     });
@@ -185,9 +164,9 @@ describe('vk: wall posts', () => {
       const r = published(await publishWith(adapter, ctx, account, '<p>Hello neighbours</p>', { settings: { community: NEWS.id, from_group: false } }));
       expect(sim.posts.find((p) => `${p.ownerId}_${p.id}` === r.id)).toMatchObject({ ownerId: `-${NEWS.id}`, fromId: VK_USER.id });
       expect(lastCall(sim, 'wall.post').body).not.toHaveProperty('from_group');
-      const err = await failure(publishWith(adapter, ctx, account, '<p>no</p>', { settings: { community: CHAT.id } }));
+      const err = await platformFailure(publishWith(adapter, ctx, account, '<p>no</p>', { settings: { community: CHAT.id } }));
       expect({ kind: err.kind, code: err.details.platformCode, message: err.message }).toEqual({ kind: 'rejected', code: '214', message: 'Access to adding post denied: you are not an admin or editor of this community' });
-      expect((await failure(publishWith(adapter, ctx, account, '<p>no</p>', { settings: { community: 'club1' } }))).message).toMatch(/settings\.community/);
+      expect((await platformFailure(publishWith(adapter, ctx, account, '<p>no</p>', { settings: { community: 'club1' } }))).message).toMatch(/settings\.community/);
     });
   });
 
@@ -203,7 +182,7 @@ describe('vk: wall posts', () => {
       expect((lastCall(sim, 'wall.post').body as Record<string, string>).attachments).toMatch(new RegExp(`^video${VK_USER.id}_\\d+,photo${VK_USER.id}_\\d+$`));
       // Bytes that are not a video are refused by the upload host, with its code.
       ctx.media.set('bad', new Blob([PNG(1)], { type: 'video/mp4' }));
-      const err = await failure(publishWith(adapter, ctx, account, '<p>bad</p>', { media: [video('bad')] }));
+      const err = await platformFailure(publishWith(adapter, ctx, account, '<p>bad</p>', { media: [video('bad')] }));
       expect({ kind: err.kind, code: err.details.platformCode }).toEqual({ kind: 'rejected', code: 'ERR_UPLOAD_BAD_FILE' });
     });
   });
@@ -212,7 +191,7 @@ describe('vk: wall posts', () => {
     await withVk({}, async (sim, ctx) => {
       const account = await connect(sim, ctx);
       ctx.media.set('x', new Blob([Buffer.from('not a picture')], { type: 'image/png' }));
-      const err = await failure(publishWith(adapter, ctx, account, '<p>x</p>', { media: [image('x')] }));
+      const err = await platformFailure(publishWith(adapter, ctx, account, '<p>x</p>', { media: [image('x')] }));
       expect(err.kind).toBe('rejected');
       expect(err.message).toMatch(/could not read the picture/);
       expect(sim.log.some((l) => l.path.startsWith('/method/photos.saveWallPhoto'))).toBe(false);
@@ -274,7 +253,7 @@ describe('vk: tools, analytics, validation', () => {
         { id: NEWS.id, name: NEWS.name, screen_name: NEWS.screen_name, picture: expect.stringMatching(/^https:/) },
       ]);
       expect(lastCall(sim, 'groups.get').body).toMatchObject({ filter: 'admin,editor', extended: '1', user_id: VK_USER.id });
-      expect((await failure(adapter.runTool!('boards', {}, withCreds(ctx, account)))).kind).toBe('unsupported');
+      expect((await platformFailure(adapter.runTool!('boards', {}, withCreds(ctx, account)))).kind).toBe('unsupported');
     });
   });
 
@@ -282,7 +261,7 @@ describe('vk: tools, analytics, validation', () => {
     await withVk({}, async (sim, ctx) => {
       sim.grantOnly(['vkid.personal_info', 'wall', 'photos', 'video']);
       const account = await connect(sim, ctx);
-      const err = await failure(adapter.runTool!('communities', {}, withCreds(ctx, account)));
+      const err = await platformFailure(adapter.runTool!('communities', {}, withCreds(ctx, account)));
       expect({ kind: err.kind, code: err.details.platformCode }).toEqual({ kind: 'rejected', code: '15' });
     });
   });
@@ -349,7 +328,7 @@ describe('vk: error classification', () => {
     await withVk({ rateLimitPerSecond: 3, now: () => frozen }, async (sim, ctx) => {
       const account = await connect(sim, ctx);
       for (let i = 0; i < 3; i++) published(await publishWith(adapter, ctx, account, `<p>n${i}</p>`));
-      const err = await failure(publishWith(adapter, ctx, account, '<p>one too many</p>'));
+      const err = await platformFailure(publishWith(adapter, ctx, account, '<p>one too many</p>'));
       expect({ kind: err.kind, code: err.details.platformCode, wait: err.details.retryAfterSeconds, message: err.message }).toEqual({ kind: 'rate_limited', code: '6', wait: 1, message: 'Too many requests per second' });
       expect(sim.posts).toHaveLength(3);
     });

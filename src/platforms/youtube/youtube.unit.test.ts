@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { connectViaOAuth, runPlatformContract } from '../../../test/platform-contract.js';
+import { oauthConnector, runSimulatorContract } from '../common/unit.testkit.js';
 import { createPkce } from '../common/oauth2.js';
 import { PlatformError, type PlatformResponse, type PostDraft } from '../platform.js';
 import { DEFAULT_RATE_LIMIT_SECONDS, secondsToPacificMidnight, youtubeError } from './errors.js';
 import { createYoutubeAdapter, type YoutubeAdapterConfig } from './index.js';
-import { CHUNK_GRANULE, type YoutubeSimulator } from './youtube.simulator.js';
+import { CHUNK_GRANULE } from './youtube.simulator.js';
 import {
   ADA,
   addVideo,
@@ -27,25 +27,10 @@ import {
 } from './youtube.testkit.js';
 
 const adapter = createYoutubeAdapter({ app: APP });
+const connect = oauthConnector(adapter, rewriteFor);
 
-runPlatformContract({
-  name: 'youtube',
-  adapter: contractAdapter(adapter),
-  errorsIn200: false,
-  async setup() {
-    const sim = await youtubeSimulator({ processingPolls: 2 });
-    return {
-      origins: originsFor(sim),
-      injectKind: (k) => sim.injectKind(k),
-      connect: (ctx) => connectViaOAuth(adapter, ctx, rewriteFor(sim)),
-      lookup: (id) => sim.lookup(id),
-      expireToken: () => sim.expireAccessTokens(),
-      close: () => sim.close(),
-    };
-  },
-});
+runSimulatorContract({ name: 'youtube', adapter: contractAdapter(adapter), errorsIn200: false, start: () => youtubeSimulator({ processingPolls: 2 }), origins: originsFor, connect });
 
-const connect = (sim: YoutubeSimulator, ctx: TestCtx, a = adapter) => connectViaOAuth(a, ctx, rewriteFor(sim));
 /** Small chunks, few per check: a video of a few hundred KiB takes several checks. */
 const SMALL: YoutubeAdapterConfig = { app: APP, chunkBytes: CHUNK_GRANULE, maxChunksPerCheck: 2 };
 /** A pending token read back (its upload part, for assertions). */

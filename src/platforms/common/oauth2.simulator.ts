@@ -11,10 +11,11 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
  *
  * The checks run in one order, which is each platform's order where the answers differ:
  * authorisation page — unknown client, redirect URI missing or unregistered, response type, state
- * (when required), PKCE S256 challenge (when required), no user to approve; token endpoint — body
- * not a form, unknown client, wrong secret, then for a code: unknown/used/other client/expired,
- * other redirect URI, PKCE verifier (when required); for a refresh token: unknown/revoked/other
- * client; any other grant type.
+ * (when required), PKCE S256 challenge (when required), a scope it does not know (when it lists
+ * them), no user to approve; token endpoint — body not a form, unknown client, wrong secret (with
+ * the client in HTTP Basic, the client and its secret come first: they are read before the body),
+ * then for a code: unknown/used/other client/expired, other redirect URI, PKCE verifier (when
+ * required); for a refresh token: unknown/revoked/expired/other client; any other grant type.
  */
 
 export interface OAuth2AppRecord {
@@ -41,6 +42,7 @@ export type OAuth2Failure =
   | 'bad_response_type'
   | 'missing_state'
   | 'missing_pkce'
+  | 'bad_scope'
   | 'no_user'
   // the token endpoint
   | 'not_form'
@@ -67,12 +69,29 @@ export interface OAuth2SimulatorOptions<U> {
   redirectScope: boolean;
   /** a refresh retires the presented refresh token */
   rotateRefreshTokens: boolean;
+  /** refresh tokens expire this long after they are handed out (default: never) */
+  refreshSeconds?: number;
+  /** where the token endpoint reads the client: the form's `client_id`/`client_secret` (default) or HTTP Basic */
+  clientAuth?: 'form' | 'basic';
+  /** how the authorisation's `scope` is split (default: at single spaces) */
+  scopeSeparator?: string | RegExp;
+  /** the scopes the authorisation page knows: any other is refused (`bad_scope`; default: any) */
+  knownScopes?: readonly string[];
   /** who approves an authorisation (undefined: nobody is signed in) */
   approver(): U | undefined;
-  /** the token endpoint's answer */
-  tokenBody(t: { access: OAuth2TokenRecord<U>; refresh: OAuth2TokenRecord<U> }): unknown;
-  /** the platform's answer to a failed check */
-  fail(reply: FastifyReply, failure: OAuth2Failure): FastifyReply;
+  /** the token endpoint's answer, for the grant that asked */
+  tokenBody(t: { access: OAuth2TokenRecord<U>; refresh: OAuth2TokenRecord<U>; grant: OAuth2Grant }): unknown;
+  /** the platform's answer to a failed check (the request, for answers that redirect back with `state`) */
+  fail(reply: FastifyReply, failure: OAuth2Failure, req: FastifyRequest<{ Querystring: Record<string, string | undefined> }>): FastifyReply;
+}
+
+export type OAuth2Grant = 'authorization_code' | 'refresh_token';
+
+/** The client id and secret of an HTTP Basic `Authorization` header (each part URL-decoded, as RFC 6749 §2.3.1 says). */
+function basicClient(req: FastifyRequest): { id?: string; secret?: string } {
+  const basic = /^Basic (.+)$/i.exec(req.headers.authorization ?? '')?.[1];
+  const [id, secret] = basic ? Buffer.from(basic, 'base64').toString('utf8').split(':').map(decodeURIComponent) : [];
+  return { id, secret };
 }
 
 const s256 = (verifier: string) => createHash('sha256').update(verifier).digest('base64url');
@@ -85,26 +104,29 @@ export function createOAuth2Simulator<U>(opts: OAuth2SimulatorOptions<U>) {
   let granted: string[] | undefined;
   let refreshes = 0;
 
-  function issue(userId: U, clientId: string, scopes: string[]) {
+  function issue(userId: U, clientId: string, scopes: string[], grant: OAuth2Grant) {
     const access: OAuth2TokenRecord<U> = { token: opts.accessToken(), userId, clientId, scopes, expiresAt: Date.now() + opts.accessSeconds * 1000, revoked: false };
-    const refresh: OAuth2TokenRecord<U> = { ...access, token: opts.refreshToken(), expiresAt: Number.POSITIVE_INFINITY };
+    const refreshExpiresAt = opts.refreshSeconds === undefined ? Number.POSITIVE_INFINITY : Date.now() + opts.refreshSeconds * 1000;
+    const refresh: OAuth2TokenRecord<U> = { ...access, token: opts.refreshToken(), expiresAt: refreshExpiresAt };
     tokens.set(access.token, access);
     refreshTokens.set(refresh.token, refresh);
-    return opts.tokenBody({ access, refresh });
+    return opts.tokenBody({ access, refresh, grant });
   }
 
   function register(app: FastifyInstance) {
     app.get<{ Querystring: Record<string, string | undefined> }>(opts.paths.authorize, (req, reply) => {
       const q = req.query;
       const client = apps.get(q.client_id ?? '');
-      if (!client) return opts.fail(reply, 'unknown_client');
-      if (!q.redirect_uri || (client.redirectUris && !client.redirectUris.includes(q.redirect_uri))) return opts.fail(reply, 'bad_redirect_uri');
-      if (q.response_type !== 'code') return opts.fail(reply, 'bad_response_type');
-      if (opts.requireState && !q.state) return opts.fail(reply, 'missing_state');
-      if (opts.pkce && (!q.code_challenge || q.code_challenge_method !== 'S256')) return opts.fail(reply, 'missing_pkce');
+      const fail = (f: OAuth2Failure) => opts.fail(reply, f, req);
+      if (!client) return fail('unknown_client');
+      if (!q.redirect_uri || (client.redirectUris && !client.redirectUris.includes(q.redirect_uri))) return fail('bad_redirect_uri');
+      if (q.response_type !== 'code') return fail('bad_response_type');
+      if (opts.requireState && !q.state) return fail('missing_state');
+      if (opts.pkce && (!q.code_challenge || q.code_challenge_method !== 'S256')) return fail('missing_pkce');
+      const asked = (q.scope ?? '').split(opts.scopeSeparator ?? ' ').filter(Boolean);
+      if (opts.knownScopes && asked.some((s) => !opts.knownScopes!.includes(s))) return fail('bad_scope');
       const userId = opts.approver();
-      if (userId === undefined) return opts.fail(reply, 'no_user');
-      const asked = (q.scope ?? '').split(' ').filter(Boolean);
+      if (userId === undefined) return fail('no_user');
       const scopes = granted ? asked.filter((s) => granted!.includes(s)) : asked;
       const code = opts.code();
       codes.set(code, { clientId: client.clientId, redirectUri: q.redirect_uri, userId, scopes, challenge: q.code_challenge, expiresAt: Date.now() + opts.codeMs, used: false });
@@ -115,30 +137,35 @@ export function createOAuth2Simulator<U>(opts: OAuth2SimulatorOptions<U>) {
       return reply.redirect(back.toString(), 302);
     });
 
-    app.post<{ Body: Record<string, string | undefined> }>(opts.paths.token, (req, reply) => {
-      if (!String(req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded')) return opts.fail(reply, 'not_form');
+    app.post<{ Body: Record<string, string | undefined> | undefined; Querystring: Record<string, string | undefined> }>(opts.paths.token, (req, reply) => {
+      const fail = (f: OAuth2Failure) => opts.fail(reply, f, req);
+      const isForm = () => String(req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded');
       const b = req.body ?? {};
-      const client = apps.get(b.client_id ?? '');
-      if (!client) return opts.fail(reply, 'token_unknown_client');
-      if (b.client_secret !== client.clientSecret) return opts.fail(reply, 'wrong_secret');
+      const basic = opts.clientAuth === 'basic';
+      if (!basic && !isForm()) return fail('not_form');
+      const presented = basic ? basicClient(req) : { id: b.client_id, secret: b.client_secret };
+      const client = apps.get(presented.id ?? '');
+      if (!client) return fail('token_unknown_client');
+      if (presented.secret !== client.clientSecret) return fail('wrong_secret');
+      if (basic && !isForm()) return fail('not_form');
       if (b.grant_type === 'authorization_code') {
         const c = codes.get(b.code ?? '');
         // A code is single use, for its own client, and short-lived.
-        if (!c || c.used || c.clientId !== client.clientId || c.expiresAt <= Date.now()) return opts.fail(reply, 'bad_code');
-        if (c.redirectUri !== b.redirect_uri) return opts.fail(reply, 'code_redirect_mismatch');
-        if (opts.pkce && (!b.code_verifier || s256(b.code_verifier) !== c.challenge)) return opts.fail(reply, 'bad_verifier');
+        if (!c || c.used || c.clientId !== client.clientId || c.expiresAt <= Date.now()) return fail('bad_code');
+        if (c.redirectUri !== b.redirect_uri) return fail('code_redirect_mismatch');
+        if (opts.pkce && (!b.code_verifier || s256(b.code_verifier) !== c.challenge)) return fail('bad_verifier');
         c.used = true;
-        return reply.send(issue(c.userId, client.clientId, c.scopes));
+        return reply.send(issue(c.userId, client.clientId, c.scopes, 'authorization_code'));
       }
       if (b.grant_type === 'refresh_token') {
         const r = refreshTokens.get(b.refresh_token ?? '');
-        if (!r || r.revoked || r.clientId !== client.clientId) return opts.fail(reply, 'bad_refresh_token');
+        if (!r || r.revoked || r.expiresAt <= Date.now() || r.clientId !== client.clientId) return fail('bad_refresh_token');
         // Rotation: the presented refresh token is retired.
         if (opts.rotateRefreshTokens) refreshTokens.delete(r.token);
         refreshes++;
-        return reply.send(issue(r.userId, r.clientId, r.scopes));
+        return reply.send(issue(r.userId, r.clientId, r.scopes, 'refresh_token'));
       }
-      return opts.fail(reply, 'unsupported_grant');
+      return fail('unsupported_grant');
     });
   }
 

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { startSimulator, type InjectedKind, type Simulator } from '../../../test/simulators/harness.js';
+import { createOAuth2Simulator, type OAuth2AppRecord, type OAuth2Failure, type OAuth2TokenRecord } from '../common/oauth2.simulator.js';
 import { fixedWindowCounter } from '../common/rate-limit.simulator.js';
 
 /**
@@ -35,12 +36,7 @@ const REFRESH_SECONDS = 60 * 24 * 3600;
 const CODE_MS = 10 * 60_000;
 const BASE64_TYPES = ['image/jpeg', 'image/png'];
 
-export interface PinterestAppRecord {
-  clientId: string;
-  clientSecret: string;
-  /** registered redirect URIs (any when absent) */
-  redirectUris?: string[];
-}
+export type PinterestAppRecord = OAuth2AppRecord;
 
 export interface PinterestUserRecord {
   id: string;
@@ -58,14 +54,7 @@ export interface PinterestBoardRecord {
   createdAt: number;
 }
 
-interface TokenRecord {
-  token: string;
-  userId: string;
-  clientId: string;
-  scopes: string[];
-  expiresAt: number;
-  revoked: boolean;
-}
+type TokenRecord = OAuth2TokenRecord<string>;
 
 export interface PinterestMediaRecord {
   id: string;
@@ -174,12 +163,8 @@ function pictureType(b: Buffer): string | undefined {
 }
 
 export async function startPinterestSimulator(opts: PinterestSimulatorOptions = {}): Promise<PinterestSimulator> {
-  const apps = new Map<string, PinterestAppRecord>();
   const users = new Map<string, PinterestUserRecord>();
   const boards: PinterestBoardRecord[] = [];
-  const tokens = new Map<string, TokenRecord>();
-  const refreshTokens = new Map<string, TokenRecord>();
-  const codes = new Map<string, { clientId: string; redirectUri: string; userId: string; scopes: string[]; expiresAt: number; used: boolean }>();
   const media = new Map<string, PinterestMediaRecord>();
   const pins: PinterestPinRecord[] = [];
   const accountDaily = new Map<string, DailyRow[]>();
@@ -189,36 +174,76 @@ export async function startPinterestSimulator(opts: PinterestSimulatorOptions = 
   const perMinute = opts.rateLimitPerMinute ?? 1000;
   const descriptionMax = opts.descriptionMax ?? 500;
   let approver: string | undefined;
-  let granted: string[] | undefined;
   let failProcessing = false;
   let pinDelayMs = 0;
-  let refreshes = 0;
   let seq = 0;
   const nextId = (base: bigint) => (base + BigInt(++seq)).toString();
 
   const fail = (reply: FastifyReply, status: number, code: number, message: string) => reply.status(status).send({ code, message });
   const invalid = (reply: FastifyReply, message: string) => fail(reply, 400, 1, message);
 
-  function issue(userId: string, clientId: string, scopes: string[]) {
-    const access: TokenRecord = { token: secret('pina_'), userId, clientId, scopes, expiresAt: Date.now() + ACCESS_SECONDS * 1000, revoked: false };
-    const refresh: TokenRecord = { token: secret('pinr_'), userId, clientId, scopes, expiresAt: Date.now() + REFRESH_SECONDS * 1000, revoked: false };
-    tokens.set(access.token, access);
-    refreshTokens.set(refresh.token, refresh);
-    return {
+  // OAuth: the authorisation page (www.pinterest.com) answers an HTML page for a bad client or
+  // redirect URI and redirects back with `error` otherwise; the token endpoint (api.pinterest.com)
+  // wants the client in HTTP Basic. Continuous refresh: the old refresh token is retired, a new one
+  // (60 days) comes back; the answer says which grant it was (`response_type`).
+  const page = (reply: FastifyReply, text: string) => reply.status(400).type('text/html').send(`<p>${text}</p>`);
+  // (No state, PKCE or scope check: those answers are never sent.)
+  const OAUTH_FAILURES: Record<Exclude<OAuth2Failure, 'bad_response_type' | 'unsupported_grant'>, (reply: FastifyReply) => FastifyReply> = {
+    unknown_client: (r) => page(r, 'Something went wrong: invalid client_id'),
+    bad_redirect_uri: (r) => page(r, "Something went wrong: the redirect_uri does not match the app's redirect URIs"),
+    missing_state: (r) => page(r, 'Something went wrong: state is required'),
+    missing_pkce: (r) => page(r, 'Something went wrong: code_challenge is required'),
+    bad_scope: (r) => page(r, 'Something went wrong: invalid scope'),
+    no_user: (r) => page(r, 'No user is signed in'),
+    not_form: (r) => invalid(r, 'Invalid parameters: the body must be application/x-www-form-urlencoded'),
+    token_unknown_client: (r) => fail(r, 401, 2, 'Authentication failed.'),
+    wrong_secret: (r) => fail(r, 401, 2, 'Authentication failed.'),
+    bad_code: (r) => invalid(r, 'Invalid parameters: the authorization code is invalid, expired or already used'),
+    code_redirect_mismatch: (r) => invalid(r, 'Invalid parameters: redirect_uri does not match the one of the authorization request'),
+    bad_verifier: (r) => invalid(r, 'Invalid parameters: the code_verifier is invalid'),
+    bad_refresh_token: (r) => invalid(r, 'Invalid parameters: the refresh token is invalid or expired'),
+  };
+  const oauth = createOAuth2Simulator<string>({
+    paths: { authorize: '/oauth/', token: '/v5/oauth/token' },
+    accessSeconds: ACCESS_SECONDS,
+    refreshSeconds: REFRESH_SECONDS,
+    codeMs: CODE_MS,
+    accessToken: () => secret('pina_'),
+    refreshToken: () => secret('pinr_'),
+    code: () => secret(''),
+    pkce: false,
+    requireState: false,
+    redirectScope: false,
+    rotateRefreshTokens: true,
+    clientAuth: 'basic',
+    scopeSeparator: ',',
+    approver: () => approver ?? users.keys().next().value,
+    tokenBody: ({ access, refresh, grant }) => ({
       access_token: access.token,
       refresh_token: refresh.token,
       token_type: 'bearer',
       expires_in: ACCESS_SECONDS,
       refresh_token_expires_in: REFRESH_SECONDS,
-      scope: scopes.join(','),
-    };
-  }
+      scope: access.scopes.join(','),
+      response_type: grant,
+    }),
+    fail: (reply, failure, req) => {
+      if (failure === 'unsupported_grant') {
+        const grant = (req.body as Record<string, unknown> | undefined)?.grant_type;
+        return invalid(reply, `Invalid parameters: grant_type '${String(grant)}' is not one of ['authorization_code', 'refresh_token', 'client_credentials']`);
+      }
+      if (failure !== 'bad_response_type') return OAUTH_FAILURES[failure](reply);
+      const back = new URL(req.query.redirect_uri!);
+      if (req.query.state) back.searchParams.set('state', req.query.state);
+      back.searchParams.set('error', 'unsupported_response_type');
+      return reply.redirect(back.toString(), 302);
+    },
+  });
 
   /** The bearer token's record when valid and holding every scope in `need`, else the 401/403 already sent. */
   function authorize(req: FastifyRequest, reply: FastifyReply, need: string[]): TokenRecord | undefined {
-    const m = /^Bearer (.+)$/i.exec(req.headers.authorization ?? '');
-    const t = m ? tokens.get(m[1]!) : undefined;
-    if (!t || t.revoked || t.expiresAt <= Date.now()) return void fail(reply, 401, 2, 'Authentication failed.');
+    const t = oauth.bearer(req);
+    if (!t) return void fail(reply, 401, 2, 'Authentication failed.');
     const missing = need.filter((s) => !t.scopes.includes(s));
     if (missing.length > 0) return void fail(reply, 403, 3, `Your application does not have the required scope(s): ${missing.join(', ')}`);
     // Rate limit per user and minute, with the headers Pinterest sends on every answer.
@@ -339,54 +364,7 @@ export async function startPinterestSimulator(opts: PinterestSimulatorOptions = 
   }
 
   const sim = await startSimulator((app) => {
-    // ---- OAuth: the authorisation page (www.pinterest.com)
-    app.get('/oauth/', async (req: FastifyRequest<{ Querystring: Record<string, string | undefined> }>, reply) => {
-      const q = req.query;
-      const a = q.client_id ? apps.get(q.client_id) : undefined;
-      if (!a) return reply.status(400).type('text/html').send('<p>Something went wrong: invalid client_id</p>');
-      if (!q.redirect_uri || (a.redirectUris && !a.redirectUris.includes(q.redirect_uri))) {
-        return reply.status(400).type('text/html').send('<p>Something went wrong: the redirect_uri does not match the app\'s redirect URIs</p>');
-      }
-      const back = new URL(q.redirect_uri);
-      if (q.state) back.searchParams.set('state', q.state);
-      if (q.response_type !== 'code') {
-        back.searchParams.set('error', 'unsupported_response_type');
-        return reply.redirect(back.toString(), 302);
-      }
-      const asked = (q.scope ?? '').split(',').filter(Boolean);
-      const userId = approver ?? users.keys().next().value;
-      if (!userId) return reply.status(400).type('text/html').send('<p>No user is signed in</p>');
-      const code = secret('');
-      codes.set(code, { clientId: a.clientId, redirectUri: q.redirect_uri, userId, scopes: granted ? asked.filter((s) => granted!.includes(s)) : asked, expiresAt: Date.now() + CODE_MS, used: false });
-      back.searchParams.set('code', code);
-      return reply.redirect(back.toString(), 302);
-    });
-
-    // ---- OAuth: the token endpoint (api.pinterest.com), client in HTTP Basic
-    app.post('/v5/oauth/token', async (req: FastifyRequest<{ Body: Record<string, string | undefined> | undefined }>, reply) => {
-      const basic = /^Basic (.+)$/i.exec(req.headers.authorization ?? '')?.[1];
-      const [id, pass] = basic ? Buffer.from(basic, 'base64').toString('utf8').split(':').map(decodeURIComponent) : [];
-      const a = id ? apps.get(id) : undefined;
-      if (!a || a.clientSecret !== pass) return fail(reply, 401, 2, 'Authentication failed.');
-      if (!String(req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded')) return invalid(reply, 'Invalid parameters: the body must be application/x-www-form-urlencoded');
-      const b = req.body ?? {};
-      if (b.grant_type === 'authorization_code') {
-        const c = b.code ? codes.get(b.code) : undefined;
-        if (!c || c.used || c.expiresAt <= Date.now() || c.clientId !== a.clientId) return invalid(reply, 'Invalid parameters: the authorization code is invalid, expired or already used');
-        if (b.redirect_uri !== c.redirectUri) return invalid(reply, 'Invalid parameters: redirect_uri does not match the one of the authorization request');
-        c.used = true;
-        return { ...issue(c.userId, a.clientId, c.scopes), response_type: 'authorization_code' };
-      }
-      if (b.grant_type === 'refresh_token') {
-        const r = b.refresh_token ? refreshTokens.get(b.refresh_token) : undefined;
-        if (!r || r.revoked || r.expiresAt <= Date.now() || r.clientId !== a.clientId) return invalid(reply, 'Invalid parameters: the refresh token is invalid or expired');
-        // Continuous refresh: the old refresh token is retired, a new one comes back.
-        r.revoked = true;
-        refreshes++;
-        return { ...issue(r.userId, a.clientId, r.scopes), response_type: 'refresh_token' };
-      }
-      return invalid(reply, `Invalid parameters: grant_type '${String(b.grant_type)}' is not one of ['authorization_code', 'refresh_token', 'client_credentials']`);
-    });
+    oauth.register(app);
 
     // ---- The account
     app.get('/v5/user_account', async (req, reply) => {
@@ -657,12 +635,12 @@ export async function startPinterestSimulator(opts: PinterestSimulatorOptions = 
   });
 
   return Object.assign(sim, {
-    apps,
+    apps: oauth.apps,
     users,
     boards,
     media,
     pins,
-    addApp: (a: PinterestAppRecord) => void apps.set(a.clientId, a),
+    addApp: oauth.addApp,
     addUser: (u: PinterestUserRecord) => void users.set(u.id, u),
     addBoard(b: { id?: string; name: string; owner: string; privacy?: PinterestBoardRecord['privacy'] }) {
       const board: PinterestBoardRecord = { id: b.id ?? nextId(1_020_276_715_534_500_000n), name: b.name, owner: b.owner, privacy: b.privacy ?? 'PUBLIC', createdAt: Date.now() + boards.length };
@@ -672,16 +650,9 @@ export async function startPinterestSimulator(opts: PinterestSimulatorOptions = 
     approveAs(userId: string) {
       approver = userId;
     },
-    grantOnly(scopes: string[] | undefined) {
-      granted = scopes;
-    },
-    expireAccessTokens() {
-      for (const t of tokens.values()) t.expiresAt = Date.now() - 1000;
-    },
-    revokeGrant() {
-      for (const t of tokens.values()) t.revoked = true;
-      for (const r of refreshTokens.values()) r.revoked = true;
-    },
+    grantOnly: oauth.grantOnly,
+    expireAccessTokens: oauth.expireAccessTokens,
+    revokeGrant: oauth.revokeGrant,
     failVideoProcessing(f = true) {
       failProcessing = f;
       for (const m of media.values()) if (m.status === 'registered' || m.status === 'processing') m.failOnProcessing = f;
@@ -691,7 +662,7 @@ export async function startPinterestSimulator(opts: PinterestSimulatorOptions = 
     },
     setAccountAnalytics: (userId: string, rows: DailyRow[]) => void accountDaily.set(userId, rows),
     setPinAnalytics: (pinId: string, rows: DailyRow[]) => void pinDaily.set(pinId, rows),
-    refreshCount: () => refreshes,
+    refreshCount: oauth.refreshCount,
     lookup(id: string) {
       const p = pins.find((x) => x.id === id);
       if (!p) return undefined;

@@ -91,8 +91,8 @@ export async function startTwitchSimulator(opts: TwitchSimulatorOptions = {}): P
   const buckets = fixedWindowCounter<string>();
   const perMinute = opts.rateLimitPerMinute ?? 800;
 
-  // OAuth errors are `{ status, message }`; the previous refresh token keeps working. (No state or PKCE
-  // check: their answers below are never sent.)
+  // OAuth errors are `{ status, message }`; the previous refresh token keeps working. (No state, PKCE
+  // or scope check: their answers below are never sent.)
   const oauthFail = (reply: FastifyReply, status: number, message: string) => reply.status(status).send({ status, message });
   const OAUTH_FAILURES = {
     unknown_client: [400, 'invalid client'],
@@ -100,6 +100,7 @@ export async function startTwitchSimulator(opts: TwitchSimulatorOptions = {}): P
     bad_response_type: [400, 'invalid response type'],
     missing_state: [400, 'missing state'],
     missing_pkce: [400, 'missing code challenge'],
+    bad_scope: [400, 'invalid scope'],
     no_user: [400, 'no user'],
     not_form: [400, 'missing client id'],
     token_unknown_client: [400, 'invalid client'],

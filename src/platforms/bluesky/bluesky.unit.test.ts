@@ -1,39 +1,26 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { runPlatformContract, testContext } from '../../../test/platform-contract.js';
-import { createPlatformHttp } from '../http.js';
-import { PlatformError, type ConnectedAccount, type OperationContext, type PublishItem, type PublishResult } from '../platform.js';
-import { BSKY_ENTRYWAY, BSKY_PDS, BSKY_VIDEO, startBlueskySimulator, type BlueskySimulator } from './bluesky.simulator.js';
+import { runPlatformContract } from '../../../test/platform-contract.js';
+import { PlatformError, type ConnectedAccount, type PublishItem } from '../platform.js';
+import { BSKY_ENTRYWAY, BSKY_PDS, type BlueskySimulator } from './bluesky.simulator.js';
+import { ALICE, blueskySimulator, LOGIN, lookupIn, originsFor, published, type TestCtx, withBluesky } from './bluesky.testkit.js';
+import { blueskyPostUrl } from './client.js';
 import { blueskyError } from './errors.js';
-import { blueskyPostUrl, createBlueskyAdapter, newTid, tidTime } from './index.js';
+import { createBlueskyAdapter, newTid, tidTime } from './index.js';
 
 const adapter = createBlueskyAdapter();
-const ALICE = { handle: 'alice.bsky.social', did: 'did:plc:alice7xk2qlm4zv3', password: 'abcd-efgh-ijkl-mnop', displayName: 'Alice' };
-const LOGIN = { identifier: ALICE.handle, password: ALICE.password };
-
-async function simulator() {
-  const sim = await startBlueskySimulator();
-  sim.addAccount({ ...ALICE, avatar: 'https://cdn.bsky.app/img/avatar/plain/did:plc:alice7xk2qlm4zv3/bafkreiavatar@jpeg', followers: 12, follows: 3 });
-  sim.addAccount({ handle: 'bob.bsky.social', did: 'did:plc:bob5bd6ufz2a7k', password: 'bob-pass', displayName: 'Bob' });
-  return sim;
-}
-
-const originsFor = (sim: BlueskySimulator) => new Map([BSKY_ENTRYWAY, BSKY_PDS, BSKY_VIDEO].map((o) => [o, sim.origin]));
 
 runPlatformContract({
   name: 'bluesky',
   adapter,
   errorsIn200: false,
   async setup() {
-    const sim = await simulator();
+    const sim = await blueskySimulator();
     return {
       origins: originsFor(sim),
       injectKind: (k) => sim.injectKind(k),
       connect: (ctx) => adapter.connectWithCredentials!(LOGIN, ctx),
-      lookup: (id) => {
-        const r = sim.find(id);
-        return r && { text: r.text, replyTo: r.reply?.parent.uri, mediaSha256: r.media.map((m) => m.sha256) };
-      },
+      lookup: lookupIn(sim),
       expireToken: () => sim.expireAccessTokens(),
       close: () => sim.close(),
     };
@@ -41,39 +28,13 @@ runPlatformContract({
 });
 
 describe('bluesky specifics', () => {
-  type Ctx = Omit<OperationContext, 'credentials'> & { media: Map<string, Blob> };
-
-  async function withSim<T>(fn: (sim: BlueskySimulator, ctx: Ctx) => Promise<T>) {
-    const sim = await simulator();
-    const http = createPlatformHttp({ origins: originsFor(sim), allowPrivateTargets: false, timeoutMs: 5000 });
-    const media = new Map<string, Blob>();
-    try {
-      return await fn(sim, {
-        media,
-        ...testContext(http),
-        openMedia: (m) => {
-          const blob = media.get(m.id);
-          return blob ? Promise.resolve(blob) : Promise.reject(new Error(`no media ${m.id}`));
-        },
-      });
-    } finally {
-      await http.close();
-      await sim.close();
-    }
-  }
-
-  const post = (ctx: Ctx, account: ConnectedAccount, content: string, extra: { media?: PublishItem['media']; replyTo?: { id: string; rootId: string } } = {}) =>
+  const post = (ctx: TestCtx, account: ConnectedAccount, content: string, extra: { media?: PublishItem['media']; replyTo?: { id: string; rootId: string } } = {}) =>
     adapter.publish({ item: { content, media: extra.media ?? [] }, settings: {}, replyTo: extra.replyTo, idempotencyKey: content }, { ...ctx, credentials: account.credentials });
-
-  const published = (r: PublishResult) => {
-    if (r.status !== 'published') throw new Error(`expected published, got ${r.status}`);
-    return r;
-  };
 
   const sessionCalls = (sim: BlueskySimulator) => sim.log.filter((r) => r.path.includes('com.atproto.server.createSession')).length;
 
   it('connects with the DID, profile and the PDS from the DID document, and reuses the session for every post', async () => {
-    await withSim(async (sim, ctx) => {
+    await withBluesky(async (sim, ctx) => {
       const account = await adapter.connectWithCredentials!({ ...LOGIN, identifier: '@Alice.bsky.social' }, ctx);
       expect(account).toMatchObject({ internalId: ALICE.did, name: 'Alice', profile: ALICE.handle, picture: expect.stringContaining('cdn.bsky.app') });
       expect(account.credentials).toMatchObject({ service: BSKY_ENTRYWAY, pds: BSKY_PDS, identifier: 'Alice.bsky.social', did: ALICE.did });
@@ -86,7 +47,7 @@ describe('bluesky specifics', () => {
   });
 
   it('names the refused field: the password, or the identifier when no account has the handle', async () => {
-    await withSim(async (_sim, ctx) => {
+    await withBluesky(async (_sim, ctx) => {
       const bad = (await adapter.connectWithCredentials!({ ...LOGIN, password: 'wrong' }, ctx).catch((e: unknown) => e)) as PlatformError;
       expect({ kind: bad.kind, field: bad.details.field, code: bad.details.platformCode }).toEqual({ kind: 'rejected', field: 'password', code: 'AuthenticationRequired' });
       expect(bad.message).toMatch(/Invalid identifier or password/);
@@ -96,7 +57,7 @@ describe('bluesky specifics', () => {
   });
 
   it('writes facets with UTF-8 byte offsets: emoji before a link, resolved mentions, hashtags', async () => {
-    await withSim(async (sim, ctx) => {
+    await withBluesky(async (sim, ctx) => {
       const account = await adapter.connectWithCredentials!(LOGIN, ctx);
       const text = '🦋 Read https://example.com/a?b=1. Thanks @bob.bsky.social and @ghost.bsky.social! #Tidings #2024';
       const r = published(await post(ctx, account, `<p>${text}</p>`));
@@ -121,7 +82,7 @@ describe('bluesky specifics', () => {
   });
 
   it('threads replies: the root stays the first post, the parent is the previous one', async () => {
-    await withSim(async (sim, ctx) => {
+    await withBluesky(async (sim, ctx) => {
       const account = await adapter.connectWithCredentials!(LOGIN, ctx);
       const first = published(await post(ctx, account, '<p>one</p>'));
       const second = published(await post(ctx, account, '<p>two</p>', { replyTo: { id: first.id, rootId: first.id } }));
@@ -134,7 +95,7 @@ describe('bluesky specifics', () => {
   });
 
   it('uploads images as raw bytes with alt text and aspect ratio', async () => {
-    await withSim(async (sim, ctx) => {
+    await withBluesky(async (sim, ctx) => {
       const account = await adapter.connectWithCredentials!(LOGIN, ctx);
       const bytes = Buffer.from('not really a jpeg, but bytes all the same');
       ctx.media.set('m1', new Blob([bytes], { type: 'image/jpeg' }));
@@ -153,7 +114,7 @@ describe('bluesky specifics', () => {
   });
 
   it('publishes a video through the video service: pending, then checkPublish creates the post once', async () => {
-    await withSim(async (sim, ctx) => {
+    await withBluesky(async (sim, ctx) => {
       const account = await adapter.connectWithCredentials!(LOGIN, ctx);
       const c = { ...ctx, credentials: account.credentials };
       const bytes = Buffer.from('ftyp-mp4-ish bytes');
@@ -175,7 +136,7 @@ describe('bluesky specifics', () => {
   });
 
   it('reports a failed video job as rejected', async () => {
-    await withSim(async (sim, ctx) => {
+    await withBluesky(async (sim, ctx) => {
       const account = await adapter.connectWithCredentials!(LOGIN, ctx);
       ctx.media.set('v1', new Blob([Buffer.from('x')], { type: 'video/mp4' }));
       sim.configureVideo({ polls: 0, failWith: 'Video is too long' });
@@ -187,7 +148,7 @@ describe('bluesky specifics', () => {
   });
 
   it('refresh rotates the tokens, and falls back to one login when the refresh JWT has expired too', async () => {
-    await withSim(async (sim, ctx) => {
+    await withBluesky(async (sim, ctx) => {
       const account = await adapter.connectWithCredentials!(LOGIN, ctx);
       const rotated = await adapter.refresh!({ ...ctx, credentials: account.credentials });
       expect(rotated.credentials.refreshJwt).not.toBe(account.credentials.refreshJwt);
@@ -203,7 +164,7 @@ describe('bluesky specifics', () => {
   });
 
   it('asks for a reconnect when the stored app password was revoked', async () => {
-    await withSim(async (sim, ctx) => {
+    await withBluesky(async (sim, ctx) => {
       const account = await adapter.connectWithCredentials!(LOGIN, ctx);
       sim.expireAccessTokens({ refresh: true });
       sim.addAccount({ ...ALICE, password: 'revoked-and-replaced' });
@@ -213,7 +174,7 @@ describe('bluesky specifics', () => {
   });
 
   it('finds recent own posts newest first and reads analytics', async () => {
-    await withSim(async (_sim, ctx) => {
+    await withBluesky(async (_sim, ctx) => {
       const account = await adapter.connectWithCredentials!(LOGIN, ctx);
       const c = { ...ctx, credentials: account.credentials };
       const since = new Date(Date.now() - 60_000);
@@ -239,7 +200,7 @@ describe('bluesky specifics', () => {
   });
 
   it('findRecent reads the repo on the PDS: a post the AppView has not indexed yet is found (reconciliation must not miss it)', async () => {
-    await withSim(async (sim, ctx) => {
+    await withBluesky(async (sim, ctx) => {
       sim.setAppViewLag(10 * 60_000);
       const account = await adapter.connectWithCredentials!(LOGIN, ctx);
       const c = { ...ctx, credentials: account.credentials };
@@ -266,7 +227,7 @@ describe('bluesky specifics', () => {
   });
 
   it('findRecent pages through the repo and stops at record keys older than `since`', async () => {
-    await withSim(async (sim, ctx) => {
+    await withBluesky(async (sim, ctx) => {
       const account = await adapter.connectWithCredentials!(LOGIN, ctx);
       const c = { ...ctx, credentials: account.credentials };
       for (let i = 0; i < 5; i++) published(await post(ctx, account, `<p>post ${i}</p>`));

@@ -1,88 +1,33 @@
-import { randomInt, randomUUID } from 'node:crypto';
-import { Readable } from 'node:stream';
-import { z } from 'zod';
-import { readCredentials } from '../common/credentials.js';
+import { randomInt } from 'node:crypto';
 import { htmlToText } from '../common/html.js';
-import { BlueskyCredentialsSchema, blueskyMetadata } from './metadata.js';
-import { blueskyError, blueskyResult } from './errors.js';
-import { detectFacets, type Facet } from './richtext.js';
+import { PlatformError, type AnalyticsSeries, type ConnectedAccount, type OperationContext, type PlatformAdapter, type PublishItem, type PublishResult } from '../platform.js';
 import {
-  PlatformError,
-  type AnalyticsSeries,
-  type ConnectedAccount,
-  type Credentials,
-  type OperationContext,
-  type PlatformAdapter,
-  type PlatformRequest,
-  type PublishItem,
-  type PublishResult,
-} from '../platform.js';
+  blueskyPostUrl,
+  createPostRecord,
+  createSession,
+  creds,
+  getJobStatus,
+  getPosts,
+  getProfile,
+  getRecord,
+  listPostRecords,
+  parseAtUri,
+  POST,
+  refreshSession,
+  resolveHandle,
+  uploadBlob,
+  uploadVideo,
+  type BlueskyCredentials,
+  type JobStatus,
+  type PostRecord,
+  type SessionAnswer,
+} from './client.js';
+import { BlueskyCredentialsSchema, blueskyMetadata } from './metadata.js';
+import { detectFacets } from './richtext.js';
 
-const VIDEO_SERVICE = 'https://video.bsky.app';
-const POST = 'app.bsky.feed.post';
 const MAX_IMAGES = 4;
 /** The access JWT's lifetime on the reference PDS, when its `exp` cannot be read. */
 const ACCESS_LIFETIME_MS = 2 * 60 * 60 * 1000;
-/** How long the video service may use our service token to store the processed video on the PDS. */
-const SERVICE_TOKEN_SECONDS = 30 * 60;
-/** The service names the file after its type, so the upload's name needs the right extension. */
-const VIDEO_EXTENSIONS: Record<string, string> = { 'video/mp4': 'mp4', 'video/quicktime': 'mov', 'video/webm': 'webm', 'video/mpeg': 'mpeg' };
-
-/**
- * Stored per channel. The session is cached and refreshed: createSession is limited to 30 per
- * 5 minutes and 300 (in practice sometimes 100) per day per account, so logging in before every
- * post (as the reference does) fails for busy channels. The app password is kept so a session
- * whose refresh token also died can be re-created without asking the user.
- */
-type BlueskyCredentials = {
-  /** the entryway/PDS the user named (https://bsky.social): sessions are created and refreshed there */
-  service: string;
-  /** the account's own PDS from its DID document: repo and read calls go there, as the official client does */
-  pds: string;
-  identifier: string;
-  password: string;
-  did: string;
-  handle: string;
-  accessJwt: string;
-  refreshJwt: string;
-};
-
-interface SessionAnswer {
-  accessJwt: string;
-  refreshJwt: string;
-  handle: string;
-  did: string;
-  didDoc?: { service?: { id?: string; type?: string; serviceEndpoint?: unknown }[] };
-}
-
-interface StrongRef {
-  uri: string;
-  cid: string;
-}
-
-interface BlobRef {
-  $type: 'blob';
-  ref: { $link: string };
-  mimeType: string;
-  size: number;
-}
-
-interface PostRecord {
-  $type: typeof POST;
-  text: string;
-  createdAt: string;
-  facets?: Facet[];
-  reply?: { root: StrongRef; parent: StrongRef };
-  embed?: Record<string, unknown>;
-}
-
-interface JobStatus {
-  jobId?: string;
-  state?: string;
-  blob?: BlobRef;
-  error?: string;
-  message?: string;
-}
 
 /** What a pending video publish carries between `publish` and `checkPublish`. */
 interface VideoToken {
@@ -96,45 +41,6 @@ interface VideoToken {
 }
 
 type Ctx = Pick<OperationContext, 'http' | 'clock'>;
-
-/** What a Bluesky channel stores, read with readCredentials (pds falls back to the service, handle to the DID; other fields are kept). */
-const StoredBlueskyCredentials = z
-  .looseObject({
-    service: z.string().min(1),
-    did: z.string().min(1),
-    accessJwt: z.string().min(1),
-    refreshJwt: z.string().min(1),
-    identifier: z.string().min(1),
-    password: z.string().min(1),
-    pds: z.string().nullish(),
-    handle: z.string().nullish(),
-  })
-  .transform((c): BlueskyCredentials => ({ ...c, pds: c.pds ?? c.service, handle: c.handle ?? c.did }));
-
-function creds(ctx: { credentials: Credentials }): BlueskyCredentials {
-  return readCredentials(ctx, StoredBlueskyCredentials, 'Bluesky');
-}
-
-/** One XRPC call. The service and PDS hosts come from the user, so the SSRF guard applies to them. */
-async function xrpc<T>(
-  ctx: Ctx,
-  base: string,
-  nsid: string,
-  opts: { method?: PlatformRequest['method']; token?: string; params?: Record<string, string | number | string[]>; body?: unknown; headers?: Record<string, string> } = {},
-): Promise<T> {
-  const url = new URL(`/xrpc/${nsid}`, base);
-  for (const [key, value] of Object.entries(opts.params ?? {})) {
-    for (const v of Array.isArray(value) ? value : [value]) url.searchParams.append(key, String(v));
-  }
-  const res = await ctx.http.request({
-    method: opts.method ?? 'GET',
-    url: url.href,
-    headers: { ...(opts.token ? { authorization: `Bearer ${opts.token}` } : {}), ...opts.headers },
-    body: opts.body,
-    untrustedHost: base !== VIDEO_SERVICE,
-  });
-  return blueskyResult<T>(res);
-}
 
 /** Reads `exp` from a JWT without verifying it (it is ours, from the PDS); undefined when opaque. */
 function jwtExpiry(jwt: string): Date | undefined {
@@ -166,10 +72,6 @@ function fromSession(s: SessionAnswer, base: Pick<BlueskyCredentials, 'service' 
   return { credentials, expiresAt: jwtExpiry(s.accessJwt) ?? new Date(now + ACCESS_LIFETIME_MS) };
 }
 
-function createSession(ctx: Ctx, service: string, identifier: string, password: string) {
-  return xrpc<SessionAnswer>(ctx, service, 'com.atproto.server.createSession', { method: 'POST', body: { identifier, password } });
-}
-
 /** "@alice.bsky.social" → "alice.bsky.social": the PDS would take a leading @ for an email address. */
 function normalizeIdentifier(identifier: string): string {
   const id = identifier.trim();
@@ -194,24 +96,13 @@ async function loginError(ctx: Ctx, service: string, identifier: string, err: un
     return new PlatformError('rejected', `Bluesky refused the account: ${err.message}`, { ...err.details, field: 'identifier' });
   }
   if (!identifier.includes('@') && !identifier.startsWith('did:')) {
-    const known = await xrpc(ctx, service, 'com.atproto.identity.resolveHandle', { params: { handle: identifier } }).then(
+    const known = await resolveHandle(ctx, service, identifier).then(
       () => true,
       (e: unknown) => !(e instanceof PlatformError && e.kind === 'rejected'),
     );
     if (!known) return new PlatformError('rejected', `No Bluesky account has the handle ${identifier}`, { ...err.details, field: 'identifier' });
   }
   return new PlatformError('rejected', `Bluesky refused the login: ${err.message}`, { ...err.details, field: 'password' });
-}
-
-/** at://{did}/{collection}/{rkey} */
-function parseAtUri(uri: string): { repo: string; collection: string; rkey: string } {
-  const m = /^at:\/\/([^/]+)\/([^/]+)\/([^/?#]+)$/.exec(uri);
-  if (!m) throw new PlatformError('rejected', `Not a Bluesky post id: ${uri}`);
-  return { repo: m[1]!, collection: m[2]!, rkey: m[3]! };
-}
-
-export function blueskyPostUrl(handle: string, uri: string): string {
-  return `https://bsky.app/profile/${handle}/post/${parseAtUri(uri).rkey}`;
 }
 
 /** A record key in the TID format posts need: 53 bits of microseconds, 10 bits of clock id, base32-sortable. */
@@ -235,15 +126,6 @@ export function tidTime(rkey: string): number | undefined {
   return Number((n >> 10n) / 1000n);
 }
 
-/** A file-backed Blob as a fixed-length stream: http.ts sends Node streams as is, and the PDS wants a length. */
-async function mediaBody(ctx: OperationContext, media: PublishItem['media'][number]) {
-  const blob = await ctx.openMedia(media);
-  return {
-    body: Readable.fromWeb(blob.stream()),
-    headers: { 'content-type': media.mimeType, 'content-length': String(blob.size) },
-  };
-}
-
 /** Bluesky keeps no history of its counts: each figure is today's total, as one point. */
 function series(now: number, figures: [label: string, total: number | undefined][]): AnalyticsSeries[] {
   const date = new Date(now).toISOString().slice(0, 10);
@@ -257,11 +139,7 @@ function aspectRatio(m: PublishItem['media'][number]) {
 /** Creates the Bluesky adapter: an app-password session on the user's PDS, posts as records. */
 export function createBlueskyAdapter(): PlatformAdapter {
   async function createPost(ctx: Ctx, c: BlueskyCredentials, record: PostRecord, rkey?: string): Promise<PublishResult> {
-    const created = await xrpc<StrongRef>(ctx, c.pds, 'com.atproto.repo.createRecord', {
-      method: 'POST',
-      token: c.accessJwt,
-      body: { repo: c.did, collection: POST, ...(rkey ? { rkey } : {}), record },
-    });
+    const created = await createPostRecord(ctx, c, record, rkey);
     return { status: 'published', id: created.uri, url: blueskyPostUrl(c.handle, created.uri) };
   }
 
@@ -272,15 +150,15 @@ export function createBlueskyAdapter(): PlatformAdapter {
    */
   async function replyRefs(ctx: Ctx, c: BlueskyCredentials, parentUri: string): Promise<PostRecord['reply']> {
     const { repo, collection, rkey } = parseAtUri(parentUri);
-    const parent = await xrpc<StrongRef & { value: Partial<PostRecord> }>(ctx, c.pds, 'com.atproto.repo.getRecord', { params: { repo, collection, rkey } });
+    const parent = await getRecord(ctx, c, { repo, collection, rkey });
     const parentRef = { uri: parent.uri, cid: parent.cid };
     return { root: parent.value.reply?.root ?? parentRef, parent: parentRef };
   }
 
   /** A handle's DID; undefined for an unknown handle (400), any other failure is thrown. */
-  async function resolveHandle(ctx: Ctx, c: BlueskyCredentials, handle: string): Promise<string | undefined> {
+  async function mentionedDid(ctx: Ctx, c: BlueskyCredentials, handle: string): Promise<string | undefined> {
     try {
-      return (await xrpc<{ did: string }>(ctx, c.pds, 'com.atproto.identity.resolveHandle', { token: c.accessJwt, params: { handle } })).did;
+      return await resolveHandle(ctx, c.pds, handle, c.accessJwt);
     } catch (e) {
       if (e instanceof PlatformError && e.kind === 'rejected') return undefined;
       throw e;
@@ -288,9 +166,7 @@ export function createBlueskyAdapter(): PlatformAdapter {
   }
 
   async function uploadImage(ctx: OperationContext, c: BlueskyCredentials, m: PublishItem['media'][number]) {
-    const { body, headers } = await mediaBody(ctx, m);
-    const { blob } = await xrpc<{ blob: BlobRef }>(ctx, c.pds, 'com.atproto.repo.uploadBlob', { method: 'POST', token: c.accessJwt, body, headers });
-    return { image: blob, alt: m.alt ?? '', ...aspectRatio(m) };
+    return { image: await uploadBlob(ctx, c, m), alt: m.alt ?? '', ...aspectRatio(m) };
   }
 
   /**
@@ -299,24 +175,7 @@ export function createBlueskyAdapter(): PlatformAdapter {
    * a while, so publish answers `pending` and `checkPublish` creates the post once the blob exists.
    */
   async function startVideo(ctx: OperationContext, c: BlueskyCredentials, m: PublishItem['media'][number], record: PostRecord): Promise<PublishResult> {
-    const { token } = await xrpc<{ token: string }>(ctx, c.pds, 'com.atproto.server.getServiceAuth', {
-      token: c.accessJwt,
-      params: { aud: `did:web:${new URL(c.pds).hostname}`, lxm: 'com.atproto.repo.uploadBlob', exp: Math.floor(ctx.clock.now() / 1000) + SERVICE_TOKEN_SECONDS },
-    });
-    const { body, headers } = await mediaBody(ctx, m);
-    const ext = VIDEO_EXTENSIONS[m.mimeType] ?? 'mp4';
-    const res = await ctx.http.request({
-      method: 'POST',
-      url: `${VIDEO_SERVICE}/xrpc/app.bsky.video.uploadVideo?${new URLSearchParams({ did: c.did, name: `${randomUUID().slice(0, 12)}.${ext}` }).toString()}`,
-      headers: { authorization: `Bearer ${token}`, ...headers },
-      body,
-    });
-    // Unlike its lexicon, the service answers the job status itself, not `{ jobStatus }`; it
-    // also carries a jobId with some non-2xx answers (a video it already has), so that decides.
-    const job = (res.body ?? {}) as JobStatus;
-    if (typeof job.jobId !== 'string') {
-      throw blueskyError(res) ?? new PlatformError('rejected', job.message ?? job.error ?? 'Bluesky did not accept the video');
-    }
+    const job = await uploadVideo(ctx, c, m);
     const pending: VideoToken = { v: 1, jobId: job.jobId, rkey: newTid(ctx.clock.now()), record, ...aspectRatio(m), ...(m.alt ? { alt: m.alt } : {}) };
     return finishVideo(ctx, c, pending, job);
   }
@@ -342,10 +201,7 @@ export function createBlueskyAdapter(): PlatformAdapter {
         throw await loginError(ctx, service, identifier, e);
       }
       const { credentials, expiresAt } = fromSession(session, { service, identifier, password: parsed.password }, ctx.clock.now());
-      const profile = await xrpc<{ handle: string; displayName?: string; avatar?: string }>(ctx, credentials.pds, 'app.bsky.actor.getProfile', {
-        token: credentials.accessJwt,
-        params: { actor: credentials.did },
-      });
+      const profile = await getProfile(ctx, credentials);
       return {
         internalId: credentials.did,
         name: profile.displayName?.trim() || profile.handle,
@@ -364,7 +220,7 @@ export function createBlueskyAdapter(): PlatformAdapter {
     async refresh(ctx) {
       const c = creds(ctx);
       try {
-        const s = await xrpc<SessionAnswer>(ctx, c.service, 'com.atproto.server.refreshSession', { method: 'POST', token: c.refreshJwt });
+        const s = await refreshSession(ctx, c);
         return fromSession(s, c, ctx.clock.now());
       } catch (e) {
         if (!(e instanceof PlatformError) || e.kind === 'transient' || e.kind === 'rate_limited') throw e;
@@ -397,7 +253,7 @@ export function createBlueskyAdapter(): PlatformAdapter {
       const text = htmlToText(item.content);
       const record: PostRecord = { $type: POST, text, createdAt: new Date(ctx.clock.now()).toISOString() };
       if (replyTo) record.reply = await replyRefs(ctx, c, replyTo.id);
-      const facets = await detectFacets(text, (handle) => resolveHandle(ctx, c, handle));
+      const facets = await detectFacets(text, (handle) => mentionedDid(ctx, c, handle));
       if (facets.length > 0) record.facets = facets;
       if (videos.length > 0) return startVideo(ctx, c, videos[0]!, record);
       if (images.length > 0) {
@@ -422,10 +278,10 @@ export function createBlueskyAdapter(): PlatformAdapter {
         throw new PlatformError('rejected', 'Unreadable Bluesky publish token');
       }
       if (p.v !== 1 || typeof p.jobId !== 'string') throw new PlatformError('rejected', 'Unknown Bluesky publish token');
-      const { jobStatus } = await xrpc<{ jobStatus: JobStatus }>(ctx, VIDEO_SERVICE, 'app.bsky.video.getJobStatus', { params: { jobId: p.jobId } });
+      const jobStatus = await getJobStatus(ctx, p.jobId);
       if (jobStatus.blob) {
         const uri = `at://${c.did}/${POST}/${p.rkey}`;
-        const existing = await xrpc<StrongRef>(ctx, c.pds, 'com.atproto.repo.getRecord', { params: { repo: c.did, collection: POST, rkey: p.rkey } }).catch((e: unknown) => {
+        const existing = await getRecord(ctx, c, { repo: c.did, collection: POST, rkey: p.rkey }).catch((e: unknown) => {
           if (e instanceof PlatformError && e.details.platformCode === 'RecordNotFound') return undefined;
           throw e;
         });
@@ -450,10 +306,7 @@ export function createBlueskyAdapter(): PlatformAdapter {
       let cursor: string | undefined;
       for (let page = 0; page < 10 && out.length < limit; page++) {
         const pageSize = Math.min(100, Math.max(1, limit));
-        const { records, cursor: next } = await xrpc<{ cursor?: string; records: { uri: string; value: { text?: unknown; createdAt?: unknown } }[] }>(ctx, c.pds, 'com.atproto.repo.listRecords', {
-          token: c.accessJwt,
-          params: { repo: c.did, collection: POST, limit: pageSize, ...(cursor ? { cursor } : {}) },
-        });
+        const { records, cursor: next } = await listPostRecords(ctx, c, pageSize, cursor);
         for (const { uri, value } of records) {
           const keyTime = tidTime(parseAtUri(uri).rkey);
           if (keyTime !== undefined && keyTime < sinceMs) return out;
@@ -471,10 +324,7 @@ export function createBlueskyAdapter(): PlatformAdapter {
 
     async analytics(_days, ctx): Promise<AnalyticsSeries[]> {
       const c = creds(ctx);
-      const p = await xrpc<{ followersCount?: number; followsCount?: number; postsCount?: number }>(ctx, c.pds, 'app.bsky.actor.getProfile', {
-        token: c.accessJwt,
-        params: { actor: c.did },
-      });
+      const p = await getProfile(ctx, c);
       return series(ctx.clock.now(), [
         ['Followers', p.followersCount],
         ['Following', p.followsCount],
@@ -485,10 +335,7 @@ export function createBlueskyAdapter(): PlatformAdapter {
     async postAnalytics(postId, _days, ctx): Promise<AnalyticsSeries[]> {
       const c = creds(ctx);
       parseAtUri(postId);
-      const { posts } = await xrpc<{ posts: { likeCount?: number; repostCount?: number; replyCount?: number; quoteCount?: number }[] }>(ctx, c.pds, 'app.bsky.feed.getPosts', {
-        token: c.accessJwt,
-        params: { uris: [postId] },
-      });
+      const { posts } = await getPosts(ctx, c, [postId]);
       const post = posts[0];
       if (!post) return [];
       return series(ctx.clock.now(), [

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { MiB, STILL_IMAGE_TYPES } from '../common/schemas.js';
-import type { PlatformMetadata } from '../platform.js';
+import { defineMetadata, mediaRules } from '../common/define-metadata.js';
 
 /** `POST /social/bluesky`: an app password login. */
 /**
@@ -24,27 +24,20 @@ export const BlueskyCredentialsSchema = z.object({
     .meta({ title: 'Service (advanced)', description: 'Optional: the address of your PDS, only if your account is not hosted by Bluesky' }),
 });
 
-export const blueskyMetadata: PlatformMetadata = {
+export const blueskyMetadata = defineMetadata({
   identifier: 'bluesky',
   displayName: 'Bluesky',
   authKind: 'credentials',
-  instanceBased: false,
-  editor: 'normal',
   text: { maxLength: 300, counting: 'graphemes' },
-  media: {
-    minItems: 0,
-    maxItems: 4,
+  media: mediaRules({
     image: { maxCount: 4, mimeTypes: STILL_IMAGE_TYPES, maxBytes: 1_000_000 },
     video: { maxCount: 1, mimeTypes: ['video/mp4'], maxBytes: 100 * MiB, maxDurationSeconds: 180 },
-    mixed: false,
     onThreadItems: true,
-  },
+  }),
   thread: { supported: true, kind: 'reply' },
   asyncProcessing: true,
-  concurrency: { perPlatform: 5, perChannel: 1 },
-  settings: null,
+  concurrency: { perPlatform: 5 },
   credentials: BlueskyCredentialsSchema,
-  tools: [],
   rules: 'Bluesky can have up to 4 pictures or 1 video per post, and may be text only.',
   analytics: { channel: true, post: true },
-};
+});

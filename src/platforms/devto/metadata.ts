@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { IMAGE_TYPES, MediaRefSchema, NoToolDataSchema, requiredSecret } from '../common/schemas.js';
-import type { PlatformMetadata } from '../platform.js';
+import { MediaRefSchema, NoToolDataSchema, requiredSecret } from '../common/schemas.js';
+import { defineMetadata, imagesOnly } from '../common/define-metadata.js';
 
 /** `POST /social/devto`: a DEV API key (dev.to → Settings → Extensions); it never expires. */
 export const DevtoCredentialsSchema = z.object({
@@ -21,35 +21,26 @@ export const DevtoSettingsSchema = z.object({
     .default([]),
 });
 
-export const devtoMetadata: PlatformMetadata = {
+export const devtoMetadata = defineMetadata({
   identifier: 'devto',
   displayName: 'Dev.to',
   appName: 'DEV',
   authKind: 'credentials',
-  instanceBased: false,
   editor: 'markdown',
   // DEV publishes no body limit; the reference caps articles at 100,000 characters.
   text: { maxLength: 100_000, counting: 'characters' },
-  media: {
-    minItems: 0,
-    // DEV takes one cover picture (as a URL); the body is Markdown, so there is nothing else to attach.
-    maxItems: 1,
-    image: { maxCount: 1, mimeTypes: IMAGE_TYPES },
-    mixed: false,
-    onThreadItems: false,
-  },
+  // DEV takes one cover picture (as a URL); the body is Markdown, so there is nothing else to attach.
+  media: imagesOnly(1),
   // The DEV API cannot create comments.
   thread: { supported: false },
-  asyncProcessing: false,
   // Article creation is throttled (about 10 per 30 s is commonly cited).
-  concurrency: { perPlatform: 2, perChannel: 1 },
+  concurrency: { perPlatform: 2 },
   settings: DevtoSettingsSchema,
   credentials: DevtoCredentialsSchema,
   tools: [
     { methodName: 'tags', description: 'List DEV tags to pick from', dataSchema: NoToolDataSchema },
     { methodName: 'organizations', description: 'List the DEV organizations the account can publish under', dataSchema: NoToolDataSchema },
   ],
-  rules: '',
   // DEV reports each article's views, reactions and comments (lifetime totals) to its author.
-  analytics: { channel: false, post: true },
-};
+  analytics: { post: true },
+});

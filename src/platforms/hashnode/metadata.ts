@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { IMAGE_TYPES, LabelledOptionSchema, MediaRefSchema, requiredString, NoToolDataSchema, requiredSecret } from '../common/schemas.js';
-import type { PlatformMetadata } from '../platform.js';
+import { LabelledOptionSchema, MediaRefSchema, requiredString, NoToolDataSchema, requiredSecret } from '../common/schemas.js';
+import { defineMetadata, imagesOnly } from '../common/define-metadata.js';
 
 /** `POST /social/hashnode`: a personal access token (hashnode.com → Settings → Developer). */
 export const HashnodeCredentialsSchema = z.object({
@@ -18,31 +18,21 @@ export const HashnodeSettingsSchema = z.object({
   tags: z.array(LabelledOptionSchema, { error: 'Required' }).min(1, 'At least one tag').max(5, 'At most 5 tags'),
 });
 
-export const hashnodeMetadata: PlatformMetadata = {
+export const hashnodeMetadata = defineMetadata({
   identifier: 'hashnode',
   displayName: 'Hashnode',
   authKind: 'credentials',
-  instanceBased: false,
   editor: 'markdown',
   text: { maxLength: 10_000, counting: 'characters' },
-  media: {
-    minItems: 0,
-    // One cover picture (sent as a URL); the body itself is Markdown.
-    maxItems: 1,
-    image: { maxCount: 1, mimeTypes: IMAGE_TYPES },
-    mixed: false,
-    onThreadItems: false,
-  },
-  thread: { supported: false },
-  asyncProcessing: false,
-  concurrency: { perPlatform: 5, perChannel: 1 },
+  // One cover picture (sent as a URL); the body itself is Markdown.
+  media: imagesOnly(1),
+  concurrency: { perPlatform: 5 },
   settings: HashnodeSettingsSchema,
   credentials: HashnodeCredentialsSchema,
   tools: [
     { methodName: 'tagsList', description: 'List Hashnode tags to pick from', dataSchema: NoToolDataSchema },
     { methodName: 'publications', description: 'List the publications the account can publish to', dataSchema: NoToolDataSchema },
   ],
-  rules: '',
   // Each post's views, reactions and responses (lifetime totals).
-  analytics: { channel: false, post: true },
-};
+  analytics: { post: true },
+});

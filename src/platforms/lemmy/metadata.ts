@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { requiredString, requiredHttpUrl, requiredSecret } from '../common/schemas.js';
-import type { PlatformMetadata } from '../platform.js';
+import { defineMetadata, imagesOnly } from '../common/define-metadata.js';
 
 /** `POST /social/lemmy`: a login on one Lemmy instance. */
 export const LemmyCredentialsSchema = z.object({
@@ -32,31 +32,22 @@ export const LemmySettingsSchema = z.object({
   nsfw: z.boolean().optional(),
 });
 
-export const lemmyMetadata: PlatformMetadata = {
+export const lemmyMetadata = defineMetadata({
   identifier: 'lemmy',
   displayName: 'Lemmy',
   authKind: 'credentials',
   instanceBased: true,
-  editor: 'normal',
   // Comments are capped at 10,000 on Lemmy (post bodies at 50,000); the reference uses 10,000.
   text: { maxLength: 10_000, counting: 'characters' },
-  media: {
-    minItems: 0,
-    // A post has one picture, sent as its thumbnail.
-    maxItems: 1,
-    image: { maxCount: 1, mimeTypes: ['image/png', 'image/jpeg', 'image/gif'] },
-    mixed: false,
-    onThreadItems: false,
-  },
+  // A post has one picture, sent as its thumbnail.
+  media: imagesOnly(1, ['image/png', 'image/jpeg', 'image/gif']),
   thread: { supported: true, kind: 'comment' },
-  asyncProcessing: false,
   // Instances allow only a few posts per 10 minutes by default.
-  concurrency: { perPlatform: 2, perChannel: 1 },
+  concurrency: { perPlatform: 2 },
   settings: LemmySettingsSchema,
   credentials: LemmyCredentialsSchema,
   tools: [
     { methodName: 'subreddits', description: 'Search communities by name', dataSchema: z.object({ word: z.string() }) },
   ],
-  rules: '',
-  analytics: { channel: false, post: true },
-};
+  analytics: { post: true },
+});

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { requiredString, NoToolDataSchema, requiredHttpUrl, requiredSecret } from '../common/schemas.js';
-import { imagesOnly } from '../common/image-media.js';
-import type { PlatformMetadata } from '../platform.js';
+import { defineMetadata, imagesOnly } from '../common/define-metadata.js';
 
 /** `POST /social/listmonk`: an API user of a self-hosted listmonk (HTTP Basic user:token). */
 export const ListmonkCredentialsSchema = z.object({
@@ -22,7 +21,7 @@ export const ListmonkSettingsSchema = z.object({
     .describe('template id (from the `templates` tool); the instance\'s default template when absent'),
 });
 
-export const listmonkMetadata: PlatformMetadata = {
+export const listmonkMetadata = defineMetadata({
   identifier: 'listmonk',
   displayName: 'ListMonk',
   appName: 'Listmonk',
@@ -33,16 +32,13 @@ export const listmonkMetadata: PlatformMetadata = {
   text: { maxLength: 100_000_000, counting: 'characters' },
   // Pictures are placed inline in the HTML body.
   media: imagesOnly(10),
-  thread: { supported: false },
-  asyncProcessing: false,
-  concurrency: { perPlatform: 2, perChannel: 1 },
+  concurrency: { perPlatform: 2 },
   settings: ListmonkSettingsSchema,
   credentials: ListmonkCredentialsSchema,
   tools: [
     { methodName: 'list', description: 'List the mailing lists', dataSchema: NoToolDataSchema },
     { methodName: 'templates', description: 'List the campaign templates', dataSchema: NoToolDataSchema },
   ],
-  rules: '',
   // Campaign views and clicks (listmonk's campaign analytics).
-  analytics: { channel: false, post: true },
-};
+  analytics: { post: true },
+});

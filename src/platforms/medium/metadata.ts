@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { LabelledOptionSchema, UrlOrPostPlaceholder, NoToolDataSchema, requiredSecret } from '../common/schemas.js';
-import type { PlatformMetadata } from '../platform.js';
+import { defineMetadata, imagesOnly } from '../common/define-metadata.js';
 
 /** `POST /social/medium`: an integration token (Medium stopped issuing new ones on 2025-01-01). */
 export const MediumCredentialsSchema = z.object({
@@ -33,28 +33,17 @@ export const MediumSettingsSchema = z.object({
   notifyFollowers: z.boolean().optional(),
 });
 
-export const mediumMetadata: PlatformMetadata = {
+export const mediumMetadata = defineMetadata({
   identifier: 'medium',
   displayName: 'Medium',
   authKind: 'credentials',
-  instanceBased: false,
   editor: 'markdown',
   text: { maxLength: 100_000, counting: 'characters' },
-  media: {
-    minItems: 0,
-    // Pictures are placed inline in the story body.
-    maxItems: 10,
-    // Medium fetches pictures from their public URL (`<img src>` in the body) and re-hosts them.
-    image: { maxCount: 10, mimeTypes: ['image/jpeg', 'image/png', 'image/gif'], pulled: true },
-    mixed: false,
-    onThreadItems: false,
-  },
-  thread: { supported: false },
-  asyncProcessing: false,
-  concurrency: { perPlatform: 2, perChannel: 1 },
+  // Pictures are placed inline in the story body. Medium fetches them from their public URL
+  // (`<img src>` in the body) and re-hosts them.
+  media: imagesOnly(10, ['image/jpeg', 'image/png', 'image/gif'], { pulled: true }),
+  concurrency: { perPlatform: 2 },
   settings: MediumSettingsSchema,
   credentials: MediumCredentialsSchema,
   tools: [{ methodName: 'publications', description: 'List the publications the account can submit to', dataSchema: NoToolDataSchema }],
-  rules: '',
-  analytics: { channel: false, post: false },
-};
+});

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { requiredString, requiredSecret } from '../common/schemas.js';
-import type { PlatformMetadata } from '../platform.js';
+import { defineMetadata, noMedia } from '../common/define-metadata.js';
 
 /** Moltbook post settings (reference MoltbookDto): the submolt (community) to post in. */
 export const MoltbookSettingsSchema = z.object({
@@ -12,22 +12,16 @@ export const MoltbookCredentialsSchema = z.object({
   apiKey: requiredSecret('agent API key from agent registration (moltbook_…)'),
 });
 
-export const moltbookMetadata: PlatformMetadata = {
+export const moltbookMetadata = defineMetadata({
   identifier: 'moltbook',
   displayName: 'Moltbook',
   authKind: 'credentials',
-  instanceBased: false,
-  editor: 'normal',
   text: { maxLength: 300, counting: 'characters' },
   // Text and link posts only: no uploads.
-  media: { minItems: 0, maxItems: 0, mixed: false, onThreadItems: false },
+  media: noMedia,
   thread: { supported: true, kind: 'comment' },
-  asyncProcessing: false,
   // One post per 30 minutes per agent: no point running many at once.
-  concurrency: { perPlatform: 2, perChannel: 1 },
+  concurrency: { perPlatform: 2 },
   settings: MoltbookSettingsSchema,
   credentials: MoltbookCredentialsSchema,
-  tools: [],
-  rules: '',
-  analytics: { channel: false, post: false },
-};
+});

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { IMAGE_TYPES, VIDEO_TYPES } from '../common/schemas.js';
-import type { PlatformMetadata } from '../platform.js';
+import { anyAttachments, defineMetadata } from '../common/define-metadata.js';
 
 /** A secp256k1 secret key: 64 hex digits, or bech32 `nsec1…` (58 data+checksum characters). */
 const NOSTR_SECRET = /^(?:[0-9a-fA-F]{64}|nsec1[02-9ac-hj-np-z]{58})$/;
@@ -41,29 +40,16 @@ export const NostrCredentialsSchema = z
     }
   });
 
-export const nostrMetadata: PlatformMetadata = {
+export const nostrMetadata = defineMetadata({
   identifier: 'nostr',
   displayName: 'Nostr',
   authKind: 'credentials',
-  instanceBased: false,
-  editor: 'normal',
   text: { maxLength: 100_000, counting: 'characters' },
   // No upload in the protocol: media are linked by URL in the note's content.
-  media: {
-    minItems: 0,
-    maxItems: 10,
-    image: { maxCount: 10, mimeTypes: IMAGE_TYPES },
-    video: { maxCount: 10, mimeTypes: VIDEO_TYPES },
-    mixed: true,
-    onThreadItems: true,
-  },
+  media: anyAttachments(10),
   thread: { supported: true, kind: 'reply' },
-  asyncProcessing: false,
-  concurrency: { perPlatform: 5, perChannel: 1 },
-  settings: null,
+  concurrency: { perPlatform: 5 },
   credentials: NostrCredentialsSchema,
-  tools: [],
   rules:
     'A note goes to every relay of the channel; it is published when at least one relay accepts it. Media are linked by their public URL (with NIP-92 imeta tags): the service must have a public media address.',
-  analytics: { channel: false, post: false },
-};
+});

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { IMAGE_TYPES, requiredString, IdToolDataSchema, NoToolDataSchema, requiredSecret } from '../common/schemas.js';
-import type { PlatformMetadata } from '../platform.js';
+import { requiredString, IdToolDataSchema, NoToolDataSchema, requiredSecret } from '../common/schemas.js';
+import { anyAttachments, defineMetadata } from '../common/define-metadata.js';
 
 /** Skool post settings (reference SkoolDto): ids of the group and label, and the post title. */
 export const SkoolSettingsSchema = z.object({
@@ -27,25 +27,15 @@ export const SKOOL_RULES =
   'assumed: the 5,000-character limit, attachments as uploaded files, post URLs www.skool.com/<group>/<post slug>, the session lasting until you log out. ' +
   "Each post needs a group, a label (\"none\" for a group without labels) and a title; thread items become comments. Skool's refusals (\"must be admin or level …\", \"cannot post to this label\") fail the post with Skool's words; an ended session asks you to reconnect.";
 
-export const skoolMetadata: PlatformMetadata = {
+export const skoolMetadata = defineMetadata({
   identifier: 'skool',
   displayName: 'Skool',
   authKind: 'credentials',
-  instanceBased: false,
-  editor: 'normal',
   text: { maxLength: 5000, counting: 'characters' },
   // Attachments are uploaded as files; Skool publishes no count or size limit.
-  media: {
-    minItems: 0,
-    maxItems: 10,
-    image: { maxCount: 10, mimeTypes: IMAGE_TYPES },
-    video: { maxCount: 10, mimeTypes: ['video/mp4'] },
-    mixed: true,
-    onThreadItems: true,
-  },
+  media: anyAttachments(10, { video: { mimeTypes: ['video/mp4'] } }),
   thread: { supported: true, kind: 'comment' },
-  asyncProcessing: false,
-  concurrency: { perPlatform: 2, perChannel: 1 },
+  concurrency: { perPlatform: 2 },
   settings: SkoolSettingsSchema,
   credentials: SkoolCredentialsSchema,
   tools: [
@@ -53,5 +43,4 @@ export const skoolMetadata: PlatformMetadata = {
     { methodName: 'label', description: 'Labels (categories) of a group; data.id is the group id', dataSchema: IdToolDataSchema },
   ],
   rules: SKOOL_RULES,
-  analytics: { channel: false, post: false },
-};
+});

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { IMAGE_TYPES, MiB, VIDEO_TYPES } from '../common/schemas.js';
-import type { PlatformMetadata } from '../platform.js';
+import { MiB } from '../common/schemas.js';
+import { anyAttachments, defineMetadata } from '../common/define-metadata.js';
 
 /** `POST /social/telegram`: a bot (admin of the target chat) and the chat to post to. */
 export const TelegramCredentialsSchema = z.object({
@@ -18,28 +18,15 @@ export const TelegramCredentialsSchema = z.object({
     .describe('numeric chat id (channels: -100…) or @channelname'),
 });
 
-export const telegramMetadata: PlatformMetadata = {
+export const telegramMetadata = defineMetadata({
   identifier: 'telegram',
   displayName: 'Telegram',
   authKind: 'credentials',
-  instanceBased: false,
   editor: 'html',
   text: { maxLength: 4096, counting: 'characters' },
   // Up to 10 items in one media group; uploaded photos ≤ 10 MB, other files ≤ 50 MB.
-  media: {
-    minItems: 0,
-    maxItems: 10,
-    image: { maxCount: 10, mimeTypes: IMAGE_TYPES, maxBytes: 10 * MiB },
-    video: { maxCount: 10, mimeTypes: VIDEO_TYPES, maxBytes: 50 * MiB },
-    mixed: true,
-    onThreadItems: true,
-  },
+  media: anyAttachments(10, { image: { maxBytes: 10 * MiB }, video: { maxBytes: 50 * MiB } }),
   thread: { supported: true, kind: 'reply' },
-  asyncProcessing: false,
-  concurrency: { perPlatform: 10, perChannel: 1 },
-  settings: null,
+  concurrency: { perPlatform: 10 },
   credentials: TelegramCredentialsSchema,
-  tools: [],
-  rules: '',
-  analytics: { channel: false, post: false },
-};
+});

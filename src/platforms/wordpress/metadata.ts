@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { MediaRefSchema, requiredString, HttpUrl, NoToolDataSchema, requiredSecret } from '../common/schemas.js';
-import { imagesOnly } from '../common/image-media.js';
-import type { PlatformMetadata } from '../platform.js';
+import { defineMetadata, imagesOnly } from '../common/define-metadata.js';
 
 /**
  * WordPress post settings (reference WordpressDto). Extensions beyond the reference: status
@@ -28,7 +27,7 @@ export const WordpressCredentialsSchema = z.object({
   applicationPassword: requiredSecret('application password (Users → Profile → Application Passwords)'),
 });
 
-export const wordpressMetadata: PlatformMetadata = {
+export const wordpressMetadata = defineMetadata({
   identifier: 'wordpress',
   displayName: 'WordPress',
   authKind: 'credentials',
@@ -37,9 +36,7 @@ export const wordpressMetadata: PlatformMetadata = {
   text: { maxLength: 100_000, counting: 'characters' },
   // Pictures are uploaded to the media library and placed in the article; the cover is `main_image`.
   media: imagesOnly(10),
-  thread: { supported: false },
-  asyncProcessing: false,
-  concurrency: { perPlatform: 5, perChannel: 1 },
+  concurrency: { perPlatform: 5 },
   settings: WordpressSettingsSchema,
   credentials: WordpressCredentialsSchema,
   tools: [
@@ -50,6 +47,4 @@ export const wordpressMetadata: PlatformMetadata = {
     { methodName: 'categories', description: 'Categories of the site (same as categoriesList)', dataSchema: NoToolDataSchema },
     { methodName: 'tags', description: 'Tags of the site (same as tagsList)', dataSchema: NoToolDataSchema },
   ],
-  rules: '',
-  analytics: { channel: false, post: false },
-};
+});

@@ -1,13 +1,13 @@
 import { z } from 'zod';
-import { IMAGE_TYPES, MiB, VIDEO_TYPES, requiredString, NoToolDataSchema } from '../common/schemas.js';
-import type { PlatformMetadata } from '../platform.js';
+import { MiB, requiredString, NoToolDataSchema } from '../common/schemas.js';
+import { anyAttachments, defineMetadata } from '../common/define-metadata.js';
 
 /** Discord post settings (reference DiscordDto): the id of the channel the bot posts in. */
 export const DiscordSettingsSchema = z.object({
   channel: requiredString().describe('channel id (from the `channels` tool)'),
 });
 
-export const discordMetadata: PlatformMetadata = {
+export const discordMetadata = defineMetadata({
   identifier: 'discord',
   displayName: 'Discord',
   authKind: 'oauth2',
@@ -25,25 +25,14 @@ export const discordMetadata: PlatformMetadata = {
     pkce: false,
     refresh: true,
   },
-  instanceBased: false,
   editor: 'markdown',
   // Discord allows 2,000; the reference keeps 20 spare for mentions.
   text: { maxLength: 1980, counting: 'characters' },
-  media: {
-    minItems: 0,
-    maxItems: 10,
-    // 10 MiB is the default upload cap for servers without boosts.
-    image: { maxCount: 10, mimeTypes: IMAGE_TYPES, maxBytes: 10 * MiB },
-    video: { maxCount: 10, mimeTypes: VIDEO_TYPES, maxBytes: 10 * MiB },
-    mixed: true,
-    onThreadItems: true,
-  },
+  // 10 MiB is the default upload cap for servers without boosts.
+  media: anyAttachments(10, { image: { maxBytes: 10 * MiB }, video: { maxBytes: 10 * MiB } }),
   // Comments go into a thread started from the first message.
   thread: { supported: true, kind: 'reply' },
-  asyncProcessing: false,
-  concurrency: { perPlatform: 5, perChannel: 1 },
+  concurrency: { perPlatform: 5 },
   settings: DiscordSettingsSchema,
   tools: [{ methodName: 'channels', description: 'List the text, announcement and forum channels of the guild', dataSchema: NoToolDataSchema }],
-  rules: '',
-  analytics: { channel: false, post: false },
-};
+});

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { MiB, requiredString, NoToolDataSchema } from '../common/schemas.js';
-import type { PlatformMetadata } from '../platform.js';
+import { defineMetadata, mediaRules } from '../common/define-metadata.js';
 
 /** A shot's tag: a plain string or the `{ value, label }` pair the composer's tag pickers send. */
 const Tag = z.union([z.string().trim().min(1).max(32), z.object({ value: z.string(), label: z.string().trim().min(1).max(32) })]);
@@ -26,7 +26,7 @@ export const DribbbleSettingsSchema = z.object({
   tags: z.array(Tag).max(12, 'At most 12 tags').optional().describe('shot tags (at most 12)'),
 });
 
-export const dribbbleMetadata: PlatformMetadata = {
+export const dribbbleMetadata = defineMetadata({
   identifier: 'dribbble',
   displayName: 'Dribbble',
   authKind: 'oauth2',
@@ -44,24 +44,13 @@ export const dribbbleMetadata: PlatformMetadata = {
     // Dribbble tokens do not expire and no refresh token is issued.
     refresh: false,
   },
-  instanceBased: false,
-  editor: 'normal',
   text: { maxLength: 40_000, counting: 'characters' },
   // A shot is exactly one picture; its exact dimensions (400×300, 800×600 or 1600×1200) are checked by `validate`.
-  media: {
-    minItems: 1,
-    maxItems: 1,
-    image: { maxCount: 1, mimeTypes: ['image/jpeg', 'image/png', 'image/gif'], maxBytes: 8 * MiB },
-    mixed: false,
-    onThreadItems: false,
-  },
-  thread: { supported: false },
-  asyncProcessing: false,
+  media: mediaRules({ minItems: 1, image: { maxCount: 1, mimeTypes: ['image/jpeg', 'image/png', 'image/gif'], maxBytes: 8 * MiB } }),
   // About 60 requests a minute per user.
-  concurrency: { perPlatform: 2, perChannel: 1 },
+  concurrency: { perPlatform: 2 },
   settings: DribbbleSettingsSchema,
   tools: [{ methodName: 'teams', description: 'List the teams the account belongs to', dataSchema: NoToolDataSchema }],
   rules: 'A Dribbble shot is exactly one picture (GIF, JPEG or PNG, at most 8 MB) of exactly 400×300, 800×600 or 1600×1200 pixels, with a title.',
-  // The reference only has stubs that always answer [].
-  analytics: { channel: false, post: false },
-};
+  // No analytics: the reference only has stubs that always answer [].
+});

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { MiB, VIDEO_TYPES, NoToolDataSchema } from '../common/schemas.js';
-import type { PlatformMetadata } from '../platform.js';
+import { defineMetadata, mediaRules } from '../common/define-metadata.js';
 
 /**
  * Facebook Page post settings (reference FacebookDto); every field is optional. `post_type`
@@ -14,7 +14,7 @@ export const FacebookSettingsSchema = z.object({
   text_format_preset_id: z.string().optional().describe('background preset id for a short text-only post'),
 });
 
-export const facebookMetadata: PlatformMetadata = {
+export const facebookMetadata = defineMetadata({
   identifier: 'facebook',
   displayName: 'Facebook Page',
   authKind: 'oauth2',
@@ -39,25 +39,19 @@ export const facebookMetadata: PlatformMetadata = {
     // A 60-day user token with no refresh token; the Page token got with it lasts until revoked.
     refresh: false,
   },
-  instanceBased: false,
-  editor: 'normal',
   text: { maxLength: 63_206, counting: 'characters' },
-  media: {
-    minItems: 0,
-    maxItems: 10,
+  // Comments are sent as text only.
+  media: mediaRules({
     image: { maxCount: 10, mimeTypes: ['image/jpeg', 'image/png'], maxBytes: 4 * MiB },
     video: { maxCount: 1, mimeTypes: VIDEO_TYPES },
-    mixed: false,
-    // Comments are sent as text only.
-    onThreadItems: false,
-  },
+  }),
   thread: { supported: true, kind: 'comment' },
   // Videos, reels and stories are uploaded and processed over several checks.
   asyncProcessing: true,
-  concurrency: { perPlatform: 5, perChannel: 1 },
+  concurrency: { perPlatform: 5 },
   settings: FacebookSettingsSchema,
   tools: [{ methodName: 'pages', description: 'The Facebook Pages the connected user can publish on (choose one with PUT /integrations/{id}/account)', dataSchema: NoToolDataSchema, account: { noun: 'Page' } }],
   rules:
     'A Facebook Page post may be text only or carry up to 10 pictures or a single video, not both; a reel is one video; a story is one picture or one video.',
   analytics: { channel: true, post: true },
-};
+});

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { MiB, NoToolDataSchema } from '../common/schemas.js';
-import type { PlatformMetadata } from '../platform.js';
+import { defineMetadata, imagesOnly } from '../common/define-metadata.js';
 
 const CALL_TO_ACTION_TYPES = ['NONE', 'BOOK', 'ORDER', 'SHOP', 'LEARN_MORE', 'SIGN_UP', 'GET_OFFER', 'CALL'] as const;
 
@@ -37,7 +37,7 @@ export const GmbSettingsSchema = z
     }
   });
 
-export const gmbMetadata: PlatformMetadata = {
+export const gmbMetadata = defineMetadata({
   identifier: 'gmb',
   displayName: 'Google My Business',
   appName: 'Google Business Profile',
@@ -60,25 +60,16 @@ export const gmbMetadata: PlatformMetadata = {
     // With access_type=offline&prompt=consent Google issues a long-lived refresh token.
     refresh: true,
   },
-  instanceBased: false,
-  editor: 'normal',
   text: { maxLength: 1500, counting: 'characters' },
-  media: {
-    minItems: 0,
-    maxItems: 1,
-    // Google fetches the photo from its public URL (`media[].sourceUrl`): it must already fit.
-    image: { maxCount: 1, mimeTypes: ['image/jpeg', 'image/png'], maxBytes: 5 * MiB, pulled: true },
-    mixed: false,
-    onThreadItems: false,
-  },
-  thread: { supported: false },
+  // Google fetches the photo from its public URL (`media[].sourceUrl`): it must already fit.
+  media: imagesOnly(1, ['image/jpeg', 'image/png'], { maxBytes: 5 * MiB, pulled: true }),
   // A local post may come back PROCESSING (under Google's review) before it is LIVE.
   asyncProcessing: true,
-  concurrency: { perPlatform: 5, perChannel: 1 },
+  concurrency: { perPlatform: 5 },
   settings: GmbSettingsSchema,
   tools: [{ methodName: 'locations', description: 'List the Business Profile locations the Google account manages', dataSchema: NoToolDataSchema, account: { noun: 'location' } }],
   rules:
     'A Google Business Profile post can have at most one picture and no video; an event or offer post needs a title and start and end dates.',
   // Daily location metrics (Performance API); Google has no per-post figures any more (reportInsights was retired).
-  analytics: { channel: true, post: false },
-};
+  analytics: { channel: true },
+});

@@ -1,10 +1,10 @@
 import { INSTAGRAM_MEDIA, INSTAGRAM_RULES, InstagramSettingsSchema } from '../common/instagram-settings.js';
-import type { PlatformMetadata } from '../platform.js';
+import { defineMetadata } from '../common/define-metadata.js';
 
 /** Same settings as `instagram` (reference InstagramDto). */
 export const InstagramStandaloneSettingsSchema = InstagramSettingsSchema;
 
-export const instagramStandaloneMetadata: PlatformMetadata = {
+export const instagramStandaloneMetadata = defineMetadata({
   identifier: 'instagram-standalone',
   displayName: 'Instagram (Standalone)',
   appName: 'Instagram',
@@ -31,15 +31,12 @@ export const instagramStandaloneMetadata: PlatformMetadata = {
     refresh: true,
     renewWhileValid: true,
   },
-  instanceBased: false,
-  editor: 'normal',
   text: { maxLength: 2200, counting: 'characters' },
   media: INSTAGRAM_MEDIA,
   thread: { supported: true, kind: 'comment' },
   asyncProcessing: true,
-  concurrency: { perPlatform: 5, perChannel: 1 },
+  concurrency: { perPlatform: 5 },
   settings: InstagramStandaloneSettingsSchema,
-  tools: [],
   rules: INSTAGRAM_RULES,
   analytics: { channel: true, post: true },
-};
+});

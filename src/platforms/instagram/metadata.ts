@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { INSTAGRAM_MEDIA, INSTAGRAM_RULES, InstagramSettingsSchema } from '../common/instagram-settings.js';
 import { NoToolDataSchema } from '../common/schemas.js';
-import type { PlatformMetadata } from '../platform.js';
+import { defineMetadata } from '../common/define-metadata.js';
 
-export const instagramMetadata: PlatformMetadata = {
+export const instagramMetadata = defineMetadata({
   identifier: 'instagram',
   displayName: 'Instagram (Facebook Business)',
   appName: 'Instagram (Facebook login)',
@@ -30,15 +30,13 @@ export const instagramMetadata: PlatformMetadata = {
     // Facebook Login gives a 60-day user token and no refresh token.
     refresh: false,
   },
-  instanceBased: false,
-  editor: 'normal',
   text: { maxLength: 2200, counting: 'characters' },
   media: INSTAGRAM_MEDIA,
   thread: { supported: true, kind: 'comment' },
   // Containers are processed before they can be published.
   asyncProcessing: true,
   // The per-account publishing quota (rolling 24 h) is the real limit; keep bursts small.
-  concurrency: { perPlatform: 5, perChannel: 1 },
+  concurrency: { perPlatform: 5 },
   settings: InstagramSettingsSchema,
   tools: [
     {
@@ -55,4 +53,4 @@ export const instagramMetadata: PlatformMetadata = {
   ],
   rules: INSTAGRAM_RULES,
   analytics: { channel: true, post: true },
-};
+});

@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import type { PlatformMetadata } from '../platform.js';
+import { defineMetadata, noMedia } from '../common/define-metadata.js';
 
 /** Kick takes no post settings (the reference KickDto is empty). */
 export const KickSettingsSchema = z.object({});
 
-export const kickMetadata: PlatformMetadata = {
+export const kickMetadata = defineMetadata({
   identifier: 'kick',
   displayName: 'Kick',
   authKind: 'oauth2',
@@ -22,17 +22,11 @@ export const kickMetadata: PlatformMetadata = {
     pkce: true,
     refresh: true,
   },
-  instanceBased: false,
-  editor: 'normal',
   text: { maxLength: 500, counting: 'characters' },
   // A chat message: text only.
-  media: { minItems: 0, maxItems: 0, mixed: false, onThreadItems: false },
+  media: noMedia,
   thread: { supported: true, kind: 'reply' },
-  asyncProcessing: false,
   // Kick documents no rate limits; stay gentle.
-  concurrency: { perPlatform: 3, perChannel: 1 },
+  concurrency: { perPlatform: 3 },
   settings: KickSettingsSchema,
-  tools: [],
-  rules: '',
-  analytics: { channel: false, post: false },
-};
+});

@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { LINKEDIN_OAUTH, LINKEDIN_POSTING, LinkedinSettingsSchema } from '../common/linkedin-settings.js';
-import type { PlatformMetadata } from '../platform.js';
+import { defineMetadata } from '../common/define-metadata.js';
 
 /** Same settings as `linkedin` (reference LinkedinDto). */
 export const LinkedinPageSettingsSchema = LinkedinSettingsSchema;
 
-export const linkedinPageMetadata: PlatformMetadata = {
+export const linkedinPageMetadata = defineMetadata({
   identifier: 'linkedin-page',
   displayName: 'LinkedIn Page',
   authKind: 'oauth2',
@@ -27,4 +27,4 @@ export const linkedinPageMetadata: PlatformMetadata = {
     },
   ],
   analytics: { channel: true, post: true },
-};
+});

@@ -1,7 +1,7 @@
 import { LINKEDIN_OAUTH, LINKEDIN_POSTING, LinkedinSettingsSchema } from '../common/linkedin-settings.js';
-import type { PlatformMetadata } from '../platform.js';
+import { defineMetadata } from '../common/define-metadata.js';
 
-export const linkedinMetadata: PlatformMetadata = {
+export const linkedinMetadata = defineMetadata({
   identifier: 'linkedin',
   displayName: 'LinkedIn',
   authKind: 'oauth2',
@@ -13,6 +13,4 @@ export const linkedinMetadata: PlatformMetadata = {
   oauth: { ...LINKEDIN_OAUTH, scopes: ['openid', 'profile', 'w_member_social'] },
   ...LINKEDIN_POSTING,
   settings: LinkedinSettingsSchema,
-  tools: [],
-  analytics: { channel: false, post: false },
-};
+});

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { IMAGE_TYPES, MiB, VIDEO_TYPES } from '../common/schemas.js';
-import type { PlatformMetadata } from '../platform.js';
+import { defineMetadata, mediaRules } from '../common/define-metadata.js';
 
 /** Mastodon's default `configuration.statuses.max_characters`; the content warning counts towards it. */
 export const MASTODON_MAX_CHARACTERS = 500;
@@ -23,7 +23,7 @@ export const MastodonSettingsSchema = z.object({
 });
 export type MastodonSettings = z.output<typeof MastodonSettingsSchema>;
 
-export const mastodonMetadata: PlatformMetadata = {
+export const mastodonMetadata = defineMetadata({
   identifier: 'mastodon',
   displayName: 'Mastodon',
   authKind: 'instance-oauth2',
@@ -40,24 +40,19 @@ export const mastodonMetadata: PlatformMetadata = {
     refresh: false,
   },
   instanceBased: true,
-  editor: 'normal',
   // The default; instances may configure more (GET /api/v2/instance).
   text: { maxLength: 500, counting: 'mastodon' },
-  media: {
-    minItems: 0,
-    maxItems: 4,
+  media: mediaRules({
     image: { maxCount: 4, mimeTypes: IMAGE_TYPES, maxBytes: 16 * MiB },
     video: { maxCount: 1, mimeTypes: VIDEO_TYPES, maxBytes: 99 * MiB },
-    mixed: false,
     onThreadItems: true,
-  },
+  }),
   thread: { supported: true, kind: 'reply' },
   // Media may answer 202 and be processed before the status can use it.
   asyncProcessing: true,
   // 300 requests per 5 minutes per account, 30 media uploads per 30 minutes.
-  concurrency: { perPlatform: 5, perChannel: 1 },
+  concurrency: { perPlatform: 5 },
   settings: MastodonSettingsSchema,
-  tools: [],
   rules: 'Mastodon posts can be public, unlisted, followers-only or direct, with an optional content warning that counts towards the 500 characters.',
   analytics: { channel: true, post: true },
-};
+});

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { NoToolDataSchema } from '../common/schemas.js';
-import { imagesOnly } from '../common/image-media.js';
-import type { PlatformMetadata } from '../platform.js';
+import { defineMetadata, imagesOnly } from '../common/define-metadata.js';
 
 /** MeWe post settings (reference MeweDto): a group is needed only for a group post. */
 export const MeweSettingsSchema = z
@@ -21,7 +20,7 @@ export const MEWE_RULES =
   'Assumed: the host https://mewe.com, the token lifetime (30 days when MeWe does not say), the post id MeWe answers, the 420 "Enhance Your Calm" wait (60 s when not given). ' +
   'A post goes to your timeline or to a group (postType, group from the groups tool); photos only (videos are refused when the post is made); no comments, so thread items are refused. An unapproved login is refused with that reason; "Unauthorized" asks you to reconnect; "Forbidden" fails the post with MeWe\'s word.';
 
-export const meweMetadata: PlatformMetadata = {
+export const meweMetadata = defineMetadata({
   identifier: 'mewe',
   displayName: 'MeWe',
   authKind: 'oauth2',
@@ -41,17 +40,12 @@ export const meweMetadata: PlatformMetadata = {
     // MeWe sends the user back with `loginRequestToken`, not `code`.
     callbackCodeParam: 'loginRequestToken',
   },
-  instanceBased: false,
-  editor: 'normal',
   text: { maxLength: 63_206, counting: 'characters' },
   // Photos only (videos are not sent); the count limit is not documented.
   media: imagesOnly(10),
-  thread: { supported: false },
-  asyncProcessing: false,
   // MeWe answers 420 "Enhance Your Calm" when pushed.
-  concurrency: { perPlatform: 2, perChannel: 1 },
+  concurrency: { perPlatform: 2 },
   settings: MeweSettingsSchema,
   tools: [{ methodName: 'groups', description: 'List the groups the account belongs to', dataSchema: NoToolDataSchema }],
   rules: MEWE_RULES,
-  analytics: { channel: false, post: false },
-};
+});

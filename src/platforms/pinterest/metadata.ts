@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { MiB, requiredString, HttpUrl, NoToolDataSchema } from '../common/schemas.js';
-import type { PlatformMetadata } from '../platform.js';
+import { defineMetadata, mediaRules } from '../common/define-metadata.js';
 
 /** Pinterest pin settings (reference PinterestSettingsDto). */
 export const PinterestSettingsSchema = z.object({
@@ -10,7 +10,7 @@ export const PinterestSettingsSchema = z.object({
   dominant_color: z.string().optional(),
 });
 
-export const pinterestMetadata: PlatformMetadata = {
+export const pinterestMetadata = defineMetadata({
   identifier: 'pinterest',
   displayName: 'Pinterest',
   authKind: 'oauth2',
@@ -27,13 +27,10 @@ export const pinterestMetadata: PlatformMetadata = {
     pkce: false,
     refresh: true,
   },
-  instanceBased: false,
-  editor: 'normal',
   text: { maxLength: 500, counting: 'characters' },
   // One image, a 2–5 image carousel, or one video with its cover image.
-  media: {
+  media: mediaRules({
     minItems: 1,
-    maxItems: 5,
     image: {
       maxCount: 5,
       mimeTypes: ['image/jpeg', 'image/png', 'image/gif', 'image/webp', 'image/bmp', 'image/tiff'],
@@ -48,14 +45,12 @@ export const pinterestMetadata: PlatformMetadata = {
       maxDurationSeconds: 15 * 60,
     },
     mixed: true,
-    onThreadItems: false,
-  },
-  thread: { supported: false },
+  }),
   asyncProcessing: true,
-  concurrency: { perPlatform: 3, perChannel: 1 },
+  concurrency: { perPlatform: 3 },
   settings: PinterestSettingsSchema,
   tools: [{ methodName: 'boards', description: 'List of boards', dataSchema: NoToolDataSchema }],
   rules:
     'Pinterest needs at least one attachment and takes at most 5: one picture, a carousel of pictures of the same size, or one video followed by its cover picture.',
   analytics: { channel: true, post: true },
-};
+});

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { IMAGE_TYPES, MiB, UrlOrPostPlaceholder, WordSearchDataSchema } from '../common/schemas.js';
-import type { PlatformMetadata } from '../platform.js';
+import { defineMetadata, mediaRules } from '../common/define-metadata.js';
 
 /** A link flair chosen among the subreddit's flairs (the `restrictions` tool lists them). */
 const RedditFlairSchema = z.object({ id: z.string().min(1), name: z.string() });
@@ -31,7 +31,7 @@ export const RedditSettingsSchema = z.object({
   subreddit: z.array(z.object({ value: RedditSubredditValueSchema })).min(1),
 });
 
-export const redditMetadata: PlatformMetadata = {
+export const redditMetadata = defineMetadata({
   identifier: 'reddit',
   displayName: 'Reddit',
   authKind: 'oauth2',
@@ -50,22 +50,16 @@ export const redditMetadata: PlatformMetadata = {
     pkce: false,
     refresh: true,
   },
-  instanceBased: false,
-  editor: 'normal',
   text: { maxLength: 10_000, counting: 'characters' },
   // An image or video post carries exactly one item; comments are text only.
-  media: {
-    minItems: 0,
-    maxItems: 1,
+  media: mediaRules({
     image: { maxCount: 1, mimeTypes: IMAGE_TYPES, maxBytes: 20 * MiB },
     video: { maxCount: 1, mimeTypes: ['video/mp4'], maxBytes: 1024 * MiB, maxDurationSeconds: 15 * 60 },
-    mixed: false,
-    onThreadItems: false,
-  },
+  }),
   thread: { supported: true, kind: 'comment' },
   // Image/video submissions often come back without a post id; the post shows up later.
   asyncProcessing: true,
-  concurrency: { perPlatform: 2, perChannel: 1 },
+  concurrency: { perPlatform: 2 },
   settings: RedditSettingsSchema,
   tools: [
     { methodName: 'subreddits', description: 'Search subreddits matching a word', dataSchema: WordSearchDataSchema },
@@ -75,6 +69,4 @@ export const redditMetadata: PlatformMetadata = {
       dataSchema: z.object({ subreddit: z.string() }),
     },
   ],
-  rules: '',
-  analytics: { channel: false, post: false },
-};
+});

@@ -1,13 +1,13 @@
 import { z } from 'zod';
-import { IMAGE_TYPES, VIDEO_TYPES, requiredString, NoToolDataSchema } from '../common/schemas.js';
-import type { PlatformMetadata } from '../platform.js';
+import { requiredString, NoToolDataSchema } from '../common/schemas.js';
+import { anyAttachments, defineMetadata } from '../common/define-metadata.js';
 
 /** Slack message settings (reference SlackDto): the channel to post in. */
 export const SlackSettingsSchema = z.object({
   channel: requiredString().describe('channel id'),
 });
 
-export const slackMetadata: PlatformMetadata = {
+export const slackMetadata = defineMetadata({
   identifier: 'slack',
   displayName: 'Slack',
   authKind: 'oauth2',
@@ -28,23 +28,11 @@ export const slackMetadata: PlatformMetadata = {
     // Bot tokens do not expire unless the app enables token rotation.
     refresh: false,
   },
-  instanceBased: false,
-  editor: 'normal',
   text: { maxLength: 400_000, counting: 'characters' },
-  media: {
-    minItems: 0,
-    maxItems: 10,
-    image: { maxCount: 10, mimeTypes: IMAGE_TYPES },
-    video: { maxCount: 10, mimeTypes: VIDEO_TYPES },
-    mixed: true,
-    onThreadItems: true,
-  },
+  media: anyAttachments(10),
   thread: { supported: true, kind: 'reply' },
-  asyncProcessing: false,
   // chat.postMessage allows about one message per second per channel.
-  concurrency: { perPlatform: 5, perChannel: 1 },
+  concurrency: { perPlatform: 5 },
   settings: SlackSettingsSchema,
   tools: [{ methodName: 'channels', description: 'Public and private channels of the workspace', dataSchema: NoToolDataSchema }],
-  rules: '',
-  analytics: { channel: false, post: false },
-};
+});

@@ -1,12 +1,12 @@
 import { MiB, VIDEO_TYPES } from '../common/schemas.js';
-import type { PlatformMetadata } from '../platform.js';
+import { defineMetadata, mediaRules } from '../common/define-metadata.js';
 
 /**
  * Threads (Meta's Threads API, graph.threads.net). Threads fetches every picture and video itself
  * from the media's public URL, so only the types and sizes Threads takes are accepted: a stored
  * WebP could not be re-encoded on the way (see `validate` in index.ts).
  */
-export const threadsMetadata: PlatformMetadata = {
+export const threadsMetadata = defineMetadata({
   identifier: 'threads',
   displayName: 'Threads',
   authKind: 'oauth2',
@@ -27,26 +27,20 @@ export const threadsMetadata: PlatformMetadata = {
     // it renews only while valid: the token keeper renews idle channels (expiresAt = renew-at)
     renewWhileValid: true,
   },
-  instanceBased: false,
-  editor: 'normal',
   // Threads counts graphemes but an emoji as its UTF-8 bytes; graphemes are the lower bound the
   // generic check applies, the adapter's `validate` applies Threads' own count.
   text: { maxLength: 500, counting: 'graphemes' },
   // A carousel holds 2–20 items, pictures and videos together. Threads pulls pictures from their
   // URL and takes JPEG and PNG: a WebP picture is handed to it as its JPEG rendition.
-  media: {
-    minItems: 0,
-    maxItems: 20,
+  media: mediaRules({
     image: { maxCount: 20, mimeTypes: ['image/jpeg', 'image/png', 'image/webp'], platformTypes: ['image/jpeg', 'image/png'], maxBytes: 8 * MiB, pulled: true },
     video: { maxCount: 20, mimeTypes: VIDEO_TYPES, maxBytes: 1024 * MiB, maxDurationSeconds: 5 * 60 },
     mixed: true,
     onThreadItems: true,
-  },
+  }),
   thread: { supported: true, kind: 'reply' },
   asyncProcessing: true,
-  concurrency: { perPlatform: 5, perChannel: 1 },
-  settings: null,
-  tools: [],
+  concurrency: { perPlatform: 5 },
   rules: 'Threads posts are limited to 500 characters, an emoji counting as its UTF-8 bytes, and 5 links; several pictures or videos (up to 20) make a carousel.',
   analytics: { channel: true, post: true },
-};
+});

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { MiB } from '../common/schemas.js';
-import type { PlatformMetadata } from '../platform.js';
+import { defineMetadata, mediaRules } from '../common/define-metadata.js';
 
 const Volume = z.number().min(0).max(100);
 
@@ -30,7 +30,7 @@ export const TiktokSettingsSchema = z.object({
   location: z.object({ id: z.string().min(1), name: z.string(), address: z.string().optional() }).optional(),
 });
 
-export const tiktokMetadata: PlatformMetadata = {
+export const tiktokMetadata = defineMetadata({
   identifier: 'tiktok',
   displayName: 'Tiktok',
   appName: 'TikTok',
@@ -49,15 +49,12 @@ export const tiktokMetadata: PlatformMetadata = {
     pkce: true,
     refresh: true,
   },
-  instanceBased: false,
-  editor: 'normal',
   text: { maxLength: 2000, counting: 'characters' },
   // One video, or 1–35 photos; never both. TikTok pulls photos from their public URL and takes
   // JPEG or WebP only (it refuses PNG: `file_format_check_failed`): a PNG picture is handed to it
   // as the URL of its JPEG rendition (`platformTypes`). At most 20 MB as uploaded.
-  media: {
+  media: mediaRules({
     minItems: 1,
-    maxItems: 35,
     image: { maxCount: 35, mimeTypes: ['image/jpeg', 'image/webp', 'image/png'], platformTypes: ['image/jpeg', 'image/webp'], maxBytes: 20 * MiB, pulled: true },
     video: {
       maxCount: 1,
@@ -65,13 +62,10 @@ export const tiktokMetadata: PlatformMetadata = {
       maxBytes: 4096 * MiB,
       maxDurationSeconds: 600,
     },
-    mixed: false,
-    onThreadItems: false,
-  },
-  thread: { supported: false },
+  }),
   asyncProcessing: true,
   // The post-init endpoints allow 6 requests per minute per user.
-  concurrency: { perPlatform: 3, perChannel: 1 },
+  concurrency: { perPlatform: 3 },
   settings: TiktokSettingsSchema,
   tools: [
     {
@@ -84,4 +78,4 @@ export const tiktokMetadata: PlatformMetadata = {
   rules:
     'TikTok needs either one video or up to 35 JPEG or WebP pictures (pictures and video cannot be mixed); the text becomes the caption. The privacy level must be one this account offers (tool creatorInfo).',
   analytics: { channel: true, post: true },
-};
+});

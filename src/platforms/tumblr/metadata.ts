@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { IMAGE_TYPES, VIDEO_TYPES, HttpUrl } from '../common/schemas.js';
-import type { PlatformMetadata } from '../platform.js';
+import { defineMetadata, mediaRules } from '../common/define-metadata.js';
 
 /** What Tumblr does with a new post: publish it now, add it to the blog's queue, keep it as a draft, or publish it privately. */
 export const TUMBLR_STATES = ['published', 'queue', 'draft', 'private'] as const;
@@ -17,7 +17,7 @@ export const TumblrSettingsSchema = z.object({
   state: z.enum(TUMBLR_STATES).optional().describe('published (default), queue, draft or private'),
 });
 
-export const tumblrMetadata: PlatformMetadata = {
+export const tumblrMetadata = defineMetadata({
   identifier: 'tumblr',
   displayName: 'Tumblr',
   authKind: 'oauth2',
@@ -34,20 +34,9 @@ export const tumblrMetadata: PlatformMetadata = {
     pkce: false,
     refresh: true,
   },
-  instanceBased: false,
-  editor: 'normal',
   text: { maxLength: 32_768, counting: 'characters' },
-  media: {
-    minItems: 0,
-    maxItems: 30,
-    image: { maxCount: 30, mimeTypes: IMAGE_TYPES },
-    video: { maxCount: 1, mimeTypes: VIDEO_TYPES },
-    mixed: true,
-    onThreadItems: false,
-  },
-  thread: { supported: false },
-  asyncProcessing: false,
-  concurrency: { perPlatform: 3, perChannel: 1 },
+  media: mediaRules({ image: { maxCount: 30, mimeTypes: IMAGE_TYPES }, video: { maxCount: 1, mimeTypes: VIDEO_TYPES }, mixed: true }),
+  concurrency: { perPlatform: 3 },
   settings: TumblrSettingsSchema,
   tools: [
     {
@@ -57,6 +46,5 @@ export const tumblrMetadata: PlatformMetadata = {
       account: { noun: 'blog' },
     },
   ],
-  rules: '',
-  analytics: { channel: false, post: true },
-};
+  analytics: { post: true },
+});

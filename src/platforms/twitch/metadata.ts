@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { PlatformMetadata } from '../platform.js';
+import { defineMetadata, noMedia } from '../common/define-metadata.js';
 
 /** Twitch chat settings (reference TwitchDto): a plain chat message or a coloured announcement. */
 export const TwitchSettingsSchema = z.object({
@@ -7,7 +7,7 @@ export const TwitchSettingsSchema = z.object({
   announcementColor: z.enum(['primary', 'blue', 'green', 'orange', 'purple']).optional(),
 });
 
-export const twitchMetadata: PlatformMetadata = {
+export const twitchMetadata = defineMetadata({
   identifier: 'twitch',
   displayName: 'Twitch',
   authKind: 'oauth2',
@@ -24,17 +24,11 @@ export const twitchMetadata: PlatformMetadata = {
     pkce: false,
     refresh: true,
   },
-  instanceBased: false,
-  editor: 'normal',
   text: { maxLength: 500, counting: 'characters' },
   // Chat is text only.
-  media: { minItems: 0, maxItems: 0, mixed: false, onThreadItems: false },
+  media: noMedia,
   thread: { supported: true, kind: 'reply' },
-  asyncProcessing: false,
   // Chat allows 20 messages per 30 s.
-  concurrency: { perPlatform: 2, perChannel: 1 },
+  concurrency: { perPlatform: 2 },
   settings: TwitchSettingsSchema,
-  tools: [],
-  rules: '',
-  analytics: { channel: false, post: false },
-};
+});

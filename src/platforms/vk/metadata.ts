@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { IMAGE_TYPES, MiB, VIDEO_TYPES, NoToolDataSchema } from '../common/schemas.js';
-import type { PlatformMetadata } from '../platform.js';
+import { MiB, NoToolDataSchema } from '../common/schemas.js';
+import { anyAttachments, defineMetadata } from '../common/define-metadata.js';
 
 /**
  * VK post settings. The reference API has no VK settings (existing clients send only `__type`,
@@ -24,7 +24,7 @@ export const VkSettingsSchema = z
     }
   });
 
-export const vkMetadata: PlatformMetadata = {
+export const vkMetadata = defineMetadata({
   identifier: 'vk',
   displayName: 'VK',
   authKind: 'oauth2',
@@ -41,24 +41,16 @@ export const vkMetadata: PlatformMetadata = {
     pkce: true,
     refresh: true,
   },
-  instanceBased: false,
-  editor: 'normal',
   text: { maxLength: 2048, counting: 'characters' },
-  // Up to 10 attachments on a wall post or a comment.
-  media: {
-    minItems: 0,
-    maxItems: 10,
-    // photos.saveWallPhoto: JPG, PNG, GIF up to 50 MB.
-    image: { maxCount: 10, mimeTypes: IMAGE_TYPES, platformTypes: ['image/jpeg', 'image/png', 'image/gif'], maxBytes: 50 * MiB },
-    // video.save uploads up to 256 GB in theory; 2 GB keeps one publish attempt bounded.
-    video: { maxCount: 10, mimeTypes: VIDEO_TYPES, maxBytes: 2048 * MiB },
-    mixed: true,
-    onThreadItems: true,
-  },
+  // Up to 10 attachments on a wall post or a comment. Photos (photos.saveWallPhoto): JPG, PNG, GIF
+  // up to 50 MB. video.save uploads up to 256 GB in theory; 2 GB keeps one publish attempt bounded.
+  media: anyAttachments(10, {
+    image: { platformTypes: ['image/jpeg', 'image/png', 'image/gif'], maxBytes: 50 * MiB },
+    video: { maxBytes: 2048 * MiB },
+  }),
   thread: { supported: true, kind: 'comment' },
-  asyncProcessing: false,
   // About 3 requests per second per user token.
-  concurrency: { perPlatform: 3, perChannel: 1 },
+  concurrency: { perPlatform: 3 },
   settings: VkSettingsSchema,
   tools: [
     {
@@ -67,6 +59,5 @@ export const vkMetadata: PlatformMetadata = {
       dataSchema: NoToolDataSchema,
     },
   ],
-  rules: '',
-  analytics: { channel: false, post: true },
-};
+  analytics: { post: true },
+});

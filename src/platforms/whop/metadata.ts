@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { IMAGE_TYPES, VIDEO_TYPES, requiredString, IdToolDataSchema, NoToolDataSchema } from '../common/schemas.js';
-import type { PlatformMetadata } from '../platform.js';
+import { requiredString, IdToolDataSchema, NoToolDataSchema } from '../common/schemas.js';
+import { anyAttachments, defineMetadata } from '../common/define-metadata.js';
 
 /** Whop forum post settings (reference WhopDto): company and experience (forum) ids, optional title. */
 export const WhopSettingsSchema = z.object({
@@ -9,7 +9,7 @@ export const WhopSettingsSchema = z.object({
   title: z.string().optional(),
 });
 
-export const whopMetadata: PlatformMetadata = {
+export const whopMetadata = defineMetadata({
   identifier: 'whop',
   displayName: 'Whop',
   authKind: 'oauth2',
@@ -26,27 +26,17 @@ export const whopMetadata: PlatformMetadata = {
     pkce: true,
     refresh: true,
   },
-  instanceBased: false,
   editor: 'markdown',
   text: { maxLength: 50_000, counting: 'characters' },
   // Files are attached to the forum post; Whop publishes no count limit.
-  media: {
-    minItems: 0,
-    maxItems: 10,
-    image: { maxCount: 10, mimeTypes: IMAGE_TYPES },
-    video: { maxCount: 10, mimeTypes: VIDEO_TYPES },
-    mixed: true,
-    onThreadItems: true,
-  },
+  media: anyAttachments(10),
   thread: { supported: true, kind: 'comment' },
   // Attached files are processed by Whop before the post can be made (publish may answer pending).
   asyncProcessing: true,
-  concurrency: { perPlatform: 3, perChannel: 1 },
+  concurrency: { perPlatform: 3 },
   settings: WhopSettingsSchema,
   tools: [
     { methodName: 'companies', description: 'Companies the account can post for', dataSchema: NoToolDataSchema },
     { methodName: 'experiences', description: 'Forums (experiences) of a company; data.id is the company id', dataSchema: IdToolDataSchema },
   ],
-  rules: '',
-  analytics: { channel: false, post: false },
-};
+});

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { IMAGE_TYPES, WordSearchDataSchema } from '../common/schemas.js';
-import type { PlatformMetadata } from '../platform.js';
+import { defineMetadata, mediaRules } from '../common/define-metadata.js';
 
 /** Farcaster cast settings (reference FarcasterDto): the channel to cast in (the reference's array; empty = the home feed). */
 export const WrapcastSettingsSchema = z
@@ -14,7 +14,7 @@ export const WrapcastSettingsSchema = z
     }
   });
 
-export const wrapcastMetadata: PlatformMetadata = {
+export const wrapcastMetadata = defineMetadata({
   identifier: 'wrapcast',
   displayName: 'Farcaster',
   // Sign in with Neynar: the user approves a Neynar-managed signer for the deployment's Neynar app
@@ -35,25 +35,16 @@ export const wrapcastMetadata: PlatformMetadata = {
     refresh: false,
     callbackCodeParam: 'signer_uuid',
   },
-  instanceBased: false,
-  editor: 'normal',
   // A standard cast is at most 320 UTF-8 bytes (Pro accounts may cast 1,024, but a post is
   // validated before the account is known, so every post is held to 320).
   text: { maxLength: 320, counting: 'bytes' },
-  // Pictures only, as URL embeds; a cast has at most 2 embeds.
-  media: {
-    minItems: 0,
-    maxItems: 2,
-    // Farcaster clients fetch the picture from its public URL: it is sent as stored, never re-encoded.
-    image: { maxCount: 2, mimeTypes: IMAGE_TYPES, pulled: true },
-    mixed: false,
-    onThreadItems: true,
-  },
+  // Pictures only, as URL embeds; a cast has at most 2 embeds. Farcaster clients fetch the picture
+  // from its public URL: it is sent as stored, never re-encoded.
+  media: mediaRules({ image: { maxCount: 2, mimeTypes: IMAGE_TYPES, pulled: true }, onThreadItems: true }),
   thread: { supported: true, kind: 'reply' },
-  asyncProcessing: false,
-  concurrency: { perPlatform: 5, perChannel: 1 },
+  concurrency: { perPlatform: 5 },
   settings: WrapcastSettingsSchema,
   tools: [{ methodName: 'subreddits', description: 'Search Farcaster channels matching a word', dataSchema: WordSearchDataSchema }],
   rules: 'Farcaster casts take pictures only (at most 2, sent as their public https URL), no videos; at most 320 bytes of text; one channel per post.',
-  analytics: { channel: false, post: true },
-};
+  analytics: { post: true },
+});

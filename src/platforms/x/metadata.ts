@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { IMAGE_TYPES, MediaRefSchema, MiB, VIDEO_TYPES } from '../common/schemas.js';
-import type { PlatformMetadata } from '../platform.js';
+import { defineMetadata, mediaRules } from '../common/define-metadata.js';
 
 const WHO_CAN_REPLY = ['everyone', 'following', 'mentionedUsers', 'subscribers', 'verified'] as const;
 
@@ -28,7 +28,7 @@ export const XSettingsSchema = z
     }
   });
 
-export const xMetadata: PlatformMetadata = {
+export const xMetadata = defineMetadata({
   identifier: 'x',
   displayName: 'X',
   authKind: 'oauth2',
@@ -44,22 +44,17 @@ export const xMetadata: PlatformMetadata = {
     pkce: true,
     refresh: true,
   },
-  instanceBased: false,
   editor: 'html',
   text: { maxLength: 280, counting: 'twitter-weighted' },
-  media: {
-    minItems: 0,
-    maxItems: 4,
+  media: mediaRules({
     image: { maxCount: 4, mimeTypes: IMAGE_TYPES, maxBytes: 5 * MiB },
     video: { maxCount: 1, mimeTypes: VIDEO_TYPES, maxBytes: 512 * MiB, maxDurationSeconds: 140 },
-    mixed: false,
     onThreadItems: true,
-  },
+  }),
   thread: { supported: true, kind: 'reply' },
   asyncProcessing: true,
-  concurrency: { perPlatform: 5, perChannel: 1 },
+  concurrency: { perPlatform: 5 },
   settings: XSettingsSchema,
-  tools: [],
   rules: 'X can have up to 4 pictures or 1 video per post; posts are limited to 280 weighted characters.',
   analytics: { channel: true, post: true },
-};
+});

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { LabelledOptionSchema, MediaRefSchema, MiB } from '../common/schemas.js';
-import type { PlatformMetadata } from '../platform.js';
+import { defineMetadata, mediaRules } from '../common/define-metadata.js';
 
 /** Length YouTube charges for a tag list: labels with whitespace are quoted, so they cost 2 more. */
 export function youtubeTagsLength(tags: readonly { label: string }[]): number {
@@ -43,7 +43,7 @@ export const YoutubeSettingsSchema = z
 
 export type YoutubeSettings = z.infer<typeof YoutubeSettingsSchema>;
 
-export const youtubeMetadata: PlatformMetadata = {
+export const youtubeMetadata = defineMetadata({
   identifier: 'youtube',
   displayName: 'YouTube',
   authKind: 'oauth2',
@@ -70,23 +70,15 @@ export const youtubeMetadata: PlatformMetadata = {
     pkce: true,
     refresh: true,
   },
-  instanceBased: false,
-  editor: 'normal',
   // The description is limited to 5,000 bytes.
   text: { maxLength: 5000, counting: 'bytes' },
   // Exactly one MP4 video; the thumbnail is a setting, not an attachment.
-  media: {
-    minItems: 1,
-    maxItems: 1,
-    video: { maxCount: 1, mimeTypes: ['video/mp4'], maxBytes: 256 * 1024 * MiB, maxDurationSeconds: 12 * 60 * 60 },
-    mixed: false,
-    onThreadItems: false,
-  },
+  media: mediaRules({ minItems: 1, video: { maxCount: 1, mimeTypes: ['video/mp4'], maxBytes: 256 * 1024 * MiB, maxDurationSeconds: 12 * 60 * 60 } }),
   // Thread items become comments on the video (commentThreads.insert), the first one the "first comment".
   thread: { supported: true, kind: 'comment' },
   asyncProcessing: true,
   // Uploads are bounded by the project's daily quota, not by parallelism.
-  concurrency: { perPlatform: 2, perChannel: 1 },
+  concurrency: { perPlatform: 2 },
   settings: YoutubeSettingsSchema,
   tools: [
     {
@@ -98,4 +90,4 @@ export const youtubeMetadata: PlatformMetadata = {
   ],
   rules: 'YouTube needs exactly one MP4 video per post, with a title; the text becomes the description and thread items become comments.',
   analytics: { channel: true, post: true },
-};
+});

@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Multipart } from '@fastify/multipart';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { startSimulator, type InjectedKind, type Simulator } from '../../../test/simulators/harness.js';
+import { createOAuth2Simulator, type OAuth2AppRecord, type OAuth2TokenRecord } from '../common/oauth2.simulator.js';
 import { fixedWindowCounter } from '../common/rate-limit.simulator.js';
 
 /**
@@ -39,12 +40,7 @@ const INDENTABLE = new Set(['indented', 'ordered-list-item', 'unordered-list-ite
 const FORMAT_TYPES = new Set(['bold', 'italic', 'strikethrough', 'small', 'link', 'mention', 'color']);
 const STATES = new Set(['published', 'queue', 'draft', 'private']);
 
-export interface TumblrAppRecord {
-  clientId: string;
-  clientSecret: string;
-  /** registered redirect URIs (any when absent) */
-  redirectUris?: string[];
-}
+export type TumblrAppRecord = OAuth2AppRecord;
 
 export interface TumblrBlogRecord {
   uuid: string;
@@ -58,14 +54,8 @@ export interface TumblrUserRecord {
   blogs: TumblrBlogRecord[];
 }
 
-interface TokenRecord {
-  token: string;
-  user: string;
-  clientId: string;
-  scopes: string[];
-  expiresAt: number;
-  revoked: boolean;
-}
+/** A token of a user, named by the user's name. */
+type TokenRecord = OAuth2TokenRecord<string>;
 
 export interface TumblrFileRecord {
   identifier: string;
@@ -128,18 +118,12 @@ function kindOfBytes(head: Buffer): 'image' | 'video' | undefined {
 }
 
 export async function startTumblrSimulator(opts: TumblrSimulatorOptions = {}): Promise<TumblrSimulator> {
-  const apps = new Map<string, TumblrAppRecord>();
   const users = new Map<string, TumblrUserRecord>();
-  const tokens = new Map<string, TokenRecord>();
-  const refreshTokens = new Map<string, TokenRecord>();
-  const codes = new Map<string, { clientId: string; redirectUri: string; user: string; scopes: string[]; expiresAt: number; used: boolean }>();
   const posts: TumblrPostRecord[] = [];
   const hourly = fixedWindowCounter<string>(3_600_000);
   const perHour = opts.callsPerHour ?? 1000;
   const postsPerDay = opts.postsPerDay ?? 250;
   let approver: string | undefined;
-  let granted: string[] | undefined;
-  let refreshes = 0;
   let seq = 0;
 
   const meta = (status: number, msg: string) => ({ status, msg });
@@ -148,28 +132,74 @@ export async function startTumblrSimulator(opts: TumblrSimulatorOptions = {}): P
   const badRequest = (reply: FastifyReply, detail: string, code = 8001) => fail(reply, 400, 'Bad Request', [{ title: 'Bad Request', code, detail }]);
   const ok = (reply: FastifyReply, response: unknown, status = 200, msg = 'OK') => reply.status(status).send({ meta: meta(status, msg), response });
 
-  function issue(user: string, clientId: string, scopes: string[]) {
-    const access: TokenRecord = { token: secret(), user, clientId, scopes, expiresAt: Date.now() + ACCESS_SECONDS * 1000, revoked: false };
-    tokens.set(access.token, access);
-    const body: Record<string, unknown> = { access_token: access.token, expires_in: ACCESS_SECONDS, token_type: 'bearer', scope: scopes.join(' ') };
-    if (scopes.includes('offline_access')) {
-      const refresh: TokenRecord = { ...access, token: secret(20), expiresAt: Number.POSITIVE_INFINITY };
-      refreshTokens.set(refresh.token, refresh);
-      body.refresh_token = refresh.token;
-    }
-    return body;
-  }
+  // OAuth 2: the authorisation page answers HTML errors; the token endpoint takes the client in the
+  // form and answers `{ error, error_description }`; refresh tokens rotate and come only with the
+  // `offline_access` scope.
+  const page = (reply: FastifyReply, text: string) => reply.status(400).type('text/html').send(`<h1>${text}</h1>`);
+  const oauthError = (reply: FastifyReply, status: number, error: string, description: string) => reply.status(status).send({ error, error_description: description });
+  const oauth = createOAuth2Simulator<string>({
+    paths: { authorize: '/oauth2/authorize', token: '/v2/oauth2/token' },
+    accessSeconds: ACCESS_SECONDS,
+    codeMs: CODE_MS,
+    accessToken: () => secret(),
+    refreshToken: () => secret(20),
+    code: () => secret(16),
+    pkce: false,
+    requireState: false,
+    redirectScope: false,
+    rotateRefreshTokens: true,
+    scopeSeparator: /[\s,]+/,
+    knownScopes: ['basic', 'write', 'offline_access'],
+    approver: () => approver ?? [...users.keys()][0],
+    tokenBody: ({ access, refresh }) => ({
+      access_token: access.token,
+      expires_in: ACCESS_SECONDS,
+      token_type: 'bearer',
+      scope: access.scopes.join(' '),
+      ...(access.scopes.includes('offline_access') ? { refresh_token: refresh.token } : {}),
+    }),
+    fail: (reply, failure, req) => {
+      switch (failure) {
+        case 'unknown_client':
+          return page(reply, 'Invalid client_id');
+        case 'bad_response_type':
+          return page(reply, 'response_type must be code');
+        case 'bad_redirect_uri':
+          return page(reply, 'redirect_uri does not match the app');
+        case 'bad_scope':
+          return page(reply, 'invalid scope');
+        case 'missing_state': // (no state or PKCE check: never sent)
+        case 'missing_pkce':
+          return page(reply, 'invalid request');
+        case 'no_user':
+          return reply.status(500).send('no user');
+        case 'not_form':
+          return oauthError(reply, 400, 'invalid_request', 'The request must be form encoded');
+        case 'token_unknown_client':
+        case 'wrong_secret':
+          return oauthError(reply, 401, 'invalid_client', 'Client authentication failed');
+        case 'bad_code':
+        case 'bad_verifier':
+          return oauthError(reply, 400, 'invalid_grant', 'The authorization code is invalid or expired');
+        case 'code_redirect_mismatch':
+          return oauthError(reply, 400, 'invalid_grant', 'The redirect_uri does not match');
+        case 'bad_refresh_token':
+          return oauthError(reply, 400, 'invalid_grant', 'The refresh token is invalid');
+        case 'unsupported_grant':
+          return oauthError(reply, 400, 'unsupported_grant_type', `Unsupported grant_type ${String((req.body as Record<string, unknown> | undefined)?.grant_type)}`);
+      }
+    },
+  });
 
   /** The bearer token's record when valid, else the 401 already sent; counts the call against the hourly limit. */
   function authorize(req: FastifyRequest, reply: FastifyReply, need: string[]): TokenRecord | undefined {
-    const m = /^Bearer (.+)$/.exec(req.headers.authorization ?? '');
-    const t = m ? tokens.get(m[1]!) : undefined;
-    if (!t || t.revoked || t.expiresAt <= Date.now()) return void fail(reply, 401, 'Unauthorized', [{ title: 'Unauthorized', code: 1016, detail: 'Unable to authorize' }]);
+    const t = oauth.bearer(req);
+    if (!t) return void fail(reply, 401, 'Unauthorized', [{ title: 'Unauthorized', code: 1016, detail: 'Unable to authorize' }]);
     const missing = need.filter((s) => !t.scopes.includes(s));
     if (missing.length > 0) return void fail(reply, 403, 'Forbidden', [{ title: 'Forbidden', code: 1017, detail: `This action requires the ${missing.join(', ')} scope` }]);
     const now = Date.now();
-    const window = hourly.hit(t.user, now);
-    const dayPosts = posts.filter((p) => users.get(t.user)?.blogs.some((b) => b.uuid === p.blogUuid) && now - p.createdAt < 86_400_000).length;
+    const window = hourly.hit(t.userId, now);
+    const dayPosts = posts.filter((p) => users.get(t.userId)?.blogs.some((b) => b.uuid === p.blogUuid) && now - p.createdAt < 86_400_000).length;
     void reply.headers({
       'x-ratelimit-perhour-limit': String(perHour),
       'x-ratelimit-perhour-remaining': String(Math.max(0, perHour - window.count)),
@@ -188,7 +218,7 @@ export async function startTumblrSimulator(opts: TumblrSimulatorOptions = {}): P
     const all = [...users.values()].flatMap((u) => u.blogs);
     const blog = all.find((b) => b.uuid === identifier || b.name === name);
     if (!blog) return void fail(reply, 404, 'Not Found', [{ title: 'Not Found', code: 0, detail: 'Blog not found' }]);
-    if (!users.get(t.user)?.blogs.some((b) => b.uuid === blog.uuid)) return void fail(reply, 403, 'Forbidden', [{ title: 'Forbidden', code: 0, detail: 'You do not have permission to post to this blog' }]);
+    if (!users.get(t.userId)?.blogs.some((b) => b.uuid === blog.uuid)) return void fail(reply, 403, 'Forbidden', [{ title: 'Forbidden', code: 0, detail: 'You do not have permission to post to this blog' }]);
     return blog;
   }
 
@@ -279,55 +309,13 @@ export async function startTumblrSimulator(opts: TumblrSimulatorOptions = {}): P
   }
 
   const sim = await startSimulator((app) => {
-    // ---- OAuth 2
-    app.get('/oauth2/authorize', async (req: FastifyRequest<{ Querystring: Record<string, string | undefined> }>, reply) => {
-      const q = req.query;
-      const client = q.client_id ? apps.get(q.client_id) : undefined;
-      if (!client) return reply.status(400).type('text/html').send('<h1>Invalid client_id</h1>');
-      if (q.response_type !== 'code') return reply.status(400).type('text/html').send('<h1>response_type must be code</h1>');
-      if (!q.redirect_uri || (client.redirectUris && !client.redirectUris.includes(q.redirect_uri))) return reply.status(400).type('text/html').send('<h1>redirect_uri does not match the app</h1>');
-      const asked = (q.scope ?? '').split(/[\s,]+/).filter(Boolean);
-      if (asked.some((s) => !['basic', 'write', 'offline_access'].includes(s))) return reply.status(400).type('text/html').send('<h1>invalid scope</h1>');
-      const user = approver ?? [...users.keys()][0];
-      if (!user) return reply.status(500).send('no user');
-      const scopes = granted ?? asked;
-      const code = secret(16);
-      codes.set(code, { clientId: client.clientId, redirectUri: q.redirect_uri, user, scopes, expiresAt: Date.now() + CODE_MS, used: false });
-      const back = new URL(q.redirect_uri);
-      back.searchParams.set('code', code);
-      if (q.state !== undefined) back.searchParams.set('state', q.state);
-      return reply.redirect(back.toString(), 302);
-    });
-
-    app.post('/v2/oauth2/token', async (req: FastifyRequest<{ Body: Record<string, string> | undefined }>, reply) => {
-      const b = req.body ?? {};
-      const oauthError = (status: number, error: string, description: string) => reply.status(status).send({ error, error_description: description });
-      if (!String(req.headers['content-type'] ?? '').includes('application/x-www-form-urlencoded')) return oauthError(400, 'invalid_request', 'The request must be form encoded');
-      const client = b.client_id ? apps.get(b.client_id) : undefined;
-      if (!client || b.client_secret !== client.clientSecret) return oauthError(401, 'invalid_client', 'Client authentication failed');
-      if (b.grant_type === 'authorization_code') {
-        const c = b.code ? codes.get(b.code) : undefined;
-        if (!c || c.used || c.expiresAt <= Date.now() || c.clientId !== client.clientId) return oauthError(400, 'invalid_grant', 'The authorization code is invalid or expired');
-        if (b.redirect_uri !== c.redirectUri) return oauthError(400, 'invalid_grant', 'The redirect_uri does not match');
-        c.used = true;
-        return issue(c.user, client.clientId, c.scopes);
-      }
-      if (b.grant_type === 'refresh_token') {
-        const r = b.refresh_token ? refreshTokens.get(b.refresh_token) : undefined;
-        if (!r || r.revoked || r.clientId !== client.clientId) return oauthError(400, 'invalid_grant', 'The refresh token is invalid');
-        // Rotation: the old refresh token is retired.
-        r.revoked = true;
-        refreshes++;
-        return issue(r.user, client.clientId, r.scopes);
-      }
-      return oauthError(400, 'unsupported_grant_type', `Unsupported grant_type ${String(b.grant_type)}`);
-    });
+    oauth.register(app);
 
     // ---- The account
     app.get('/v2/user/info', async (req, reply) => {
       const t = authorize(req, reply, ['basic']);
       if (!t) return reply;
-      const u = users.get(t.user)!;
+      const u = users.get(t.userId)!;
       return ok(reply, { user: { name: u.name, likes: 0, following: 3, default_post_format: 'html', blogs: u.blogs.map(blogView) } });
     });
 
@@ -406,7 +394,7 @@ export async function startTumblrSimulator(opts: TumblrSimulatorOptions = {}): P
       if (body.tags !== undefined && typeof body.tags !== 'string') return badRequest(reply, 'tags must be a comma-separated string');
       if (body.source_url !== undefined && (typeof body.source_url !== 'string' || !/^https?:\/\//.test(body.source_url))) return badRequest(reply, 'source_url must be a URL');
       const now = Date.now();
-      const today = posts.filter((p) => users.get(t.user)!.blogs.some((b) => b.uuid === p.blogUuid) && now - p.createdAt < 86_400_000).length;
+      const today = posts.filter((p) => users.get(t.userId)!.blogs.some((b) => b.uuid === p.blogUuid) && now - p.createdAt < 86_400_000).length;
       if (today >= postsPerDay) return badRequest(reply, 'You have reached your daily post limit', 8023);
       const record: TumblrPostRecord = {
         id: (748_912_345_678_900_000n + BigInt(++seq)).toString(),
@@ -451,29 +439,22 @@ export async function startTumblrSimulator(opts: TumblrSimulatorOptions = {}): P
   });
 
   return Object.assign(sim, {
-    apps,
+    apps: oauth.apps,
     users,
     posts,
-    addApp: (a: TumblrAppRecord) => void apps.set(a.clientId, a),
+    addApp: oauth.addApp,
     addUser: (u: TumblrUserRecord) => void users.set(u.name, u),
     approveAs(name: string) {
       approver = name;
     },
-    grantOnly(scopes: string[] | undefined) {
-      granted = scopes;
-    },
-    expireAccessTokens() {
-      for (const t of tokens.values()) t.expiresAt = Date.now() - 1000;
-    },
-    revokeGrant() {
-      for (const t of tokens.values()) t.revoked = true;
-      for (const r of refreshTokens.values()) r.revoked = true;
-    },
+    grantOnly: oauth.grantOnly,
+    expireAccessTokens: oauth.expireAccessTokens,
+    revokeGrant: oauth.revokeGrant,
     setNoteCount(postId: string, n: number) {
       const p = posts.find((x) => x.id === postId);
       if (p) p.noteCount = n;
     },
-    refreshCount: () => refreshes,
+    refreshCount: oauth.refreshCount,
     lookup(id: string) {
       const p = posts.find((x) => x.id === id);
       if (!p) return undefined;

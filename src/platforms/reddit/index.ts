@@ -1,28 +1,13 @@
 import { crc32, deflateSync } from 'node:zlib';
 import { VERSION } from '../../version.js';
-import { z } from 'zod';
-import { readCredentials } from '../common/credentials.js';
 import { decodeHtmlEntities } from '../common/html-markup.js';
 import { htmlToText } from '../common/html.js';
 import { buildAuthorizeUrl, exchangeCode, refreshTokens, type OAuthApp } from '../common/oauth2.js';
-import {
-  PlatformError,
-  type ConnectedAccount,
-  type Credentials,
-  type OperationContext,
-  type PlatformAdapter,
-  type PlatformHttp,
-  type PostDraft,
-  type PublishItem,
-  type PublishResult,
-  type ValidationIssue,
-} from '../platform.js';
-import { redditError, redditJsonData, redditOk } from './errors.js';
-import { redditMetadata } from './metadata.js';
 import { mediaFileName } from '../common/media.js';
+import { PlatformError, type ConnectedAccount, type OperationContext, type PlatformAdapter, type PostDraft, type PublishItem, type PublishResult, type ValidationIssue } from '../platform.js';
+import { creds, postUrl, REDDIT_WWW, redditClient, type CommentChild, type RedditCredentials } from './client.js';
+import { redditMetadata } from './metadata.js';
 
-export const REDDIT_API = 'https://oauth.reddit.com';
-export const REDDIT_WWW = 'https://www.reddit.com';
 const OAUTH = redditMetadata.oauth!;
 const TITLE_MAX = 300;
 /** The scopes publishing cannot do without (the user may untick others on the consent page). */
@@ -31,15 +16,6 @@ const NEEDED_SCOPES = ['identity', 'submit'];
 const PENDING_GIVE_UP_SECONDS = 60 * 60;
 /** Clock skew allowed between our clock and Reddit's `created_utc` when matching a pending post. */
 const SKEW_SECONDS = 120;
-
-/** What a connected Reddit channel stores (sealed by the caller). */
-export interface RedditCredentials {
-  accessToken: string;
-  /** present because `duration=permanent` is asked for; Reddit keeps it until revoked */
-  refreshToken: string | null;
-  userId: string;
-  username: string;
-}
 
 export interface RedditAdapterConfig {
   /** the deployment's Reddit "web app" (client id and secret); absent: Reddit cannot be connected */
@@ -72,49 +48,12 @@ interface PendingToken {
   since: number;
 }
 
-interface ListingChild {
-  kind: string;
-  data: { id: string; name: string; title: string; subreddit: string; permalink: string; created_utc: number; selftext?: string; url?: string };
-}
-interface Listing {
-  kind: 'Listing';
-  data: { children: ListingChild[] };
-}
-
-/** A comment (`t1`) of a user's comment listing. */
-interface CommentChild {
-  kind: string;
-  data: { id: string; name: string; body: string; link_id: string; parent_id: string; permalink?: string; created_utc: number };
-}
-interface CommentListing {
-  kind: 'Listing';
-  data: { children: CommentChild[]; after: string | null };
-}
-
 /** Pages of the user's comments read at most when looking for a reply (Reddit lists no more than 1,000 items). */
 const COMMENT_PAGES = 10;
 /** Comments per page: Reddit's maximum. */
 const COMMENT_PAGE_SIZE = 100;
 
 type Ctx = Pick<OperationContext, 'http' | 'clock'>;
-
-/** What a Reddit channel stores, read with readCredentials (refreshToken may be absent: null). */
-const StoredRedditCredentials = z.object({
-  accessToken: z.string().min(1),
-  username: z.string().min(1),
-  userId: z.string().min(1),
-  refreshToken: z.string().nullish().transform((v) => v ?? null),
-});
-
-function creds(ctx: { credentials: Credentials }): RedditCredentials {
-  const c = readCredentials(ctx, StoredRedditCredentials, 'Reddit');
-  return { accessToken: c.accessToken, refreshToken: c.refreshToken, userId: c.userId, username: c.username };
-}
-
-/** Every request, the token ones included, carries the descriptive User-Agent Reddit demands. */
-function withUserAgent(http: PlatformHttp, userAgent: string): PlatformHttp {
-  return { request: (req) => http.request({ ...req, headers: { 'user-agent': userAgent, ...req.headers } }) };
-}
 
 /**
  * A subreddit as the submit endpoint wants it: `/r/typescript/`, `r/typescript`,
@@ -230,11 +169,6 @@ function submissionFullname(rootId: string): string {
   return rootId.startsWith('t3_') ? rootId : `t3_${rootId}`;
 }
 
-function postUrl(sr: string, fullname: string, given?: string): string {
-  if (given && /^https:\/\/(www\.)?reddit\.com\/(r|user)\/[^/]+\/comments\//.test(given)) return given;
-  return `${REDDIT_WWW}/r/${sr}/comments/${fullname.replace(/^t3_/, '')}/`;
-}
-
 function encodeToken(t: PendingToken): string {
   return Buffer.from(JSON.stringify(t)).toString('base64url');
 }
@@ -292,56 +226,7 @@ export function createRedditAdapter(config: RedditAdapterConfig = {}): PlatformA
     if (!config.app?.clientId || !config.app.clientSecret) throw new PlatformError('unsupported', 'Reddit is not configured');
     return config.app;
   };
-
-  function api(ctx: Ctx, token: string, method: 'GET' | 'POST', path: string, form?: Record<string, string>) {
-    return withUserAgent(ctx.http, userAgent).request({
-      method,
-      url: `${REDDIT_API}${path}`,
-      headers: { authorization: `bearer ${token}`, ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
-      body: form ? new URLSearchParams(form).toString() : undefined,
-    });
-  }
-
-  async function me(ctx: Ctx, token: string) {
-    return redditOk<{ id: string; name: string; icon_img?: string }>(await api(ctx, token, 'GET', '/api/v1/me?raw_json=1'), ctx.clock.now());
-  }
-
-  /** Uploads one file through Reddit's media lease; answers the URL to submit. */
-  async function upload(ctx: OperationContext, c: RedditCredentials, file: Blob, filepath: string, mimetype: string): Promise<string> {
-    const lease = redditOk<{ args?: { action?: string; fields?: { name: string; value: string }[] } }>(
-      await api(ctx, c.accessToken, 'POST', '/api/media/asset.json', { filepath, mimetype }),
-      ctx.clock.now(),
-    );
-    const action = lease?.args?.action;
-    const fields = lease?.args?.fields;
-    if (!action || !Array.isArray(fields)) throw new PlatformError('transient', 'Reddit gave no media upload lease');
-    const target = action.startsWith('//') ? `https:${action}` : action;
-    const form = new FormData();
-    for (const f of fields) form.append(f.name, f.value);
-    // S3 reads the fields up to the file: the file comes last.
-    form.append('file', file, filepath);
-    const res = await withUserAgent(ctx.http, userAgent).request({ method: 'POST', url: target, body: form });
-    const text = typeof res.body === 'string' ? res.body : '';
-    if (res.status >= 400) {
-      const message = /<Message>([^<]*)<\/Message>/.exec(text)?.[1] ?? `HTTP ${res.status}`;
-      // A store failure (5xx) may be retried with a new lease; a refusal (too large, bad type) is final.
-      throw new PlatformError(res.status >= 500 ? 'transient' : 'rejected', `Reddit media upload failed: ${message}`, { status: res.status });
-    }
-    const location = /<Location>([^<]+)<\/Location>/.exec(text)?.[1];
-    if (location) return decodeHtmlEntities(location);
-    const key = fields.find((f) => f.name === 'key')?.value;
-    if (!key) throw new PlatformError('transient', 'Reddit media upload answered without a location');
-    return `${target}/${encodeURIComponent(key)}`;
-  }
-
-  /** The user's recent submissions, newest first. */
-  async function submitted(ctx: Ctx, c: RedditCredentials, limit: number): Promise<ListingChild['data'][]> {
-    const listing = redditOk<Listing>(
-      await api(ctx, c.accessToken, 'GET', `/user/${encodeURIComponent(c.username)}/submitted?limit=${limit}&sort=new&raw_json=1`),
-      ctx.clock.now(),
-    );
-    return (listing?.data?.children ?? []).filter((ch) => ch.kind === 't3').map((ch) => ch.data);
-  }
+  const reddit = redditClient(userAgent);
 
   /**
    * The user's comments on the submission `link` made since `since`, newest first, at most `limit`.
@@ -354,8 +239,7 @@ export function createRedditAdapter(config: RedditAdapterConfig = {}): PlatformA
     const found: CommentChild['data'][] = [];
     let after: string | null = null;
     for (let page = 0; page < COMMENT_PAGES && found.length < limit; page++) {
-      const q = new URLSearchParams({ sort: 'new', limit: String(COMMENT_PAGE_SIZE), raw_json: '1', ...(after ? { after } : {}) });
-      const listing: CommentListing = redditOk<CommentListing>(await api(ctx, c.accessToken, 'GET', `/user/${encodeURIComponent(c.username)}/comments?${q.toString()}`), ctx.clock.now());
+      const listing = await reddit.comments(ctx, c, COMMENT_PAGE_SIZE, after);
       const comments = (listing?.data?.children ?? []).filter((ch) => ch.kind === 't1').map((ch) => ch.data);
       found.push(...comments.filter((cm) => cm.link_id === link && cm.created_utc >= sinceSeconds));
       after = listing?.data?.after ?? null;
@@ -367,7 +251,7 @@ export function createRedditAdapter(config: RedditAdapterConfig = {}): PlatformA
 
   /** Finds a post Reddit accepted without an id: same subreddit and title, made after `since`. */
   async function findPending(ctx: Ctx, c: RedditCredentials, t: PendingToken): Promise<PublishResult> {
-    const matches = (await submitted(ctx, c, 25)).filter(
+    const matches = (await reddit.submitted(ctx, c, 25)).filter(
       (p) => p.subreddit.toLowerCase() === t.sr.toLowerCase() && sameTitle(p.title, t.title) && p.created_utc >= t.since - SKEW_SECONDS,
     );
     // The oldest match is ours: a later one would be a post made after this one.
@@ -391,8 +275,8 @@ export function createRedditAdapter(config: RedditAdapterConfig = {}): PlatformA
       const media = item.media.find((m) => m.type === want);
       if (!media) throw new PlatformError('rejected', `The Reddit ${t.kind} post to r/${t.sr} needs one ${want}`);
       const name = mediaFileName(media);
-      form.url = await upload(ctx, c, await ctx.openMedia(media), name, media.mimeType);
-      if (want === 'video') form.video_poster_url = await upload(ctx, c, new Blob([placeholderPoster()], { type: 'image/png' }), 'poster.png', 'image/png');
+      form.url = await reddit.upload(ctx, c, await ctx.openMedia(media), name, media.mimeType);
+      if (want === 'video') form.video_poster_url = await reddit.upload(ctx, c, new Blob([placeholderPoster()], { type: 'image/png' }), 'poster.png', 'image/png');
     }
     if (t.flair) {
       form.flair_id = t.flair.id;
@@ -401,7 +285,7 @@ export function createRedditAdapter(config: RedditAdapterConfig = {}): PlatformA
     if (t.nsfw) form.nsfw = 'true';
     if (t.spoiler) form.spoiler = 'true';
     const since = Math.floor(ctx.clock.now() / 1000);
-    const data = redditJsonData<{ id?: string; name?: string; url?: string }>(await api(ctx, c.accessToken, 'POST', '/api/submit', form), ctx.clock.now());
+    const data = await reddit.submit(ctx, c, form);
     if (data.id || data.name) {
       const fullname = data.name ?? `t3_${data.id}`;
       return { status: 'published', id: fullname, url: postUrl(t.sr, fullname, data.url) };
@@ -427,11 +311,11 @@ export function createRedditAdapter(config: RedditAdapterConfig = {}): PlatformA
     },
 
     async completeConnect({ code, redirectUri }, ctx): Promise<ConnectedAccount> {
-      const tokens = await exchangeCode(withUserAgent(ctx.http, userAgent), { tokenUrl: OAUTH.tokenUrl, app: app(), code, redirectUri, clientAuth: 'basic', now: ctx.clock.now() });
+      const tokens = await exchangeCode(reddit.http(ctx), { tokenUrl: OAUTH.tokenUrl, app: app(), code, redirectUri, clientAuth: 'basic', now: ctx.clock.now() });
       const granted = (tokens.scope ?? '').split(/[\s,]+/);
       const missing = NEEDED_SCOPES.filter((s) => !granted.includes(s) && !granted.includes('*'));
       if (tokens.scope !== null && missing.length > 0) throw new PlatformError('rejected', `Reddit did not grant the ${missing.join(', ')} permission: connect again and allow it`);
-      const user = await me(ctx, tokens.accessToken);
+      const user = await reddit.me(ctx, tokens.accessToken);
       const credentials: RedditCredentials = { accessToken: tokens.accessToken, refreshToken: tokens.refreshToken, userId: user.id, username: user.name };
       return {
         internalId: user.id,
@@ -446,7 +330,7 @@ export function createRedditAdapter(config: RedditAdapterConfig = {}): PlatformA
     async refresh(ctx) {
       const c = creds(ctx);
       if (!c.refreshToken) throw new PlatformError('reconnect_required', 'This Reddit connection has no refresh token: connect again');
-      const tokens = await refreshTokens(withUserAgent(ctx.http, userAgent), { tokenUrl: OAUTH.tokenUrl, app: app(), refreshToken: c.refreshToken, clientAuth: 'basic', now: ctx.clock.now() });
+      const tokens = await refreshTokens(reddit.http(ctx), { tokenUrl: OAUTH.tokenUrl, app: app(), refreshToken: c.refreshToken, clientAuth: 'basic', now: ctx.clock.now() });
       const credentials: RedditCredentials = { ...c, accessToken: tokens.accessToken, refreshToken: tokens.refreshToken };
       return { credentials: { ...credentials }, expiresAt: tokens.expiresAt };
     },
@@ -497,8 +381,7 @@ export function createRedditAdapter(config: RedditAdapterConfig = {}): PlatformA
       const c = creds(ctx);
       if (replyTo) {
         if (item.media.length > 0) ctx.logger.warn({ media: item.media.length }, 'Reddit comments carry no media: sending the text only');
-        const res = await api(ctx, c.accessToken, 'POST', '/api/comment', { api_type: 'json', thing_id: parentFullname(replyTo), text: toRedditMarkdown(item.content) });
-        const data = redditJsonData<{ things?: { data?: { id: string; name?: string; permalink?: string } }[] }>(res, ctx.clock.now());
+        const data = await reddit.comment(ctx, c, parentFullname(replyTo), toRedditMarkdown(item.content));
         const thing = data.things?.[0]?.data;
         if (!thing?.id) throw new PlatformError('transient', 'Reddit answered the comment without its id', { outcomeUnknown: true });
         return { status: 'published', id: thing.name ?? `t1_${thing.id}`, url: thing.permalink ? `${REDDIT_WWW}${thing.permalink}` : `${REDDIT_WWW}/comments/${parentFullname(replyTo).slice(3)}/_/${thing.id}/` };
@@ -528,35 +411,19 @@ export function createRedditAdapter(config: RedditAdapterConfig = {}): PlatformA
       if (!tool) throw new PlatformError('unsupported', `Reddit has no tool "${methodName}"`);
       const parsed = tool.dataSchema.safeParse(data);
       if (!parsed.success) throw new PlatformError('rejected', `Invalid data for ${methodName}: ${parsed.error.issues.map((i) => i.message).join('; ')}`);
-      const now = ctx.clock.now();
       if (methodName === 'subreddits') {
         const { word } = parsed.data as { word: string };
-        const q = new URLSearchParams({ q: word, limit: '10', show: 'public', sort: 'activity', show_users: 'false', raw_json: '1' });
-        const listing = redditOk<{ data?: { children?: { kind: string; data: { id: string; title: string; display_name: string; subreddit_type: string } }[] } }>(
-          await api(ctx, c.accessToken, 'GET', `/subreddits/search?${q.toString()}`),
-          now,
-        );
+        const listing = await reddit.searchSubreddits(ctx, c, word);
         return (listing?.data?.children ?? [])
           .filter((ch) => ch.kind === 't5' && ch.data.subreddit_type === 'public')
           .map(({ data: s }) => ({ title: s.title, name: `/r/${s.display_name}`, id: s.id }));
       }
       const sr = normalizeSubreddit((parsed.data as { subreddit: string }).subreddit);
       if (!sr) throw new PlatformError('rejected', 'Name a subreddit');
-      const about = redditOk<{ kind?: string; data?: { display_name: string; submission_type?: string; allow_images?: boolean; allow_videos?: boolean } }>(
-        await api(ctx, c.accessToken, 'GET', `/r/${encodeURIComponent(sr)}/about?raw_json=1`),
-        now,
-      );
+      const about = await reddit.subredditAbout(ctx, c, sr);
       if (about?.kind !== 't5' || !about.data) throw new PlatformError('rejected', `Reddit has no subreddit r/${sr}`);
       // The post requirements and the flairs are extras: a subreddit may hide them from us.
-      const optional = async <T>(path: string, fallback: T): Promise<T> => {
-        const res = await api(ctx, c.accessToken, 'GET', path);
-        const err = redditError(res, now);
-        if (err?.kind === 'rejected') return fallback;
-        if (err) throw err;
-        return (res.body ?? fallback) as T;
-      };
-      const requirements = await optional<{ is_flair_required?: boolean }>(`/api/v1/${encodeURIComponent(sr)}/post_requirements`, {});
-      const flairs = await optional<{ id: string; text: string }[]>(`/r/${encodeURIComponent(sr)}/api/link_flair_v2?raw_json=1`, []);
+      const { requirements, flairs } = await reddit.subredditRules(ctx, c, sr);
       const type = about.data.submission_type ?? 'any';
       const allowImages = about.data.allow_images === true;
       return {
@@ -584,7 +451,7 @@ export function createRedditAdapter(config: RedditAdapterConfig = {}): PlatformA
           createdAt: new Date(cm.created_utc * 1000).toISOString(),
         }));
       }
-      const posts = await submitted(ctx, c, Math.min(100, Math.max(1, limit)));
+      const posts = await reddit.submitted(ctx, c, Math.min(100, Math.max(1, limit)));
       return posts
         .filter((p) => p.created_utc * 1000 >= since.getTime())
         .slice(0, limit)

@@ -1,54 +1,22 @@
-import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { connectViaOAuth, runPlatformContract } from '../../../test/platform-contract.js';
-import { createPlatformHttp, withSignal } from '../http.js';
-import type { ConnectedAccount, OperationContext, PlatformError, PublishItem } from '../platform.js';
+import type { OperationContext, PlatformError, PublishItem } from '../platform.js';
 import { parseRateLimitText, redditError } from './errors.js';
-import { createRedditAdapter, normalizeSubreddit, REDDIT_API, REDDIT_WWW, titleFromContent, toRedditMarkdown } from './index.js';
-import { S3_ORIGIN, startRedditSimulator, type RedditSimulator } from './reddit.simulator.js';
+import { createRedditAdapter, normalizeSubreddit, titleFromContent, toRedditMarkdown } from './index.js';
+import { APP, entry, image, lookupIn, MP4, originsFor, PNG, REDIRECT, redditSimulator, rewriteFor, sha, video, withReddit } from './reddit.testkit.js';
 
-const APP = { clientId: 'sim-client-id', clientSecret: 'sim-client-secret' };
-const REDIRECT = 'http://localhost:3000/integrations/social/test/callback';
 const adapter = createRedditAdapter({ app: APP });
-
-async function simulator() {
-  const sim = await startRedditSimulator();
-  sim.addApp({ clientId: APP.clientId, secret: APP.clientSecret, redirectUri: REDIRECT });
-  sim.addUser({ id: '8xwlg', name: 'tidings_tester' });
-  sim.addSubreddit({ name: 'typescript', title: 'TypeScript programming' });
-  sim.addSubreddit({ name: 'node', title: 'Node.js', flairRequired: true, flairs: [{ id: 'f-show', text: 'Show-off' }, { id: 'f-help', text: 'Help' }] });
-  sim.addSubreddit({ name: 'linksonly', title: 'Only links here', submission_type: 'link', allow_images: false });
-  sim.addSubreddit({ name: 'typesecret', title: 'Private types', type: 'private' });
-  return sim;
-}
-
-const originsOf = (sim: RedditSimulator) =>
-  new Map([
-    [REDDIT_WWW, sim.origin],
-    [REDDIT_API, sim.origin],
-    [S3_ORIGIN, sim.origin],
-  ]);
-const rewrite = (sim: RedditSimulator) => (url: string) => url.replace(REDDIT_WWW, sim.origin);
-
-function lookupIn(sim: RedditSimulator) {
-  return (id: string) => {
-    const { submission, comment } = sim.find(id);
-    if (submission) return { text: `${submission.title}\n${submission.text}`, mediaSha256: submission.mediaSha256 };
-    if (comment) return { text: comment.text, replyTo: comment.parent, mediaSha256: [] };
-    return undefined;
-  };
-}
 
 runPlatformContract({
   name: 'reddit',
   adapter,
   errorsIn200: true,
   async setup() {
-    const sim = await simulator();
+    const sim = await redditSimulator();
     return {
-      origins: originsOf(sim),
+      origins: originsFor(sim),
       injectKind: (k) => sim.injectKind(k),
-      connect: (ctx) => connectViaOAuth(adapter, ctx, rewrite(sim), { redirectUri: REDIRECT }),
+      connect: (ctx) => connectViaOAuth(adapter, ctx, rewriteFor(sim), { redirectUri: REDIRECT }),
       lookup: lookupIn(sim),
       expireToken: () => sim.expireAccessTokens(),
       close: () => sim.close(),
@@ -56,39 +24,11 @@ runPlatformContract({
   },
 });
 
-const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d49444154789c6360000002000001e221bc330000000049454e44ae426082', 'hex');
-const MP4 = Buffer.from('000000186674797069736f6d0000020069736f6d69736f32', 'hex');
-const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
-const image: PublishItem['media'][number] = { id: 'img-1', path: '/uploads/2026/cat.png', type: 'image', mimeType: 'image/png', size: PNG.length };
-const video: PublishItem['media'][number] = { id: 'vid-1', path: '/uploads/2026/clip', type: 'video', mimeType: 'video/mp4', size: MP4.length };
-const entry = (value: Record<string, unknown>) => ({ value: { subreddit: '/r/typescript', title: 'Typed schedulers', type: 'self', is_flair_required: false, ...value } });
-
 describe('reddit specifics', () => {
-  const warnings: unknown[] = [];
-
-  async function withSim<T>(fn: (sim: RedditSimulator, ctx: OperationContext, account: ConnectedAccount) => Promise<T>) {
-    const sim = await simulator();
-    const http = createPlatformHttp({ origins: originsOf(sim), allowPrivateTargets: false, timeoutMs: 5000 });
-    warnings.length = 0;
-    const base: Omit<OperationContext, 'credentials'> = {
-      http: withSignal(http, new AbortController().signal),
-      logger: { debug: () => undefined, info: () => undefined, warn: (o) => void warnings.push(o) },
-      clock: { now: () => Date.now() },
-      signal: new AbortController().signal,
-      openMedia: (m) => Promise.resolve(new Blob([m.type === 'video' ? MP4 : PNG], { type: m.mimeType })),
-    };
-    try {
-      const account = await connectViaOAuth(adapter, base, rewrite(sim), { redirectUri: REDIRECT });
-      return await fn(sim, { ...base, credentials: account.credentials }, account);
-    } finally {
-      await http.close();
-      await sim.close();
-    }
-  }
   const fails = (p: Promise<unknown>) => p.then(() => expect.fail('expected a PlatformError'), (e: unknown) => e as PlatformError);
 
   it('connects with a permanent grant and the profile, and asks with the descriptive User-Agent', async () => {
-    await withSim(async (sim, _ctx, account) => {
+    await withReddit(adapter, async (sim, _ctx, account) => {
       expect(account).toMatchObject({ internalId: '8xwlg', name: 'tidings_tester', profile: 'u/tidings_tester' });
       expect(account.picture).toMatch(/^https:\/\/styles\.redditmedia\.com\/.*\?width=256&height=256&s=abc$/);
       expect(account.credentials).toMatchObject({ username: 'tidings_tester', userId: '8xwlg', refreshToken: expect.any(String) });
@@ -110,7 +50,7 @@ describe('reddit specifics', () => {
   });
 
   it('posts one submission per subreddit with its own title and flair; the first is the result', async () => {
-    await withSim(async (sim, ctx) => {
+    await withReddit(adapter, async (sim, ctx) => {
       const settings = { subreddit: [entry({}), entry({ subreddit: 'r/node', title: 'Node show-off', is_flair_required: true, flair: { id: 'f-show', name: 'Show-off' } })] };
       const r = await adapter.publish({ item: { content: '<p>A <strong>typed</strong> scheduler</p><p>More soon</p>', media: [] }, settings, idempotencyKey: 'm1' }, ctx);
       expect(sim.state.submissions.map((s) => ({ sr: s.sr, title: s.title, kind: s.kind, flair: s.flairText ?? null }))).toEqual([
@@ -126,7 +66,7 @@ describe('reddit specifics', () => {
   });
 
   it('keeps the first post when a later subreddit refuses, and says so in the log', async () => {
-    await withSim(async (sim, ctx) => {
+    await withReddit(adapter, async (sim, ctx, _account, warnings) => {
       const settings = { subreddit: [entry({}), entry({ subreddit: '/r/node', title: 'No flair here' })] };
       const r = await adapter.publish({ item: { content: '<p>text</p>', media: [] }, settings, idempotencyKey: 'm2' }, ctx);
       expect(r.status).toBe('published');
@@ -140,7 +80,7 @@ describe('reddit specifics', () => {
   });
 
   it('posts a link, and reports a subreddit that takes no text posts', async () => {
-    await withSim(async (sim, ctx) => {
+    await withReddit(adapter, async (sim, ctx) => {
       const r = await adapter.publish(
         { item: { content: '<p>ignored for links</p>', media: [] }, settings: { subreddit: [entry({ subreddit: 'linksonly', type: 'link', url: 'https://example.com/a?b=1' })] }, idempotencyKey: 'l1' },
         ctx,
@@ -153,7 +93,7 @@ describe('reddit specifics', () => {
   });
 
   it('uploads an image through the media lease, answers pending while Reddit has no id, then finds the post', async () => {
-    await withSim(async (sim, ctx) => {
+    await withReddit(adapter, async (sim, ctx) => {
       sim.state.mediaListingDelay = 2;
       const settings = { subreddit: [entry({ type: 'image', title: 'A cat picture' })] };
       const r = await adapter.publish({ item: { content: '<p>caption</p>', media: [image] }, settings, idempotencyKey: 'i1' }, ctx);
@@ -173,7 +113,7 @@ describe('reddit specifics', () => {
   });
 
   it('answers pending, not an error, when the look for a made image post fails', async () => {
-    await withSim(async (sim, ctx) => {
+    await withReddit(adapter, async (sim, ctx) => {
       sim.inject({ path: /^\/user\//, status: 503, body: { message: 'Service Unavailable', error: 503 } });
       const r = await adapter.publish({ item: { content: '<p>Cat</p>', media: [image] }, settings: {}, idempotencyKey: 'i2' }, ctx);
       expect(r.status).toBe('pending');
@@ -184,7 +124,7 @@ describe('reddit specifics', () => {
   });
 
   it('posts a video with a poster image, and checks the media a type needs', async () => {
-    await withSim(async (sim, ctx) => {
+    await withReddit(adapter, async (sim, ctx) => {
       const r = await adapter.publish({ item: { content: '', media: [video] }, settings: { subreddit: [entry({ type: 'media', title: 'A clip' })] }, idempotencyKey: 'v1' }, ctx);
       expect(r.status).toBe('published');
       const post = sim.state.submissions[0]!;
@@ -203,7 +143,7 @@ describe('reddit specifics', () => {
   });
 
   it("classifies Reddit's RATELIMIT throttle with the wait its text gives", async () => {
-    await withSim(async (sim, ctx) => {
+    await withReddit(adapter, async (sim, ctx) => {
       sim.state.throttleMinutes = 9;
       const err = await fails(adapter.publish({ item: { content: '<p>again</p>', media: [] }, settings: {}, idempotencyKey: 'r1' }, ctx));
       expect({ kind: err.kind, wait: err.details.retryAfterSeconds, code: err.details.platformCode }).toEqual({ kind: 'rate_limited', wait: 540, code: 'RATELIMIT' });
@@ -215,7 +155,7 @@ describe('reddit specifics', () => {
   });
 
   it('comments on a post and replies to a comment', async () => {
-    await withSim(async (sim, ctx) => {
+    await withReddit(adapter, async (sim, ctx) => {
       const post = await adapter.publish({ item: { content: '<p>root</p>', media: [] }, settings: { subreddit: [entry({})] }, idempotencyKey: 'c0' }, ctx);
       if (post.status !== 'published') throw new Error('expected published');
       const c1 = await adapter.publish({ item: { content: '<p>first comment</p>', media: [] }, settings: {}, replyTo: { id: post.id, rootId: post.id }, idempotencyKey: 'c1' }, ctx);
@@ -233,7 +173,7 @@ describe('reddit specifics', () => {
   });
 
   it('searches subreddits and reads their posting rules and flairs', async () => {
-    await withSim(async (_sim, ctx) => {
+    await withReddit(adapter, async (_sim, ctx) => {
       const found = (await adapter.runTool!('subreddits', { word: 'type' }, ctx)) as { title: string; name: string; id: string }[];
       expect(found).toEqual([{ title: 'TypeScript programming', name: '/r/typescript', id: expect.any(String) }]);
       expect(await adapter.runTool!('restrictions', { subreddit: '/r/node' }, ctx)).toEqual({
@@ -262,7 +202,7 @@ describe('reddit specifics', () => {
   });
 
   it('refreshes the access token, and needs a reconnect once the refresh token is revoked', async () => {
-    await withSim(async (sim, ctx) => {
+    await withReddit(adapter, async (sim, ctx) => {
       sim.expireAccessTokens();
       expect((await fails(adapter.publish({ item: { content: '<p>x</p>', media: [] }, settings: {}, idempotencyKey: 'a1' }, ctx))).kind).toBe('auth_expired');
       const refreshed = await adapter.refresh!(ctx);
@@ -275,7 +215,7 @@ describe('reddit specifics', () => {
   });
 
   it('lists recent submissions for reconciliation', async () => {
-    await withSim(async (_sim, ctx) => {
+    await withReddit(adapter, async (_sim, ctx) => {
       const before = new Date(Date.now() - 5000);
       const r = await adapter.publish({ item: { content: '<p>Recent one</p><p>body</p>', media: [] }, settings: {}, idempotencyKey: 'f1' }, ctx);
       if (r.status !== 'published') throw new Error('expected published');
@@ -286,7 +226,7 @@ describe('reddit specifics', () => {
   });
 
   it("lists only the user's own comments under the thread's submission, across pages, for reconciling a thread item", async () => {
-    await withSim(async (sim, ctx) => {
+    await withReddit(adapter, async (sim, ctx) => {
       const since = new Date(Date.now() - 5000);
       const root = await adapter.publish({ item: { content: '<p>root</p>', media: [] }, settings: { subreddit: [entry({})] }, idempotencyKey: 't0' }, ctx);
       const elsewhere = await adapter.publish({ item: { content: '<p>another post</p>', media: [] }, settings: { subreddit: [entry({})] }, idempotencyKey: 't1' }, ctx);
@@ -318,7 +258,7 @@ describe('reddit specifics', () => {
   });
 
   it('is refused by Reddit with a generic User-Agent', async () => {
-    await withSim(async (_sim, ctx) => {
+    await withReddit(adapter, async (_sim, ctx) => {
       const generic = createRedditAdapter({ app: APP, userAgent: 'node' });
       const err = await fails(generic.publish({ item: { content: '<p>x</p>', media: [] }, settings: {}, idempotencyKey: 'u1' }, ctx));
       expect(err.kind).toBe('rate_limited');

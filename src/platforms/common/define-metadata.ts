@@ -1,5 +1,5 @@
-import type { MediaKindRule, MediaRules, PlatformMetadata } from '../platform.js';
-import { IMAGE_TYPES, VIDEO_TYPES } from './schemas.js';
+import type { MediaKindRule, MediaRules, PlatformMetadata, ToolDefinition } from '../platform.js';
+import { IMAGE_TYPES, NoToolDataSchema, VIDEO_TYPES } from './schemas.js';
 
 /**
  * How every platform's `metadata.ts` is written: the facts that make the platform what it is
@@ -111,3 +111,14 @@ export const anyAttachments = (max: number, kinds: { image?: KindFacts; video?: 
     mixed: true,
     onThreadItems: true,
   });
+
+/**
+ * The tool that lists the accounts one grant reaches (pages, blogs, locations…) for `selectAccount`
+ * (`PUT /integrations/{id}/account`); the web app offers them naming each a `noun`. It takes no data.
+ */
+export const accountTool = (methodName: string, noun: string, description: string): ToolDefinition => ({
+  methodName,
+  description,
+  dataSchema: NoToolDataSchema,
+  account: { noun },
+});

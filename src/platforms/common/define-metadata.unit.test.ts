@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { anyAttachments, defineMetadata, imagesOnly, mediaRules, noMedia } from './define-metadata.js';
-import { IMAGE_TYPES, MiB, VIDEO_TYPES } from './schemas.js';
+import { accountTool, anyAttachments, defineMetadata, imagesOnly, mediaRules, noMedia } from './define-metadata.js';
+import { IMAGE_TYPES, MiB, NoToolDataSchema, VIDEO_TYPES } from './schemas.js';
 
 const least = {
   identifier: 'telegram',
@@ -104,5 +104,13 @@ describe('media presets', () => {
     const m = anyAttachments(5, { image: { maxBytes: MiB }, video: { mimeTypes: ['video/mp4'] } });
     expect(m.image).toStrictEqual({ maxCount: 5, mimeTypes: IMAGE_TYPES, maxBytes: MiB });
     expect(m.video).toStrictEqual({ maxCount: 5, mimeTypes: ['video/mp4'] });
+  });
+});
+
+describe('accountTool', () => {
+  it('lists the accounts a grant reaches, takes no data and names them with its noun', () => {
+    const tool = accountTool('blogs', 'blog', 'The blogs of the account');
+    expect(tool).toStrictEqual({ methodName: 'blogs', description: 'The blogs of the account', dataSchema: NoToolDataSchema, account: { noun: 'blog' } });
+    expect(tool.dataSchema.safeParse({}).success).toBe(true);
   });
 });

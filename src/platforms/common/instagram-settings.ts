@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { MiB, VIDEO_TYPES, requiredString } from './schemas.js';
 import type { MediaRules } from '../platform.js';
+import type { MetadataFacts } from './define-metadata.js';
 
 const volume = z.number().min(0).max(100);
 
@@ -46,3 +47,20 @@ export const INSTAGRAM_MEDIA: MediaRules = {
 
 export const INSTAGRAM_RULES =
   'Instagram needs at least one picture or video per post, up to 10 in a carousel; a story takes a single picture or video.';
+
+/**
+ * How an Instagram post is written and published, the same through Facebook Login (`instagram`)
+ * and Instagram Login (`instagram-standalone`): both go through `instagram-publishing.ts`.
+ */
+export const INSTAGRAM_POSTING = {
+  text: { maxLength: 2200, counting: 'characters' },
+  media: INSTAGRAM_MEDIA,
+  thread: { supported: true, kind: 'comment' },
+  // Containers are processed before they can be published.
+  asyncProcessing: true,
+  // The per-account publishing quota (rolling 24 h) is the real limit; keep bursts small.
+  concurrency: { perPlatform: 5 },
+  settings: InstagramSettingsSchema,
+  rules: INSTAGRAM_RULES,
+  analytics: { channel: true, post: true },
+} satisfies Partial<MetadataFacts>;

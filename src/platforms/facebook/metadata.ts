@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { MiB, VIDEO_TYPES, NoToolDataSchema } from '../common/schemas.js';
-import { defineMetadata, mediaRules } from '../common/define-metadata.js';
+import { MiB, VIDEO_TYPES } from '../common/schemas.js';
+import { accountTool, defineMetadata, mediaRules } from '../common/define-metadata.js';
 
 /**
  * Facebook Page post settings (reference FacebookDto); every field is optional. `post_type`
@@ -50,7 +50,7 @@ export const facebookMetadata = defineMetadata({
   asyncProcessing: true,
   concurrency: { perPlatform: 5 },
   settings: FacebookSettingsSchema,
-  tools: [{ methodName: 'pages', description: 'The Facebook Pages the connected user can publish on (choose one with PUT /integrations/{id}/account)', dataSchema: NoToolDataSchema, account: { noun: 'Page' } }],
+  tools: [accountTool('pages', 'Page', 'The Facebook Pages the connected user can publish on (choose one with PUT /integrations/{id}/account)')],
   rules:
     'A Facebook Page post may be text only or carry up to 10 pictures or a single video, not both; a reel is one video; a story is one picture or one video.',
   analytics: { channel: true, post: true },

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { MiB, NoToolDataSchema } from '../common/schemas.js';
-import { defineMetadata, imagesOnly } from '../common/define-metadata.js';
+import { MiB } from '../common/schemas.js';
+import { accountTool, defineMetadata, imagesOnly } from '../common/define-metadata.js';
 
 const CALL_TO_ACTION_TYPES = ['NONE', 'BOOK', 'ORDER', 'SHOP', 'LEARN_MORE', 'SIGN_UP', 'GET_OFFER', 'CALL'] as const;
 
@@ -67,7 +67,7 @@ export const gmbMetadata = defineMetadata({
   asyncProcessing: true,
   concurrency: { perPlatform: 5 },
   settings: GmbSettingsSchema,
-  tools: [{ methodName: 'locations', description: 'List the Business Profile locations the Google account manages', dataSchema: NoToolDataSchema, account: { noun: 'location' } }],
+  tools: [accountTool('locations', 'location', 'List the Business Profile locations the Google account manages')],
   rules:
     'A Google Business Profile post can have at most one picture and no video; an event or offer post needs a title and start and end dates.',
   // Daily location metrics (Performance API); Google has no per-post figures any more (reportInsights was retired).

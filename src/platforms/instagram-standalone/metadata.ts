@@ -1,4 +1,4 @@
-import { INSTAGRAM_MEDIA, INSTAGRAM_RULES, InstagramSettingsSchema } from '../common/instagram-settings.js';
+import { INSTAGRAM_POSTING, InstagramSettingsSchema } from '../common/instagram-settings.js';
 import { defineMetadata } from '../common/define-metadata.js';
 
 /** Same settings as `instagram` (reference InstagramDto). */
@@ -31,12 +31,6 @@ export const instagramStandaloneMetadata = defineMetadata({
     refresh: true,
     renewWhileValid: true,
   },
-  text: { maxLength: 2200, counting: 'characters' },
-  media: INSTAGRAM_MEDIA,
-  thread: { supported: true, kind: 'comment' },
-  asyncProcessing: true,
-  concurrency: { perPlatform: 5 },
+  ...INSTAGRAM_POSTING,
   settings: InstagramStandaloneSettingsSchema,
-  rules: INSTAGRAM_RULES,
-  analytics: { channel: true, post: true },
 });

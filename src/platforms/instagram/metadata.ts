@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import { INSTAGRAM_MEDIA, INSTAGRAM_RULES, InstagramSettingsSchema } from '../common/instagram-settings.js';
-import { NoToolDataSchema } from '../common/schemas.js';
-import { defineMetadata } from '../common/define-metadata.js';
+import { INSTAGRAM_POSTING } from '../common/instagram-settings.js';
+import { accountTool, defineMetadata } from '../common/define-metadata.js';
 
 export const instagramMetadata = defineMetadata({
   identifier: 'instagram',
@@ -30,27 +29,13 @@ export const instagramMetadata = defineMetadata({
     // Facebook Login gives a 60-day user token and no refresh token.
     refresh: false,
   },
-  text: { maxLength: 2200, counting: 'characters' },
-  media: INSTAGRAM_MEDIA,
-  thread: { supported: true, kind: 'comment' },
-  // Containers are processed before they can be published.
-  asyncProcessing: true,
-  // The per-account publishing quota (rolling 24 h) is the real limit; keep bursts small.
-  concurrency: { perPlatform: 5 },
-  settings: InstagramSettingsSchema,
+  ...INSTAGRAM_POSTING,
   tools: [
-    {
-      methodName: 'accounts',
-      description: 'The Instagram accounts linked to the Facebook Pages the connected user manages (choose one with PUT /integrations/{id}/account)',
-      dataSchema: NoToolDataSchema,
-      account: { noun: 'account' },
-    },
+    accountTool('accounts', 'account', 'The Instagram accounts linked to the Facebook Pages the connected user manages (choose one with PUT /integrations/{id}/account)'),
     {
       methodName: 'audioSearch',
       description: 'Search licensed audio for reels',
       dataSchema: z.object({ q: z.string(), type: z.string() }),
     },
   ],
-  rules: INSTAGRAM_RULES,
-  analytics: { channel: true, post: true },
 });

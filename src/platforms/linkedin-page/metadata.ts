@@ -1,6 +1,5 @@
-import { z } from 'zod';
 import { LINKEDIN_OAUTH, LINKEDIN_POSTING, LinkedinSettingsSchema } from '../common/linkedin-settings.js';
-import { defineMetadata } from '../common/define-metadata.js';
+import { accountTool, defineMetadata } from '../common/define-metadata.js';
 
 /** Same settings as `linkedin` (reference LinkedinDto). */
 export const LinkedinPageSettingsSchema = LinkedinSettingsSchema;
@@ -18,13 +17,6 @@ export const linkedinPageMetadata = defineMetadata({
   oauth: { ...LINKEDIN_OAUTH, scopes: ['openid', 'profile', 'w_organization_social', 'r_organization_social', 'rw_organization_admin'] },
   ...LINKEDIN_POSTING,
   settings: LinkedinPageSettingsSchema,
-  tools: [
-    {
-      methodName: 'pages',
-      description: 'The LinkedIn pages the connected member administers (the channel posts as the one marked current)',
-      dataSchema: z.object({}),
-      account: { noun: 'page' },
-    },
-  ],
+  tools: [accountTool('pages', 'page', 'The LinkedIn pages the connected member administers (the channel posts as the one marked current)')],
   analytics: { channel: true, post: true },
 });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { IMAGE_TYPES, VIDEO_TYPES, HttpUrl } from '../common/schemas.js';
-import { defineMetadata, mediaRules } from '../common/define-metadata.js';
+import { accountTool, defineMetadata, mediaRules } from '../common/define-metadata.js';
 
 /** What Tumblr does with a new post: publish it now, add it to the blog's queue, keep it as a draft, or publish it privately. */
 export const TUMBLR_STATES = ['published', 'queue', 'draft', 'private'] as const;
@@ -39,12 +39,7 @@ export const tumblrMetadata = defineMetadata({
   concurrency: { perPlatform: 3 },
   settings: TumblrSettingsSchema,
   tools: [
-    {
-      methodName: 'blogs',
-      description: "The Tumblr blogs of the connected account (the channel posts to the one marked current; switch with PUT /integrations/{id}/account and the blog's id)",
-      dataSchema: z.object({}),
-      account: { noun: 'blog' },
-    },
+    accountTool('blogs', 'blog', "The Tumblr blogs of the connected account (the channel posts to the one marked current; switch with PUT /integrations/{id}/account and the blog's id)"),
   ],
   analytics: { post: true },
 });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { LabelledOptionSchema, MediaRefSchema, MiB } from '../common/schemas.js';
-import { defineMetadata, mediaRules } from '../common/define-metadata.js';
+import { accountTool, defineMetadata, mediaRules } from '../common/define-metadata.js';
 
 /** Length YouTube charges for a tag list: labels with whitespace are quoted, so they cost 2 more. */
 export function youtubeTagsLength(tags: readonly { label: string }[]): number {
@@ -80,14 +80,7 @@ export const youtubeMetadata = defineMetadata({
   // Uploads are bounded by the project's daily quota, not by parallelism.
   concurrency: { perPlatform: 2 },
   settings: YoutubeSettingsSchema,
-  tools: [
-    {
-      methodName: 'channels',
-      description: 'The YouTube channels the connected Google account reaches (the channel posts as the one marked current)',
-      dataSchema: z.object({}),
-      account: { noun: 'YouTube channel' },
-    },
-  ],
+  tools: [accountTool('channels', 'YouTube channel', 'The YouTube channels the connected Google account reaches (the channel posts as the one marked current)')],
   rules: 'YouTube needs exactly one MP4 video per post, with a title; the text becomes the description and thread items become comments.',
   analytics: { channel: true, post: true },
 });

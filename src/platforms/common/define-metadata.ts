@@ -1,4 +1,4 @@
-import type { MediaKindRule, MediaRules, PlatformMetadata, ToolDefinition } from '../platform.js';
+import type { DeploymentAppSetup, MediaKindRule, MediaRules, PlatformIdentifier, PlatformMetadata, ToolDefinition } from '../platform.js';
 import { IMAGE_TYPES, NoToolDataSchema, VIDEO_TYPES } from './schemas.js';
 
 /**
@@ -23,7 +23,16 @@ export const METADATA_DEFAULTS = {
   perChannel: 1,
 } as const;
 
-type Defaulted = 'instanceBased' | 'editor' | 'thread' | 'asyncProcessing' | 'settings' | 'tools' | 'rules' | 'analytics' | 'concurrency';
+type Defaulted = 'instanceBased' | 'editor' | 'thread' | 'asyncProcessing' | 'settings' | 'tools' | 'rules' | 'analytics' | 'concurrency' | 'deploymentApp';
+
+/**
+ * The variables that hold a deployment's OAuth app at the platform, as `config.ts` reads them:
+ * `<IDENTIFIER>_CLIENT_ID` and `<IDENTIFIER>_CLIENT_SECRET` (upper-case, `-` → `_`).
+ */
+export function oauthAppVariables(identifier: PlatformIdentifier): [string, string] {
+  const prefix = identifier.toUpperCase().replace(/-/g, '_');
+  return [`${prefix}_CLIENT_ID`, `${prefix}_CLIENT_SECRET`];
+}
 
 /**
  * The input of `defineMetadata`: a `PlatformMetadata` whose defaulted fields may be left out.
@@ -34,6 +43,8 @@ export type MetadataFacts = Omit<PlatformMetadata, Defaulted> &
   Partial<Pick<PlatformMetadata, 'instanceBased' | 'editor' | 'thread' | 'asyncProcessing' | 'settings' | 'tools' | 'rules'>> & {
     concurrency: { perPlatform: number; perChannel?: number };
     analytics?: Partial<PlatformMetadata['analytics']>;
+    /** `variables` default to `oauthAppVariables(identifier)`; a platform that needs more names them all */
+    deploymentApp?: Omit<DeploymentAppSetup, 'variables'> & { variables?: readonly string[] };
   };
 
 /** A platform's complete metadata from what differs from `METADATA_DEFAULTS`. */
@@ -48,7 +59,9 @@ export function defineMetadata(facts: MetadataFacts): PlatformMetadata {
     ...(appName !== undefined && { appName }),
     authKind,
     ...(oauth !== undefined && { oauth }),
-    ...(deploymentApp !== undefined && { deploymentApp }),
+    ...(deploymentApp !== undefined && {
+      deploymentApp: { variables: deploymentApp.variables ?? oauthAppVariables(identifier), consoleUrl: deploymentApp.consoleUrl, app: deploymentApp.app },
+    }),
     instanceBased: limits.instanceBased ?? d.instanceBased,
     editor: limits.editor ?? d.editor,
     text: limits.text,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { accountTool, anyAttachments, defineMetadata, imagesOnly, mediaRules, noMedia } from './define-metadata.js';
+import { accountTool, anyAttachments, defineMetadata, imagesOnly, mediaRules, noMedia, oauthAppVariables } from './define-metadata.js';
 import { IMAGE_TYPES, MiB, NoToolDataSchema, VIDEO_TYPES } from './schemas.js';
 
 const least = {
@@ -64,6 +64,16 @@ describe('defineMetadata', () => {
     expect(m.analytics).toEqual({ channel: false, post: true });
     expect(Object.keys(m).slice(0, 6)).toEqual(['identifier', 'displayName', 'appName', 'authKind', 'oauth', 'deploymentApp']);
     expect(Object.keys(m).slice(-5)).toEqual(['settings', 'credentials', 'tools', 'rules', 'analytics']);
+  });
+
+  it('names the deployment app’s variables as config.ts reads them, unless the platform lists its own', () => {
+    expect(oauthAppVariables('linkedin-page')).toEqual(['LINKEDIN_PAGE_CLIENT_ID', 'LINKEDIN_PAGE_CLIENT_SECRET']);
+    const app = { consoleUrl: 'https://console.example', app: 'an app' };
+    expect(defineMetadata({ ...least, identifier: 'instagram-standalone', deploymentApp: app }).deploymentApp).toStrictEqual({
+      variables: ['INSTAGRAM_STANDALONE_CLIENT_ID', 'INSTAGRAM_STANDALONE_CLIENT_SECRET'],
+      ...app,
+    });
+    expect(defineMetadata({ ...least, deploymentApp: { ...app, variables: ['A', 'B', 'C'] } }).deploymentApp?.variables).toEqual(['A', 'B', 'C']);
   });
 
   it('gives each platform its own default objects', () => {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { MiB, requiredString, NoToolDataSchema } from '../common/schemas.js';
-import { anyAttachments, defineMetadata } from '../common/define-metadata.js';
+import { anyAttachments, defineMetadata, oauthAppVariables } from '../common/define-metadata.js';
 
 /** Discord post settings (reference DiscordDto): the id of the channel the bot posts in. */
 export const DiscordSettingsSchema = z.object({
@@ -13,7 +13,7 @@ export const discordMetadata = defineMetadata({
   authKind: 'oauth2',
   // The OAuth install adds the app's bot to a guild; posting then uses the bot token.
   deploymentApp: {
-    variables: ['DISCORD_CLIENT_ID', 'DISCORD_CLIENT_SECRET', 'DISCORD_BOT_TOKEN'],
+    variables: [...oauthAppVariables('discord'), 'DISCORD_BOT_TOKEN'],
     consoleUrl: 'https://discord.com/developers/applications',
     app: 'a Discord application with a bot (the bot token is DISCORD_BOT_TOKEN)',
   },

@@ -31,7 +31,6 @@ export const dribbbleMetadata = defineMetadata({
   displayName: 'Dribbble',
   authKind: 'oauth2',
   deploymentApp: {
-    variables: ['DRIBBBLE_CLIENT_ID', 'DRIBBBLE_CLIENT_SECRET'],
     consoleUrl: 'https://dribbble.com/account/applications',
     app: 'a Dribbble application (the upload scope needs approval by Dribbble)',
   },

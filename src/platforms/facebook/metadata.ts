@@ -19,7 +19,6 @@ export const facebookMetadata = defineMetadata({
   displayName: 'Facebook Page',
   authKind: 'oauth2',
   deploymentApp: {
-    variables: ['FACEBOOK_CLIENT_ID', 'FACEBOOK_CLIENT_SECRET'],
     consoleUrl: 'https://developers.facebook.com/apps/',
     app: 'a Meta app with Facebook Login and the Pages permissions',
   },

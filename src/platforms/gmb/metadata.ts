@@ -43,7 +43,6 @@ export const gmbMetadata = defineMetadata({
   appName: 'Google Business Profile',
   authKind: 'oauth2',
   deploymentApp: {
-    variables: ['GMB_CLIENT_ID', 'GMB_CLIENT_SECRET'],
     consoleUrl: 'https://console.cloud.google.com/apis/credentials',
     app: 'a Google Cloud OAuth client of type "Web application", with the Business Profile APIs enabled',
   },

@@ -11,7 +11,6 @@ export const instagramStandaloneMetadata = defineMetadata({
   authKind: 'oauth2',
   // Instagram Login: no Facebook Page involved; Business/Creator accounts only, HTTPS redirect URIs.
   deploymentApp: {
-    variables: ['INSTAGRAM_STANDALONE_CLIENT_ID', 'INSTAGRAM_STANDALONE_CLIENT_SECRET'],
     consoleUrl: 'https://developers.facebook.com/apps/',
     app: 'a Meta app with the Instagram API with Instagram Login (its Instagram app id and secret)',
   },

@@ -8,7 +8,6 @@ export const instagramMetadata = defineMetadata({
   appName: 'Instagram (Facebook login)',
   authKind: 'oauth2',
   deploymentApp: {
-    variables: ['INSTAGRAM_CLIENT_ID', 'INSTAGRAM_CLIENT_SECRET'],
     consoleUrl: 'https://developers.facebook.com/apps/',
     app: 'a Meta app with Facebook Login and the Instagram publishing permissions (may be the Facebook app)',
   },

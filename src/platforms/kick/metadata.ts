@@ -10,7 +10,6 @@ export const kickMetadata = defineMetadata({
   authKind: 'oauth2',
   // OAuth 2.1: PKCE (S256) is mandatory.
   deploymentApp: {
-    variables: ['KICK_CLIENT_ID', 'KICK_CLIENT_SECRET'],
     consoleUrl: 'https://kick.com/settings/developer',
     app: 'a Kick developer app',
   },

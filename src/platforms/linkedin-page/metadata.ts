@@ -10,7 +10,6 @@ export const linkedinPageMetadata = defineMetadata({
   authKind: 'oauth2',
   // The Community Management scopes need LinkedIn's approval; the user must administer the page.
   deploymentApp: {
-    variables: ['LINKEDIN_PAGE_CLIENT_ID', 'LINKEDIN_PAGE_CLIENT_SECRET'],
     consoleUrl: 'https://www.linkedin.com/developers/apps',
     app: 'a LinkedIn app with the "Community Management API" product',
   },

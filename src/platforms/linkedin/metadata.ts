@@ -6,7 +6,6 @@ export const linkedinMetadata = defineMetadata({
   displayName: 'LinkedIn',
   authKind: 'oauth2',
   deploymentApp: {
-    variables: ['LINKEDIN_CLIENT_ID', 'LINKEDIN_CLIENT_SECRET'],
     consoleUrl: 'https://www.linkedin.com/developers/apps',
     app: 'a LinkedIn app with the "Share on LinkedIn" and "Sign In with LinkedIn using OpenID Connect" products',
   },

@@ -27,7 +27,6 @@ export const meweMetadata = defineMetadata({
   // Not standard OAuth: the login page redirects back with a `loginRequestToken`, which is
   // exchanged (with the app's X-App-Id / X-Api-Key) for a per-user apiToken. No scopes, no refresh.
   deploymentApp: {
-    variables: ['MEWE_CLIENT_ID', 'MEWE_CLIENT_SECRET'],
     consoleUrl: null,
     app: 'a MeWe developer app, given by MeWe on request (MEWE_CLIENT_ID is its X-App-Id, MEWE_CLIENT_SECRET its X-Api-Key)',
   },

@@ -15,7 +15,6 @@ export const pinterestMetadata = defineMetadata({
   displayName: 'Pinterest',
   authKind: 'oauth2',
   deploymentApp: {
-    variables: ['PINTEREST_CLIENT_ID', 'PINTEREST_CLIENT_SECRET'],
     consoleUrl: 'https://developers.pinterest.com/apps/',
     app: 'a Pinterest app',
   },

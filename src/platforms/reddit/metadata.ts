@@ -36,7 +36,6 @@ export const redditMetadata = defineMetadata({
   displayName: 'Reddit',
   authKind: 'oauth2',
   deploymentApp: {
-    variables: ['REDDIT_CLIENT_ID', 'REDDIT_CLIENT_SECRET'],
     consoleUrl: 'https://www.reddit.com/prefs/apps',
     app: 'an app of type "web app"',
   },

@@ -12,7 +12,6 @@ export const slackMetadata = defineMetadata({
   displayName: 'Slack',
   authKind: 'oauth2',
   deploymentApp: {
-    variables: ['SLACK_CLIENT_ID', 'SLACK_CLIENT_SECRET'],
     consoleUrl: 'https://api.slack.com/apps',
     app: 'a Slack app with a bot user',
   },

@@ -11,7 +11,6 @@ export const threadsMetadata = defineMetadata({
   displayName: 'Threads',
   authKind: 'oauth2',
   deploymentApp: {
-    variables: ['THREADS_CLIENT_ID', 'THREADS_CLIENT_SECRET'],
     consoleUrl: 'https://developers.facebook.com/apps/',
     app: 'a Meta app with the Threads API',
   },

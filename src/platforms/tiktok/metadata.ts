@@ -36,7 +36,6 @@ export const tiktokMetadata = defineMetadata({
   appName: 'TikTok',
   authKind: 'oauth2',
   deploymentApp: {
-    variables: ['TIKTOK_CLIENT_ID', 'TIKTOK_CLIENT_SECRET'],
     consoleUrl: 'https://developers.tiktok.com/apps/',
     app: 'a TikTok app with Login Kit and the Content Posting API (TIKTOK_CLIENT_ID is its client key)',
   },

@@ -22,7 +22,6 @@ export const tumblrMetadata = defineMetadata({
   displayName: 'Tumblr',
   authKind: 'oauth2',
   deploymentApp: {
-    variables: ['TUMBLR_CLIENT_ID', 'TUMBLR_CLIENT_SECRET'],
     consoleUrl: 'https://www.tumblr.com/oauth/apps',
     app: 'a Tumblr application (OAuth 2)',
   },

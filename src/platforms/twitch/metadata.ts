@@ -12,7 +12,6 @@ export const twitchMetadata = defineMetadata({
   displayName: 'Twitch',
   authKind: 'oauth2',
   deploymentApp: {
-    variables: ['TWITCH_CLIENT_ID', 'TWITCH_CLIENT_SECRET'],
     consoleUrl: 'https://dev.twitch.tv/console/apps',
     app: 'a Twitch application',
   },

@@ -29,7 +29,6 @@ export const vkMetadata = defineMetadata({
   displayName: 'VK',
   authKind: 'oauth2',
   deploymentApp: {
-    variables: ['VK_CLIENT_ID', 'VK_CLIENT_SECRET'],
     consoleUrl: 'https://id.vk.com/about/business/go',
     app: 'a VK ID application of type "Web" (its protected key is VK_CLIENT_SECRET)',
   },

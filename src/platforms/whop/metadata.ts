@@ -14,7 +14,6 @@ export const whopMetadata = defineMetadata({
   displayName: 'Whop',
   authKind: 'oauth2',
   deploymentApp: {
-    variables: ['WHOP_CLIENT_ID', 'WHOP_CLIENT_SECRET'],
     consoleUrl: 'https://whop.com/dashboard/developer',
     app: 'a Whop app with OAuth',
   },

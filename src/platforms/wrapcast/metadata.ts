@@ -23,7 +23,6 @@ export const wrapcastMetadata = defineMetadata({
   // expiry: the signer works until the user revokes it.
   authKind: 'oauth2',
   deploymentApp: {
-    variables: ['WRAPCAST_CLIENT_ID', 'WRAPCAST_CLIENT_SECRET'],
     consoleUrl: 'https://dev.neynar.com/',
     app: 'a Neynar app with Sign in with Neynar (WRAPCAST_CLIENT_ID is its client id, WRAPCAST_CLIENT_SECRET its API key)',
   },

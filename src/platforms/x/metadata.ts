@@ -33,7 +33,6 @@ export const xMetadata = defineMetadata({
   displayName: 'X',
   authKind: 'oauth2',
   deploymentApp: {
-    variables: ['X_CLIENT_ID', 'X_CLIENT_SECRET'],
     consoleUrl: 'https://developer.x.com/en/portal/dashboard',
     app: 'an app with OAuth 2.0 user authentication of type "Web App" (confidential client), read and write permissions',
   },

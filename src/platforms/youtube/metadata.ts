@@ -48,7 +48,6 @@ export const youtubeMetadata = defineMetadata({
   displayName: 'YouTube',
   authKind: 'oauth2',
   deploymentApp: {
-    variables: ['YOUTUBE_CLIENT_ID', 'YOUTUBE_CLIENT_SECRET'],
     consoleUrl: 'https://console.cloud.google.com/apis/credentials',
     app: 'a Google Cloud OAuth client of type "Web application", with the YouTube Data API v3 and YouTube Analytics API enabled',
   },

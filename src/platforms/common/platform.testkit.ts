@@ -94,6 +94,19 @@ export async function withSimulator<S extends Closable, T>(opts: WithSimulatorOp
   }
 }
 
+/** A test context carrying the media bytes the test registers by id (`ctx.media`), which `openMedia` reads. */
+export type MediaTestCtx = TestCtx & { media: Map<string, Blob> };
+
+/** `withSimulator` for a test that puts media bytes in `ctx.media` by id (read by `openMedia`); `now` sets the clock. */
+export function withMediaSimulator<S extends Closable, T>(
+  opts: Omit<WithSimulatorOptions<S>, 'openMedia' | 'clock'> & { now?: () => number },
+  fn: (sim: S, ctx: MediaTestCtx, http: PlatformHttpClient) => Promise<T>,
+): Promise<T> {
+  const media = new Map<string, Blob>();
+  const { now, ...rest } = opts;
+  return withSimulator({ ...rest, clock: now ? { now } : undefined, openMedia: mediaFrom(media) }, (sim, ctx, http) => fn(sim, { media, ...ctx }, http));
+}
+
 /** Starts a server the test needs beside the simulator (a media host), runs `fn`, always closes it. */
 export async function withServer<S extends Closable, T>(start: () => Promise<S>, fn: (server: S) => Promise<T>): Promise<T> {
   const server = await start();

@@ -1,6 +1,5 @@
-import { testContext } from '../../../test/platform-contract.js';
-import { createPlatformHttp } from '../http.js';
-import type { ConnectedAccount, OperationContext, PlatformAdapter, PublishItem } from '../platform.js';
+import { simulatorOrigins, withMediaSimulator, type MediaTestCtx } from '../common/platform.testkit.js';
+import type { ConnectedAccount, PlatformAdapter, PublishItem } from '../platform.js';
 import { DRIBBBLE_ORIGINS, startDribbbleSimulator, type DribbbleSimulator, type DribbbleSimulatorOptions } from './dribbble.simulator.js';
 
 /** Shared fixtures of the Dribbble tests: an app, a player in two teams, pictures of a given size, a simulator wired to an HTTP client. */
@@ -21,33 +20,15 @@ export async function dribbbleSimulator(opts: DribbbleSimulatorOptions = {}) {
   return sim;
 }
 
-export const originsFor = (sim: { origin: string }) => new Map(DRIBBBLE_ORIGINS.map((o) => [o as string, sim.origin]));
-export const platformOriginsEnv = (sim: { origin: string }) => DRIBBBLE_ORIGINS.map((o) => `${o}=${sim.origin}`).join(',');
-export const rewriteFor = (sim: { origin: string }) => (url: string) => DRIBBBLE_ORIGINS.reduce((u, o) => u.replace(o, sim.origin), url);
+export const { originsFor, rewriteFor, platformOriginsFor: platformOriginsEnv } = simulatorOrigins(DRIBBBLE_ORIGINS);
 
 export { png, sha } from '../common/media.testkit.js';
 
-export type TestCtx = Omit<OperationContext, 'credentials'> & { media: Map<string, Blob> };
+export type TestCtx = MediaTestCtx;
 
 /** Runs `fn` against a fresh simulator with an HTTP client mapped to it; media bytes by id from `ctx.media`. */
-export async function withDribbble<T>(opts: DribbbleSimulatorOptions, fn: (sim: DribbbleSimulator, ctx: TestCtx) => Promise<T>) {
-  const sim = await dribbbleSimulator(opts);
-  const http = createPlatformHttp({ origins: originsFor(sim), allowPrivateTargets: false, timeoutMs: 5000 });
-  const media = new Map<string, Blob>();
-  try {
-    return await fn(sim, {
-      media,
-      ...testContext(http),
-      openMedia: (m) => {
-        const blob = media.get(m.id);
-        return blob ? Promise.resolve(blob) : Promise.reject(new Error(`no media ${m.id}`));
-      },
-    });
-  } finally {
-    await http.close();
-    await sim.close();
-  }
-}
+export const withDribbble = <T>(opts: DribbbleSimulatorOptions, fn: (sim: DribbbleSimulator, ctx: TestCtx) => Promise<T>): Promise<T> =>
+  withMediaSimulator({ start: () => dribbbleSimulator(opts), origins: originsFor }, fn);
 
 /** Registers `bytes` as media `id` in `ctx` and describes it as the service would. */
 export function addImage(ctx: TestCtx, id: string, bytes: Buffer, width: number, height: number, mimeType = 'image/png'): PublishItem['media'][number] {

@@ -1,6 +1,4 @@
-import { testContext } from '../../../test/platform-contract.js';
-import { createPlatformHttp } from '../http.js';
-import type { OperationContext } from '../platform.js';
+import { platformOriginsOf, withMediaSimulator, type MediaTestCtx } from '../common/platform.testkit.js';
 import { LISTMONK_ROOT, startListmonkSimulator, type ListmonkSimulator, type ListmonkSimulatorOptions } from './listmonk.simulator.js';
 
 /** Shared fixtures of the listmonk tests: an instance with an API user, lists and templates. */
@@ -33,25 +31,9 @@ export const originsFor = (sim: ListmonkSimulator) =>
   ]);
 
 /** `PLATFORM_ORIGINS` for a service talking to this simulator. */
-export const platformOriginsFor = (sim: ListmonkSimulator) => [...originsFor(sim)].map(([real, to]) => `${real}=${to}`).join(',');
+export const platformOriginsFor = (sim: ListmonkSimulator) => platformOriginsOf(originsFor(sim));
 
-export type TestCtx = Omit<OperationContext, 'credentials'> & { media: Map<string, Blob> };
+export type TestCtx = MediaTestCtx;
 
-export async function withListmonk<T>(fn: (sim: ListmonkSimulator, ctx: TestCtx) => Promise<T>, opts: { now?: () => number } = {}): Promise<T> {
-  const sim = await listmonkSimulator();
-  const http = createPlatformHttp({ origins: originsFor(sim), allowPrivateTargets: false, timeoutMs: 5000 });
-  const media = new Map<string, Blob>();
-  try {
-    return await fn(sim, {
-      media,
-      ...testContext(http, { now: opts.now ?? (() => Date.now()) }),
-      openMedia: (m) => {
-        const blob = media.get(m.id);
-        return blob ? Promise.resolve(blob) : Promise.reject(new Error(`no media ${m.id}`));
-      },
-    });
-  } finally {
-    await http.close();
-    await sim.close();
-  }
-}
+export const withListmonk = <T>(fn: (sim: ListmonkSimulator, ctx: TestCtx) => Promise<T>, opts: { now?: () => number } = {}): Promise<T> =>
+  withMediaSimulator({ start: () => listmonkSimulator(), origins: originsFor, now: opts.now }, fn);

@@ -1,6 +1,5 @@
-import { testContext } from '../../../test/platform-contract.js';
-import { createPlatformHttp } from '../http.js';
-import type { ConnectedAccount, OperationContext, PlatformAdapter, PublishItem, PublishResult } from '../platform.js';
+import { published, simulatorOrigins, withMediaSimulator, type MediaTestCtx } from '../common/platform.testkit.js';
+import type { ConnectedAccount, PlatformAdapter, PublishItem } from '../platform.js';
 import { startTumblrSimulator, TUMBLR_API_ORIGIN, TUMBLR_WWW_ORIGIN, type TumblrSimulator, type TumblrSimulatorOptions } from './tumblr.simulator.js';
 
 /** Shared fixtures of the Tumblr tests: an app, a user with two blogs, media bytes, a simulator wired to an HTTP client. */
@@ -19,43 +18,14 @@ export async function tumblrSimulator(opts: TumblrSimulatorOptions = {}) {
   return sim;
 }
 
-export const originsFor = (sim: TumblrSimulator) =>
-  new Map([
-    [TUMBLR_API_ORIGIN, sim.origin],
-    [TUMBLR_WWW_ORIGIN, sim.origin],
-  ]);
+export const { originsFor, rewriteFor, platformOriginsFor } = simulatorOrigins([TUMBLR_API_ORIGIN, TUMBLR_WWW_ORIGIN]);
 
-export const rewriteFor = (sim: TumblrSimulator) => (url: string) => url.replace(TUMBLR_WWW_ORIGIN, sim.origin).replace(TUMBLR_API_ORIGIN, sim.origin);
-
-/** `PLATFORM_ORIGINS` for a service talking to this simulator. */
-export const platformOriginsFor = (sim: TumblrSimulator) => [...originsFor(sim)].map(([real, to]) => `${real}=${to}`).join(',');
-
-export type TestCtx = Omit<OperationContext, 'credentials'> & { media: Map<string, Blob> };
+export type TestCtx = MediaTestCtx;
+export { published };
 
 /** Runs `fn` against a fresh simulator with an HTTP client mapped to it; media bytes from `ctx.media` by id. */
-export async function withTumblr<T>(opts: TumblrSimulatorOptions & { now?: () => number }, fn: (sim: TumblrSimulator, ctx: TestCtx) => Promise<T>): Promise<T> {
-  const sim = await tumblrSimulator(opts);
-  const http = createPlatformHttp({ origins: originsFor(sim), allowPrivateTargets: false, timeoutMs: 5000 });
-  const media = new Map<string, Blob>();
-  try {
-    return await fn(sim, {
-      media,
-      ...testContext(http, { now: opts.now ?? (() => Date.now()) }),
-      openMedia: (m) => {
-        const blob = media.get(m.id);
-        return blob ? Promise.resolve(blob) : Promise.reject(new Error(`no media ${m.id}`));
-      },
-    });
-  } finally {
-    await http.close();
-    await sim.close();
-  }
-}
-
-export function published(r: PublishResult) {
-  if (r.status !== 'published') throw new Error(`expected published, got ${r.status}`);
-  return r;
-}
+export const withTumblr = <T>(opts: TumblrSimulatorOptions & { now?: () => number }, fn: (sim: TumblrSimulator, ctx: TestCtx) => Promise<T>): Promise<T> =>
+  withMediaSimulator({ start: () => tumblrSimulator(opts), origins: originsFor, now: opts.now }, fn);
 
 export { pixelPng as PNG, sha } from '../common/media.testkit.js';
 

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
-import { testContext } from '../../../test/platform-contract.js';
-import { createPlatformHttp } from '../http.js';
-import type { ConnectedAccount, OperationContext, PlatformAdapter, PublishItem, PublishResult } from '../platform.js';
+import { published, simulatorOrigins, withMediaSimulator, type MediaTestCtx } from '../common/platform.testkit.js';
+import type { ConnectedAccount, PlatformAdapter, PublishItem } from '../platform.js';
 import { startVkSimulator, VK_API_ORIGIN, VK_ID_ORIGIN, VK_PHOTO_UPLOAD_ORIGIN, VK_VIDEO_UPLOAD_ORIGIN, type VkSimulator, type VkSimulatorOptions } from './vk.simulator.js';
 
 /** Shared fixtures of the VK tests: an app, a user managing two communities, media bytes, a simulator wired to an HTTP client. */
@@ -25,48 +24,14 @@ export async function vkSimulator(opts: VkSimulatorOptions = {}) {
   return sim;
 }
 
-export const originsFor = (sim: VkSimulator) =>
-  new Map([
-    [VK_ID_ORIGIN, sim.origin],
-    [VK_API_ORIGIN, sim.origin],
-    [VK_PHOTO_UPLOAD_ORIGIN, sim.origin],
-    [VK_VIDEO_UPLOAD_ORIGIN, sim.origin],
-  ]);
+export const { originsFor, rewriteFor, platformOriginsFor } = simulatorOrigins([VK_ID_ORIGIN, VK_API_ORIGIN, VK_PHOTO_UPLOAD_ORIGIN, VK_VIDEO_UPLOAD_ORIGIN]);
 
-export const rewriteFor = (sim: VkSimulator) => (url: string) => {
-  for (const [real, to] of originsFor(sim)) if (url.startsWith(real)) return `${to}${url.slice(real.length)}`;
-  return url;
-};
-
-/** `PLATFORM_ORIGINS` for a service talking to this simulator. */
-export const platformOriginsFor = (sim: VkSimulator) => [...originsFor(sim)].map(([real, to]) => `${real}=${to}`).join(',');
-
-export type TestCtx = Omit<OperationContext, 'credentials'> & { media: Map<string, Blob> };
+export type TestCtx = MediaTestCtx;
+export { published };
 
 /** Runs `fn` against a fresh simulator with an HTTP client mapped to it. */
-export async function withVk<T>(opts: VkSimulatorOptions, fn: (sim: VkSimulator, ctx: TestCtx) => Promise<T>): Promise<T> {
-  const sim = await vkSimulator(opts);
-  const http = createPlatformHttp({ origins: originsFor(sim), allowPrivateTargets: false, timeoutMs: 5000 });
-  const media = new Map<string, Blob>();
-  try {
-    return await fn(sim, {
-      media,
-      ...testContext(http, { now: opts.now ?? (() => Date.now()) }),
-      openMedia: (m) => {
-        const blob = media.get(m.id);
-        return blob ? Promise.resolve(blob) : Promise.reject(new Error(`no media ${m.id}`));
-      },
-    });
-  } finally {
-    await http.close();
-    await sim.close();
-  }
-}
-
-export function published(r: PublishResult) {
-  if (r.status !== 'published') throw new Error(`expected published, got ${r.status}`);
-  return r;
-}
+export const withVk = <T>(opts: VkSimulatorOptions, fn: (sim: VkSimulator, ctx: TestCtx) => Promise<T>): Promise<T> =>
+  withMediaSimulator({ start: () => vkSimulator(opts), origins: originsFor, now: opts.now }, fn);
 
 export const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 

@@ -1,6 +1,4 @@
-import { testContext } from '../../../test/platform-contract.js';
-import { createPlatformHttp } from '../http.js';
-import type { OperationContext } from '../platform.js';
+import { simulatorOrigins, withMediaSimulator, type MediaTestCtx } from '../common/platform.testkit.js';
 import { startWhopSimulator, WHOP_ORIGIN, WHOP_UPLOAD_ORIGIN, type WhopSimulator, type WhopSimulatorOptions } from './whop.simulator.js';
 
 /** Shared fixtures of the Whop tests: an app, a user in two companies with forums, a stranger's company. */
@@ -23,28 +21,10 @@ export async function whopSimulator(opts: WhopSimulatorOptions & { redirectUris?
   return sim;
 }
 
-export const originsFor = (sim: { origin: string }) => new Map([[WHOP_ORIGIN, sim.origin], [WHOP_UPLOAD_ORIGIN, sim.origin]]);
-export const rewriteFor = (sim: { origin: string }) => (url: string) => url.replace(WHOP_ORIGIN, sim.origin).replace(WHOP_UPLOAD_ORIGIN, sim.origin);
-export const platformOriginsFor = (sim: { origin: string }) => [...originsFor(sim)].map(([real, to]) => `${real}=${to}`).join(',');
+export const { originsFor, rewriteFor, platformOriginsFor } = simulatorOrigins([WHOP_ORIGIN, WHOP_UPLOAD_ORIGIN]);
 
-export type TestCtx = Omit<OperationContext, 'credentials'> & { media: Map<string, Blob> };
+export type TestCtx = MediaTestCtx;
 
 /** Runs `fn` against a fresh simulator with an HTTP client mapped to it; media by id from `ctx.media`. */
-export async function withWhop<T>(opts: WhopSimulatorOptions, fn: (sim: WhopSimulator, ctx: TestCtx) => Promise<T>): Promise<T> {
-  const sim = await whopSimulator(opts);
-  const http = createPlatformHttp({ origins: originsFor(sim), allowPrivateTargets: false, timeoutMs: 5000 });
-  const media = new Map<string, Blob>();
-  try {
-    return await fn(sim, {
-      media,
-      ...testContext(http),
-      openMedia: (m) => {
-        const blob = media.get(m.id);
-        return blob ? Promise.resolve(blob) : Promise.reject(new Error(`no media ${m.id}`));
-      },
-    });
-  } finally {
-    await http.close();
-    await sim.close();
-  }
-}
+export const withWhop = <T>(opts: WhopSimulatorOptions, fn: (sim: WhopSimulator, ctx: TestCtx) => Promise<T>): Promise<T> =>
+  withMediaSimulator({ start: () => whopSimulator(opts), origins: originsFor }, fn);

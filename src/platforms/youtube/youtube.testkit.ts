@@ -1,9 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { testContext } from '../../../test/platform-contract.js';
-import { createPlatformHttp } from '../http.js';
-import type { ConnectedAccount, OperationContext, PlatformAdapter, PublishItem, PublishMedia, PublishResult } from '../platform.js';
+import { simulatorOrigins, withMediaSimulator, type MediaTestCtx } from '../common/platform.testkit.js';
+import type { ConnectedAccount, PlatformAdapter, PublishItem, PublishMedia, PublishResult } from '../platform.js';
 import { GOOGLE_ORIGINS, startYoutubeSimulator, type YoutubeSimulator, type YoutubeSimulatorOptions } from './youtube.simulator.js';
 
 /** Shared fixtures of the YouTube tests: a Google user with two channels, the OAuth app, helpers. */
@@ -24,32 +23,14 @@ export async function youtubeSimulator(opts: YoutubeSimulatorOptions = {}) {
   return sim;
 }
 
-export const originsFor = (sim: { origin: string }) => new Map(GOOGLE_ORIGINS.map((o) => [o, sim.origin]));
-/** `PLATFORM_ORIGINS` for a server whose Google hosts are this simulator. */
-export const platformOriginsEnv = (sim: { origin: string }) => GOOGLE_ORIGINS.map((o) => `${o}=${sim.origin}`).join(',');
-export const rewriteFor = (sim: { origin: string }) => (url: string) => GOOGLE_ORIGINS.reduce((u, o) => u.replace(o, sim.origin), url);
+/** `platformOriginsEnv`: `PLATFORM_ORIGINS` for a server whose Google hosts are this simulator. */
+export const { originsFor, rewriteFor, platformOriginsFor: platformOriginsEnv } = simulatorOrigins(GOOGLE_ORIGINS);
 
-export type TestCtx = Omit<OperationContext, 'credentials'> & { media: Map<string, Blob> };
+export type TestCtx = MediaTestCtx;
 
 /** Runs `fn` against a fresh simulator with an HTTP client mapped to it; media by id from `ctx.media`. */
-export async function withYoutube<T>(opts: YoutubeSimulatorOptions & { now?: () => number }, fn: (sim: YoutubeSimulator, ctx: TestCtx) => Promise<T>) {
-  const sim = await youtubeSimulator(opts);
-  const http = createPlatformHttp({ origins: originsFor(sim), allowPrivateTargets: false, timeoutMs: 5000 });
-  const media = new Map<string, Blob>();
-  try {
-    return await fn(sim, {
-      media,
-      ...testContext(http, { now: opts.now ?? (() => Date.now()) }),
-      openMedia: (m) => {
-        const blob = media.get(m.id);
-        return blob ? Promise.resolve(blob) : Promise.reject(new Error(`no media ${m.id}`));
-      },
-    });
-  } finally {
-    await http.close();
-    await sim.close();
-  }
-}
+export const withYoutube = <T>(opts: YoutubeSimulatorOptions & { now?: () => number }, fn: (sim: YoutubeSimulator, ctx: TestCtx) => Promise<T>): Promise<T> =>
+  withMediaSimulator({ start: () => youtubeSimulator(opts), origins: originsFor, now: opts.now }, fn);
 
 export const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 export const KiB = 1024;

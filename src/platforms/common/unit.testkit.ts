@@ -37,14 +37,14 @@ export interface ContractSimulator extends Closable {
 export interface SimulatorContract<S extends ContractSimulator, H extends Closable> extends Omit<ContractSubject, 'setup'> {
   /** a server started before the simulator (a media host it fetches from), closed after it */
   host?: () => Promise<H>;
-  /** starts the simulator (given the host, when there is one) */
+  /** starts the simulator (given the host, when there is one); the simulator's type is read from here (hence `NoInfer` below) */
   start: (host: H) => Promise<S>;
   /** the real origins the simulator stands for (`originsFor` of the platform's test kit) */
-  origins: (sim: S) => OriginMap;
-  /** connects an account the way a user would */
-  connect: (sim: S, ctx: TestCtx) => Promise<ConnectedAccount>;
+  origins: (sim: NoInfer<S>) => OriginMap;
+  /** connects an account the way a user would: a connect function, or what the user types into the credentials form */
+  connect: ((sim: NoInfer<S>, ctx: TestCtx) => Promise<ConnectedAccount>) | Record<string, unknown>;
   /** the published record as the contract compares it (default: the simulator's own `lookup`) */
-  lookup?: (sim: S) => (id: string) => PublishedRecord | undefined;
+  lookup?: (sim: NoInfer<S>) => (id: string) => PublishedRecord | undefined;
 }
 
 /**
@@ -62,7 +62,7 @@ export function runSimulatorContract<S extends ContractSimulator, H extends Clos
       return {
         origins: origins(sim),
         injectKind: (k) => sim.injectKind(k),
-        connect: (ctx) => connect(sim, ctx),
+        connect: (ctx) => (typeof connect === 'function' ? connect(sim, ctx) : subject.adapter.connectWithCredentials!(connect, ctx)),
         lookup: lookup ? lookup(sim) : (id) => sim.lookup!(id),
         expireToken: () => sim.expireAccessTokens!(),
         close: async () => {
@@ -76,6 +76,11 @@ export function runSimulatorContract<S extends ContractSimulator, H extends Clos
 
 /** A media host serving the contract's PNG where the contract's media item says it lives (`https://media.example/1.png`). */
 export const contractMediaHost = () => startMediaHost(new Map([['/1.png', CONTRACT_PNG]]));
+/**
+ * The host `contractMediaHost` starts. Write it on `start`'s parameter (`start: (host: ContractMediaHost) => …`):
+ * a typed parameter lets TypeScript read the simulator's type from `start` before it checks `origins`.
+ */
+export type ContractMediaHost = Awaited<ReturnType<typeof contractMediaHost>>;
 
 /** The `mediaOrigins` of a simulator that pulls the contract's media from `host`. */
 export const contractMediaOrigins = (host: { origin: string }): Record<string, string> => ({ 'https://media.example': host.origin });

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { runPlatformContract } from '../../../test/platform-contract.js';
-import { PlatformError, type ConnectedAccount, type PlatformAdapter } from '../platform.js';
+import { contractMediaHost, contractMediaOrigins, platformFailure, runSimulatorContract, type ContractMediaHost } from '../common/unit.testkit.js';
+import type { ConnectedAccount, PlatformAdapter } from '../platform.js';
 import { devtoError } from './errors.js';
 import { createDevtoAdapter } from './index.js';
-import { contractWithMediaHost, DEV_KEY, DEV_ORG, DEV_USER, devtoSimulator, image, MEDIA_ORIGIN, originsFor, PNG, sha, withCreds, withDevto, type TestCtx } from './devto.testkit.js';
+import { DEV_KEY, DEV_ORG, DEV_USER, devtoSimulator, image, MEDIA_ORIGIN, originsFor, PNG, sha, withCreds, withDevto, type TestCtx } from './devto.testkit.js';
 
 const adapter = createDevtoAdapter();
 
@@ -19,27 +19,8 @@ const asArticles: PlatformAdapter = {
 
 // DEV's API cannot post comments (the metadata says `thread.supported: false`), so the contract's
 // thread case cannot apply; the adapter's answer to a reply is tested below.
-runPlatformContract({
-  name: 'devto',
-  adapter: asArticles,
-  errorsIn200: false,
-  async setup() {
-    const { sim, close } = await contractWithMediaHost((mediaOrigins) => devtoSimulator({ mediaOrigins }));
-    return {
-      origins: originsFor(sim),
-      injectKind: (k) => sim.injectKind(k),
-      connect: (ctx) => adapter.connectWithCredentials!({ apiKey: DEV_KEY }, ctx),
-      lookup: (id) => sim.lookup(id),
-      close,
-    };
-  },
-});
+runSimulatorContract({ name: 'devto', adapter: asArticles, errorsIn200: false, host: contractMediaHost, start: (host: ContractMediaHost) => devtoSimulator({ mediaOrigins: contractMediaOrigins(host) }), origins: originsFor, connect: { apiKey: DEV_KEY } });
 
-const failure = async (p: Promise<unknown>) => {
-  const e = await p.catch((err: unknown) => err);
-  expect(e).toBeInstanceOf(PlatformError);
-  return e as PlatformError;
-};
 const connect = (ctx: TestCtx) => adapter.connectWithCredentials!({ apiKey: DEV_KEY }, ctx);
 const publishWith = (ctx: TestCtx, account: ConnectedAccount, content: string, settings: Record<string, unknown>, media = [] as ReturnType<typeof image>[]) =>
   adapter.publish({ item: { content, media }, settings, idempotencyKey: content }, withCreds(ctx, account));
@@ -57,13 +38,13 @@ describe('devto: connecting', () => {
 
   it('a wrong or revoked key is refused naming apiKey; a DEV outage is not blamed on the key', async () => {
     await withDevto({}, async (sim, ctx) => {
-      const wrong = await failure(adapter.connectWithCredentials!({ apiKey: 'not-a-key' }, ctx));
+      const wrong = await platformFailure(adapter.connectWithCredentials!({ apiKey: 'not-a-key' }, ctx));
       expect({ kind: wrong.kind, field: wrong.details.field, message: wrong.message }).toEqual({ kind: 'rejected', field: 'apiKey', message: 'DEV refused the API key: unauthorized' });
       sim.inject({ path: /users\/me/, status: 503, body: '<html>Service Unavailable</html>' });
-      expect((await failure(connect(ctx))).kind).toBe('transient');
+      expect((await platformFailure(connect(ctx))).kind).toBe('transient');
       const account = await connect(ctx);
       sim.revokeKey(DEV_KEY);
-      const revoked = await failure(publishWith(ctx, account, '<p>x</p>', { title: 'After revoking' }));
+      const revoked = await platformFailure(publishWith(ctx, account, '<p>x</p>', { title: 'After revoking' }));
       expect({ kind: revoked.kind, field: revoked.details.field }).toEqual({ kind: 'reconnect_required', field: 'apiKey' });
     });
   });
@@ -129,11 +110,11 @@ describe('devto: publishing articles', () => {
     await withDevto({}, async (sim, ctx) => {
       const account = await connect(ctx);
       await publishWith(ctx, account, '<p>one</p>', { title: 'First', canonical: 'https://blog.example.com/a' });
-      const dup = await failure(publishWith(ctx, account, '<p>two</p>', { title: 'Second', canonical: 'https://blog.example.com/a' }));
+      const dup = await platformFailure(publishWith(ctx, account, '<p>two</p>', { title: 'Second', canonical: 'https://blog.example.com/a' }));
       expect({ kind: dup.kind, message: dup.message, status: dup.details.status }).toEqual({ kind: 'rejected', message: 'Validation failed: Canonical url has already been taken', status: 422 });
-      const org = await failure(publishWith(ctx, account, '<p>x</p>', { title: 'Elsewhere', organization: '7002' }));
+      const org = await platformFailure(publishWith(ctx, account, '<p>x</p>', { title: 'Elsewhere', organization: '7002' }));
       expect(org.message).toBe('Validation failed: Organization is not one you are a member of');
-      const gone = await failure(publishWith(ctx, account, '<p>x</p>', { title: 'No cover' }, [image('missing')]));
+      const gone = await platformFailure(publishWith(ctx, account, '<p>x</p>', { title: 'No cover' }, [image('missing')]));
       expect(gone.message).toMatch(/^Validation failed: Main image could not be downloaded/);
       expect(sim.articles).toHaveLength(1);
     });
@@ -142,9 +123,9 @@ describe('devto: publishing articles', () => {
   it('a cover that is not https, or a reply, is refused before anything is sent', async () => {
     await withDevto({}, async (sim, ctx) => {
       const account = await connect(ctx);
-      const local = await failure(publishWith(ctx, account, '<p>x</p>', { title: 'Local cover' }, [{ ...image('l'), path: 'http://localhost:3000/media/l.png' }]));
+      const local = await platformFailure(publishWith(ctx, account, '<p>x</p>', { title: 'Local cover' }, [{ ...image('l'), path: 'http://localhost:3000/media/l.png' }]));
       expect(local.message).toMatch(/is not https: set PUBLIC_URL/);
-      const reply = await failure(adapter.publish({ item: { content: '<p>r</p>', media: [] }, settings: { title: 'Reply' }, replyTo: { id: '1', rootId: '1' }, idempotencyKey: 'r' }, withCreds(ctx, account)));
+      const reply = await platformFailure(adapter.publish({ item: { content: '<p>r</p>', media: [] }, settings: { title: 'Reply' }, replyTo: { id: '1', rootId: '1' }, idempotencyKey: 'r' }, withCreds(ctx, account)));
       expect(reply.kind).toBe('unsupported');
       expect(sim.log.filter((l) => l.method === 'POST')).toHaveLength(0);
     });
@@ -155,7 +136,7 @@ describe('devto: publishing articles', () => {
       const account = await connect(ctx);
       await publishWith(ctx, account, '<p>1</p>', { title: 'One one' });
       await publishWith(ctx, account, '<p>2</p>', { title: 'Two two' });
-      const err = await failure(publishWith(ctx, account, '<p>3</p>', { title: 'Three three' }));
+      const err = await platformFailure(publishWith(ctx, account, '<p>3</p>', { title: 'Three three' }));
       expect(err.kind).toBe('rate_limited');
       expect(err.details.retryAfterSeconds).toBeGreaterThan(0);
       expect(err.details.retryAfterSeconds).toBeLessThanOrEqual(30);
@@ -206,7 +187,7 @@ describe('devto: reading back', () => {
         { label: 'Reactions', percentageChange: 0, data: [{ date: today, total: 12 }] },
         { label: 'Comments', percentageChange: 0, data: [{ date: today, total: 3 }] },
       ]);
-      expect((await failure(adapter.postAnalytics!('999', 7, withCreds(ctx, account)))).kind).toBe('rejected');
+      expect((await platformFailure(adapter.postAnalytics!('999', 7, withCreds(ctx, account)))).kind).toBe('rejected');
     });
   });
 
@@ -219,7 +200,7 @@ describe('devto: reading back', () => {
       sim.addArticle({ userId: DEV_USER.id, title: 'Under the org', organizationId: DEV_ORG.id });
       sim.addArticle({ userId: DEV_USER.id, title: 'Again under the org', organizationId: DEV_ORG.id });
       expect(await adapter.runTool!('organizations', {}, withCreds(ctx, account))).toEqual([{ id: '7001', name: 'Acme Corp', username: 'acmecorp' }]);
-      expect((await failure(adapter.runTool!('nope', {}, withCreds(ctx, account)))).kind).toBe('unsupported');
+      expect((await platformFailure(adapter.runTool!('nope', {}, withCreds(ctx, account)))).kind).toBe('unsupported');
     });
   });
 });

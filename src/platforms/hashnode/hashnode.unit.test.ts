@@ -1,11 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { runPlatformContract } from '../../../test/platform-contract.js';
-import { PlatformError, type ConnectedAccount, type PlatformAdapter } from '../platform.js';
+import { contractMediaHost, contractMediaOrigins, platformFailure, runSimulatorContract, type ContractMediaHost } from '../common/unit.testkit.js';
+import type { ConnectedAccount, PlatformAdapter } from '../platform.js';
 import { hashnodeError } from './errors.js';
 import { createHashnodeAdapter } from './index.js';
 import {
   BLOG,
-  contractWithMediaHost,
   HN_TOKEN,
   HN_USER,
   hashnodeSimulator,
@@ -40,27 +39,8 @@ const asPosts: PlatformAdapter = {
 
 // Hashnode's API cannot post comments (the metadata says `thread.supported: false`), so the
 // contract's thread case cannot apply; the adapter's answer to a reply is tested below.
-runPlatformContract({
-  name: 'hashnode',
-  adapter: asPosts,
-  errorsIn200: true,
-  async setup() {
-    const { sim, close } = await contractWithMediaHost((mediaOrigins) => hashnodeSimulator({ mediaOrigins }));
-    return {
-      origins: originsFor(sim),
-      injectKind: (k) => sim.injectKind(k),
-      connect: (ctx) => adapter.connectWithCredentials!({ token: HN_TOKEN }, ctx),
-      lookup: (id) => sim.lookup(id),
-      close,
-    };
-  },
-});
+runSimulatorContract({ name: 'hashnode', adapter: asPosts, errorsIn200: true, host: contractMediaHost, start: (host: ContractMediaHost) => hashnodeSimulator({ mediaOrigins: contractMediaOrigins(host) }), origins: originsFor, connect: { token: HN_TOKEN } });
 
-const failure = async (p: Promise<unknown>) => {
-  const e = await p.catch((err: unknown) => err);
-  expect(e).toBeInstanceOf(PlatformError);
-  return e as PlatformError;
-};
 const connect = (ctx: TestCtx) => adapter.connectWithCredentials!({ token: HN_TOKEN }, ctx);
 const base = { title: 'Queues on PostgreSQL', publication: BLOG.id, tags: [{ value: 'postgresql', label: 'PostgreSQL' }] };
 const publishWith = (ctx: TestCtx, account: ConnectedAccount, content: string, settings: Record<string, unknown>, media = [] as ReturnType<typeof image>[]) =>
@@ -78,7 +58,7 @@ describe('hashnode: connecting', () => {
 
   it('a wrong token (UNAUTHENTICATED inside HTTP 200) is refused naming token; a revoked one later asks for a reconnect', async () => {
     await withHashnode({}, async (sim, ctx) => {
-      const wrong = await failure(adapter.connectWithCredentials!({ token: 'not-a-token' }, ctx));
+      const wrong = await platformFailure(adapter.connectWithCredentials!({ token: 'not-a-token' }, ctx));
       expect({ kind: wrong.kind, field: wrong.details.field, message: wrong.message }).toEqual({
         kind: 'rejected',
         field: 'token',
@@ -87,7 +67,7 @@ describe('hashnode: connecting', () => {
       expect(sim.log.at(-1)!.body).toMatchObject({ operationName: 'Me' });
       const account = await connect(ctx);
       sim.revokeToken(HN_TOKEN);
-      const revoked = await failure(publishWith(ctx, account, '<p>x</p>', { tags: [{ value: JS_TAG.id, label: 'JavaScript' }] }));
+      const revoked = await platformFailure(publishWith(ctx, account, '<p>x</p>', { tags: [{ value: JS_TAG.id, label: 'JavaScript' }] }));
       expect({ kind: revoked.kind, field: revoked.details.field, code: revoked.details.platformCode }).toEqual({ kind: 'reconnect_required', field: 'token', code: 'UNAUTHENTICATED' });
     });
   });
@@ -143,17 +123,17 @@ describe('hashnode: publishing posts', () => {
   it('refuses what Hashnode refuses, with its words: an unknown tag, a publication not yours or without Pro, a cover it cannot fetch', async () => {
     await withHashnode({}, async (sim, ctx) => {
       const account = await connect(ctx);
-      const tag = await failure(publishWith(ctx, account, '<p>x</p>', { tags: [{ value: 'no-such-tag', label: 'Nope' }] }));
+      const tag = await platformFailure(publishWith(ctx, account, '<p>x</p>', { tags: [{ value: 'no-such-tag', label: 'Nope' }] }));
       expect({ kind: tag.kind, message: tag.message }).toEqual({ kind: 'rejected', message: 'Hashnode has no tag "Nope" (slug "no-such-tag")' });
       expect(sim.operations.some((o) => o.type === 'mutation')).toBe(false);
-      const forbidden = await failure(publishWith(ctx, account, '<p>x</p>', { publication: OTHERS.id }));
+      const forbidden = await platformFailure(publishWith(ctx, account, '<p>x</p>', { publication: OTHERS.id }));
       expect({ kind: forbidden.kind, code: forbidden.details.platformCode, message: forbidden.message }).toEqual({ kind: 'rejected', code: 'FORBIDDEN', message: 'You are not allowed to publish in this publication.' });
       sim.publications.find((p) => p.id === NEWS.id)!.pro = false;
-      const notPro = await failure(publishWith(ctx, account, '<p>x</p>', { publication: NEWS.id }));
+      const notPro = await platformFailure(publishWith(ctx, account, '<p>x</p>', { publication: NEWS.id }));
       expect({ kind: notPro.kind, message: notPro.message }).toEqual({ kind: 'rejected', message: 'Publication does not have an active Pro plan. Upgrade in your dashboard to access this via the API.' });
-      const unknownId = await failure(publishWith(ctx, account, '<p>x</p>', { tags: [{ value: '000000000000000000000000', label: 'Gone' }] }));
+      const unknownId = await platformFailure(publishWith(ctx, account, '<p>x</p>', { tags: [{ value: '000000000000000000000000', label: 'Gone' }] }));
       expect({ code: unknownId.details.platformCode, message: unknownId.message }).toEqual({ code: 'BAD_USER_INPUT', message: 'Invalid tag: 000000000000000000000000' });
-      const cover = await failure(publishWith(ctx, account, '<p>x</p>', {}, [image('missing')]));
+      const cover = await platformFailure(publishWith(ctx, account, '<p>x</p>', {}, [image('missing')]));
       expect(cover.message).toMatch(/^Could not fetch the cover image from/);
       expect(sim.posts).toHaveLength(0);
     });
@@ -162,9 +142,9 @@ describe('hashnode: publishing posts', () => {
   it('a cover that is not https, a reply, or a missing publication is refused before anything is published', async () => {
     await withHashnode({}, async (sim, ctx) => {
       const account = await connect(ctx);
-      expect((await failure(publishWith(ctx, account, '<p>x</p>', {}, [{ ...image('l'), path: 'http://localhost/media/l.png' }]))).message).toMatch(/is not https/);
-      expect((await failure(publishWith(ctx, account, '<p>x</p>', { publication: undefined }))).message).toBe('A Hashnode post needs a publication (settings.publication)');
-      const reply = await failure(adapter.publish({ item: { content: '<p>r</p>', media: [] }, settings: base, replyTo: { id: 'a', rootId: 'a' }, idempotencyKey: 'r' }, withCreds(ctx, account)));
+      expect((await platformFailure(publishWith(ctx, account, '<p>x</p>', {}, [{ ...image('l'), path: 'http://localhost/media/l.png' }]))).message).toMatch(/is not https/);
+      expect((await platformFailure(publishWith(ctx, account, '<p>x</p>', { publication: undefined }))).message).toBe('A Hashnode post needs a publication (settings.publication)');
+      const reply = await platformFailure(adapter.publish({ item: { content: '<p>r</p>', media: [] }, settings: base, replyTo: { id: 'a', rootId: 'a' }, idempotencyKey: 'r' }, withCreds(ctx, account)));
       expect(reply.kind).toBe('unsupported');
       expect(sim.operations.filter((o) => o.type === 'mutation')).toHaveLength(0);
     });
@@ -174,7 +154,7 @@ describe('hashnode: publishing posts', () => {
     await withHashnode({ mutationsPerMinute: 1 }, async (sim, ctx) => {
       const account = await connect(ctx);
       published(await publishWith(ctx, account, '<p>one</p>', { title: 'First of the minute' }));
-      const err = await failure(publishWith(ctx, account, '<p>two</p>', { title: 'Second of the minute' }));
+      const err = await platformFailure(publishWith(ctx, account, '<p>two</p>', { title: 'Second of the minute' }));
       expect({ kind: err.kind, code: err.details.platformCode, status: err.details.status }).toEqual({ kind: 'rate_limited', code: 'TOO_MANY_REQUESTS', status: 429 });
       expect(err.details.retryAfterSeconds).toBeGreaterThan(0);
       expect(err.details.retryAfterSeconds).toBeLessThanOrEqual(60);
@@ -251,7 +231,7 @@ describe('hashnode: reading back', () => {
         { label: 'Reactions', percentageChange: 0, data: [{ date: today, total: 17 }] },
         { label: 'Responses', percentageChange: 0, data: [{ date: today, total: 4 }] },
       ]);
-      expect((await failure(adapter.postAnalytics!('64f0c0ffee0000000000ffff', 7, withCreds(ctx, account)))).kind).toBe('rejected');
+      expect((await platformFailure(adapter.postAnalytics!('64f0c0ffee0000000000ffff', 7, withCreds(ctx, account)))).kind).toBe('rejected');
     });
   });
 
@@ -269,7 +249,7 @@ describe('hashnode: reading back', () => {
         { value: 'javascript', label: 'JavaScript' },
         { value: 'postgresql', label: 'PostgreSQL' },
       ]);
-      expect((await failure(adapter.runTool!('nope', {}, withCreds(ctx, account)))).kind).toBe('unsupported');
+      expect((await platformFailure(adapter.runTool!('nope', {}, withCreds(ctx, account)))).kind).toBe('unsupported');
     });
   });
 });

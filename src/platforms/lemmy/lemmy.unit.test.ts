@@ -1,8 +1,9 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { runPlatformContract } from '../../../test/platform-contract.js';
-import { PlatformError, type ConnectedAccount, type OperationContext, type PlatformAdapter } from '../platform.js';
+import { platformFailure, runSimulatorContract } from '../common/unit.testkit.js';
+import { withCreds } from '../common/platform.testkit.js';
+import type { PlatformAdapter } from '../platform.js';
 import { lemmyError, pictrsFile } from './errors.js';
 import { createLemmyAdapter, lemmyInstance } from './index.js';
 import type { LemmySimulator } from './lemmy.simulator.js';
@@ -50,30 +51,9 @@ function lookupIn(sim: LemmySimulator) {
 
 const credentials = { instanceUrl: INSTANCE, username: ALICE.name, password: ALICE.password };
 
-runPlatformContract({
-  name: 'lemmy',
-  adapter: toCommunity,
-  // Lemmy itself answers errors with 4xx; the classifier reads `{ error }` first whatever the status.
-  errorsIn200: true,
-  async setup() {
-    const sim = await lemmySimulator();
-    return {
-      origins: originsFor(sim),
-      injectKind: (k) => sim.injectKind(k),
-      connect: (ctx) => adapter.connectWithCredentials!(credentials, ctx),
-      lookup: lookupIn(sim),
-      expireToken: () => sim.expireAccessTokens(),
-      close: () => sim.close(),
-    };
-  },
-});
+// Lemmy itself answers errors with 4xx; the classifier reads `{ error }` first whatever the status.
+runSimulatorContract({ name: 'lemmy', adapter: toCommunity, errorsIn200: true, start: () => lemmySimulator(), origins: originsFor, connect: credentials, lookup: lookupIn });
 
-const failure = async (p: Promise<unknown>) => {
-  const e = await p.catch((err: unknown) => err);
-  expect(e).toBeInstanceOf(PlatformError);
-  return e as PlatformError;
-};
-const withCreds = (ctx: TestCtx, account: ConnectedAccount): OperationContext => ({ ...ctx, credentials: account.credentials });
 const connect = (ctx: TestCtx, input: Record<string, unknown> = credentials) => adapter.connectWithCredentials!(input, ctx);
 // A 1×1 PNG.
 const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000' + '1f15c4890000000d49444154789c6360000002000001e221bc330000000049454e44ae426082', 'hex');
@@ -103,25 +83,25 @@ describe('lemmy: connecting', () => {
     try {
       await withLemmy(
         async (sim, ctx) => {
-          const wrong = await failure(connect(ctx, { ...credentials, password: 'nope' }));
+          const wrong = await platformFailure(connect(ctx, { ...credentials, password: 'nope' }));
           expect({ kind: wrong.kind, field: wrong.details.field, message: wrong.message }).toEqual({ kind: 'rejected', field: 'password', message: 'Lemmy refused the login: wrong username or password' });
-          const nobody = await failure(connect(ctx, { ...credentials, username: 'mallory' }));
+          const nobody = await platformFailure(connect(ctx, { ...credentials, username: 'mallory' }));
           expect(nobody.details.field).toBe('password');
-          const noCode = await failure(connect(ctx, { instanceUrl: INSTANCE, username: 'bob', password: BOB_2FA.password }));
+          const noCode = await platformFailure(connect(ctx, { instanceUrl: INSTANCE, username: 'bob', password: BOB_2FA.password }));
           expect({ field: noCode.details.field, message: noCode.message }).toMatchObject({ field: 'totpToken', message: expect.stringContaining('two-factor') });
-          const badCode = await failure(connect(ctx, { instanceUrl: INSTANCE, username: 'bob', password: BOB_2FA.password, totpToken: '654321' }));
+          const badCode = await platformFailure(connect(ctx, { instanceUrl: INSTANCE, username: 'bob', password: BOB_2FA.password, totpToken: '654321' }));
           expect(badCode.details.field).toBe('totpToken');
           const bob = await connect(ctx, { instanceUrl: INSTANCE, username: 'bob', password: BOB_2FA.password, totpToken: '123456' });
           expect(bob.internalId).toBe(`${INSTANCE}/u/bob`);
           expect(sim.log.filter((r) => r.path === '/api/v3/user/login').at(-1)!.body).toMatchObject({ totp_2fa_token: '123456' });
-          const notLemmy = await failure(connect(ctx, { ...credentials, instanceUrl: 'https://not-lemmy.example' }));
+          const notLemmy = await platformFailure(connect(ctx, { ...credentials, instanceUrl: 'https://not-lemmy.example' }));
           expect({ kind: notLemmy.kind, field: notLemmy.details.field }).toEqual({ kind: 'rejected', field: 'instanceUrl' });
           expect(notLemmy.message).toMatch(/does not answer like a Lemmy instance/);
-          const unreachable = await failure(connect(ctx, { ...credentials, instanceUrl: 'https://down.example' }));
+          const unreachable = await platformFailure(connect(ctx, { ...credentials, instanceUrl: 'https://down.example' }));
           expect({ kind: unreachable.kind, field: unreachable.details.field }).toEqual({ kind: 'rejected', field: 'instanceUrl' });
           expect(unreachable.message).toMatch(/could not be reached/);
           // A private address typed by the user is refused by the outgoing-request guard, on the field.
-          const privateHost = await failure(connect(ctx, { ...credentials, instanceUrl: 'http://127.0.0.1:9' }));
+          const privateHost = await platformFailure(connect(ctx, { ...credentials, instanceUrl: 'http://127.0.0.1:9' }));
           expect(privateHost.details.field).toBe('instanceUrl');
         },
         [
@@ -142,7 +122,7 @@ describe('lemmy: connecting', () => {
     const { testContext } = await import('../../../test/platform-contract.js');
     const http = createPlatformHttp({ origins: new Map([['https://old.example', old.origin]]), allowPrivateTargets: false, timeoutMs: 5000 });
     try {
-      const err = await failure(adapter.connectWithCredentials!({ ...credentials, instanceUrl: 'https://old.example' }, { ...testContext(http), openMedia: () => Promise.reject(new Error('none')) }));
+      const err = await platformFailure(adapter.connectWithCredentials!({ ...credentials, instanceUrl: 'https://old.example' }, { ...testContext(http), openMedia: () => Promise.reject(new Error('none')) }));
       expect({ field: err.details.field, message: err.message }).toEqual({ field: 'instanceUrl', message: 'https://old.example runs Lemmy 0.18.5; Tidings needs Lemmy 0.19 or newer' });
     } finally {
       await http.close();
@@ -162,7 +142,7 @@ describe('lemmy: sessions', () => {
     await withLemmy(async (sim, ctx) => {
       const account = await connect(ctx);
       sim.expireAccessTokens();
-      const err = await failure(publishWith(adapter, ctx, account, '<p>after logout</p>'));
+      const err = await platformFailure(publishWith(adapter, ctx, account, '<p>after logout</p>'));
       expect({ kind: err.kind, code: err.details.platformCode }).toEqual({ kind: 'auth_expired', code: 'not_logged_in' });
       expect(sim.posts).toHaveLength(0);
       const logins = sim.logins();
@@ -180,11 +160,11 @@ describe('lemmy: sessions', () => {
     await withLemmy(async (sim, ctx) => {
       const account = await connect(ctx);
       sim.changePassword(ALICE.id, 'a new password');
-      expect((await failure(publishWith(adapter, ctx, account, '<p>x</p>'))).kind).toBe('auth_expired');
-      const err = await failure(adapter.refresh!(withCreds(ctx, account)));
+      expect((await platformFailure(publishWith(adapter, ctx, account, '<p>x</p>'))).kind).toBe('auth_expired');
+      const err = await platformFailure(adapter.refresh!(withCreds(ctx, account)));
       expect({ kind: err.kind, code: err.details.platformCode }).toEqual({ kind: 'reconnect_required', code: 'incorrect_login' });
       const bob = await connect(ctx, { instanceUrl: INSTANCE, username: 'bob', password: BOB_2FA.password, totpToken: '123456' });
-      const twoFactor = await failure(adapter.refresh!(withCreds(ctx, bob)));
+      const twoFactor = await platformFailure(adapter.refresh!(withCreds(ctx, bob)));
       expect(twoFactor.kind).toBe('reconnect_required');
       expect(twoFactor.message).toMatch(/two-factor/);
     });
@@ -259,7 +239,7 @@ describe('lemmy: publishing', () => {
   it('a community that refuses after another took the post: rejected, naming both, never re-sent', async () => {
     await withLemmy(async (sim, ctx) => {
       const account = await connect(ctx);
-      const err = await failure(publishWith(adapter, ctx, account, '<p>announce</p>', { settings: { subreddit: [community(SELFHOSTED), community(ANNOUNCE)] } }));
+      const err = await platformFailure(publishWith(adapter, ctx, account, '<p>announce</p>', { settings: { subreddit: [community(SELFHOSTED), community(ANNOUNCE)] } }));
       expect(err.kind).toBe('rejected');
       expect(err.message).toBe(
         `Published to ${INSTANCE}/post/${sim.posts[0]!.id}, but not to !announcements (13): Lemmy: only moderators may post in this community (only_mods_can_post_in_community). Not retried, so nothing is posted twice.`,
@@ -267,12 +247,12 @@ describe('lemmy: publishing', () => {
       expect(sim.posts).toHaveLength(1);
       // A rate limit on the second community is not retried either (the first would be posted twice).
       sim.setRateLimit('post', 1);
-      const limited = await failure(publishWith(adapter, ctx, account, '<p>twice?</p>', { settings: { subreddit: [community(SELFHOSTED), community(OPENSOURCE)] } }));
+      const limited = await platformFailure(publishWith(adapter, ctx, account, '<p>twice?</p>', { settings: { subreddit: [community(SELFHOSTED), community(OPENSOURCE)] } }));
       expect(limited.kind).toBe('rejected');
       expect(limited.message).toMatch(/too many posts/);
       // Refused on the first community: the plain error.
       sim.setRateLimit('post', 100);
-      const unknown = await failure(publishWith(adapter, ctx, account, '<p>x</p>', { settings: { subreddit: [community({ id: 999, name: 'nowhere' })] } }));
+      const unknown = await platformFailure(publishWith(adapter, ctx, account, '<p>x</p>', { settings: { subreddit: [community({ id: 999, name: 'nowhere' })] } }));
       expect({ kind: unknown.kind, code: unknown.details.platformCode }).toEqual({ kind: 'rejected', code: 'couldnt_find_community' });
       expect(sim.posts).toHaveLength(2);
     });
@@ -281,13 +261,13 @@ describe('lemmy: publishing', () => {
   it('refuses a bad title before sending, and a file that is not a picture at the image host', async () => {
     await withLemmy(async (sim, ctx) => {
       const account = await connect(ctx);
-      const long = await failure(publishWith(adapter, ctx, account, '<p>x</p>', { settings: { subreddit: [community(SELFHOSTED, 'x'.repeat(201))] } }));
+      const long = await platformFailure(publishWith(adapter, ctx, account, '<p>x</p>', { settings: { subreddit: [community(SELFHOSTED, 'x'.repeat(201))] } }));
       expect(long.message).toMatch(/3–200 characters \(this one has 201\)/);
-      const none = await failure(publishWith(adapter, ctx, account, '<p>x</p>', { settings: {} }));
+      const none = await platformFailure(publishWith(adapter, ctx, account, '<p>x</p>', { settings: {} }));
       expect(none.message).toMatch(/settings\.subreddit/);
       expect(sim.log.filter((l) => l.method === 'POST' && l.path === '/api/v3/post')).toHaveLength(0);
       ctx.media.set('fake', new Blob([Buffer.from('not a picture at all')], { type: 'image/png' }));
-      const fake = await failure(publishWith(adapter, ctx, account, '<p>x</p>', { media: [image('fake')] }));
+      const fake = await platformFailure(publishWith(adapter, ctx, account, '<p>x</p>', { media: [image('fake')] }));
       expect({ kind: fake.kind, message: fake.message }).toEqual({ kind: 'rejected', message: "The instance's image host refused the picture: Unsupported media type" });
       expect(sim.posts).toHaveLength(0);
     });

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { runPlatformContract } from '../../../test/platform-contract.js';
-import { PlatformError, type ConnectedAccount, type PlatformAdapter, type PublishItem } from '../platform.js';
+import { platformFailure, runSimulatorContract } from '../common/unit.testkit.js';
+import type { ConnectedAccount, PlatformAdapter, PublishItem } from '../platform.js';
 import { DEFAULT_RETRY_AFTER_SECONDS, listmonkError } from './errors.js';
 import { createListmonkAdapter, preheader } from './index.js';
 import { API_USER, BETA, DOWN_INSTANCE, INSTANCE, listmonkSimulator, NEWSLETTER, originsFor, withListmonk, type TestCtx } from './listmonk.testkit.js';
@@ -17,27 +17,8 @@ const asCampaigns: PlatformAdapter = {
 };
 
 // A campaign has no replies (`thread.supported: false`), so the contract's thread case cannot apply.
-runPlatformContract({
-  name: 'listmonk',
-  adapter: asCampaigns,
-  errorsIn200: false,
-  async setup() {
-    const sim = await listmonkSimulator();
-    return {
-      origins: originsFor(sim),
-      injectKind: (k) => sim.injectKind(k),
-      connect: (ctx) => adapter.connectWithCredentials!(creds, ctx),
-      lookup: (id) => sim.lookup(id),
-      close: () => sim.close(),
-    };
-  },
-});
+runSimulatorContract({ name: 'listmonk', adapter: asCampaigns, errorsIn200: false, start: () => listmonkSimulator(), origins: originsFor, connect: creds });
 
-const failure = async (p: Promise<unknown>) => {
-  const e = await p.catch((err: unknown) => err);
-  expect(e).toBeInstanceOf(PlatformError);
-  return e as PlatformError;
-};
 const connect = (ctx: TestCtx) => adapter.connectWithCredentials!(creds, ctx);
 const publish = (ctx: TestCtx, account: ConnectedAccount, content: string, settings: Record<string, unknown>, media: PublishItem['media'] = []) =>
   adapter.publish({ item: { content, media }, settings, idempotencyKey: content }, { ...ctx, credentials: account.credentials });
@@ -70,7 +51,7 @@ describe('listmonk: connecting', () => {
   it('refuses a wrong token, a user whose role cannot read lists, an address that answers nothing and one that is not listmonk, each on its field', async () => {
     await withListmonk(async (_sim, ctx) => {
       const refused = async (input: Record<string, string>) => {
-        const e = await failure(adapter.connectWithCredentials!(input, ctx));
+        const e = await platformFailure(adapter.connectWithCredentials!(input, ctx));
         return { kind: e.kind, field: e.details.field, message: e.message };
       };
       expect(await refused({ ...creds, token: 'wrong' })).toEqual({ kind: 'rejected', field: 'token', message: 'listmonk refused the API user and token: invalid API credentials' });
@@ -92,7 +73,7 @@ describe('listmonk: connecting', () => {
     await withListmonk(async (sim, ctx) => {
       const account = await connect(ctx);
       sim.addUser({ ...API_USER, token: 'rotated', permissions: 'super' });
-      const err = await failure(publish(ctx, account, '<p>x</p>', { subject: 'S', preview: '', list: String(NEWSLETTER) }));
+      const err = await platformFailure(publish(ctx, account, '<p>x</p>', { subject: 'S', preview: '', list: String(NEWSLETTER) }));
       expect({ kind: err.kind, status: err.details.status, message: err.message }).toEqual({ kind: 'reconnect_required', status: 403, message: 'invalid API credentials' });
     });
   });
@@ -126,9 +107,9 @@ describe('listmonk: campaigns', () => {
       const account = await connect(ctx);
       await publish(ctx, account, '<p>plain</p>', { subject: 'Plain', preview: '', list: String(NEWSLETTER) });
       expect(sim.campaigns[0]).toMatchObject({ body: '<p>plain</p>', templateId: 1, altbody: 'plain' });
-      const err = await failure(publish(ctx, account, '<p>x</p>', { subject: 'Tx', preview: '', list: String(NEWSLETTER), template: '3' }));
+      const err = await platformFailure(publish(ctx, account, '<p>x</p>', { subject: 'Tx', preview: '', list: String(NEWSLETTER), template: '3' }));
       expect({ kind: err.kind, status: err.details.status, message: err.message }).toEqual({ kind: 'rejected', status: 400, message: 'Invalid template ID.' });
-      const unknownList = await failure(publish(ctx, account, '<p>x</p>', { subject: 'Nowhere', preview: '', list: '99' }));
+      const unknownList = await platformFailure(publish(ctx, account, '<p>x</p>', { subject: 'Nowhere', preview: '', list: '99' }));
       expect(unknownList.message).toBe('Invalid list IDs.');
       expect(sim.campaigns).toHaveLength(1);
     });
@@ -147,7 +128,7 @@ describe('listmonk: tools, reconciliation and analytics', () => {
         { id: '1', name: 'Default campaign template', isDefault: true },
         { id: '2', name: 'Default archive template', isDefault: false },
       ]);
-      expect((await failure(adapter.runTool!('subscribers', {}, c))).kind).toBe('unsupported');
+      expect((await platformFailure(adapter.runTool!('subscribers', {}, c))).kind).toBe('unsupported');
     });
   });
 
@@ -158,7 +139,7 @@ describe('listmonk: tools, reconciliation and analytics', () => {
       await publish(ctx, account, '<p>first</p>', { subject: 'One', preview: '', list: '3' });
       // The start fails after the draft was made: the draft stays, unsent.
       sim.inject({ path: /\/status$/, status: 502, body: { message: 'Bad gateway' } });
-      expect((await failure(publish(ctx, account, '<p>stuck</p>', { subject: 'Two', preview: '', list: '3' }))).kind).toBe('transient');
+      expect((await platformFailure(publish(ctx, account, '<p>stuck</p>', { subject: 'Two', preview: '', list: '3' }))).kind).toBe('transient');
       await publish(ctx, account, '<p>third</p>', { subject: 'Three', preview: '', list: '3' });
       const found = await adapter.findRecent!({ since: new Date(Date.now() - 60_000), limit: 10 }, c);
       expect(found.map((f) => [f.id, f.content, f.url])).toEqual([

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { connectViaOAuth, runPlatformContract } from '../../../test/platform-contract.js';
+import { oauthConnector, runSimulatorContract } from '../common/unit.testkit.js';
 import { createPkce } from '../common/oauth2.js';
 import { withSimulator } from '../common/platform.testkit.js';
 import { PlatformError, type Credentials, type PublishItem } from '../platform.js';
@@ -10,21 +10,7 @@ import { image, INSTANCE, lookupIn, mastodonSimulator, originsFor, PNG_SHA, REDI
 
 const adapter = createMastodonAdapter({ mediaPollMs: 20, mediaWaitMs: 5_000 });
 
-runPlatformContract({
-  name: 'mastodon',
-  adapter,
-  errorsIn200: false,
-  async setup() {
-    const sim = await mastodonSimulator();
-    return {
-      origins: originsFor(sim),
-      injectKind: (k) => sim.injectKind(k),
-      connect: (ctx) => connectViaOAuth(adapter, ctx, rewriteFor(sim), { instanceUrl: INSTANCE }),
-      lookup: lookupIn(sim),
-      close: () => sim.close(),
-    };
-  },
-});
+runSimulatorContract({ name: 'mastodon', adapter, errorsIn200: false, start: () => mastodonSimulator(), origins: originsFor, connect: oauthConnector(adapter, rewriteFor, { instanceUrl: INSTANCE }), lookup: lookupIn });
 
 type BaseCtx = TestCtx;
 

@@ -1,19 +1,17 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { runPlatformContract } from '../../../test/platform-contract.js';
-import { PlatformError, type ConnectedAccount, type PlatformAdapter, type PublishItem } from '../platform.js';
+import { contractMediaHost, contractMediaOrigins, platformFailure, runSimulatorContract, type ContractMediaHost } from '../common/unit.testkit.js';
+import { CONTRACT_PNG } from '../common/media-pull.testkit.js';
+import { published } from '../common/platform.testkit.js';
+import type { ConnectedAccount, PlatformAdapter, PublishItem } from '../platform.js';
 import { DEFAULT_RETRY_AFTER_SECONDS, mediumError } from './errors.js';
 import { createMediumAdapter, mediumPostBody } from './index.js';
 import { pictureUrls } from './medium.simulator.js';
-import { ABOUT, DEVELOPERS, MEDIUM_TOKEN, mediumSimulator, originsFor, startMediaHost, withMedium, WRITER, type TestCtx } from './medium.testkit.js';
+import { ABOUT, DEVELOPERS, MEDIUM_TOKEN, mediumSimulator, originsFor, withMedium, WRITER, type TestCtx } from './medium.testkit.js';
 
 const adapter = createMediumAdapter();
 
 // The contract's 1×1 PNG (test/platform-contract.ts), served where the contract's media item says it lives.
-const CONTRACT_PNG = Buffer.from(
-  '89504e470d0a1a0a0000000d4948445200000001000000010806000000' + '1f15c4890000000d49444154789c6360000002000001e221bc330000000049454e44ae426082',
-  'hex',
-);
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
 /** Every Medium story needs a title: the contract's generic posts get one. Nothing else is changed. */
@@ -24,25 +22,7 @@ const asStories: PlatformAdapter = {
 
 // Medium has no replies or comments an app can post (`thread.supported: false`), so the contract's
 // thread case cannot apply.
-runPlatformContract({
-  name: 'medium',
-  adapter: asStories,
-  errorsIn200: false,
-  async setup() {
-    const host = await startMediaHost(new Map([['/1.png', CONTRACT_PNG]]));
-    const sim = await mediumSimulator({ mediaOrigins: { 'https://media.example': host.origin } });
-    return {
-      origins: originsFor(sim),
-      injectKind: (k) => sim.injectKind(k),
-      connect: (ctx) => adapter.connectWithCredentials!({ token: MEDIUM_TOKEN }, ctx),
-      lookup: (id) => sim.lookup(id),
-      close: async () => {
-        await sim.close();
-        await host.close();
-      },
-    };
-  },
-});
+runSimulatorContract({ name: 'medium', adapter: asStories, errorsIn200: false, host: contractMediaHost, start: (host: ContractMediaHost) => mediumSimulator({ mediaOrigins: contractMediaOrigins(host) }), origins: originsFor, connect: { token: MEDIUM_TOKEN } });
 
 // Another PNG than the contract's (the simulator checks the signature), so the right file is seen to be fetched.
 const PIC = Buffer.concat([CONTRACT_PNG.subarray(0, 8), Buffer.from('a picture for the medium tests')]);
@@ -56,18 +36,9 @@ const picture = (id: string, alt: string | null = null): PublishItem['media'][nu
   height: 1,
   alt,
 });
-const failure = async (p: Promise<unknown>) => {
-  const e = await p.catch((err: unknown) => err);
-  expect(e).toBeInstanceOf(PlatformError);
-  return e as PlatformError;
-};
 const connect = (ctx: TestCtx) => adapter.connectWithCredentials!({ token: MEDIUM_TOKEN }, ctx);
 const publish = (ctx: TestCtx, account: ConnectedAccount, content: string, settings: Record<string, unknown>, media: PublishItem['media'] = []) =>
   adapter.publish({ item: { content, media }, settings, idempotencyKey: content }, { ...ctx, credentials: account.credentials });
-const published = (r: Awaited<ReturnType<typeof adapter.publish>>) => {
-  if (r.status !== 'published') throw new Error('expected published');
-  return r;
-};
 
 describe('medium: connecting', () => {
   it('verifies the token with GET /v1/me and keeps the user id; a wrong token is refused on the token field', async () => {
@@ -78,7 +49,7 @@ describe('medium: connecting', () => {
       const me = sim.log.find((r) => r.path === '/v1/me')!;
       expect(me.headers.authorization).toBe(`Bearer ${MEDIUM_TOKEN}`);
 
-      const wrong = await failure(adapter.connectWithCredentials!({ token: '0000deadbeef' }, ctx));
+      const wrong = await platformFailure(adapter.connectWithCredentials!({ token: '0000deadbeef' }, ctx));
       expect({ kind: wrong.kind, field: wrong.details.field, message: wrong.message }).toEqual({
         kind: 'rejected',
         field: 'token',
@@ -91,7 +62,7 @@ describe('medium: connecting', () => {
     await withMedium(new Map(), async (sim, ctx) => {
       const account = await connect(ctx);
       sim.revokeToken(MEDIUM_TOKEN);
-      const err = await failure(publish(ctx, account, '<p>x</p>', { title: 'After revoking' }));
+      const err = await platformFailure(publish(ctx, account, '<p>x</p>', { title: 'After revoking' }));
       expect({ kind: err.kind, code: err.details.platformCode }).toEqual({ kind: 'reconnect_required', code: '6003' });
     });
   });
@@ -178,7 +149,7 @@ describe('medium: stories', () => {
       expect(draft.url).toBe(`https://medium.com/about/a-pitch-${draft.id}`);
       const pub = published(await publish(ctx, account, '<p>news</p>', { title: 'News', publication: DEVELOPERS, publishStatus: 'public' }));
       expect(sim.posts.find((p) => p.id === pub.id)).toMatchObject({ publicationId: DEVELOPERS, publishStatus: 'public' });
-      const refused = await failure(publish(ctx, account, '<p>x</p>', { title: 'Too bold', publication: ABOUT, publishStatus: 'public' }));
+      const refused = await platformFailure(publish(ctx, account, '<p>x</p>', { title: 'Too bold', publication: ABOUT, publishStatus: 'public' }));
       expect({ kind: refused.kind, status: refused.details.status, message: refused.message }).toEqual({
         kind: 'rejected',
         status: 403,
@@ -190,9 +161,9 @@ describe('medium: stories', () => {
   it('a picture Medium cannot fetch refuses the story with Medium’s message; a media item without a public URL is refused before sending', async () => {
     await withMedium(new Map(), async (sim, ctx) => {
       const account = await connect(ctx);
-      const missing = await failure(publish(ctx, account, '<p>x</p>', { title: 'Broken' }, [picture('gone')]));
+      const missing = await platformFailure(publish(ctx, account, '<p>x</p>', { title: 'Broken' }, [picture('gone')]));
       expect({ kind: missing.kind, message: missing.message }).toEqual({ kind: 'rejected', message: 'Could not fetch image: https://tidings.example/media/2026/01/gone.png (HTTP 404)' });
-      const local = await failure(publish(ctx, account, '<p>x</p>', { title: 'Local' }, [{ ...picture('l'), path: '/media/l.png' }]));
+      const local = await platformFailure(publish(ctx, account, '<p>x</p>', { title: 'Local' }, [{ ...picture('l'), path: '/media/l.png' }]));
       expect(local.message).toMatch(/public URL/);
       expect(sim.posts).toHaveLength(0);
     });
@@ -215,7 +186,7 @@ describe('medium: the publications tool', () => {
         { id: DEVELOPERS, name: 'Developers', url: 'https://medium.com/developers', picture: '' },
         { id: ABOUT, name: 'About Medium', url: 'https://medium.com/about', picture: '' },
       ]);
-      expect((await failure(adapter.runTool!('boards', {}, { ...ctx, credentials: account.credentials }))).kind).toBe('unsupported');
+      expect((await platformFailure(adapter.runTool!('boards', {}, { ...ctx, credentials: account.credentials }))).kind).toBe('unsupported');
     });
   });
 });

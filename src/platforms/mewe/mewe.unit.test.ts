@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { runPlatformContract } from '../../../test/platform-contract.js';
-import { PlatformError, type ConnectedAccount, type OperationContext, type PlatformAdapter, type PublishMedia } from '../platform.js';
+import { platformFailure, runSimulatorContract } from '../common/unit.testkit.js';
+import { withCreds } from '../common/platform.testkit.js';
+import type { PlatformAdapter, PublishMedia } from '../platform.js';
 import { meweError } from './errors.js';
 import { createMeweAdapter, meweExpiry } from './index.js';
-import { ALICE, BIKES, BOOKS, CLOSED, connectViaLogin, GARDEN, MEWE_APP, meweSimulator, originsFor, withMewe, type TestCtx } from './mewe.testkit.js';
+import { ALICE, BIKES, BOOKS, CLOSED, connectViaLogin, GARDEN, MEWE_APP, meweSimulator, originsFor, withMewe } from './mewe.testkit.js';
 
 /**
  * MeWe's developer API is not publicly documented: the simulator imitates what the reference
@@ -20,28 +21,8 @@ const onTimeline: PlatformAdapter = { ...adapter, publish: (input, ctx) => adapt
 // MeWe has no comments an app can make (the reference's implementation has none; the metadata says
 // `thread.supported: false`, so posts with thread items are refused when made): the contract's
 // thread case cannot apply. The adapter's answer to a reply is tested below.
-runPlatformContract({
-  name: 'mewe',
-  adapter: onTimeline,
-  errorsIn200: false,
-  async setup() {
-    const sim = await meweSimulator();
-    return {
-      origins: originsFor(sim),
-      injectKind: (k) => sim.injectKind(k),
-      connect: (ctx) => connectViaLogin(adapter, sim, ctx),
-      lookup: (id) => sim.lookup(id),
-      close: () => sim.close(),
-    };
-  },
-});
+runSimulatorContract({ name: 'mewe', adapter: onTimeline, errorsIn200: false, start: () => meweSimulator(), origins: originsFor, connect: (sim, ctx) => connectViaLogin(adapter, sim, ctx) });
 
-const failure = async (p: Promise<unknown>) => {
-  const e = await p.catch((err: unknown) => err);
-  expect(e).toBeInstanceOf(PlatformError);
-  return e as PlatformError;
-};
-const withCreds = (ctx: TestCtx, a: ConnectedAccount): OperationContext => ({ ...ctx, credentials: a.credentials });
 const item = (content: string, media: PublishMedia[] = []) => ({ content, media });
 
 describe('mewe: connecting through the login page', () => {
@@ -63,13 +44,13 @@ describe('mewe: connecting through the login page', () => {
 
   it('a login request the user has not approved yet is refused saying so; once approved it connects; a token is used once', async () => {
     await withMewe({ holdApproval: true }, async (sim, ctx) => {
-      const e = await failure(connectViaLogin(adapter, sim, ctx));
+      const e = await platformFailure(connectViaLogin(adapter, sim, ctx));
       expect(e).toMatchObject({ kind: 'rejected', message: expect.stringMatching(/not been approved on MeWe yet/) });
       const token = sim.loginRequests.at(-1)!.token;
       sim.approve(token);
       const a = await adapter.completeConnect!({ code: token, redirectUri: 'x' }, ctx);
       expect(a.internalId).toBe(ALICE.userId);
-      const again = await failure(adapter.completeConnect!({ code: token, redirectUri: 'x' }, ctx));
+      const again = await platformFailure(adapter.completeConnect!({ code: token, redirectUri: 'x' }, ctx));
       expect(again).toMatchObject({ kind: 'rejected', message: 'MeWe refused: Invalid login request token' });
     });
   });
@@ -77,12 +58,12 @@ describe('mewe: connecting through the login page', () => {
   it('a wrong app key is refused by MeWe; a server without the app says how to configure it', async () => {
     await withMewe({}, async (sim, ctx) => {
       const wrong = createMeweAdapter({ app: { ...MEWE_APP, clientSecret: 'nope' } });
-      const e = await failure(connectViaLogin(wrong, sim, ctx));
+      const e = await platformFailure(connectViaLogin(wrong, sim, ctx));
       expect(e).toMatchObject({ kind: 'rejected', message: "MeWe refused this server's app (MEWE_CLIENT_ID as X-App-Id, MEWE_CLIENT_SECRET as X-Api-Key): Unauthorized" });
-      const none = await failure(createMeweAdapter().beginConnect!({ state: 's', redirectUri: 'x' }, ctx));
+      const none = await platformFailure(createMeweAdapter().beginConnect!({ state: 's', redirectUri: 'x' }, ctx));
       expect(none).toMatchObject({ kind: 'unsupported', message: expect.stringMatching(/MeWe is not available on this server.*MEWE_CLIENT_ID/) });
       // A channel on a server without the app fails plainly, before anything is sent.
-      const publish = await failure(createMeweAdapter().publish({ item: item('<p>x</p>'), settings: { postType: 'timeline' }, idempotencyKey: 'k' }, { ...ctx, credentials: { token: 'whatever' } }));
+      const publish = await platformFailure(createMeweAdapter().publish({ item: item('<p>x</p>'), settings: { postType: 'timeline' }, idempotencyKey: 'k' }, { ...ctx, credentials: { token: 'whatever' } }));
       expect(publish).toMatchObject({ kind: 'unsupported', message: expect.stringMatching(/MeWe is not available on this server/) });
     });
   });
@@ -139,13 +120,13 @@ describe('mewe: groups and posts', () => {
   it('"Forbidden" (not a member) is rejected with MeWe’s word; "Unauthorized" (revoked, expired) asks to reconnect; 420 waits', async () => {
     await withMewe({}, async (sim, ctx) => {
       const c = withCreds(ctx, await connectViaLogin(adapter, sim, ctx));
-      const forbidden = await failure(adapter.publish({ item: item('<p>x</p>'), settings: { postType: 'group', group: CLOSED.groupId }, idempotencyKey: 'k' }, c));
+      const forbidden = await platformFailure(adapter.publish({ item: item('<p>x</p>'), settings: { postType: 'group', group: CLOSED.groupId }, idempotencyKey: 'k' }, c));
       expect(forbidden).toMatchObject({ kind: 'rejected', message: 'MeWe refused: Forbidden' });
       sim.injectKind('rate_limited');
-      const calm = await failure(adapter.publish({ item: item('<p>x</p>'), settings: { postType: 'timeline' }, idempotencyKey: 'k' }, c));
+      const calm = await platformFailure(adapter.publish({ item: item('<p>x</p>'), settings: { postType: 'timeline' }, idempotencyKey: 'k' }, c));
       expect(calm).toMatchObject({ kind: 'rate_limited', message: 'MeWe asked to slow down: Enhance Your Calm', details: { retryAfterSeconds: 30, status: 420 } });
       sim.expireAccessTokens();
-      const expired = await failure(adapter.publish({ item: item('<p>x</p>'), settings: { postType: 'timeline' }, idempotencyKey: 'k' }, c));
+      const expired = await platformFailure(adapter.publish({ item: item('<p>x</p>'), settings: { postType: 'timeline' }, idempotencyKey: 'k' }, c));
       expect(expired.kind).toBe('reconnect_required');
       expect(sim.posts).toHaveLength(0);
     });
@@ -154,11 +135,11 @@ describe('mewe: groups and posts', () => {
   it('refuses thread items, videos and missing settings before sending anything', async () => {
     await withMewe({}, async (sim, ctx) => {
       const c = withCreds(ctx, await connectViaLogin(adapter, sim, ctx));
-      const reply = await failure(adapter.publish({ item: item('<p>x</p>'), settings: { postType: 'timeline' }, replyTo: { id: 'a', rootId: 'a' }, idempotencyKey: 'k' }, c));
+      const reply = await platformFailure(adapter.publish({ item: item('<p>x</p>'), settings: { postType: 'timeline' }, replyTo: { id: 'a', rootId: 'a' }, idempotencyKey: 'k' }, c));
       expect(reply.kind).toBe('unsupported');
-      const video = await failure(adapter.publish({ item: item('<p>x</p>', [{ ...photo('v'), type: 'video', mimeType: 'video/mp4' }]), settings: { postType: 'timeline' }, idempotencyKey: 'k' }, c));
+      const video = await platformFailure(adapter.publish({ item: item('<p>x</p>', [{ ...photo('v'), type: 'video', mimeType: 'video/mp4' }]), settings: { postType: 'timeline' }, idempotencyKey: 'k' }, c));
       expect(video).toMatchObject({ kind: 'rejected', message: 'MeWe posts take photos only' });
-      const noGroup = await failure(adapter.publish({ item: item('<p>x</p>'), settings: { postType: 'group' }, idempotencyKey: 'k' }, c));
+      const noGroup = await platformFailure(adapter.publish({ item: item('<p>x</p>'), settings: { postType: 'group' }, idempotencyKey: 'k' }, c));
       expect(noGroup.message).toMatch(/for a group post, the group: group/);
       expect(sim.log.filter((l) => l.method === 'POST')).toHaveLength(0);
     });

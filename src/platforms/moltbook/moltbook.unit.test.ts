@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { runPlatformContract } from '../../../test/platform-contract.js';
-import { PlatformError, type ConnectedAccount, type OperationContext, type PlatformAdapter, type PlatformResponse } from '../platform.js';
+import { platformFailure, runSimulatorContract } from '../common/unit.testkit.js';
+import { withCreds } from '../common/platform.testkit.js';
+import type { OperationContext, PlatformAdapter, PlatformResponse } from '../platform.js';
 import { moltbookError } from './errors.js';
 import { createMoltbookAdapter, titleOf } from './index.js';
 import type { MoltbookSimulator } from './moltbook.simulator.js';
@@ -26,29 +27,9 @@ function lookupIn(sim: MoltbookSimulator) {
   };
 }
 
-runPlatformContract({
-  name: 'moltbook',
-  adapter: toSubmolt,
-  errorsIn200: true,
-  async setup() {
-    // The contract posts several times in a row: the cooldowns are tested on their own below.
-    const sim = await moltbookSimulator({ postCooldownSeconds: 0, commentCooldownSeconds: 0 });
-    return {
-      origins: originsFor(sim),
-      injectKind: (k) => sim.injectKind(k),
-      connect: (ctx) => adapter.connectWithCredentials!({ apiKey: AGENT.apiKey }, ctx),
-      lookup: lookupIn(sim),
-      close: () => sim.close(),
-    };
-  },
-});
+// The contract posts several times in a row: the cooldowns are tested on their own below.
+runSimulatorContract({ name: 'moltbook', adapter: toSubmolt, errorsIn200: true, start: () => moltbookSimulator({ postCooldownSeconds: 0, commentCooldownSeconds: 0 }), origins: originsFor, connect: { apiKey: AGENT.apiKey }, lookup: lookupIn });
 
-const failure = async (p: Promise<unknown>) => {
-  const e = await p.catch((err: unknown) => err);
-  expect(e).toBeInstanceOf(PlatformError);
-  return e as PlatformError;
-};
-const withCreds = (ctx: TestCtx, account: ConnectedAccount): OperationContext => ({ ...ctx, credentials: account.credentials });
 const connect = (ctx: TestCtx, apiKey = AGENT.apiKey) => adapter.connectWithCredentials!({ apiKey }, ctx);
 const post = (ctx: OperationContext, content: string, extra: { settings?: Record<string, unknown>; replyTo?: { id: string; rootId: string } } = {}) =>
   adapter.publish({ item: { content, media: [] }, settings: extra.settings ?? { submolt: 'general' }, replyTo: extra.replyTo, idempotencyKey: content }, ctx);
@@ -72,13 +53,13 @@ describe('moltbook: connecting', () => {
 
   it('a wrong key names apiKey; an unclaimed agent is refused until its human claims it', async () => {
     await withMoltbook({}, async (sim, ctx) => {
-      const wrong = await failure(connect(ctx, 'moltbook_sk_nope'));
+      const wrong = await platformFailure(connect(ctx, 'moltbook_sk_nope'));
       expect({ kind: wrong.kind, field: wrong.details.field, message: wrong.message }).toEqual({
         kind: 'rejected',
         field: 'apiKey',
         message: 'Moltbook refused the API key: Invalid API key (Check your API key; register at POST /api/v1/agents/register)',
       });
-      const fresh = await failure(connect(ctx, UNCLAIMED.apiKey));
+      const fresh = await platformFailure(connect(ctx, UNCLAIMED.apiKey));
       expect({ kind: fresh.kind, field: fresh.details.field }).toEqual({ kind: 'rejected', field: 'apiKey' });
       expect(fresh.message).toMatch(/FreshMolt must be claimed by its human first \(status: pending_claim\)/);
       sim.claim(UNCLAIMED.name);
@@ -89,7 +70,7 @@ describe('moltbook: connecting', () => {
   it('a server failure at connect time stays transient (not blamed on the key)', async () => {
     await withMoltbook({}, async (sim, ctx) => {
       sim.inject({ path: /agents\/me/, status: 503, body: { success: false, error: 'Service unavailable' } });
-      expect((await failure(connect(ctx))).kind).toBe('transient');
+      expect((await platformFailure(connect(ctx))).kind).toBe('transient');
     });
   });
 });
@@ -161,11 +142,11 @@ describe('moltbook: publishing', () => {
       const c = withCreds(ctx, await connect(ctx));
       const root = published(await post(c, 'First'));
       t += 5 * 60_000;
-      const again = await failure(post(c, 'Too soon'));
+      const again = await platformFailure(post(c, 'Too soon'));
       expect({ kind: again.kind, wait: again.details.retryAfterSeconds, message: again.message }).toEqual({ kind: 'rate_limited', wait: 25 * 60, message: 'You can only post once every 30 minutes (Wait 25 minutes)' });
       published(await post(c, 'Comment', { replyTo: { id: root.id, rootId: root.id } }));
       t += 5_000;
-      const chatty = await failure(post(c, 'Comment again', { replyTo: { id: root.id, rootId: root.id } }));
+      const chatty = await platformFailure(post(c, 'Comment again', { replyTo: { id: root.id, rootId: root.id } }));
       expect({ kind: chatty.kind, wait: chatty.details.retryAfterSeconds }).toEqual({ kind: 'rate_limited', wait: 15 });
       t += 25 * 60_000;
       published(await post(c, 'Allowed now'));
@@ -177,28 +158,28 @@ describe('moltbook: publishing', () => {
     await withMoltbook({ postCooldownSeconds: 0, commentCooldownSeconds: 0 }, async (sim, ctx) => {
       const c = withCreds(ctx, await connect(ctx));
       sim.challengeNextWrite();
-      const held = await failure(post(c, 'Needs a check'));
+      const held = await platformFailure(post(c, 'Needs a check'));
       expect({ kind: held.kind, code: held.details.platformCode }).toEqual({ kind: 'rejected', code: 'verification_required' });
       expect(held.message).toMatch(/verification challenge \(moltbook_verify_\w+: "A lObStEr sWiMs/);
       expect(held.message).toMatch(/Moltbook said: "Post created! Complete verification to publish/);
       expect(sim.log.some((r) => r.path.includes('/verify'))).toBe(false);
       const root = published(await post(c, 'Plain post'));
       sim.challengeNextWrite();
-      expect((await failure(post(c, 'Held comment', { replyTo: { id: root.id, rootId: root.id } }))).message).toMatch(/held the comment/);
+      expect((await platformFailure(post(c, 'Held comment', { replyTo: { id: root.id, rootId: root.id } }))).message).toMatch(/held the comment/);
     });
   });
 
   it('refuses media, a missing submolt, an unknown submolt and an unknown post', async () => {
     await withMoltbook({}, async (_sim, ctx) => {
       const c = withCreds(ctx, await connect(ctx));
-      const media = await failure(
+      const media = await platformFailure(
         adapter.publish({ item: { content: 'pic', media: [{ id: 'm', path: 'https://x/1.png', type: 'image', mimeType: 'image/png', size: 1 }] }, settings: { submolt: 'general' }, idempotencyKey: 'm' }, c),
       );
       expect(media.kind).toBe('unsupported');
-      expect((await failure(post(c, 'x', { settings: {} }))).message).toMatch(/needs a submolt/);
-      const unknown = await failure(post(c, 'x', { settings: { submolt: 'nowhere' } }));
+      expect((await platformFailure(post(c, 'x', { settings: {} }))).message).toMatch(/needs a submolt/);
+      const unknown = await platformFailure(post(c, 'x', { settings: { submolt: 'nowhere' } }));
       expect({ kind: unknown.kind, message: unknown.message }).toEqual({ kind: 'rejected', message: 'Submolt not found (m/nowhere does not exist)' });
-      const orphan = await failure(post(c, 'x', { replyTo: { id: 'gone', rootId: 'gone' } }));
+      const orphan = await platformFailure(post(c, 'x', { replyTo: { id: 'gone', rootId: 'gone' } }));
       expect({ kind: orphan.kind, message: orphan.message }).toEqual({ kind: 'rejected', message: 'Post not found' });
     });
   });
@@ -207,7 +188,7 @@ describe('moltbook: publishing', () => {
     await withMoltbook({}, async (sim, ctx) => {
       const c = withCreds(ctx, await connect(ctx));
       sim.revoke(AGENT.apiKey);
-      const e = await failure(post(c, 'after revoke'));
+      const e = await platformFailure(post(c, 'after revoke'));
       expect({ kind: e.kind, field: e.details.field }).toEqual({ kind: 'reconnect_required', field: 'apiKey' });
     });
   });

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { contractMediaHost, contractMediaOrigins, platformFailure, runSimulatorContract } from '../common/unit.testkit.js';
+import type { InjectedKind } from '../../../test/simulators/harness.js';
 import * as nip19 from 'nostr-tools/nip19';
 import { finalizeEvent, getPublicKey, verifyEvent } from 'nostr-tools/pure';
 import WebSocket from 'ws';
-import { runPlatformContract } from '../../../test/platform-contract.js';
-import { PlatformError, type ConnectedAccount, type OperationContext } from '../platform.js';
+import type { ConnectedAccount, OperationContext } from '../platform.js';
 import { classifyOutcomes, retryAfterOf } from './errors.js';
 import { createNostrAdapter, noteUrl } from './index.js';
 import { startNostrRelay } from './nostr.simulator.js';
@@ -13,41 +14,28 @@ const adapter = createNostrAdapter({ relayTimeoutMs: 1500 });
 const SK = new Uint8Array(Buffer.from(SECRET_HEX, 'hex'));
 const PUBKEY = getPublicKey(SK);
 
-/** The contract's PNG (test/platform-contract.ts), served where the contract's media item says it lives. */
-const CONTRACT_PNG = Buffer.from(
-  '89504e470d0a1a0a0000000d4948445200000001000000010806000000' + '1f15c4890000000d49444154789c6360000002000001e221bc330000000049454e44ae426082',
-  'hex',
-);
 
 // Nostr has no upload: a note links its media by public URL. The contract's media case stays
 // genuine because the relay simulator's record fetches each imeta URL and hashes the bytes
 // (the contract's https://media.example/1.png is served by a tiny host mapped for the relays).
-runPlatformContract({
+runSimulatorContract({
   name: 'nostr',
   adapter,
   errorsIn200: false,
-  async setup() {
-    const host = await startMediaHost(new Map([['/1.png', CONTRACT_PNG]]));
-    const relays = await startRelays(['alpha', 'beta'], { mediaOrigins: { 'https://media.example': host.origin } });
+  host: contractMediaHost,
+  start: async (host) => {
+    const relays = await startRelays(['alpha', 'beta'], { mediaOrigins: contractMediaOrigins(host) });
     return {
-      origins: relays.origins,
+      ...relays,
       // A failure kind is what every relay answers (one relay's refusal alone does not fail a post).
-      injectKind: (k) => relays.sims.forEach((s) => s.injectKind(k)),
-      connect: (ctx) => adapter.connectWithCredentials!({ privateKey: SECRET_HEX, relays: relays.urls }, ctx),
-      lookup: (id) => relays.get('alpha').lookup(id) ?? relays.get('beta').lookup(id),
-      close: async () => {
-        await relays.close();
-        await host.close();
-      },
+      injectKind: (k: InjectedKind) => relays.sims.forEach((s) => s.injectKind(k)),
+      lookup: (id: string) => relays.get('alpha').lookup(id) ?? relays.get('beta').lookup(id),
     };
   },
+  origins: (relays) => relays.origins,
+  connect: (relays, ctx) => adapter.connectWithCredentials!({ privateKey: SECRET_HEX, relays: relays.urls }, ctx),
 });
 
-const failure = async (p: Promise<unknown>) => {
-  const e = await p.catch((err: unknown) => err);
-  expect(e).toBeInstanceOf(PlatformError);
-  return e as PlatformError;
-};
 
 describe('nostr: several relays', () => {
   let relays: Relays;
@@ -100,7 +88,7 @@ describe('nostr: several relays', () => {
     relays.get('one').refuse('blocked: spam');
     relays.get('two').refuse('pow: difficulty 20 is required');
     relays.get('three').refuse('invalid: too many hashtags');
-    const err = await failure(post('<p>Nobody wants this</p>'));
+    const err = await platformFailure(post('<p>Nobody wants this</p>'));
     expect(err.kind).toBe('rejected');
     expect(err.message).toBe(
       `Every relay refused the note: ${relayUrl('one')}: blocked: spam; ${relayUrl('two')}: pow: difficulty 20 is required; ${relayUrl('three')}: invalid: too many hashtags`,
@@ -118,7 +106,7 @@ describe('nostr: several relays', () => {
   it('none confirms (connections dropped after the event): outcome unknown, and findRecent finds the one event by its content', async () => {
     for (const s of relays.sims.values()) s.dropAfterEvent({ store: s === relays.get('one') });
     const since = new Date(Date.now() - 1000);
-    const err = await failure(post('<p>Crash before any OK</p>'));
+    const err = await platformFailure(post('<p>Crash before any OK</p>'));
     expect({ kind: err.kind, outcomeUnknown: err.details.outcomeUnknown }).toEqual({ kind: 'transient', outcomeUnknown: true });
     const sent = relays.get('one').received.at(-1)!;
     const found = await adapter.findRecent!({ since, limit: 10 }, c());
@@ -127,11 +115,11 @@ describe('nostr: several relays', () => {
 
   it('rate limits, relay errors and unreachable relays', async () => {
     relays.sims.forEach((s) => s.refuse('rate-limited: try again in 2 minutes'));
-    const limited = await failure(post('<p>Too fast</p>'));
+    const limited = await platformFailure(post('<p>Too fast</p>'));
     expect({ kind: limited.kind, wait: limited.details.retryAfterSeconds }).toEqual({ kind: 'rate_limited', wait: 120 });
     expect(retryAfterOf('rate-limited: slow down')).toBe(60);
     // Every relay out of reach: nothing was sent, a plain retry is safe.
-    const gone = await failure(adapter.publish({ item: { content: 'x', media: [] }, settings: {}, idempotencyKey: 'x' }, { ...c(), credentials: { ...account.credentials, relays: ['wss://closed.relay.example'] } }));
+    const gone = await platformFailure(adapter.publish({ item: { content: 'x', media: [] }, settings: {}, idempotencyKey: 'x' }, { ...c(), credentials: { ...account.credentials, relays: ['wss://closed.relay.example'] } }));
     expect({ kind: gone.kind, unknown: gone.details.outcomeUnknown }).toMatchObject({ kind: 'transient', unknown: undefined });
     expect(() => classifyOutcomes([{ relay: 'a', status: 'refused', message: 'restricted: members only' }])).toThrow(expect.objectContaining({ kind: 'reconnect_required' }));
     expect(() =>
@@ -150,7 +138,7 @@ describe('nostr: several relays', () => {
     expect(stored.event.content).toBe(`Look\n\n${MEDIA_ORIGIN}/media/pic.png`);
     expect(stored.event.tags).toEqual([['imeta', `url ${MEDIA_ORIGIN}/media/pic.png`, 'm image/png', 'dim 640x480', 'alt A red kite']]);
     expect(stored.mediaSha256).toEqual([sha(picture)]);
-    const local = await failure(adapter.publish({ item: { content: 'x', media: [{ ...pic, path: '/media/pic.png' }] }, settings: {}, idempotencyKey: 'l' }, c()));
+    const local = await platformFailure(adapter.publish({ item: { content: 'x', media: [{ ...pic, path: '/media/pic.png' }] }, settings: {}, idempotencyKey: 'l' }, c()));
     expect(local.kind).toBe('rejected');
   });
 
@@ -211,16 +199,16 @@ describe('nostr: connecting', () => {
     const relays = await startRelays(['up']);
     const { ctx, close } = contextFor(new Map([...relays.origins, ['wss://down.relay.example', 'ws://127.0.0.1:1']]));
     try {
-      const bad = await failure(adapter.connectWithCredentials!({ privateKey: 'f'.repeat(64), relays: relays.urls }, ctx));
+      const bad = await platformFailure(adapter.connectWithCredentials!({ privateKey: 'f'.repeat(64), relays: relays.urls }, ctx));
       expect({ kind: bad.kind, field: bad.details.field }).toEqual({ kind: 'rejected', field: 'privateKey' });
-      const down = await failure(adapter.connectWithCredentials!({ privateKey: SECRET_HEX, relays: ['wss://down.relay.example'] }, ctx));
+      const down = await platformFailure(adapter.connectWithCredentials!({ privateKey: SECRET_HEX, relays: ['wss://down.relay.example'] }, ctx));
       expect({ kind: down.kind, field: down.details.field, message: down.message }).toEqual({
         kind: 'rejected',
         field: 'relays',
         message: 'No relay could be reached: wss://down.relay.example: connection refused',
       });
       const up = relays.get('up');
-      const loop = await failure(adapter.connectWithCredentials!({ privateKey: SECRET_HEX, relays: [up.url.replace('ws:', 'wss:')] }, ctx));
+      const loop = await platformFailure(adapter.connectWithCredentials!({ privateKey: SECRET_HEX, relays: [up.url.replace('ws:', 'wss:')] }, ctx));
       expect(loop.details.field).toBe('relays');
       expect(loop.message).toMatch(/127\.0\.0\.1 is a private or reserved address/);
       expect(up.queries).toHaveLength(0);

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { runPlatformContract } from '../../../test/platform-contract.js';
-import { PlatformError, type ConnectedAccount, type OperationContext, type PlatformAdapter, type PublishMedia } from '../platform.js';
+import { platformFailure, runSimulatorContract } from '../common/unit.testkit.js';
+import { withCreds } from '../common/platform.testkit.js';
+import type { PlatformAdapter, PublishMedia } from '../platform.js';
 import { skoolError } from './errors.js';
 import { createSkoolAdapter, NO_LABEL, skoolPostUrl } from './index.js';
 import { ANNOUNCE, BUILDERS, HELP, MEMBER, originsFor, PLAIN, skoolSimulator, VIP, WINS, withSkool, type TestCtx } from './skool.testkit.js';
@@ -18,29 +19,9 @@ const SETTINGS = { group: BUILDERS.id, label: WINS.id, title: 'Weekly wins' };
 /** The contract's posts carry no settings; every Skool post needs a group, a label and a title. */
 const withSettings: PlatformAdapter = { ...adapter, publish: (input, ctx) => adapter.publish({ ...input, settings: { ...SETTINGS, ...input.settings } }, ctx) };
 
-runPlatformContract({
-  name: 'skool',
-  adapter: withSettings,
-  errorsIn200: false,
-  async setup() {
-    const sim = await skoolSimulator();
-    return {
-      origins: originsFor(sim),
-      injectKind: (k) => sim.injectKind(k),
-      connect: (ctx) => adapter.connectWithCredentials!({ authToken: MEMBER.authToken, clientId: MEMBER.clientId }, ctx),
-      lookup: (id) => sim.lookup(id),
-      close: () => sim.close(),
-    };
-  },
-});
+runSimulatorContract({ name: 'skool', adapter: withSettings, errorsIn200: false, start: () => skoolSimulator(), origins: originsFor, connect: { authToken: MEMBER.authToken, clientId: MEMBER.clientId } });
 
-const failure = async (p: Promise<unknown>) => {
-  const e = await p.catch((err: unknown) => err);
-  expect(e).toBeInstanceOf(PlatformError);
-  return e as PlatformError;
-};
 const connect = (ctx: TestCtx) => adapter.connectWithCredentials!({ authToken: ` ${MEMBER.authToken} `, clientId: MEMBER.clientId }, ctx);
-const withCreds = (ctx: TestCtx, a: ConnectedAccount): OperationContext => ({ ...ctx, credentials: a.credentials });
 const item = (content: string, media: PublishMedia[] = []) => ({ content, media });
 
 describe('skool: connecting with the session cookies', () => {
@@ -56,7 +37,7 @@ describe('skool: connecting with the session cookies', () => {
   it('refuses a wrong auth_token or client_id naming authToken', async () => {
     await withSkool(async (_sim, ctx) => {
       for (const input of [{ authToken: 'expired', clientId: MEMBER.clientId }, { authToken: MEMBER.authToken, clientId: 'other' }]) {
-        const e = await failure(adapter.connectWithCredentials!(input, ctx));
+        const e = await platformFailure(adapter.connectWithCredentials!(input, ctx));
         expect({ kind: e.kind, field: e.details.field }).toEqual({ kind: 'rejected', field: 'authToken' });
         expect(e.message).toMatch(/did not accept these session cookies.*unauthorized/);
       }
@@ -67,7 +48,7 @@ describe('skool: connecting with the session cookies', () => {
     await withSkool(async (sim, ctx) => {
       const a = await connect(ctx);
       sim.logout(MEMBER.id);
-      const e = await failure(adapter.publish({ item: item('<p>x</p>'), settings: SETTINGS, idempotencyKey: 'k' }, withCreds(ctx, a)));
+      const e = await platformFailure(adapter.publish({ item: item('<p>x</p>'), settings: SETTINGS, idempotencyKey: 'k' }, withCreds(ctx, a)));
       expect(e.kind).toBe('reconnect_required');
       expect(e.message).toMatch(/Skool ended the session/);
       expect(sim.posts).toHaveLength(0);
@@ -90,7 +71,7 @@ describe('skool: tools', () => {
         { id: ANNOUNCE.id, name: 'Announcements' },
       ]);
       expect(await adapter.runTool!('label', { id: PLAIN.id }, c)).toEqual([{ id: NO_LABEL, name: 'No label' }]);
-      const e = await failure(adapter.runTool!('label', { id: 'nope' }, c));
+      const e = await platformFailure(adapter.runTool!('label', { id: 'nope' }, c));
       expect(e).toMatchObject({ kind: 'rejected', message: 'Skool refused the request: group not found' });
     });
   });
@@ -167,9 +148,9 @@ describe('skool: publishing', () => {
   it("Skool's own refusals are rejected with its words: level too low, admin-only label", async () => {
     await withSkool(async (sim, ctx) => {
       const c = withCreds(ctx, await connect(ctx));
-      const level = await failure(adapter.publish({ item: item('<p>x</p>'), settings: { group: VIP.id, label: NO_LABEL, title: 'T' }, idempotencyKey: 'k' }, c));
+      const level = await platformFailure(adapter.publish({ item: item('<p>x</p>'), settings: { group: VIP.id, label: NO_LABEL, title: 'T' }, idempotencyKey: 'k' }, c));
       expect(level).toMatchObject({ kind: 'rejected', message: 'Skool refused the post: must be admin or level 3 to post in this group' });
-      const label = await failure(adapter.publish({ item: item('<p>x</p>'), settings: { ...SETTINGS, label: ANNOUNCE.id }, idempotencyKey: 'k' }, c));
+      const label = await platformFailure(adapter.publish({ item: item('<p>x</p>'), settings: { ...SETTINGS, label: ANNOUNCE.id }, idempotencyKey: 'k' }, c));
       expect(label).toMatchObject({ kind: 'rejected', message: 'Skool refused the post: cannot post to this label' });
       expect(sim.posts).toHaveLength(0);
     });
@@ -177,7 +158,7 @@ describe('skool: publishing', () => {
 
   it('refuses to post without the settings Skool needs, naming them', async () => {
     await withSkool(async (sim, ctx) => {
-      const e = await failure(adapter.publish({ item: item('<p>x</p>'), settings: { group: BUILDERS.id }, idempotencyKey: 'k' }, withCreds(ctx, await connect(ctx))));
+      const e = await platformFailure(adapter.publish({ item: item('<p>x</p>'), settings: { group: BUILDERS.id }, idempotencyKey: 'k' }, withCreds(ctx, await connect(ctx))));
       expect(e).toMatchObject({ kind: 'rejected', message: 'Skool needs a group, a label and a title: label, title' });
       expect(sim.log.some((l) => l.path.startsWith('/posts'))).toBe(false);
     });
@@ -188,7 +169,7 @@ describe('skool: publishing', () => {
       const c = withCreds(ctx, await connect(ctx));
       // The signed storage URL refuses the bytes (S3's words): the post is not made without them.
       sim.inject({ path: /^\/f\//, status: 403, headers: { 'content-type': 'application/xml' }, body: '<Error><Code>AccessDenied</Code><Message>Access Denied</Message></Error>' });
-      const e = await failure(adapter.publish({ item: item('<p>x</p>', [media('a.png', 'image/png', png.length)]), settings: SETTINGS, idempotencyKey: 'k' }, c));
+      const e = await platformFailure(adapter.publish({ item: item('<p>x</p>', [media('a.png', 'image/png', png.length)]), settings: SETTINGS, idempotencyKey: 'k' }, c));
       expect(e.message).toMatch(/storage refused the upload \(HTTP 403\)/);
       expect(e.kind).toBe('rejected');
       expect(sim.posts).toHaveLength(0);

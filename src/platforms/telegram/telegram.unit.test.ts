@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runPlatformContract } from '../../../test/platform-contract.js';
+import { runSimulatorContract } from '../common/unit.testkit.js';
 import type { PlatformError } from '../platform.js';
 import { telegramPostUrl } from './client.js';
 import { createTelegramAdapter } from './index.js';
@@ -18,21 +18,7 @@ function lookupIn(sim: TelegramSimulator) {
   };
 }
 
-runPlatformContract({
-  name: 'telegram',
-  adapter,
-  errorsIn200: true,
-  async setup() {
-    const sim = await telegramSimulator();
-    return {
-      origins: originsFor(sim),
-      injectKind: (k) => sim.injectKind(k),
-      connect: (ctx) => adapter.connectWithCredentials!({ botToken: TOKEN, chatId: '@acmenews' }, ctx),
-      lookup: lookupIn(sim),
-      close: () => sim.close(),
-    };
-  },
-});
+runSimulatorContract({ name: 'telegram', adapter, errorsIn200: true, start: () => telegramSimulator(), origins: originsFor, connect: { botToken: TOKEN, chatId: '@acmenews' }, lookup: lookupIn });
 
 describe('telegram specifics', () => {
   it('refuses a bad token, an unknown chat and a chat where the bot is not admin, naming the field', async () => {

@@ -1,13 +1,15 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { connectViaOAuth, runPlatformContract } from '../../../test/platform-contract.js';
-import { PlatformError, type ConnectedAccount, type OperationContext, type PlatformAdapter, type PlatformResponse, type PublishItem, type PublishResult } from '../platform.js';
+import { oauthConnector, platformFailure, runSimulatorContract } from '../common/unit.testkit.js';
+import { published, withCreds } from '../common/platform.testkit.js';
+import type { OperationContext, PlatformAdapter, PlatformResponse, PublishItem } from '../platform.js';
 import { whopError } from './errors.js';
 import { createWhopAdapter } from './index.js';
 import type { WhopSimulator } from './whop.simulator.js';
-import { ACME, ELSEWHERE, LABS, REDIRECT, rewriteFor, USER, WHOP_APP, whopSimulator, originsFor, withWhop, type TestCtx } from './whop.testkit.js';
+import { ACME, ELSEWHERE, LABS, REDIRECT, rewriteFor, USER, WHOP_APP, whopSimulator, originsFor, withWhop } from './whop.testkit.js';
 
 const adapter = createWhopAdapter({ app: WHOP_APP });
+const connect = oauthConnector(adapter, rewriteFor);
 const NEWS = ACME.forums[0]!.experienceId;
 
 /** The contract's posts go to Acme's announcements (thread items carry the post's settings, as the publisher passes them). */
@@ -24,39 +26,13 @@ function lookupIn(sim: WhopSimulator) {
   };
 }
 
-runPlatformContract({
-  name: 'whop',
-  adapter: toForum,
-  errorsIn200: false,
-  async setup() {
-    // Files ready at the first look, so the contract's media post is published at once (the pending path is tested below).
-    const sim = await whopSimulator({ processingPolls: 0 });
-    return {
-      origins: originsFor(sim),
-      injectKind: (k) => sim.injectKind(k),
-      connect: (ctx) => connectViaOAuth(adapter, ctx, rewriteFor(sim)),
-      lookup: lookupIn(sim),
-      expireToken: () => sim.expireAccessTokens(),
-      close: () => sim.close(),
-    };
-  },
-});
+// Files ready at the first look, so the contract's media post is published at once (the pending path is tested below).
+runSimulatorContract({ name: 'whop', adapter: toForum, errorsIn200: false, start: () => whopSimulator({ processingPolls: 0 }), origins: originsFor, connect, lookup: lookupIn });
 
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000' + '1f15c4890000000d49444154789c6360000002000001e221bc330000000049454e44ae426082', 'hex');
-const failure = async (p: Promise<unknown>) => {
-  const e = await p.catch((err: unknown) => err);
-  expect(e).toBeInstanceOf(PlatformError);
-  return e as PlatformError;
-};
-const withCreds = (ctx: TestCtx, account: ConnectedAccount): OperationContext => ({ ...ctx, credentials: account.credentials });
-const connect = (sim: WhopSimulator, ctx: TestCtx, a: PlatformAdapter = adapter) => connectViaOAuth(a, ctx, rewriteFor(sim));
 const publish = (ctx: OperationContext, content: string, extra: { media?: PublishItem['media']; settings?: Record<string, unknown>; replyTo?: { id: string; rootId: string } } = {}) =>
   adapter.publish({ item: { content, media: extra.media ?? [] }, settings: extra.settings ?? { company: ACME.id, experience: NEWS }, replyTo: extra.replyTo, idempotencyKey: content }, ctx);
-const published = (r: PublishResult) => {
-  if (r.status !== 'published') throw new Error(`expected published, got ${r.status}`);
-  return r;
-};
 const image = (id: string): PublishItem['media'][number] => ({ id, path: `https://tidings.example/media/${id}.png`, type: 'image', mimeType: 'image/png', size: PNG.length, width: 1, height: 1 });
 
 describe('whop: connecting', () => {
@@ -86,12 +62,12 @@ describe('whop: connecting', () => {
   it('a wrong secret or a reused code is refused at connect time', async () => {
     await withWhop({}, async (sim, ctx) => {
       const wrong = createWhopAdapter({ app: { ...WHOP_APP, clientSecret: 'nope' } });
-      const e = await failure(connect(sim, ctx, wrong));
+      const e = await platformFailure(connect(sim, ctx, wrong));
       expect({ kind: e.kind, message: e.message }).toEqual({ kind: 'rejected', message: 'Whop refused the authorisation: Client authentication failed' });
       const begun = await adapter.beginConnect!({ state: 's', redirectUri: REDIRECT, codeChallenge: createHash('sha256').update('v'.repeat(43)).digest('base64url') }, ctx);
       const code = new URL((await fetch(rewriteFor(sim)(begun.url), { redirect: 'manual' })).headers.get('location')!).searchParams.get('code')!;
       await adapter.completeConnect!({ code, redirectUri: REDIRECT, codeVerifier: 'v'.repeat(43) }, ctx);
-      const again = await failure(adapter.completeConnect!({ code, redirectUri: REDIRECT, codeVerifier: 'v'.repeat(43) }, ctx));
+      const again = await platformFailure(adapter.completeConnect!({ code, redirectUri: REDIRECT, codeVerifier: 'v'.repeat(43) }, ctx));
       expect(again.message).toMatch(/already been used/);
     });
   });
@@ -102,17 +78,17 @@ describe('whop: connecting', () => {
       const r = await adapter.refresh!(withCreds(ctx, account));
       expect(r.credentials.refreshToken).not.toBe(account.credentials.refreshToken);
       expect(r.credentials.userId).toBe(USER.id);
-      const reused = await failure(adapter.refresh!(withCreds(ctx, account)));
+      const reused = await platformFailure(adapter.refresh!(withCreds(ctx, account)));
       expect(reused.kind).toBe('reconnect_required');
       sim.revokeGrants();
-      const e = await failure(publish({ ...ctx, credentials: r.credentials }, 'after revoke'));
+      const e = await platformFailure(publish({ ...ctx, credentials: r.credentials }, 'after revoke'));
       expect({ kind: e.kind, code: e.details.platformCode }).toEqual({ kind: 'reconnect_required', code: 'invalid_grant' });
     });
   });
 
   it('without an app it says how to configure one', async () => {
     await withWhop({}, async (_sim, ctx) => {
-      const e = await failure(createWhopAdapter({}).beginConnect!({ state: 's', redirectUri: REDIRECT }, ctx));
+      const e = await platformFailure(createWhopAdapter({}).beginConnect!({ state: 's', redirectUri: REDIRECT }, ctx));
       expect(e.message).toMatch(/WHOP_CLIENT_ID/);
     });
   });
@@ -131,7 +107,7 @@ describe('whop: tools', () => {
         { id: 'exp_AcmeChat1', name: 'Community chat' },
       ]);
       expect(sim.log.find((r) => r.path.startsWith('/api/v1/forums'))!.path).toBe(`/api/v1/forums?company_id=${ACME.id}&first=50`);
-      const other = await failure(adapter.runTool!('experiences', { id: ELSEWHERE.id }, c));
+      const other = await platformFailure(adapter.runTool!('experiences', { id: ELSEWHERE.id }, c));
       expect({ kind: other.kind, message: other.message }).toEqual({ kind: 'rejected', message: 'Company not found' });
     });
   });
@@ -140,7 +116,7 @@ describe('whop: tools', () => {
     await withWhop({}, async (sim, ctx) => {
       sim.approveAs(USER.id, ['openid', 'profile', 'forum:read', 'forum:post:create']);
       const c = withCreds(ctx, await connect(sim, ctx));
-      const e = await failure(adapter.runTool!('companies', {}, c));
+      const e = await platformFailure(adapter.runTool!('companies', {}, c));
       expect({ kind: e.kind, code: e.details.platformCode }).toEqual({ kind: 'reconnect_required', code: 'insufficient_scope' });
     });
   });
@@ -196,7 +172,7 @@ describe('whop: publishing', () => {
       const c = withCreds(ctx, await connect(sim, ctx));
       ctx.media.set('a', new Blob([PNG], { type: 'image/png' }));
       sim.failNextFile();
-      const e = await failure(publish(c, 'broken', { media: [image('a')] }));
+      const e = await platformFailure(publish(c, 'broken', { media: [image('a')] }));
       expect({ kind: e.kind, message: e.message }).toMatchObject({ kind: 'rejected', message: expect.stringMatching(/upload_status: failed/) });
       expect(sim.posts).toHaveLength(0);
     });
@@ -205,10 +181,10 @@ describe('whop: publishing', () => {
   it('refuses a missing experience and one outside the user’s companies; findRecent needs the experience', async () => {
     await withWhop({}, async (sim, ctx) => {
       const c = withCreds(ctx, await connect(sim, ctx));
-      expect((await failure(publish(c, 'x', { settings: { company: ACME.id } }))).message).toMatch(/needs an experience/);
-      const elsewhere = await failure(publish(c, 'x', { settings: { company: ELSEWHERE.id, experience: ELSEWHERE.forums[0]!.experienceId } }));
+      expect((await platformFailure(publish(c, 'x', { settings: { company: ACME.id } }))).message).toMatch(/needs an experience/);
+      const elsewhere = await platformFailure(publish(c, 'x', { settings: { company: ELSEWHERE.id, experience: ELSEWHERE.forums[0]!.experienceId } }));
       expect({ kind: elsewhere.kind, message: elsewhere.message, code: elsewhere.details.platformCode }).toEqual({ kind: 'rejected', message: 'Experience not found', code: 'not_found' });
-      expect((await failure(adapter.findRecent!({ since: new Date(0), limit: 5 }, c))).kind).toBe('unsupported');
+      expect((await platformFailure(adapter.findRecent!({ since: new Date(0), limit: 5 }, c))).kind).toBe('unsupported');
     });
   });
 });

@@ -3,9 +3,10 @@ import { openAsBlob, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { runPlatformContract, testContext } from '../../../test/platform-contract.js';
+import { platformFailure, runSimulatorContract } from '../common/unit.testkit.js';
+import { testContext } from '../../../test/platform-contract.js';
 import { createPlatformHttp, type PlatformHttpClient } from '../http.js';
-import { PlatformError, type ConnectedAccount, type OperationContext, type PlatformAdapter, type PublishMedia } from '../platform.js';
+import type { ConnectedAccount, OperationContext, PlatformAdapter, PublishMedia } from '../platform.js';
 import { restRootFromLink, routeUrl } from './client.js';
 import { wordpressError } from './errors.js';
 import { createWordpressAdapter } from './index.js';
@@ -22,21 +23,7 @@ const asPosts: PlatformAdapter = {
 
 // WordPress has no replies an app posts as the author (comments are another thing, and the
 // metadata says `thread.supported: false`): only the thread case of the contract is skipped.
-runPlatformContract({
-  name: 'wordpress',
-  adapter: asPosts,
-  errorsIn200: false,
-  async setup() {
-    const sim = await wordpressSimulator();
-    return {
-      origins: originsFor(sim),
-      injectKind: (k) => sim.injectKind(k),
-      connect: (ctx) => adapter.connectWithCredentials!(credentialsInput(), ctx),
-      lookup: (id) => sim.lookup(id),
-      close: () => sim.close(),
-    };
-  },
-});
+runSimulatorContract({ name: 'wordpress', adapter: asPosts, errorsIn200: false, start: () => wordpressSimulator(), origins: originsFor, connect: credentialsInput() });
 
 const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000' + '1f15c4890000000d49444154789c6360000002000001e221bc330000000049454e44ae426082', 'hex');
 const JPEG = Buffer.from('ffd8ffe000104a46494600010100000100010000ffd9', 'hex');
@@ -78,11 +65,6 @@ async function withSite(options: WordpressSimulatorOptions, fn: (env: Env) => Pr
   }
 }
 const withCreds = (ctx: Env['ctx'], account: ConnectedAccount): OperationContext => ({ ...ctx, credentials: account.credentials });
-const failure = async (p: Promise<unknown>) => {
-  const e = await p.catch((err: unknown) => err);
-  expect(e).toBeInstanceOf(PlatformError);
-  return e as PlatformError;
-};
 const picture = (id: string, over: Partial<PublishMedia> = {}): PublishMedia => ({ id, path: `https://tidings.example/media/${id}.png`, type: 'image', mimeType: 'image/png', size: 70, ...over });
 
 describe('wordpress: REST root', () => {
@@ -135,17 +117,17 @@ describe('wordpress: connecting', () => {
 
   it('names the refused field: password, user name, site', async () => {
     await withSite({}, async ({ sim, ctx }) => {
-      const wrongPassword = await failure(adapter.connectWithCredentials!(credentialsInput({ applicationPassword: 'abcd EFGH 1234 ijkl MNOP 0000' }), ctx));
+      const wrongPassword = await platformFailure(adapter.connectWithCredentials!(credentialsInput({ applicationPassword: 'abcd EFGH 1234 ijkl MNOP 0000' }), ctx));
       expect({ kind: wrongPassword.kind, field: wrongPassword.details.field }).toEqual({ kind: 'rejected', field: 'applicationPassword' });
       expect(wrongPassword.message).toBe('WordPress refused the application password: The provided password is an invalid application password.');
-      const unknownUser = await failure(adapter.connectWithCredentials!(credentialsInput({ username: 'nobody' }), ctx));
+      const unknownUser = await platformFailure(adapter.connectWithCredentials!(credentialsInput({ username: 'nobody' }), ctx));
       expect({ field: unknownUser.details.field, message: unknownUser.message }).toEqual({ field: 'username', message: 'WordPress does not know this user: Error: Unknown username. Check again or try your email address.' });
-      const unknownEmail = await failure(adapter.connectWithCredentials!(credentialsInput({ username: 'who@example.com' }), ctx));
+      const unknownEmail = await platformFailure(adapter.connectWithCredentials!(credentialsInput({ username: 'who@example.com' }), ctx));
       expect(unknownEmail.details.field).toBe('username');
       // A site that is not WordPress: /wp-json/ is a page of the site, not JSON.
       sim.inject({ path: /^\/$/, status: 200, body: '<html>shop</html>', headers: { 'content-type': 'text/html' } });
       sim.inject({ path: /wp-json/, status: 404, body: '<html>Not found</html>', headers: { 'content-type': 'text/html' } });
-      const notWp = await failure(adapter.connectWithCredentials!(credentialsInput(), ctx));
+      const notWp = await platformFailure(adapter.connectWithCredentials!(credentialsInput(), ctx));
       expect({ field: notWp.details.field, kind: notWp.kind }).toEqual({ field: 'siteUrl', kind: 'rejected' });
       expect(notWp.message).toContain('does not answer like a WordPress site');
     });
@@ -153,7 +135,7 @@ describe('wordpress: connecting', () => {
 
   it('a server that drops the Authorization header is told as such, on the password field', async () => {
     await withSite({ dropsAuthorization: true }, async ({ ctx }) => {
-      const err = await failure(adapter.connectWithCredentials!(credentialsInput(), ctx));
+      const err = await platformFailure(adapter.connectWithCredentials!(credentialsInput(), ctx));
       expect(err.details.field).toBe('applicationPassword');
       expect(err.message).toMatch(/did not log in with this user name and application password.*Authorization header/);
     });
@@ -161,11 +143,11 @@ describe('wordpress: connecting', () => {
 
   it('a site that treats a wrong password as a visitor (as real WordPress 6.1 did here): refused on the password field, and a revoked one asks for a reconnection', async () => {
     await withSite({ authFailures: 'anonymous' }, async ({ sim, ctx }) => {
-      const wrong = await failure(adapter.connectWithCredentials!(credentialsInput({ applicationPassword: 'nope nope nope nope nope nope' }), ctx));
+      const wrong = await platformFailure(adapter.connectWithCredentials!(credentialsInput({ applicationPassword: 'nope nope nope nope nope nope' }), ctx));
       expect({ kind: wrong.kind, field: wrong.details.field, status: wrong.details.status }).toEqual({ kind: 'rejected', field: 'applicationPassword', status: 401 });
       const c = withCreds(ctx, await adapter.connectWithCredentials!(credentialsInput(), ctx));
       sim.users.find((u) => u.username === 'editor')!.appPasswords = [];
-      const err = await failure(adapter.publish({ item: { content: '<p>x</p>', media: [picture('png')] }, settings: { title: 'Gone', type: 'posts' }, idempotencyKey: 'k' }, c));
+      const err = await platformFailure(adapter.publish({ item: { content: '<p>x</p>', media: [picture('png')] }, settings: { title: 'Gone', type: 'posts' }, idempotencyKey: 'k' }, c));
       expect({ kind: err.kind, code: err.details.platformCode, message: err.message }).toEqual({ kind: 'reconnect_required', code: 'rest_cannot_create', message: 'Sorry, you are not allowed to upload media as this user.' });
     });
   });
@@ -174,7 +156,7 @@ describe('wordpress: connecting', () => {
     const http = createPlatformHttp({ origins: new Map(), allowPrivateTargets: false, timeoutMs: 5_000 });
     try {
       const ctx = { ...testContext(http), openMedia: () => Promise.reject(new Error('none')) };
-      const err = await failure(adapter.connectWithCredentials!(credentialsInput({ siteUrl: 'http://127.0.0.1:9/' }), ctx));
+      const err = await platformFailure(adapter.connectWithCredentials!(credentialsInput({ siteUrl: 'http://127.0.0.1:9/' }), ctx));
       expect({ kind: err.kind, field: err.details.field }).toEqual({ kind: 'rejected', field: 'siteUrl' });
     } finally {
       await http.close();
@@ -235,15 +217,15 @@ describe('wordpress: publishing', () => {
   it('refusals keep WordPress’s message: a contributor cannot publish, a file that is not a picture, a bad post type', async () => {
     await withSite({}, async ({ sim, ctx }) => {
       const contrib = withCreds(ctx, await adapter.connectWithCredentials!(credentialsInput({ username: 'contrib', applicationPassword: 'cccc CCCC cccc CCCC cccc CCCC' }), ctx));
-      const cannot = await failure(adapter.publish({ item: { content: '<p>x</p>', media: [] }, settings: { title: 'Nope', type: 'posts' }, idempotencyKey: 'k' }, contrib));
+      const cannot = await platformFailure(adapter.publish({ item: { content: '<p>x</p>', media: [] }, settings: { title: 'Nope', type: 'posts' }, idempotencyKey: 'k' }, contrib));
       expect({ kind: cannot.kind, message: cannot.message, code: cannot.details.platformCode }).toEqual({ kind: 'rejected', message: 'Sorry, you are not allowed to publish posts in this post type.', code: 'rest_cannot_publish' });
       const pending = await adapter.publish({ item: { content: '<p>x</p>', media: [] }, settings: { title: 'For review', type: 'posts', status: 'pending' }, idempotencyKey: 'k' }, contrib);
       expect(pending.status).toBe('published');
 
       const editor = withCreds(ctx, await adapter.connectWithCredentials!(credentialsInput(), ctx));
-      const notPicture = await failure(adapter.publish({ item: { content: '<p>x</p>', media: [picture('text')] }, settings: { title: 'Bad file', type: 'posts' }, idempotencyKey: 'k' }, editor));
+      const notPicture = await platformFailure(adapter.publish({ item: { content: '<p>x</p>', media: [picture('text')] }, settings: { title: 'Bad file', type: 'posts' }, idempotencyKey: 'k' }, editor));
       expect({ kind: notPicture.kind, status: notPicture.details.status, message: notPicture.message }).toEqual({ kind: 'rejected', status: 500, message: 'Sorry, you are not allowed to upload this file type.' });
-      const noType = await failure(adapter.publish({ item: { content: '<p>x</p>', media: [] }, settings: { title: 'Odd type', type: 'recipes' }, idempotencyKey: 'k' }, editor));
+      const noType = await platformFailure(adapter.publish({ item: { content: '<p>x</p>', media: [] }, settings: { title: 'Odd type', type: 'recipes' }, idempotencyKey: 'k' }, editor));
       expect({ kind: noType.kind, code: noType.details.platformCode }).toEqual({ kind: 'rejected', code: 'rest_no_route' });
       expect(sim.posts.map((p) => p.title)).toEqual(['For review']);
     });
@@ -253,7 +235,7 @@ describe('wordpress: publishing', () => {
     await withSite({}, async ({ sim, ctx }) => {
       const c = withCreds(ctx, await adapter.connectWithCredentials!(credentialsInput(), ctx));
       sim.users.find((u) => u.username === 'editor')!.appPasswords = [];
-      const err = await failure(adapter.publish({ item: { content: '<p>x</p>', media: [] }, settings: { title: 'Gone', type: 'posts' }, idempotencyKey: 'k' }, c));
+      const err = await platformFailure(adapter.publish({ item: { content: '<p>x</p>', media: [] }, settings: { title: 'Gone', type: 'posts' }, idempotencyKey: 'k' }, c));
       expect({ kind: err.kind, code: err.details.platformCode }).toEqual({ kind: 'reconnect_required', code: 'incorrect_password' });
     });
   });

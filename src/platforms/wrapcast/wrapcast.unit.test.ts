@@ -1,50 +1,30 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { runPlatformContract } from '../../../test/platform-contract.js';
-import { PlatformError, type ConnectedAccount, type OperationContext } from '../platform.js';
+import { contractMediaHost, contractMediaOrigins, platformFailure, runSimulatorContract, type ContractMediaHost } from '../common/unit.testkit.js';
+import { withCreds } from '../common/platform.testkit.js';
+import type { ConnectedAccount } from '../platform.js';
 import { neynarError } from './errors.js';
 import { castUrl, idemOf } from './client.js';
 import { createWrapcastAdapter } from './index.js';
 import { NEYNAR_APP_ORIGIN } from './wrapcast.simulator.js';
-import { ALICE, image, MEDIA_ORIGIN, NEYNAR_APP, originsFor, picture, PRO, sha, signIn, startMediaHost, withWrapcast, wrapcastSimulator, type TestCtx } from './wrapcast.testkit.js';
+import { ALICE, image, MEDIA_ORIGIN, NEYNAR_APP, originsFor, picture, PRO, sha, signIn, withWrapcast, wrapcastSimulator, type TestCtx } from './wrapcast.testkit.js';
 
 const app = { clientId: NEYNAR_APP.clientId, clientSecret: NEYNAR_APP.apiKey };
 const adapter = createWrapcastAdapter({ app });
 
-/** The contract's PNG (test/platform-contract.ts), served where the contract's media item says it lives. */
-const CONTRACT_PNG = Buffer.from(
-  '89504e470d0a1a0a0000000d4948445200000001000000010806000000' + '1f15c4890000000d49444154789c6360000002000001e221bc330000000049454e44ae426082',
-  'hex',
-);
 
 // Farcaster embeds pictures by URL: the contract's media item (`https://media.example/1.png`) is
 // served by a tiny host that the simulator really fetches from and hashes.
-runPlatformContract({
+runSimulatorContract({
   name: 'wrapcast',
   adapter,
   errorsIn200: true,
-  async setup() {
-    const host = await startMediaHost(new Map([['/1.png', CONTRACT_PNG]]));
-    const sim = await wrapcastSimulator({ mediaOrigins: { 'https://media.example': host.origin } });
-    return {
-      origins: originsFor(sim),
-      injectKind: (k) => sim.injectKind(k),
-      connect: (ctx) => signIn(adapter, ctx, (u) => u.replace(NEYNAR_APP_ORIGIN, sim.origin)),
-      lookup: (id) => sim.lookup(id),
-      close: async () => {
-        await sim.close();
-        await host.close();
-      },
-    };
-  },
+  host: contractMediaHost,
+  start: (host: ContractMediaHost) => wrapcastSimulator({ mediaOrigins: contractMediaOrigins(host) }),
+  origins: originsFor,
+  connect: (sim, ctx) => signIn(adapter, ctx, (u) => u.replace(NEYNAR_APP_ORIGIN, sim.origin)),
 });
 
-const failure = async (p: Promise<unknown>) => {
-  const e = await p.catch((err: unknown) => err);
-  expect(e).toBeInstanceOf(PlatformError);
-  return e as PlatformError;
-};
-const withCreds = (ctx: TestCtx, account: ConnectedAccount): OperationContext => ({ ...ctx, credentials: account.credentials });
 const cast = (ctx: TestCtx, account: ConnectedAccount, content: string, opts: { settings?: Record<string, unknown>; media?: ReturnType<typeof image>[]; key?: string; replyTo?: string } = {}) =>
   adapter.publish(
     {
@@ -80,10 +60,10 @@ describe('wrapcast: Sign in with Neynar', () => {
       sim.signers.set('8f7c1c39-0d38-4d5e-9a52-6a0b1b7f7f02', { signer_uuid: '8f7c1c39-0d38-4d5e-9a52-6a0b1b7f7f02', apiKey: 'SOMEONE_ELSES_KEY', fid: ALICE.fid, status: 'approved', public_key: '0x00' });
       sim.signers.set('8f7c1c39-0d38-4d5e-9a52-6a0b1b7f7f03', { signer_uuid: '8f7c1c39-0d38-4d5e-9a52-6a0b1b7f7f03', apiKey: NEYNAR_APP.apiKey, fid: ALICE.fid, status: 'approved', public_key: '0x00' });
       const complete = (code: string, fid: string) => adapter.completeConnect!({ code, redirectUri: 'x', callbackParams: { fid } }, ctx);
-      const pending = await failure(complete('8f7c1c39-0d38-4d5e-9a52-6a0b1b7f7f01', String(ALICE.fid)));
+      const pending = await platformFailure(complete('8f7c1c39-0d38-4d5e-9a52-6a0b1b7f7f01', String(ALICE.fid)));
       expect(pending).toMatchObject({ kind: 'rejected', message: expect.stringMatching(/not approved yet \(status: pending_approval\)/) });
-      expect((await failure(complete('8f7c1c39-0d38-4d5e-9a52-6a0b1b7f7f02', String(ALICE.fid)))).kind).toBe('rejected');
-      expect((await failure(complete('8f7c1c39-0d38-4d5e-9a52-6a0b1b7f7f03', String(PRO.fid)))).message).toMatch(/belongs to Farcaster account 6131/);
+      expect((await platformFailure(complete('8f7c1c39-0d38-4d5e-9a52-6a0b1b7f7f02', String(ALICE.fid)))).kind).toBe('rejected');
+      expect((await platformFailure(complete('8f7c1c39-0d38-4d5e-9a52-6a0b1b7f7f03', String(PRO.fid)))).message).toMatch(/belongs to Farcaster account 6131/);
     });
   });
 
@@ -110,11 +90,11 @@ describe('wrapcast: casts', () => {
       if (ok.status !== 'published') throw new Error('expected published');
       expect(Buffer.byteLength(sim.cast(ok.id)!.text)).toBe(320);
       const before = posts(sim);
-      expect((await failure(cast(ctx, alice, `<p>${'é'.repeat(160)}a</p>`))).message).toMatch(/at most 320 bytes of text; this one is 321/);
+      expect((await platformFailure(cast(ctx, alice, `<p>${'é'.repeat(160)}a</p>`))).message).toMatch(/at most 320 bytes of text; this one is 321/);
       expect(posts(sim)).toBe(before);
       // the simulator holds a standard account to 320 bytes too, whatever the adapter believes
       const claimsPro = { ...alice, credentials: { ...alice.credentials, pro: true } };
-      const refused = await failure(cast(ctx, claimsPro, 'x'.repeat(500)));
+      const refused = await platformFailure(cast(ctx, claimsPro, 'x'.repeat(500)));
       expect(refused).toMatchObject({ kind: 'rejected', details: { status: 400, platformCode: 'InvalidField' } });
       expect(refused.message).toMatch(/at most 320 bytes \(text\)/);
 
@@ -123,7 +103,7 @@ describe('wrapcast: casts', () => {
       expect(pro.credentials.pro).toBe(true);
       const long = await cast(ctx, pro, 'x'.repeat(1024));
       expect(long.status).toBe('published');
-      expect((await failure(cast(ctx, pro, 'x'.repeat(1025)))).message).toMatch(/1024 bytes/);
+      expect((await platformFailure(cast(ctx, pro, 'x'.repeat(1025)))).message).toMatch(/1024 bytes/);
     });
   });
 
@@ -138,9 +118,9 @@ describe('wrapcast: casts', () => {
       const reply = await cast(ctx, alice, 'a reply', { settings: { subreddit: [{ value: { id: 'dev' } }] }, replyTo: r.id });
       if (reply.status !== 'published') throw new Error('expected published');
       expect(sim.cast(reply.id)).toMatchObject({ parentHash: r.id, channelId: null });
-      const unknown = await failure(cast(ctx, alice, 'nowhere', { settings: { subreddit: [{ value: { id: 'no-such-channel' } }] } }));
+      const unknown = await platformFailure(cast(ctx, alice, 'nowhere', { settings: { subreddit: [{ value: { id: 'no-such-channel' } }] } }));
       expect(unknown).toMatchObject({ kind: 'rejected', message: 'Channel not found: no-such-channel (channel_id)' });
-      const orphan = await failure(cast(ctx, alice, 'orphan', { replyTo: `0x${'ab'.repeat(20)}` }));
+      const orphan = await platformFailure(cast(ctx, alice, 'orphan', { replyTo: `0x${'ab'.repeat(20)}` }));
       expect(orphan.message).toMatch(/Parent cast not found/);
     });
   });
@@ -171,10 +151,10 @@ describe('wrapcast: casts', () => {
         { url: `${MEDIA_ORIGIN}/media/p1.png`, sha256: sha(picture(1)), size: picture(1).length },
         { url: `${MEDIA_ORIGIN}/media/p2.png`, sha256: sha(picture(2)), size: picture(2).length },
       ]);
-      expect((await failure(cast(ctx, alice, 'missing', { media: [image('gone')] }))).message).toMatch(/Embed url could not be fetched.*HTTP 404/);
+      expect((await platformFailure(cast(ctx, alice, 'missing', { media: [image('gone')] }))).message).toMatch(/Embed url could not be fetched.*HTTP 404/);
       const local = { ...image('p1'), path: 'http://localhost:3000/media/p1.png' };
-      expect((await failure(cast(ctx, alice, 'local', { media: [local] }))).message).toMatch(/not https/);
-      expect((await failure(cast(ctx, alice, 'three', { media: [image('p1'), image('p2'), image('p1')] }))).message).toMatch(/at most 2/);
+      expect((await platformFailure(cast(ctx, alice, 'local', { media: [local] }))).message).toMatch(/not https/);
+      expect((await platformFailure(cast(ctx, alice, 'three', { media: [image('p1'), image('p2'), image('p1')] }))).message).toMatch(/at most 2/);
     });
   });
 
@@ -182,13 +162,13 @@ describe('wrapcast: casts', () => {
     await withWrapcast(new Map(), async (sim, ctx, rewrite) => {
       const alice = await signIn(adapter, ctx, rewrite);
       sim.signers.get(alice.credentials.signerUuid as string)!.status = 'revoked';
-      expect(await failure(cast(ctx, alice, 'revoked'))).toMatchObject({ kind: 'reconnect_required', message: expect.stringMatching(/status: revoked/) });
+      expect(await platformFailure(cast(ctx, alice, 'revoked'))).toMatchObject({ kind: 'reconnect_required', message: expect.stringMatching(/status: revoked/) });
       sim.signers.get(alice.credentials.signerUuid as string)!.status = 'approved';
       const wrongKey = createWrapcastAdapter({ app: { clientId: NEYNAR_APP.clientId, clientSecret: 'WRONG' } });
-      const e = await failure(wrongKey.publish({ item: { content: 'x', media: [] }, settings: {}, idempotencyKey: 'w' }, withCreds(ctx, alice)));
+      const e = await platformFailure(wrongKey.publish({ item: { content: 'x', media: [] }, settings: {}, idempotencyKey: 'w' }, withCreds(ctx, alice)));
       expect(e).toMatchObject({ kind: 'reconnect_required', details: { status: 401 } });
       sim.inject({ path: /^\/v2\/farcaster\/cast/, status: 429, headers: { 'retry-after': '12' }, body: { code: 'RateLimitExceeded', message: 'Too many requests' } });
-      expect(await failure(cast(ctx, alice, 'slow'))).toMatchObject({ kind: 'rate_limited', details: { retryAfterSeconds: 12 } });
+      expect(await platformFailure(cast(ctx, alice, 'slow'))).toMatchObject({ kind: 'rate_limited', details: { retryAfterSeconds: 12 } });
     });
   });
 });

@@ -24,6 +24,9 @@ export const UrlOrPostPlaceholder = z.union([z.url(), z.string().regex(/^\(post:
 /** A required non-empty string with the message clients expect. */
 export const requiredString = (message = 'Required') => z.string({ error: message }).trim().min(1, message);
 
+/** Required text of at least `min` characters, as typed (titles, subtitles, names in article and community settings). */
+export const requiredText = (min: number) => z.string({ error: 'Required' }).min(min, `Must be at least ${min} characters`);
+
 /**
  * A secret typed or pasted by the user (password, token, API key): required, surrounding
  * whitespace removed — a pasted key often carries a trailing newline or space, and no platform's

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { requiredSecret } from './schemas.js';
+import { requiredSecret, requiredText } from './schemas.js';
 
 describe('requiredSecret', () => {
   it('removes surrounding whitespace (a pasted key with a trailing newline) and keeps inner spaces', () => {
@@ -19,4 +19,12 @@ describe('requiredSecret', () => {
     expect(z.toJSONSchema(z.object({ key: requiredSecret('the API key') })).properties).toMatchObject({ key: { type: 'string', minLength: 1, description: 'the API key' } });
   });
 
+});
+
+describe('requiredText', () => {
+  it('takes text of at least the given length as typed, naming the length when shorter and "Required" when missing', () => {
+    expect(requiredText(2).parse(' ab')).toBe(' ab');
+    expect(requiredText(6).safeParse('short').error?.issues.map((i) => i.message)).toEqual(['Must be at least 6 characters']);
+    expect(requiredText(2).safeParse(undefined).error?.issues.map((i) => i.message)).toEqual(['Required']);
+  });
 });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MediaRefSchema, NoToolDataSchema, requiredSecret } from '../common/schemas.js';
+import { MediaRefSchema, NoToolDataSchema, requiredSecret, requiredText } from '../common/schemas.js';
 import { defineMetadata, imagesOnly } from '../common/define-metadata.js';
 
 /** `POST /social/devto`: a DEV API key (dev.to → Settings → Extensions); it never expires. */
@@ -9,7 +9,7 @@ export const DevtoCredentialsSchema = z.object({
 
 /** DEV article settings (reference DevToSettingsDto). Tag values are DEV's numeric tag ids. */
 export const DevtoSettingsSchema = z.object({
-  title: z.string({ error: 'Required' }).min(2, 'Must be at least 2 characters'),
+  title: requiredText(2),
   main_image: MediaRefSchema.optional(),
   canonical: z.url().optional(),
   organization: z.string().optional(),

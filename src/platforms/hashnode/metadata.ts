@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { LabelledOptionSchema, MediaRefSchema, requiredString, NoToolDataSchema, requiredSecret } from '../common/schemas.js';
+import { LabelledOptionSchema, MediaRefSchema, requiredString, NoToolDataSchema, requiredSecret, requiredText } from '../common/schemas.js';
 import { defineMetadata, imagesOnly } from '../common/define-metadata.js';
 
 /** `POST /social/hashnode`: a personal access token (hashnode.com → Settings → Developer). */
@@ -9,7 +9,7 @@ export const HashnodeCredentialsSchema = z.object({
 
 /** Hashnode article settings (reference HashnodeSettingsDto). */
 export const HashnodeSettingsSchema = z.object({
-  title: z.string({ error: 'Required' }).min(6, 'Must be at least 6 characters'),
+  title: requiredText(6),
   subtitle: z.string().min(2, 'Must be at least 2 characters').optional(),
   main_image: MediaRefSchema.optional(),
   canonical: z.url().optional(),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { requiredString, requiredHttpUrl, requiredSecret } from '../common/schemas.js';
+import { requiredString, requiredHttpUrl, requiredSecret, requiredText } from '../common/schemas.js';
 import { defineMetadata, imagesOnly } from '../common/define-metadata.js';
 
 /** `POST /social/lemmy`: a login on one Lemmy instance. */
@@ -18,9 +18,9 @@ export const LemmyCredentialsSchema = z.object({
 /** One community to post to, as the reference's clients send it. */
 const LemmyCommunitySchema = z.object({
   value: z.object({
-    subreddit: z.string({ error: 'Required' }).min(2, 'Must be at least 2 characters').describe('community name'),
+    subreddit: requiredText(2).describe('community name'),
     id: z.string({ error: 'Required' }).describe('community id (from the `subreddits` tool)'),
-    title: z.string({ error: 'Required' }).min(2, 'Must be at least 2 characters'),
+    title: requiredText(2),
     url: z.url().optional().describe('link the post points to'),
   }),
 });

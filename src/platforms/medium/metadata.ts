@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { LabelledOptionSchema, UrlOrPostPlaceholder, NoToolDataSchema, requiredSecret } from '../common/schemas.js';
+import { LabelledOptionSchema, UrlOrPostPlaceholder, NoToolDataSchema, requiredSecret, requiredText } from '../common/schemas.js';
 import { defineMetadata, imagesOnly } from '../common/define-metadata.js';
 
 /** `POST /social/medium`: an integration token (Medium stopped issuing new ones on 2025-01-01). */
@@ -17,8 +17,8 @@ export const MEDIUM_MAX_TAG_LENGTH = 25;
 /** Medium story settings (reference MediumSettingsDto). Medium itself only uses the first 3 tags. */
 export const MediumSettingsSchema = z.object({
   // Medium ignores a title over 100 characters (and makes one up from the content).
-  title: z.string({ error: 'Required' }).min(2, 'Must be at least 2 characters').max(100, 'At most 100 characters (Medium ignores longer titles)'),
-  subtitle: z.string({ error: 'Required' }).min(2, 'Must be at least 2 characters'),
+  title: requiredText(2).max(100, 'At most 100 characters (Medium ignores longer titles)'),
+  subtitle: requiredText(2),
   canonical: UrlOrPostPlaceholder.optional().describe('original URL, or (post:…) for another post of this group'),
   publication: z.string().optional().describe('publication id (from the `publications` tool); a draft there unless `publishStatus` says otherwise'),
   tags: z

@@ -238,21 +238,27 @@ export async function startRedditSimulator(): Promise<RedditSimulator> {
     return true;
   }
 
+  /** The subreddit (by its stored name when it still exists) and author fields every listing item carries. */
+  function whereAndWho(sr: string, authorId: string) {
+    const s = sub(sr);
+    return {
+      subreddit: s?.name ?? sr,
+      subreddit_name_prefixed: s?.type === 'user' ? `u/${s.name.slice(2)}` : `r/${s?.name ?? sr}`,
+      author: state.users.get(authorId)?.name ?? '[deleted]',
+    };
+  }
+
   function listingItem(p: SimSubmission) {
-    const s = sub(p.sr);
-    const author = state.users.get(p.authorId);
     return {
       kind: 't3',
       data: {
         id: p.id,
         name: p.name,
         title: p.title,
-        subreddit: s?.name ?? p.sr,
-        subreddit_name_prefixed: s?.type === 'user' ? `u/${s.name.slice(2)}` : `r/${s?.name ?? p.sr}`,
+        ...whereAndWho(p.sr, p.authorId),
         selftext: p.text,
         url: p.kind === 'self' ? `https://www.reddit.com${p.permalink}` : p.url,
         permalink: p.permalink,
-        author: author?.name ?? '[deleted]',
         created_utc: p.createdUtc,
         is_self: p.kind === 'self',
         link_flair_text: p.flairText ?? null,
@@ -266,21 +272,17 @@ export async function startRedditSimulator(): Promise<RedditSimulator> {
   /** A comment as listings give it; without `raw_json=1` Reddit HTML-escapes `&`, `<` and `>` in the body. */
   function commentItem(c: SimComment, raw: boolean) {
     const link = find(c.linkId).submission!;
-    const s = sub(link.sr);
-    const author = state.users.get(c.authorId);
     return {
       kind: 't1',
       data: {
         id: c.id,
         name: c.name,
         body: raw ? c.text : c.text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;'),
-        author: author?.name ?? '[deleted]',
         link_id: c.linkId,
         parent_id: c.parent,
         link_title: link.title,
         link_permalink: `https://www.reddit.com${link.permalink}`,
-        subreddit: s?.name ?? link.sr,
-        subreddit_name_prefixed: s?.type === 'user' ? `u/${s.name.slice(2)}` : `r/${s?.name ?? link.sr}`,
+        ...whereAndWho(link.sr, c.authorId),
         permalink: c.permalink,
         created_utc: c.createdUtc,
         score: 1,

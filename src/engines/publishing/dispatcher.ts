@@ -1,3 +1,4 @@
+import { createWakeLoop } from '../../lib/wake-loop.js';
 import type { Database } from '../../db/client.js';
 import type { JobEngine } from '../../jobs/job-engine.js';
 import type { Clock } from '../../lib/clock.js';
@@ -66,19 +67,24 @@ export function createDispatcher(deps: {
   const channelSlots = new Map<string, Semaphore>();
   const held = new Set<string>();
   let running = false;
-  let wake: (() => void) | undefined;
-  let wakeRequested = false;
-  let loopDone: Promise<void> | undefined;
   const stops: (() => Promise<void> | void)[] = [];
   const inflight = new Set<Promise<void>>();
   let lastBeat = 0;
   const refillBatch = Math.max(1, Math.floor(options.capacity / 5));
   let lastRecovery = 0;
 
-  function poke() {
-    wakeRequested = true;
-    wake?.();
-  }
+  const wakeLoop = createWakeLoop({
+    maxIdleMs: options.maxIdleMs,
+    onError: (err) => deps.logger.error({ err }, 'publisher loop failed; retrying'),
+    async round() {
+      await tick();
+      if (held.size > 0 && options.capacity - held.size < refillBatch) return undefined;
+      const due = await nextDue();
+      // pg-boss takes jobs whose start is strictly before its now(): wake just after.
+      return due === undefined ? undefined : due - Date.now() + 2;
+    },
+  });
+  const poke = () => wakeLoop.poke();
 
   function slotFor(map: Map<string, Semaphore>, key: string, limit: number) {
     let s = map.get(key);
@@ -177,34 +183,6 @@ export function createDispatcher(deps: {
     }
   }
 
-  async function loop() {
-    while (running) {
-      wakeRequested = false;
-      let sleepMs = options.maxIdleMs;
-      try {
-        await tick();
-        if (held.size === 0 || options.capacity - held.size >= refillBatch) {
-          const due = await nextDue();
-          // pg-boss takes jobs whose start is strictly before its now(): wake just after.
-          if (due !== undefined) sleepMs = Math.max(0, Math.min(sleepMs, due - Date.now() + 2));
-        }
-      } catch (err) {
-        deps.logger.error({ err }, 'publisher loop failed; retrying');
-        sleepMs = 1000;
-      }
-      if (wakeRequested || !running) continue;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(done, sleepMs);
-        function done() {
-          clearTimeout(timer);
-          wake = undefined;
-          resolve();
-        }
-        wake = done;
-      });
-    }
-  }
-
   return {
     async start() {
       if (running) return;
@@ -216,14 +194,13 @@ export function createDispatcher(deps: {
       lastBeat = deps.clock.now();
       await recover().catch((err: unknown) => deps.logger.error({ err }, 'publisher recovery failed'));
       lastRecovery = deps.clock.now();
-      loopDone = loop();
+      wakeLoop.start();
     },
     /** Stops taking jobs and waits for the ones in progress (a publish is never cut midway on purpose). */
     async stop(timeoutMs = 30_000) {
       if (!running) return;
       running = false;
-      poke();
-      await loopDone;
+      await wakeLoop.stop();
       for (const s of stops.splice(0)) await s();
       await Promise.race([Promise.allSettled([...inflight]), new Promise((r) => setTimeout(r, timeoutMs).unref())]);
     },

@@ -1,3 +1,4 @@
+import { createWakeLoop } from '../../lib/wake-loop.js';
 import type { Database, Tx } from '../../db/client.js';
 import type { Clock } from '../../lib/clock.js';
 import type { SecretBox } from '../../lib/secret-box.js';
@@ -87,17 +88,20 @@ export function createWebhookDelivery(deps: {
   const busy = new Map<string, number>();
   const inflight = new Set<Promise<void>>();
   let running = false;
-  let wake: (() => void) | undefined;
-  let wakeRequested = false;
-  let loopDone: Promise<void> | undefined;
   let stopListening: (() => Promise<void>) | undefined;
   /** leasing is serialised in this process: the slot counts it reads must not change under it */
   let leasing: Promise<unknown> = Promise.resolve();
 
-  function poke() {
-    wakeRequested = true;
-    wake?.();
-  }
+  const wakeLoop = createWakeLoop({
+    maxIdleMs: options.maxIdleMs,
+    onError: (err) => deps.logger.error({ err }, 'webhook delivery loop failed; retrying'),
+    async round() {
+      await fill();
+      const due = await nextDue();
+      return due === undefined ? undefined : due - clock.now();
+    },
+  });
+  const poke = () => wakeLoop.poke();
 
   let pokeSoon: NodeJS.Timeout | undefined;
   /**
@@ -312,38 +316,13 @@ export function createWebhookDelivery(deps: {
     if (released > 0) deps.logger.warn({ count: released }, 'webhook deliveries leased before a restart are sent again');
   }
 
-  async function loop() {
-    while (running) {
-      wakeRequested = false;
-      let sleepMs = options.maxIdleMs;
-      try {
-        await fill();
-        const due = await nextDue();
-        if (due !== undefined) sleepMs = Math.max(0, Math.min(sleepMs, due - clock.now()));
-      } catch (err) {
-        deps.logger.error({ err }, 'webhook delivery loop failed; retrying');
-        sleepMs = 1000;
-      }
-      if (wakeRequested || !running) continue;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(done, sleepMs);
-        function done() {
-          clearTimeout(timer);
-          wake = undefined;
-          resolve();
-        }
-        wake = done;
-      });
-    }
-  }
-
   return {
     async start() {
       if (running) return;
       running = true;
       stopListening = await database.listen(WEBHOOK_CHANNEL, () => poke());
       await releaseDeadLeases().catch((err: unknown) => deps.logger.error({ err }, 'releasing webhook leases at start failed'));
-      loopDone = loop();
+      wakeLoop.start();
     },
     /** Stops taking deliveries and waits for the sends in flight (each ends within the send timeout). */
     async stop(timeoutMs = 30_000) {
@@ -351,8 +330,7 @@ export function createWebhookDelivery(deps: {
       running = false;
       clearTimeout(pokeSoon);
       pokeSoon = undefined;
-      poke();
-      await loopDone;
+      await wakeLoop.stop();
       await stopListening?.();
       await Promise.race([Promise.allSettled([...inflight]), new Promise((r) => setTimeout(r, timeoutMs).unref())]);
     },

@@ -1,6 +1,6 @@
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { expect, inject } from 'vitest';
+import { afterAll, beforeAll, expect, inject } from 'vitest';
 import { buildApp, type BuildAppOptions } from '../src/app.js';
 import { API_PREFIX } from '../src/http/openapi.js';
 import { loadConfig } from '../src/config.js';
@@ -133,4 +133,45 @@ export async function expectIsolated(
     expect(asOwner.statusCode, `owner ${route.method} ${route.url}: ${asOwner.body}`).toBeLessThan(300);
   }
   return asOther;
+}
+
+/**
+ * A stand-in for a value a `beforeAll` hook makes: usable in the test bodies (every property read
+ * goes to the value), an error if read before the hook ran.
+ */
+function standIn<T extends object>(what: string): { value: T; set(v: T): void } {
+  let target: T | undefined;
+  const value = new Proxy({} as T, {
+    get(_, prop) {
+      if (!target) throw new Error(`${what} is used before its beforeAll hook ran`);
+      const v = Reflect.get(target, prop, target) as unknown;
+      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+    },
+    has: (_, prop) => !!target && Reflect.has(target, prop),
+    ownKeys: () => (target ? Reflect.ownKeys(target) : []),
+    getOwnPropertyDescriptor: (_, prop) => (target ? Reflect.getOwnPropertyDescriptor(target, prop) : undefined),
+  });
+  return { value, set: (v) => (target = v) };
+}
+
+/**
+ * The usual start of an API test file: registers a `beforeAll` that builds the app (options may be
+ * a function, read when the hook runs: a simulator's origin started by an earlier hook) and creates
+ * the named organisations, and an `afterAll` that closes it. Returns the app and the organisations
+ * by name, ready inside tests and later hooks.
+ */
+export function useTestApp<N extends string>(
+  options: BuildTestAppOptions | (() => BuildTestAppOptions | Promise<BuildTestAppOptions>) = {},
+  ...orgNames: N[]
+): { t: TestApp; orgs: Record<Lowercase<N>, TestOrg> } {
+  const t = standIn<TestApp>('the test app');
+  const orgs = Object.fromEntries(orgNames.map((n) => [n.toLowerCase(), standIn<TestOrg>(`organisation ${n}`)])) as Record<string, ReturnType<typeof standIn<TestOrg>>>;
+  let built: TestApp | undefined;
+  beforeAll(async () => {
+    built = await buildTestApp(typeof options === 'function' ? await options() : options);
+    t.set(built);
+    for (const name of orgNames) orgs[name.toLowerCase()]!.set(await built.createOrg(name));
+  });
+  afterAll(async () => built?.close());
+  return { t: t.value, orgs: Object.fromEntries(Object.entries(orgs).map(([k, v]) => [k, v.value])) as Record<Lowercase<N>, TestOrg> };
 }

@@ -1,8 +1,8 @@
 import { Readable } from 'node:stream';
 import { Agent, request } from 'undici';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createChannel } from '../../test/factories.js';
-import { buildTestApp, call, expectError, type TestApp, type TestOrg } from '../../test/helpers.js';
+import { call, expectError, useTestApp } from '../../test/helpers.js';
 import { multipart } from '../../test/media.js';
 import { RawConnection, type RawResponse, type RawResult } from '../../test/raw-http.js';
 import { listen } from '../../test/wire.js';
@@ -41,17 +41,13 @@ const json = (r: RawResponse) => JSON.parse(r.body.toString('utf8')) as Record<s
 const listRequest = (apiKey: string) => `GET /public/v1/integrations HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: ${apiKey}\r\n\r\n`;
 
 describe('edges', () => {
-  let t: TestApp;
-  let acme: TestOrg;
   let port: number;
   let origin: string;
 
+  const { t, orgs: { acme } } = useTestApp({ env: { MEDIA_MAX_IMAGE_BYTES: '20000', MEDIA_MAX_VIDEO_BYTES: '40000', MEDIA_MAX_AUDIO_BYTES: '40000' } }, 'Acme');
   beforeAll(async () => {
-    t = await buildTestApp({ env: { MEDIA_MAX_IMAGE_BYTES: '20000', MEDIA_MAX_VIDEO_BYTES: '40000', MEDIA_MAX_AUDIO_BYTES: '40000' } });
-    acme = await t.createOrg('Acme');
     ({ port, origin } = await listen(t.app));
   });
-  afterAll(async () => t.close());
 
   describe('a refusal sent before the body was read never wedges the connection', () => {
     const cases: [string, () => { head: string; body: Buffer }, number, string][] = [

@@ -1,21 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, call, expectError, manualClock, type TestApp, type TestOrg } from '../../test/helpers.js';
+import { describe, expect, it } from 'vitest';
+import { call, expectError, manualClock, useTestApp } from '../../test/helpers.js';
 
 const URL = '/public/v1/integrations';
 const WINDOW = 3600;
 
 describe('rate limit (API.md §8): sliding log per organisation', () => {
-  let t: TestApp;
-  let acme: TestOrg;
-  let beta: TestOrg;
   const clock = manualClock();
 
-  beforeAll(async () => {
-    t = await buildTestApp({ clock, env: { API_RATE_LIMIT: '3', API_RATE_WINDOW_SECONDS: String(WINDOW) } });
-    acme = await t.createOrg('Acme');
-    beta = await t.createOrg('Beta');
-  });
-  afterAll(async () => t.close());
+  const { t, orgs: { acme, beta } } = useTestApp({ clock, env: { API_RATE_LIMIT: '3', API_RATE_WINDOW_SECONDS: String(WINDOW) } }, 'Acme', 'Beta');
 
   const get = (key: string, url = URL) => call(t.app, key, { method: 'GET', url });
 

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, call, expectError, expectIsolated, type TestApp, type TestOrg } from '../../../test/helpers.js';
+import { call, expectError, expectIsolated, type TestApp, type TestOrg, useTestApp } from '../../../test/helpers.js';
 import { postUpload, uploadMedia } from '../../../test/media.js';
 import { startS3Simulator, type S3Simulator } from '../../../test/simulators/s3.simulator.js';
 
@@ -44,18 +44,7 @@ describe('media library on S3-compatible storage', () => {
   const upload = (t: TestApp, org: TestOrg, data: Buffer) => uploadMedia(t, org, data, 'photo.png', { type: 'image/png' });
 
   describe('private bucket (no S3_PUBLIC_URL): GET /media/<key> redirects to a presigned URL', () => {
-    let t: TestApp;
-    let acme: TestOrg;
-    let beta: TestOrg;
-
-    beforeAll(async () => {
-      t = await buildTestApp({ env: s3Env('media', { S3_PRESIGN_SECONDS: '900' }) });
-      acme = await t.createOrg('Acme');
-      beta = await t.createOrg('Beta');
-    });
-    afterAll(async () => {
-      await t?.close();
-    });
+    const { t, orgs: { acme, beta } } = useTestApp(() => ({ env: s3Env('media', { S3_PRESIGN_SECONDS: '900' }) }), 'Acme', 'Beta');
 
     it('stores the upload in the bucket under the media key and serves it through a redirect', async () => {
       const bytes = pngWithTail(50_000);
@@ -125,16 +114,7 @@ describe('media library on S3-compatible storage', () => {
   });
 
   describe('public bucket or CDN (S3_PUBLIC_URL)', () => {
-    let t: TestApp;
-    let acme: TestOrg;
-
-    beforeAll(async () => {
-      t = await buildTestApp({ env: s3Env('public-media', { S3_PUBLIC_URL: `${sim.endpoint}/public-media/` }) });
-      acme = await t.createOrg('Acme');
-    });
-    afterAll(async () => {
-      await t?.close();
-    });
+    const { t, orgs: { acme } } = useTestApp(() => ({ env: s3Env('public-media', { S3_PUBLIC_URL: `${sim.endpoint}/public-media/` }) }), 'Acme');
 
     it('records the path under S3_PUBLIC_URL, where the same bytes are served', async () => {
       const bytes = pngWithTail(40_000);

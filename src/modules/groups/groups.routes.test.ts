@@ -1,17 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, call, expectError, expectIsolated, type TestApp, type TestOrg } from '../../../test/helpers.js';
+import { describe, expect, it } from 'vitest';
+import { call, expectError, expectIsolated, type TestOrg, useTestApp } from '../../../test/helpers.js';
 
 describe('client groups', () => {
-  let t: TestApp;
-  let acme: TestOrg;
-  let beta: TestOrg;
-
-  beforeAll(async () => {
-    t = await buildTestApp();
-    acme = await t.createOrg('Acme');
-    beta = await t.createOrg('Beta');
-  });
-  afterAll(async () => t.close());
+  const { t, orgs: { acme, beta } } = useTestApp({}, 'Acme', 'Beta');
 
   const create = (org: TestOrg, name: string) => call(t.app, org.apiKey, { method: 'POST', url: '/public/v1/groups', payload: { name } });
 

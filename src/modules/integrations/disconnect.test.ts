@@ -1,19 +1,10 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { integrations, posts } from '../../db/schema/index.js';
-import { buildTestApp, call, expectError, expectIsolated, type TestApp, type TestOrg } from '../../../test/helpers.js';
+import { call, expectError, expectIsolated, useTestApp } from '../../../test/helpers.js';
 
 describe('DELETE /integrations/{id}', () => {
-  let t: TestApp;
-  let acme: TestOrg;
-  let beta: TestOrg;
-
-  beforeAll(async () => {
-    t = await buildTestApp();
-    acme = await t.createOrg('Acme');
-    beta = await t.createOrg('Beta');
-  });
-  afterAll(async () => t.close());
+  const { t, orgs: { acme, beta } } = useTestApp({}, 'Acme', 'Beta');
 
   async function channelWithPosts() {
     const ch = await t.deps.repositories.integrations.insertIntegration({

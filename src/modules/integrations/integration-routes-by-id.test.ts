@@ -1,24 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { posts } from '../../db/schema/index.js';
-import { buildTestApp, call, expectError, expectIsolated, manualClock, type TestApp, type TestOrg } from '../../../test/helpers.js';
+import { call, expectError, expectIsolated, manualClock, useTestApp } from '../../../test/helpers.js';
 
 describe('channel routes by id: PUT /integrations, integration-settings, find-slot', () => {
-  let t: TestApp;
-  let acme: TestOrg;
-  let beta: TestOrg;
   let pinterestId: string;
   let blueskyId: string;
   const clock = manualClock(); // 2026-11-21T12:00:00Z
 
+  const { t, orgs: { acme, beta } } = useTestApp({ clock }, 'Acme', 'Beta');
   beforeAll(async () => {
-    t = await buildTestApp({ clock });
-    acme = await t.createOrg('Acme');
-    beta = await t.createOrg('Beta');
     const repo = t.deps.repositories.integrations;
     pinterestId = (await repo.insertIntegration({ organizationId: acme.id, identifier: 'pinterest', internalId: 'p1', name: 'Pins' })).id;
     blueskyId = (await repo.insertIntegration({ organizationId: acme.id, identifier: 'bluesky', internalId: 'b1', name: 'Sky', postingTimes: [] })).id;
   });
-  afterAll(async () => t.close());
 
   describe('PUT /integrations/{id}', () => {
     it('renames, disables, groups and sets posting times', async () => {

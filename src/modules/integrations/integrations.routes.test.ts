@@ -1,16 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, call, expectError, type TestApp, type TestOrg } from '../../../test/helpers.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { call, expectError, useTestApp } from '../../../test/helpers.js';
 
 describe('GET /integrations and /is-connected', () => {
-  let t: TestApp;
-  let acme: TestOrg;
-  let beta: TestOrg;
   let groupId: string;
 
+  const { t, orgs: { acme, beta } } = useTestApp({}, 'Acme', 'Beta');
   beforeAll(async () => {
-    t = await buildTestApp();
-    acme = await t.createOrg('Acme');
-    beta = await t.createOrg('Beta');
     const repo = t.deps.repositories.integrations;
     const sealed = t.deps.secretBox.seal(JSON.stringify({ accessToken: 'SECRET-ACCESS-TOKEN' }));
     groupId = (await t.deps.repositories.groups.insertGroup(acme.id, 'Client A')).id;
@@ -19,7 +14,6 @@ describe('GET /integrations and /is-connected', () => {
     await repo.insertIntegration({ organizationId: acme.id, identifier: 'mastodon', internalId: '3', name: 'Gone', credentials: sealed, deletedAt: new Date() });
     await repo.insertIntegration({ organizationId: beta.id, identifier: 'linkedin', internalId: '4', name: 'Beta In', credentials: sealed, refreshNeeded: true });
   });
-  afterAll(async () => t.close());
 
   describe('happy', () => {
     it('lists live channels, disabled included, in the reference shape', async () => {

@@ -1,15 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, call, expectError, type TestApp, type TestOrg } from '../../../test/helpers.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { call, expectError, useTestApp } from '../../../test/helpers.js';
 
 describe('GET /notifications', () => {
-  let t: TestApp;
-  let acme: TestOrg;
-  let beta: TestOrg;
-
+  const { t, orgs: { acme, beta } } = useTestApp({}, 'Acme', 'Beta');
   beforeAll(async () => {
-    t = await buildTestApp();
-    acme = await t.createOrg('Acme');
-    beta = await t.createOrg('Beta');
     const repo = t.deps.repositories.notifications;
     const base = Date.UTC(2026, 10, 1);
     for (let i = 0; i < 150; i++) {
@@ -17,7 +11,6 @@ describe('GET /notifications', () => {
     }
     await repo.insertNotification({ organizationId: beta.id, content: 'beta only' });
   });
-  afterAll(async () => t.close());
 
   it('pages of 100, newest first, in the reference shape', async () => {
     const p0 = (await call(t.app, acme.apiKey, { method: 'GET', url: '/public/v1/notifications' })).json<{

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createChannel, eventsOf } from '../../../test/factories.js';
-import { buildTestApp, call, expectError, expectIsolated, manualClock, type TestApp, type TestOrg } from '../../../test/helpers.js';
+import { call, expectError, expectIsolated, manualClock, type TestOrg, useTestApp } from '../../../test/helpers.js';
 
 interface Detail {
   id: string;
@@ -10,9 +10,6 @@ interface Detail {
 }
 
 describe('PUT /posts/{id}/date (the calendar’s drag and drop)', () => {
-  let t: TestApp;
-  let acme: TestOrg;
-  let beta: TestOrg;
   let channelId: string;
   const clock = manualClock();
 
@@ -28,13 +25,10 @@ describe('PUT /posts/{id}/date (the calendar’s drag and drop)', () => {
   const detail = async (id: string) => (await call(t.app, acme.apiKey, { method: 'GET', url: `/public/v1/posts/${id}` })).json<Detail>();
   const move = (id: string, date: string, org: TestOrg = acme) => call(t.app, org.apiKey, { method: 'PUT', url: `/public/v1/posts/${id}/date`, payload: { date } });
 
+  const { t, orgs: { acme, beta } } = useTestApp({ clock }, 'Acme', 'Beta');
   beforeAll(async () => {
-    t = await buildTestApp({ clock });
-    acme = await t.createOrg('Acme');
-    beta = await t.createOrg('Beta');
     channelId = (await createChannel(t, acme, 'telegram')).id;
   });
-  afterAll(async () => t.close());
 
   it('moves a queued post with its thread items and puts it back on the queue at the new time', async () => {
     const id = await create('schedule');

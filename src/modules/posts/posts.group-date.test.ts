@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createChannel, eventsOf } from '../../../test/factories.js';
-import { buildTestApp, call, expectError, expectIsolated, manualClock, type TestApp, type TestOrg } from '../../../test/helpers.js';
+import { call, expectError, expectIsolated, manualClock, type TestOrg, useTestApp } from '../../../test/helpers.js';
 
 interface Detail {
   id: string;
@@ -11,9 +11,6 @@ interface Detail {
 }
 
 describe('PUT /posts/group/{group}/date (the calendar drags a multi-channel post as one)', () => {
-  let t: TestApp;
-  let acme: TestOrg;
-  let beta: TestOrg;
   let telegramId: string;
   let skyId: string;
   const clock = manualClock();
@@ -44,14 +41,11 @@ describe('PUT /posts/group/{group}/date (the calendar drags a multi-channel post
   const datesOf = async (group: string) =>
     (await t.deps.database.sql.executeSql(`SELECT publish_date FROM posts WHERE "group" = $1 AND deleted_at IS NULL`, [group])).rows.map((r) => new Date(r.publish_date as string).toISOString());
 
+  const { t, orgs: { acme, beta } } = useTestApp({ clock }, 'Acme', 'Beta');
   beforeAll(async () => {
-    t = await buildTestApp({ clock });
-    acme = await t.createOrg('Acme');
-    beta = await t.createOrg('Beta');
     telegramId = (await createChannel(t, acme, 'telegram', { name: 'Acme News' })).id;
     skyId = (await createChannel(t, acme, 'bluesky', { name: 'Acme Sky' })).id;
   });
-  afterAll(async () => t.close());
 
   it('moves every post of the group, thread items included, and queues each channel’s post again at the new time', async () => {
     const { group, ids, channels } = await create('schedule');

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { randomUUID } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, call, expectError, expectIsolated, type TestApp, type TestOrg } from '../../../test/helpers.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { call, expectError, expectIsolated, type TestOrg, useTestApp } from '../../../test/helpers.js';
 import { createChannel, createMedia, eventsOf } from '../../../test/factories.js';
 import { EVENT_PAYLOAD_SCHEMAS } from '../../core/webhooks/event-schemas.js';
 import { parseInstant } from './posts.schemas.js';
@@ -33,26 +33,20 @@ const X_SETTINGS = { __type: 'x', who_can_reply_post: 'everyone' };
 const NIL = '00000000-0000-0000-0000-000000000000';
 
 describe('posts routes', () => {
-  let t: TestApp;
-  let acme: TestOrg;
-  let beta: TestOrg;
   let xId: string;
   let skyId: string;
   let devtoId: string;
   let instaId: string;
   let betaXId: string;
 
+  const { t, orgs: { acme, beta } } = useTestApp({}, 'Acme', 'Beta');
   beforeAll(async () => {
-    t = await buildTestApp();
-    acme = await t.createOrg('Acme');
-    beta = await t.createOrg('Beta');
     xId = (await createChannel(t, acme, 'x', { name: 'Acme X' })).id;
     skyId = (await createChannel(t, acme, 'bluesky', { name: 'Acme Sky' })).id;
     devtoId = (await createChannel(t, acme, 'devto', { name: 'Acme Dev' })).id;
     instaId = (await createChannel(t, acme, 'instagram', { name: 'Acme Insta' })).id;
     betaXId = (await createChannel(t, beta, 'x', { name: 'Beta X' })).id;
   });
-  afterAll(async () => t.close());
 
   // ---------------------------------------------------------------- helpers
 

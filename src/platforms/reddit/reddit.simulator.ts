@@ -442,14 +442,21 @@ export async function startRedditSimulator(): Promise<RedditSimulator> {
         .send(`<?xml version="1.0" encoding="UTF-8"?>\n<PostResponse><Location>${location}</Location><Bucket>reddit-uploaded-media</Bucket><Key>${m.key}</Key><ETag>"${file.sha256.slice(0, 32)}"</ETag></PostResponse>`);
     });
 
-    app.post('/api/submit', async (req: FastifyRequest<{ Body: Record<string, string | undefined> }>, reply) => {
-      const user = authorize(req, reply, 'submit');
-      if (!user) return reply;
-      const b = req.body ?? {};
+    /** What `/api/submit` and `/api/comment` answer before reading the thing to write: the legacy jQuery shape without `api_type=json`, the RATELIMIT throttle. */
+    const refuseWrite = (b: Record<string, string | undefined>) => {
       if (b.api_type !== 'json') return { jquery: [[0, 1, 'call', ['body']]], success: false };
       if (state.throttleMinutes !== null) {
         return jsonErrors([['RATELIMIT', `you are doing that too much. try again in ${state.throttleMinutes} minutes.`, 'ratelimit']]);
       }
+      return undefined;
+    };
+
+    app.post('/api/submit', async (req: FastifyRequest<{ Body: Record<string, string | undefined> }>, reply) => {
+      const user = authorize(req, reply, 'submit');
+      if (!user) return reply;
+      const b = req.body ?? {};
+      const refused = refuseWrite(b);
+      if (refused) return refused;
       const kind = b.kind ?? 'link';
       if (!['self', 'link', 'image', 'video', 'videogif'].includes(kind)) return jsonErrors([['INVALID_OPTION', 'that option is not valid', 'kind']]);
       if (!b.sr) return jsonErrors([['SUBREDDIT_REQUIRED', 'please enter a subreddit', 'sr']]);
@@ -522,10 +529,8 @@ export async function startRedditSimulator(): Promise<RedditSimulator> {
       const user = authorize(req, reply, 'submit');
       if (!user) return reply;
       const b = req.body ?? {};
-      if (b.api_type !== 'json') return { jquery: [[0, 1, 'call', ['body']]], success: false };
-      if (state.throttleMinutes !== null) {
-        return jsonErrors([['RATELIMIT', `you are doing that too much. try again in ${state.throttleMinutes} minutes.`, 'ratelimit']]);
-      }
+      const refused = refuseWrite(b);
+      if (refused) return refused;
       const target = find(b.thing_id ?? '');
       // (simulator's own code for a missing parent)
       if (!b.thing_id || !/^t[13]_/.test(b.thing_id) || (!target.submission && !target.comment)) return jsonErrors([['NO_THING_ID', "that item doesn't exist", 'parent']]);

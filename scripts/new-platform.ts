@@ -53,43 +53,41 @@ export function platformFiles(n: PlatformNames): Record<string, string> {
   const notWritten = (fn: string, what: string) => `throw new Error(\`${id}/client.ts ${fn} is not written yet: ${what}\`);`;
   return {
     'metadata.ts': `import { z } from 'zod';
+import { defineMetadata, noMedia } from '../common/define-metadata.js';
 import { requiredSecret } from '../common/schemas.js';
-import type { PlatformMetadata } from '../platform.js';
 
 /**
  * ${name} post settings (\`settings\` of \`POST /posts\`, rendered by \`GET /integration-settings\`).
- * TO FILL IN: the options a post on ${name} takes (a community, a title…), or \`settings: null\` in
- * the metadata when it takes none.
+ * TO FILL IN: the options a post on ${name} takes (a community, a title…), or leave \`settings\`
+ * out of the metadata when it takes none.
  */
 export const ${pascal}SettingsSchema = z.object({});
 
 /**
  * \`POST /social/${id}\`: what a user types to connect a channel. TO FILL IN: the platform's real
- * fields (an OAuth platform has none: \`authKind: 'oauth2'\` with \`oauth\`, and
- * \`beginConnect\`/\`completeConnect\` in index.ts instead of \`connectWithCredentials\`).
+ * fields (an OAuth platform has none: \`authKind: 'oauth2'\` with \`oauth\` and \`deploymentApp\`,
+ * and \`beginConnect\`/\`completeConnect\` in index.ts instead of \`connectWithCredentials\`).
  */
 export const ${pascal}CredentialsSchema = z.object({
   apiKey: requiredSecret('${name} API key'),
 });
 
-/** TO FILL IN: ${name}'s real limits (text length and counting, media, threads, concurrency). */
-export const ${camel}Metadata: PlatformMetadata = {
+/**
+ * TO FILL IN: ${name}'s real limits (text length and counting, media, threads, concurrency).
+ * \`defineMetadata\` fills in what is left out (no threads, no tools, no analytics, one publish at a
+ * time per channel: METADATA_DEFAULTS); media from its presets: \`noMedia\`, \`imagesOnly(max)\`,
+ * \`anyAttachments(max)\` or \`mediaRules({ image, video })\`.
+ */
+export const ${camel}Metadata = defineMetadata({
   identifier: ${q(id)},
   displayName: ${q(name)},
   authKind: 'credentials',
-  instanceBased: false,
-  editor: 'normal',
   text: { maxLength: 500, counting: 'characters' },
-  media: { minItems: 0, maxItems: 0, mixed: false, onThreadItems: false },
-  thread: { supported: false },
-  asyncProcessing: false,
-  concurrency: { perPlatform: 2, perChannel: 1 },
+  media: noMedia,
+  concurrency: { perPlatform: 2 },
   settings: ${pascal}SettingsSchema,
   credentials: ${pascal}CredentialsSchema,
-  tools: [],
-  rules: '',
-  analytics: { channel: false, post: false },
-};
+});
 `,
     'errors.ts': `import { errorFromResponse } from '../http-errors.js';
 import type { PlatformError, PlatformResponse } from '../platform.js';

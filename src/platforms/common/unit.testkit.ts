@@ -84,3 +84,10 @@ export type ContractMediaHost = Awaited<ReturnType<typeof contractMediaHost>>;
 
 /** The `mediaOrigins` of a simulator that pulls the contract's media from `host`. */
 export const contractMediaOrigins = (host: { origin: string }): Record<string, string> => ({ 'https://media.example': host.origin });
+
+/** Starts a public media host (`start`) and puts the contract's PNG at `1.png` on it, where the contract's media item says it lives. */
+export async function hostingContractPng<H extends { put(name: string, data: Buffer, type: string): unknown }>(start: () => Promise<H>): Promise<H> {
+  const host = await start();
+  host.put('1.png', CONTRACT_PNG, 'image/png');
+  return host;
+}

@@ -1,12 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { connectViaOAuth, runPlatformContract } from '../../../test/platform-contract.js';
-import { PlatformError, type ConnectedAccount, type PlatformAdapter, type PublishItem } from '../platform.js';
+import { oauthConnector, platformFailure, runSimulatorContract } from '../common/unit.testkit.js';
+import { withCreds, published } from '../common/platform.testkit.js';
+import type { PlatformAdapter, PublishItem } from '../platform.js';
 import { DEFAULT_RATE_LIMIT_SECONDS, dribbbleError } from './errors.js';
 import { createDribbbleAdapter, dribbbleIssues } from './index.js';
-import { readPicture, type DribbbleSimulator } from './dribbble.simulator.js';
+import { readPicture } from './dribbble.simulator.js';
 import { addImage, CALLBACK, DRIBBBLE_APP, dribbbleSimulator, originsFor, OTHER_TEAM, PLAYER, png, rewriteFor, sha, shoot, STUDIO, withDribbble, type TestCtx } from './dribbble.testkit.js';
 
 const adapter = createDribbbleAdapter({ app: DRIBBBLE_APP });
+const connect = oauthConnector(adapter, rewriteFor, { redirectUri: CALLBACK });
 
 /**
  * The contract's generic posts, made into shots: every shot needs a title and exactly one
@@ -30,37 +32,15 @@ const asShots: PlatformAdapter = {
 // 400×300, 800×600 or 1600×1200: the simulator refuses it as Dribbble does (tested below), and
 // swapping its bytes would make the case's sha256 check meaningless. "publishes the picture with
 // the exact bytes" below runs the same check with a 400×300 PNG.
-runPlatformContract({
+runSimulatorContract({
   name: 'dribbble',
   adapter: asShots,
   errorsIn200: false,
-  async setup() {
-    const sim = await dribbbleSimulator();
-    return {
-      origins: originsFor(sim),
-      injectKind: (k) => sim.injectKind(k),
-      connect: (ctx) => connectViaOAuth(adapter, ctx, rewriteFor(sim), { redirectUri: CALLBACK }),
-      lookup: (id) => sim.lookup(id),
-      close: () => sim.close(),
-    };
-  },
+  start: () => dribbbleSimulator(),
+  origins: originsFor,
+  connect,
   skip: { media: 'Dribbble refuses the contract’s 1×1 picture (only 400×300, 800×600, 1600×1200); covered below with a 400×300 PNG' },
 });
-
-const connect = (sim: DribbbleSimulator, ctx: TestCtx) => connectViaOAuth(adapter, ctx, rewriteFor(sim), { redirectUri: CALLBACK });
-const withCreds = (ctx: TestCtx, account: ConnectedAccount) => ({ ...ctx, credentials: account.credentials });
-const fail = async (p: Promise<unknown>) => {
-  const e = await p.then(
-    () => undefined,
-    (err: unknown) => err,
-  );
-  expect(e).toBeInstanceOf(PlatformError);
-  return e as PlatformError;
-};
-const published = (r: Awaited<ReturnType<typeof shoot>>) => {
-  if (r.status !== 'published') throw new Error(`expected published, got ${r.status}`);
-  return r;
-};
 
 describe('dribbble: connecting', () => {
   it('connects with the public and upload scopes; the token never expires and there is no refresh', async () => {
@@ -78,12 +58,12 @@ describe('dribbble: connecting', () => {
   it('refuses a grant without upload, a wrong secret, and says so when the server has no app', async () => {
     await withDribbble({}, async (sim, ctx) => {
       sim.grantOnly(['public']);
-      expect((await fail(connect(sim, ctx))).message).toMatch(/did not grant the upload permission/);
+      expect((await platformFailure(connect(sim, ctx))).message).toMatch(/did not grant the upload permission/);
       sim.grantOnly(undefined);
       const wrong = createDribbbleAdapter({ app: { ...DRIBBBLE_APP, clientSecret: 'nope' } });
-      expect((await fail(connectViaOAuth(wrong, ctx, rewriteFor(sim), { redirectUri: CALLBACK }))).kind).toBe('rejected');
+      expect((await platformFailure(connect(sim, ctx, wrong))).kind).toBe('rejected');
     });
-    expect((await fail(createDribbbleAdapter({}).beginConnect!({ state: 's', redirectUri: CALLBACK }, {} as TestCtx))).kind).toBe('unsupported');
+    expect((await platformFailure(createDribbbleAdapter({}).beginConnect!({ state: 's', redirectUri: CALLBACK }, {} as TestCtx))).kind).toBe('unsupported');
   });
 });
 
@@ -112,10 +92,10 @@ describe('dribbble: shots', () => {
       const byUrl = published(await shoot(adapter, ctx, account, '<p>b</p>', [image], { title: 'b', team: `https://dribbble.com/${STUDIO.login}/` }));
       expect([byId, byUrl].map((r) => sim.shots.find((s) => String(s.id) === r.id)!.teamId)).toEqual([STUDIO.id, STUDIO.id]);
       const before = sim.shots.length;
-      const other = await fail(shoot(adapter, ctx, account, '<p>c</p>', [image], { title: 'c', team: String(OTHER_TEAM.id) }));
+      const other = await platformFailure(shoot(adapter, ctx, account, '<p>c</p>', [image], { title: 'c', team: String(OTHER_TEAM.id) }));
       expect(other.message).toMatch(/^settings\.team: /);
       expect(sim.shots).toHaveLength(before);
-      expect((await fail(adapter.runTool!('buckets', {}, withCreds(ctx, account)))).kind).toBe('unsupported');
+      expect((await platformFailure(adapter.runTool!('buckets', {}, withCreds(ctx, account)))).kind).toBe('unsupported');
     });
   });
 
@@ -124,17 +104,17 @@ describe('dribbble: shots', () => {
       const account = await connect(sim, ctx);
       // Described with the wrong size, so only Dribbble can see it: it reads the file's header.
       const oneByOne = addImage(ctx, 'tiny', png(1, 1), 400, 300);
-      const tiny = await fail(shoot(adapter, ctx, account, '<p>x</p>', [oneByOne]));
+      const tiny = await platformFailure(shoot(adapter, ctx, account, '<p>x</p>', [oneByOne]));
       expect({ kind: tiny.kind, message: tiny.message }).toEqual({ kind: 'rejected', message: 'Validation failed: image must be exactly 400x300, 800x600, or 1600x1200 (it is 1x1)' });
       const text = addImage(ctx, 'txt', Buffer.from('not a picture at all'), 400, 300);
-      expect((await fail(shoot(adapter, ctx, account, '<p>x</p>', [text]))).message).toBe('Validation failed: image must be a GIF, JPG, or PNG');
+      expect((await platformFailure(shoot(adapter, ctx, account, '<p>x</p>', [text]))).message).toBe('Validation failed: image must be a GIF, JPG, or PNG');
       const good = addImage(ctx, 'good', png(1600, 1200, 3), 1600, 1200);
-      expect((await fail(shoot(adapter, ctx, account, '<p>x</p>', [good], { title: '  ' }))).message).toBe('settings.title: Required');
-      expect((await fail(shoot(adapter, ctx, account, '<p>x</p>', [good], { title: 't', tags: Array.from({ length: 13 }, (_, i) => `t${i}`) }))).message).toBe('settings.tags: At most 12 tags');
+      expect((await platformFailure(shoot(adapter, ctx, account, '<p>x</p>', [good], { title: '  ' }))).message).toBe('settings.title: Required');
+      expect((await platformFailure(shoot(adapter, ctx, account, '<p>x</p>', [good], { title: 't', tags: Array.from({ length: 13 }, (_, i) => `t${i}`) }))).message).toBe('settings.tags: At most 12 tags');
       // Known dimensions are checked before anything is sent.
       const known = addImage(ctx, 'known', png(1, 1), 1, 1);
-      expect((await fail(shoot(adapter, ctx, account, '<p>x</p>', [known]))).message).toMatch(/exactly 400×300, 800×600, 1600×1200 pixels; this picture is 1×1/);
-      expect((await fail(shoot(adapter, ctx, account, '<p>x</p>', []))).message).toBe('A Dribbble shot needs exactly one picture');
+      expect((await platformFailure(shoot(adapter, ctx, account, '<p>x</p>', [known]))).message).toMatch(/exactly 400×300, 800×600, 1600×1200 pixels; this picture is 1×1/);
+      expect((await platformFailure(shoot(adapter, ctx, account, '<p>x</p>', []))).message).toBe('A Dribbble shot needs exactly one picture');
       expect(sim.shots).toHaveLength(0);
     });
   });
@@ -144,14 +124,14 @@ describe('dribbble: shots', () => {
       sim.approveAs(42);
       const basic = await connect(sim, ctx);
       const image = addImage(ctx, 'p', png(400, 300), 400, 300);
-      const notPro = await fail(shoot(adapter, ctx, basic, '<p>x</p>', [image]));
+      const notPro = await platformFailure(shoot(adapter, ctx, basic, '<p>x</p>', [image]));
       expect({ kind: notPro.kind, message: notPro.message }).toEqual({ kind: 'rejected', message: 'You are not allowed to upload shots' });
       sim.approveAs(PLAYER.id);
       const account = await connect(sim, ctx);
       sim.revokeGrants();
-      const revoked = await fail(shoot(adapter, ctx, account, '<p>x</p>', [image]));
+      const revoked = await platformFailure(shoot(adapter, ctx, account, '<p>x</p>', [image]));
       expect({ kind: revoked.kind, message: revoked.message }).toEqual({ kind: 'reconnect_required', message: 'Bad credentials' });
-      expect((await fail(adapter.publish({ item: { content: 'r', media: [] }, settings: { title: 't' }, replyTo: { id: '1', rootId: '1' }, idempotencyKey: 'r' }, withCreds(ctx, account)))).kind).toBe('unsupported');
+      expect((await platformFailure(adapter.publish({ item: { content: 'r', media: [] }, settings: { title: 't' }, replyTo: { id: '1', rootId: '1' }, idempotencyKey: 'r' }, withCreds(ctx, account)))).kind).toBe('unsupported');
     });
   });
 
@@ -161,7 +141,7 @@ describe('dribbble: shots', () => {
       const image = addImage(ctx, 'p', png(400, 300), 400, 300);
       published(await shoot(adapter, ctx, account, '<p>1</p>', [image]));
       published(await shoot(adapter, ctx, account, '<p>2</p>', [image]));
-      const limited = await fail(shoot(adapter, ctx, account, '<p>3</p>', [image]));
+      const limited = await platformFailure(shoot(adapter, ctx, account, '<p>3</p>', [image]));
       expect(limited.kind).toBe('rate_limited');
       expect(limited.details.retryAfterSeconds).toBeGreaterThan(0);
       // X-RateLimit-Reset is the end of the minute window, in whole epoch seconds.

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { connectViaOAuth, runPlatformContract } from '../../../test/platform-contract.js';
-import type { MetaSimulator } from '../common/meta.simulator.js';
+import { oauthConnector, platformFailure, runSimulatorContract } from '../common/unit.testkit.js';
 import {
   ADA,
   BAKERY,
@@ -23,30 +22,13 @@ import {
   withMeta,
   type TestCtx,
 } from './facebook.testkit.js';
-import type { PlatformError } from '../platform.js';
 import { facebookError } from './errors.js';
 import { createFacebookAdapter } from './index.js';
 
 const adapter = createFacebookAdapter({ app: FB_APP });
+const connect = oauthConnector(adapter, rewriteFor);
 
-runPlatformContract({
-  name: 'facebook',
-  adapter,
-  errorsIn200: false,
-  async setup() {
-    const sim = await metaSimulator();
-    return {
-      origins: originsFor(sim),
-      injectKind: (k) => sim.injectKind(k),
-      connect: (ctx) => connectViaOAuth(adapter, ctx, rewriteFor(sim)),
-      lookup: (id) => sim.lookup(id),
-      close: () => sim.close(),
-    };
-  },
-});
-
-const connect = (sim: MetaSimulator, ctx: TestCtx, a = adapter) => connectViaOAuth(a, ctx, rewriteFor(sim));
-const fail = (p: Promise<unknown>) => p.then(() => expect.fail('expected a PlatformError'), (e: unknown) => e as PlatformError);
+runSimulatorContract({ name: 'facebook', adapter, errorsIn200: false, start: () => metaSimulator(), origins: originsFor, connect });
 
 describe('facebook connect and pages', () => {
   it('exchanges the code for a long-lived user token and connects the first Page with its Page token', async () => {
@@ -73,11 +55,11 @@ describe('facebook connect and pages', () => {
       const begun = await adapter.beginConnect!({ state: 's1', redirectUri: 'https://tidings.example/cb' }, ctx);
       const back = new URL((await fetch(rewriteFor(sim)(begun.url), { redirect: 'manual' })).headers.get('location')!);
       const code = back.searchParams.get('code')!;
-      const wrong = await fail(adapter.completeConnect!({ code, redirectUri: 'https://tidings.example/other' }, ctx));
+      const wrong = await platformFailure(adapter.completeConnect!({ code, redirectUri: 'https://tidings.example/other' }, ctx));
       expect(wrong.kind).toBe('rejected');
       expect(wrong.message).toMatch(/redirect_uri is identical/);
       await adapter.completeConnect!({ code, redirectUri: 'https://tidings.example/cb' }, ctx);
-      const again = await fail(adapter.completeConnect!({ code, redirectUri: 'https://tidings.example/cb' }, ctx));
+      const again = await platformFailure(adapter.completeConnect!({ code, redirectUri: 'https://tidings.example/cb' }, ctx));
       expect({ kind: again.kind, message: again.message }).toEqual({ kind: 'rejected', message: 'Facebook refused the authorisation: This authorization code has been used.' });
     });
   });
@@ -85,7 +67,7 @@ describe('facebook connect and pages', () => {
   it('refuses a login that did not grant every permission, naming them', async () => {
     await withMeta({}, async (sim, ctx) => {
       sim.users.get(ADA.id)!.declines = ['pages_manage_posts', 'read_insights'];
-      const err = await fail(connect(sim, ctx));
+      const err = await platformFailure(connect(sim, ctx));
       expect(err.kind).toBe('rejected');
       expect(err.message).toContain('(pages_manage_posts, read_insights)');
     });
@@ -95,13 +77,13 @@ describe('facebook connect and pages', () => {
     await withMeta({}, async (sim, ctx) => {
       sim.addUser({ id: '10000000000000009', name: 'Nobody' });
       sim.approveAs('10000000000000009');
-      const err = await fail(connect(sim, ctx));
+      const err = await platformFailure(connect(sim, ctx));
       expect({ kind: err.kind, message: err.message }).toEqual({ kind: 'rejected', message: 'Nobody manages no Facebook Page they can publish on' });
     });
   });
 
   it('says Facebook is not configured without an app', async () => {
-    const err = await fail(createFacebookAdapter({}).beginConnect!({ state: 's', redirectUri: 'http://localhost/cb' }, {} as TestCtx));
+    const err = await platformFailure(createFacebookAdapter({}).beginConnect!({ state: 's', redirectUri: 'http://localhost/cb' }, {} as TestCtx));
     expect({ kind: err.kind, message: err.message }).toEqual({ kind: 'unsupported', message: 'Facebook Page is not configured' });
   });
 
@@ -119,9 +101,9 @@ describe('facebook connect and pages', () => {
       expect(sim.tokens.get(switched.credentials.pageToken as string)).toMatchObject({ kind: 'fb-page', pageId: LABS.id });
       const r = published(await post(adapter, ctx, switched, '<p>From the labs</p>'));
       expect(sim.feed.find((f) => f.id === r.id)).toMatchObject({ pageId: LABS.id, message: 'From the labs' });
-      const foreign = await fail(adapter.selectAccount!('103000000000003', c));
+      const foreign = await platformFailure(adapter.selectAccount!('103000000000003', c));
       expect(foreign.kind).toBe('rejected');
-      expect((await fail(adapter.runTool!('boards', {}, c))).kind).toBe('unsupported');
+      expect((await platformFailure(adapter.runTool!('boards', {}, c))).kind).toBe('unsupported');
     });
   });
 
@@ -129,7 +111,7 @@ describe('facebook connect and pages', () => {
     await withMeta({}, async (sim, ctx) => {
       const account = await connect(sim, ctx);
       sim.tokens.get(account.credentials.userToken as string)!.expiresAt = Date.now() - 1000;
-      const err = await fail(adapter.runTool!('pages', {}, { ...ctx, credentials: account.credentials }));
+      const err = await platformFailure(adapter.runTool!('pages', {}, { ...ctx, credentials: account.credentials }));
       expect(err.kind).toBe('rejected');
       expect(err.message).toMatch(/reconnect the channel to choose another one/);
       published(await post(adapter, ctx, account, '<p>still posting</p>'));
@@ -185,7 +167,7 @@ describe('facebook text and link posts', () => {
     await withMeta({}, async (sim, ctx) => {
       const account = await connect(sim, ctx);
       published(await post(adapter, ctx, account, '<p>same words</p>'));
-      const err = await fail(post(adapter, ctx, account, '<p>same words</p>'));
+      const err = await platformFailure(post(adapter, ctx, account, '<p>same words</p>'));
       expect({ kind: err.kind, code: err.details.platformCode, message: err.message }).toEqual({
         kind: 'rejected',
         code: '506',
@@ -361,7 +343,7 @@ describe('facebook pictures, videos, reels and stories', () => {
       const first = pending(await post(chunked, ctx, account, '<p>again</p>', { media: [video('v', bytes.length)], settings: { post_type: 'reel' } }));
       const afterOne = pending(await chunked.checkPublish!(first.token, c));
       sim.inject({ path: /^\/v23\.0\/\d+\?fields=status/, status: 500, body: { error: { message: 'An unknown error has occurred.', type: 'OAuthException', code: 1, is_transient: true, fbtrace_id: 'x' } } });
-      const transient = await fail(chunked.checkPublish!(afterOne.token, c));
+      const transient = await platformFailure(chunked.checkPublish!(afterOne.token, c));
       expect(transient.kind).toBe('transient');
       // A crash lost the newer token: the first one goes on from the 40 bytes Facebook has, never re-sending them.
       const answers = await drive(chunked, ctx, account, first);
@@ -377,7 +359,7 @@ describe('facebook pictures, videos, reels and stories', () => {
       const account = await connect(sim, ctx);
       ctx.media.set('v', new Blob([Buffer.from('not a video at all')], { type: 'video/mp4' }));
       const first = pending(await post(adapter, ctx, account, '<p>broken</p>', { media: [video('v', 18)], settings: { post_type: 'reel' } }));
-      const err = await fail(drive(adapter, ctx, account, first));
+      const err = await platformFailure(drive(adapter, ctx, account, first));
       expect({ kind: err.kind, message: err.message }).toEqual({ kind: 'rejected', message: "Facebook could not process the video: The video file you selected is in a format that we don't support." });
     });
   });
@@ -406,7 +388,7 @@ describe('facebook pictures, videos, reels and stories', () => {
       sim.inject({ path: /\/photo_stories$/, status: 503, body: { error: { message: 'Service temporarily unavailable', type: 'OAuthException', code: 2, is_transient: true, fbtrace_id: 'y' } } });
       const first = pending(await post(adapter, ctx, account, '<p>today</p>', { media: [image('s')], settings: { post_type: 'story' } }));
       expect(first.pollAfterMs).toBe(0);
-      expect((await fail(adapter.checkPublish!(first.token, { ...ctx, credentials: account.credentials }))).kind).toBe('transient');
+      expect((await platformFailure(adapter.checkPublish!(first.token, { ...ctx, credentials: account.credentials }))).kind).toBe('transient');
       const done = published(await adapter.checkPublish!(first.token, { ...ctx, credentials: account.credentials }));
       expect(sim.stories).toEqual([expect.objectContaining({ postId: done.id, pageId: BAKERY.id, mediaType: 'photo', sha256: sha(PNG(5)) })]);
       expect(done.url).toBe(`https://www.facebook.com/stories/${BAKERY.id}/${done.id}/`);

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { connectViaOAuth, runPlatformContract } from '../../../test/platform-contract.js';
-import { PlatformError, type ConnectedAccount, type PlatformResponse } from '../platform.js';
+import { hostingContractPng, oauthConnector, platformFailure, runSimulatorContract } from '../common/unit.testkit.js';
+import { withCreds, published } from '../common/platform.testkit.js';
+import { CONTRACT_PNG } from '../common/media-pull.testkit.js';
+import type { PlatformResponse } from '../platform.js';
 import { DEFAULT_RATE_LIMIT_SECONDS, gmbError } from './errors.js';
-import type { GmbSimulator } from './gmb.simulator.js';
 import {
   ADA,
   BAKERY,
@@ -21,61 +22,31 @@ import {
   sha,
   startMediaHost,
   withGmb,
+  type MediaHost,
   type TestCtx,
 } from './gmb.testkit.js';
 import { createGmbAdapter, gmbIssues, locationUrl } from './index.js';
 
 const adapter = createGmbAdapter({ app: GMB_APP });
+const connect = oauthConnector(adapter, rewriteFor, { redirectUri: CALLBACK });
 const DAY = 86_400_000;
 
-// The contract's picture, served where its media item says it lives (Google fetches it from there).
-const CONTRACT_PNG = Buffer.from(
-  '89504e470d0a1a0a0000000d4948445200000001000000010806000000' + '1f15c4890000000d49444154789c6360000002000001e221bc330000000049454e44ae426082',
-  'hex',
-);
 const PNG = (n: number) => Buffer.concat([CONTRACT_PNG.subarray(0, 8), Buffer.from(`png-${n}`)]);
 const JPEG = (n: number) => Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.from(`jpeg-${n}`)]);
 
 // Local posts have no replies or comments (the metadata says `thread.supported: false`, so post
 // validation refuses thread items): the contract's thread case cannot apply. The adapter's
 // answer to a reply is tested below.
-runPlatformContract({
+runSimulatorContract({
   name: 'gmb',
   adapter,
   // A local post Google files as REJECTED comes back under HTTP 200.
   errorsIn200: true,
-  async setup() {
-    const host = await startMediaHost();
-    host.put('1.png', CONTRACT_PNG, 'image/png');
-    const sim = await gmbSimulator({ mediaOrigins: { [MEDIA_ORIGIN]: host.origin } });
-    return {
-      origins: originsFor(sim),
-      injectKind: (k) => sim.injectKind(k),
-      connect: (ctx) => connectViaOAuth(adapter, ctx, rewriteFor(sim), { redirectUri: CALLBACK }),
-      lookup: (id) => sim.lookup(id),
-      expireToken: () => sim.expireAccessTokens(),
-      close: async () => {
-        await sim.close();
-        await host.close();
-      },
-    };
-  },
+  host: () => hostingContractPng(startMediaHost),
+  start: (host: MediaHost) => gmbSimulator({ mediaOrigins: { [MEDIA_ORIGIN]: host.origin } }),
+  origins: originsFor,
+  connect,
 });
-
-const connect = (sim: GmbSimulator, ctx: TestCtx) => connectViaOAuth(adapter, ctx, rewriteFor(sim), { redirectUri: CALLBACK });
-const withCreds = (ctx: TestCtx, account: ConnectedAccount) => ({ ...ctx, credentials: account.credentials });
-const fail = async (p: Promise<unknown>) => {
-  const e = await p.then(
-    () => undefined,
-    (err: unknown) => err,
-  );
-  expect(e).toBeInstanceOf(PlatformError);
-  return e as PlatformError;
-};
-const published = (r: Awaited<ReturnType<typeof post>>) => {
-  if (r.status !== 'published') throw new Error(`expected published, got ${r.status}`);
-  return r;
-};
 
 describe('gmb: connecting, locations and tokens', () => {
   it('asks Google for offline access and connects the first location, keeping the account its posts go through', async () => {
@@ -106,9 +77,9 @@ describe('gmb: connecting, locations and tokens', () => {
       const r = published(await post(adapter, ctx, cafe, '<p>Fresh coffee</p>'));
       expect(r.id).toMatch(new RegExp(`^${GROUP}/locations/${CAFE.id}/localPosts/\\d+$`));
       expect(sim.posts.at(-1)).toMatchObject({ locationId: CAFE.id, accountName: GROUP });
-      const other = await fail(adapter.selectAccount!(`locations/${OTHERS.id}`, withCreds(ctx, account)));
+      const other = await platformFailure(adapter.selectAccount!(`locations/${OTHERS.id}`, withCreds(ctx, account)));
       expect(other.kind).toBe('rejected');
-      expect((await fail(adapter.runTool!('reviews', {}, withCreds(ctx, account)))).kind).toBe('unsupported');
+      expect((await platformFailure(adapter.runTool!('reviews', {}, withCreds(ctx, account)))).kind).toBe('unsupported');
     });
   });
 
@@ -116,10 +87,10 @@ describe('gmb: connecting, locations and tokens', () => {
     await withGmb({}, async (sim, ctx) => {
       sim.addUser({ sub: '100000000000000000077', name: 'No Shops', email: 'none@example.com' });
       sim.approveAs('100000000000000000077');
-      expect((await fail(connect(sim, ctx))).message).toMatch(/manages no Business Profile location/);
+      expect((await platformFailure(connect(sim, ctx))).message).toMatch(/manages no Business Profile location/);
       sim.approveAs(ADA.sub);
       sim.grantOnly(['https://www.googleapis.com/auth/userinfo.profile']);
-      expect((await fail(connect(sim, ctx))).message).toMatch(/did not grant access to the Business Profile/);
+      expect((await platformFailure(connect(sim, ctx))).message).toMatch(/did not grant access to the Business Profile/);
     });
   });
 
@@ -127,7 +98,7 @@ describe('gmb: connecting, locations and tokens', () => {
     await withGmb({}, async (sim, ctx) => {
       const account = await connect(sim, ctx);
       sim.expireAccessTokens();
-      expect((await fail(post(adapter, ctx, account, '<p>x</p>'))).kind).toBe('auth_expired');
+      expect((await platformFailure(post(adapter, ctx, account, '<p>x</p>'))).kind).toBe('auth_expired');
       const renewed = await adapter.refresh!(withCreds(ctx, account));
       expect(renewed.credentials).toMatchObject({ refreshToken: account.credentials.refreshToken, locationName: `locations/${BAKERY.id}` });
       expect(renewed.credentials.accessToken).not.toBe(account.credentials.accessToken);
@@ -135,15 +106,15 @@ describe('gmb: connecting, locations and tokens', () => {
       const token = sim.log.filter((r) => r.path === '/token').at(-1)!;
       expect(token.body).toMatchObject({ grant_type: 'refresh_token', client_id: GMB_APP.clientId, client_secret: GMB_APP.clientSecret });
       sim.revokeGrants();
-      const dead = await fail(adapter.refresh!(withCreds(ctx, account)));
+      const dead = await platformFailure(adapter.refresh!(withCreds(ctx, account)));
       expect({ kind: dead.kind, code: dead.details.platformCode }).toEqual({ kind: 'reconnect_required', code: 'invalid_grant' });
-      const none = await fail(adapter.refresh!({ ...ctx, credentials: { ...account.credentials, refreshToken: null } }));
+      const none = await platformFailure(adapter.refresh!({ ...ctx, credentials: { ...account.credentials, refreshToken: null } }));
       expect(none.kind).toBe('reconnect_required');
     });
   });
 
   it('says Google Business Profile is not configured without an app', async () => {
-    const err = await fail(createGmbAdapter({}).beginConnect!({ state: 's', redirectUri: CALLBACK }, {} as TestCtx));
+    const err = await platformFailure(createGmbAdapter({}).beginConnect!({ state: 's', redirectUri: CALLBACK }, {} as TestCtx));
     expect(err.kind).toBe('unsupported');
   });
 });
@@ -213,7 +184,7 @@ describe('gmb: local posts', () => {
       const done = await adapter.checkPublish!(first.token, c);
       expect(done).toEqual({ status: 'published', id: first.token, url: sim.posts[0]!.searchUrl });
       expect(sim.posts).toHaveLength(1);
-      expect((await fail(adapter.checkPublish!('../../etc', c))).kind).toBe('rejected');
+      expect((await platformFailure(adapter.checkPublish!('../../etc', c))).kind).toBe('rejected');
     });
   });
 
@@ -221,20 +192,20 @@ describe('gmb: local posts', () => {
     await withGmb({}, async (sim, ctx, host) => {
       const account = await connect(sim, ctx);
       sim.rejectNextPost();
-      const rejected = await fail(post(adapter, ctx, account, '<p>Call 555-0100 now</p>'));
+      const rejected = await platformFailure(post(adapter, ctx, account, '<p>Call 555-0100 now</p>'));
       expect({ kind: rejected.kind, code: rejected.details.platformCode }).toEqual({ kind: 'rejected', code: 'REJECTED' });
-      const missing = await fail(post(adapter, ctx, account, '<p>x</p>', { media: [photo(`${MEDIA_ORIGIN}/gone.png`)] }));
+      const missing = await platformFailure(post(adapter, ctx, account, '<p>x</p>', { media: [photo(`${MEDIA_ORIGIN}/gone.png`)] }));
       expect({ kind: missing.kind, message: missing.message }).toEqual({
         kind: 'rejected',
         message: `Request contains an invalid argument. (media[0].source_url: Failed to fetch the media from ${MEDIA_ORIGIN}/gone.png (HTTP 404))`,
       });
-      const gif = await fail(post(adapter, ctx, account, '<p>x</p>', { media: [photo(host.put('a.gif', Buffer.from('GIF89a....'), 'image/gif'), 'image/gif')] }));
+      const gif = await platformFailure(post(adapter, ctx, account, '<p>x</p>', { media: [photo(host.put('a.gif', Buffer.from('GIF89a....'), 'image/gif'), 'image/gif')] }));
       expect(gif.message).toContain('must be a JPG or PNG image');
       const video = { ...photo(host.put('v.mp4', Buffer.from('....ftyp'), 'video/mp4')), type: 'video' as const, mimeType: 'video/mp4' };
-      expect((await fail(post(adapter, ctx, account, '<p>x</p>', { media: [video] }))).message).toMatch(/cannot carry a video/);
+      expect((await platformFailure(post(adapter, ctx, account, '<p>x</p>', { media: [video] }))).message).toMatch(/cannot carry a video/);
       const two = [photo(host.put('1.png', PNG(1), 'image/png')), photo(host.put('2.png', PNG(2), 'image/png'))];
-      expect((await fail(post(adapter, ctx, account, '<p>x</p>', { media: two }))).message).toMatch(/at most one photo/);
-      expect((await fail(post(adapter, ctx, account, '<p>x</p>', { replyTo: { id: 'a', rootId: 'a' } }))).kind).toBe('unsupported');
+      expect((await platformFailure(post(adapter, ctx, account, '<p>x</p>', { media: two }))).message).toMatch(/at most one photo/);
+      expect((await platformFailure(post(adapter, ctx, account, '<p>x</p>', { replyTo: { id: 'a', rootId: 'a' } }))).kind).toBe('unsupported');
       expect(sim.posts.filter((p) => p.state !== 'REJECTED')).toHaveLength(0);
     });
   });
@@ -243,11 +214,11 @@ describe('gmb: local posts', () => {
     await withGmb({}, async (sim, ctx) => {
       const account = await connect(sim, ctx);
       sim.accounts.find((a) => a.name === PERSONAL)!.members = [];
-      const lost = await fail(post(adapter, ctx, account, '<p>x</p>'));
+      const lost = await platformFailure(post(adapter, ctx, account, '<p>x</p>'));
       expect({ kind: lost.kind, code: lost.details.platformCode }).toEqual({ kind: 'reconnect_required', code: 'PERMISSION_DENIED' });
       sim.accounts.find((a) => a.name === PERSONAL)!.members = [ADA.sub];
       sim.locations.delete(BAKERY.id);
-      const gone = await fail(post(adapter, ctx, account, '<p>x</p>'));
+      const gone = await platformFailure(post(adapter, ctx, account, '<p>x</p>'));
       expect({ kind: gone.kind, message: gone.message }).toEqual({ kind: 'rejected', message: 'Requested entity was not found.' });
     });
   });
@@ -314,9 +285,9 @@ describe('gmb: validation', () => {
     expect(adapter.validate({ settings: { topicType: 'OFFER', eventTitle: 'x', eventStartDate: '2026-01-01' }, items: [] }).map((i) => i.path)).toEqual(['settings.eventEndDate']);
     await withGmb({}, async (sim, ctx) => {
       const account = await connect(sim, ctx);
-      const err = await fail(post(adapter, ctx, account, '<p>x</p>', { settings: { topicType: 'OFFER', eventTitle: 'x' } }));
+      const err = await platformFailure(post(adapter, ctx, account, '<p>x</p>', { settings: { topicType: 'OFFER', eventTitle: 'x' } }));
       expect(err.message).toBe('settings.eventStartDate: Required for an offer (YYYY-MM-DD)');
-      expect((await fail(post(adapter, ctx, account, `<p>${'a'.repeat(1501)}</p>`))).message).toMatch(/at most 1500 characters/);
+      expect((await platformFailure(post(adapter, ctx, account, `<p>${'a'.repeat(1501)}</p>`))).message).toMatch(/at most 1500 characters/);
       expect(sim.posts).toHaveLength(0);
     });
   });

@@ -1,16 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { connectViaOAuth, runPlatformContract } from '../../../test/platform-contract.js';
-import type { MetaSimulator } from '../common/meta.simulator.js';
+import { runInstagramContract } from '../common/meta-unit.testkit.js';
+import { oauthConnector, platformFailure } from '../common/unit.testkit.js';
 import {
   addMedia,
-  contractMediaServer,
   drive,
   IG_BAKERY,
   IG_LOGIN_APP,
   image,
-  metaSimulator,
   MP4,
-  originsFor,
   pending,
   JPEG,
   post,
@@ -19,39 +16,14 @@ import {
   sha,
   video,
   withMeta,
-  withPictureForText,
-  type TestCtx,
 } from './instagram-standalone.testkit.js';
-import type { PlatformError } from '../platform.js';
 import { createInstagramStandaloneAdapter, REFRESH_MARGIN_MS } from './index.js';
 
 const adapter = createInstagramStandaloneAdapter({ app: IG_LOGIN_APP });
+const connect = oauthConnector(adapter, rewriteFor);
 const DAY = 86_400_000;
 
-runPlatformContract({
-  name: 'instagram-standalone',
-  adapter: withPictureForText(adapter),
-  errorsIn200: false,
-  async setup() {
-    const server = await contractMediaServer();
-    const sim = await metaSimulator({ mediaOrigins: { 'https://media.example': server.origin } });
-    return {
-      origins: originsFor(sim),
-      injectKind: (k) => sim.injectKind(k),
-      connect: (ctx) => connectViaOAuth(adapter, ctx, rewriteFor(sim)),
-      lookup: (id) => sim.lookup(id),
-      // Meta reports the token expired (190/463) while its refresh window is still open.
-      expireToken: () => sim.expireAccessTokens(),
-      close: async () => {
-        await sim.close();
-        await server.close();
-      },
-    };
-  },
-});
-
-const connect = (sim: MetaSimulator, ctx: TestCtx) => connectViaOAuth(adapter, ctx, rewriteFor(sim));
-const fail = (p: Promise<unknown>) => p.then(() => expect.fail('expected a PlatformError'), (e: unknown) => e as PlatformError);
+runInstagramContract('instagram-standalone', adapter);
 
 describe('instagram-standalone connect and refresh', () => {
   it('code → one-hour token → 60-day token, the professional account from /me; the channel is due for refresh ten days before expiry', async () => {
@@ -79,7 +51,7 @@ describe('instagram-standalone connect and refresh', () => {
       const begun = await adapter.beginConnect!({ state: 's', redirectUri: 'https://tidings.example/cb' }, ctx);
       const back = new URL((await fetch(rewriteFor(sim)(begun.url), { redirect: 'manual' })).headers.get('location')!);
       await adapter.completeConnect!({ code: back.searchParams.get('code')!, redirectUri: 'https://tidings.example/cb' }, ctx);
-      const again = await fail(adapter.completeConnect!({ code: back.searchParams.get('code')!, redirectUri: 'https://tidings.example/cb' }, ctx));
+      const again = await platformFailure(adapter.completeConnect!({ code: back.searchParams.get('code')!, redirectUri: 'https://tidings.example/cb' }, ctx));
       expect({ kind: again.kind, message: again.message }).toEqual({ kind: 'rejected', message: 'Instagram refused the authorisation: Invalid authorization code' });
     });
   });
@@ -112,15 +84,15 @@ describe('instagram-standalone connect and refresh', () => {
       sim.expireAccessTokens({ pastRefresh: true });
       const pic = image('late');
       addMedia(ctx, server, pic, JPEG(4));
-      expect((await fail(post(adapter, ctx, account, '<p>late</p>', { media: [pic], settings: { post_type: 'post' } }))).kind).toBe('auth_expired');
-      const dead = await fail(adapter.refresh!(c));
+      expect((await platformFailure(post(adapter, ctx, account, '<p>late</p>', { media: [pic], settings: { post_type: 'post' } }))).kind).toBe('auth_expired');
+      const dead = await platformFailure(adapter.refresh!(c));
       expect({ kind: dead.kind, code: dead.details.platformCode }).toEqual({ kind: 'reconnect_required', code: '190/463' });
     });
     await withMeta({}, async (sim, ctx) => {
       const account = await connect(sim, ctx);
       sim.revokeAccessTokens();
-      expect((await fail(adapter.refresh!({ ...ctx, credentials: account.credentials }))).kind).toBe('reconnect_required');
-      const past = await fail(adapter.refresh!({ ...ctx, clock: { now: () => Date.now() + 61 * DAY }, credentials: account.credentials }));
+      expect((await platformFailure(adapter.refresh!({ ...ctx, credentials: account.credentials }))).kind).toBe('reconnect_required');
+      const past = await platformFailure(adapter.refresh!({ ...ctx, clock: { now: () => Date.now() + 61 * DAY }, credentials: account.credentials }));
       expect(past.kind).toBe('reconnect_required');
       expect(past.message).toMatch(/can no longer be renewed/);
     });

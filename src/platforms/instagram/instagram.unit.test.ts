@@ -1,19 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { connectViaOAuth, runPlatformContract } from '../../../test/platform-contract.js';
+import { runInstagramContract } from '../common/meta-unit.testkit.js';
+import { oauthConnector, platformFailure } from '../common/unit.testkit.js';
 import type { MetaSimulator } from '../common/meta.simulator.js';
 import {
   ADA,
   addMedia,
   BAKERY,
-  contractMediaServer,
   drive,
   IG_APP,
   IG_BAKERY,
   IG_LABS,
   image,
-  metaSimulator,
   MP4,
-  originsFor,
   pending,
   JPEG,
   PNG,
@@ -23,37 +21,16 @@ import {
   sha,
   video,
   withMeta,
-  withPictureForText,
-  type TestCtx,
 } from './instagram.testkit.js';
-import type { PlatformAdapter, PlatformError } from '../platform.js';
+import type { PlatformAdapter } from '../platform.js';
 import { instagramError, PUBLISHING_LIMIT_WAIT_SECONDS } from './errors.js';
 import { createInstagramAdapter } from './index.js';
 
 const adapter = createInstagramAdapter({ app: IG_APP });
+const connect = oauthConnector(adapter, rewriteFor);
 
-runPlatformContract({
-  name: 'instagram',
-  adapter: withPictureForText(adapter),
-  errorsIn200: false,
-  async setup() {
-    const server = await contractMediaServer();
-    const sim = await metaSimulator({ mediaOrigins: { 'https://media.example': server.origin } });
-    return {
-      origins: originsFor(sim),
-      injectKind: (k) => sim.injectKind(k),
-      connect: (ctx) => connectViaOAuth(adapter, ctx, rewriteFor(sim)),
-      lookup: (id) => sim.lookup(id),
-      close: async () => {
-        await sim.close();
-        await server.close();
-      },
-    };
-  },
-});
+runInstagramContract('instagram', adapter);
 
-const connect = (sim: MetaSimulator, ctx: TestCtx) => connectViaOAuth(adapter, ctx, rewriteFor(sim));
-const fail = (p: Promise<unknown>) => p.then(() => expect.fail('expected a PlatformError'), (e: unknown) => e as PlatformError);
 const containerCalls = (sim: MetaSimulator) => sim.log.filter((l) => l.method === 'POST' && /^\/v23\.0\/\d+\/media$/.test(l.path));
 
 describe('instagram connect and accounts', () => {
@@ -80,7 +57,7 @@ describe('instagram connect and accounts', () => {
       const switched = await adapter.selectAccount!(IG_LABS.id, c);
       expect(switched).toMatchObject({ internalId: IG_LABS.id, profile: IG_LABS.username });
       expect(switched.credentials).toMatchObject({ igUserId: IG_LABS.id, pageId: '102000000000002' });
-      expect((await fail(adapter.selectAccount!('17841499999999999', c))).kind).toBe('rejected');
+      expect((await platformFailure(adapter.selectAccount!('17841499999999999', c))).kind).toBe('rejected');
     });
   });
 
@@ -89,7 +66,7 @@ describe('instagram connect and accounts', () => {
       sim.addUser({ id: '10000000000000007', name: 'Blogger' });
       sim.pages.get('104000000000004')!.managers.push('10000000000000007');
       sim.approveAs('10000000000000007');
-      const err = await fail(connect(sim, ctx));
+      const err = await platformFailure(connect(sim, ctx));
       expect(err.kind).toBe('rejected');
       expect(err.message).toMatch(/^No Instagram Business or Creator account is linked to the Facebook Pages Blogger manages/);
     });
@@ -135,7 +112,7 @@ describe('instagram containers', () => {
       ]);
       const second = pending(await adapter.checkPublish!(first.token, c));
       sim.inject({ path: /^\/v23\.0\/\d+\?fields=status_code/, status: 500, body: { error: { message: 'An unexpected error has occurred. Please retry your request later.', type: 'OAuthException', code: 2, is_transient: true, fbtrace_id: 'z' } } });
-      expect((await fail(adapter.checkPublish!(second.token, c))).kind).toBe('transient');
+      expect((await platformFailure(adapter.checkPublish!(second.token, c))).kind).toBe('transient');
       const done = published((await drive(adapter, ctx, account, second)).at(-1)!);
       const media = sim.igMedia.find((m) => m.id === done.id)!;
       expect(media).toMatchObject({ productType: 'REELS', caption: 'Kneading', trialGraduation: 'SS_PERFORMANCE', mediaSha256: [sha(MP4(1, 80))] });
@@ -206,7 +183,7 @@ describe('instagram containers', () => {
       addMedia(ctx, server, clip, MP4(5, 64));
       sim.failNextContainers('The video is too short: reels must be at least 3 seconds (2207026)');
       const first = pending(await post(adapter, ctx, account, '<p>short</p>', { media: [clip], settings: { post_type: 'post' } }));
-      const err = await fail(drive(adapter, ctx, account, first));
+      const err = await platformFailure(drive(adapter, ctx, account, first));
       expect({ kind: err.kind, message: err.message }).toEqual({ kind: 'rejected', message: 'Instagram could not process the media: The video is too short: reels must be at least 3 seconds (2207026)' });
       expect(sim.mediaPublishCalls).toEqual([]);
     });
@@ -216,16 +193,16 @@ describe('instagram containers', () => {
     await withMeta({}, async (sim, ctx, server) => {
       const account = await connect(sim, ctx);
       ctx.media.set('gone', new Blob([JPEG(1)]));
-      const missing = await fail(post(adapter, ctx, account, '<p>x</p>', { media: [image('gone')], settings: { post_type: 'post' } }));
+      const missing = await platformFailure(post(adapter, ctx, account, '<p>x</p>', { media: [image('gone')], settings: { post_type: 'post' } }));
       expect({ kind: missing.kind, code: missing.details.platformCode }).toEqual({ kind: 'transient', code: '9004/2207052' });
       const webp = image('w', { type: 'image/webp', ext: 'webp' });
       addMedia(ctx, server, webp, Buffer.concat([Buffer.from('RIFF\0\0\0\0WEBPVP8 ', 'latin1'), Buffer.alloc(20)]));
-      const refused = await fail(post(adapter, ctx, account, '<p>y</p>', { media: [webp], settings: { post_type: 'post' } }));
+      const refused = await platformFailure(post(adapter, ctx, account, '<p>y</p>', { media: [webp], settings: { post_type: 'post' } }));
       expect({ kind: refused.kind, message: refused.message }).toEqual({ kind: 'rejected', message: 'Unsupported format: The image format is not supported. Only JPEG images can be published.' });
       // a PNG too: Instagram publishes JPEG only
       const png = image('p', { type: 'image/png', ext: 'png' });
       addMedia(ctx, server, png, PNG(2));
-      const pngRefused = await fail(post(adapter, ctx, account, '<p>z</p>', { media: [png], settings: { post_type: 'post' } }));
+      const pngRefused = await platformFailure(post(adapter, ctx, account, '<p>z</p>', { media: [png], settings: { post_type: 'post' } }));
       expect({ kind: pngRefused.kind, code: pngRefused.details.platformCode, message: pngRefused.message }).toEqual({
         kind: 'rejected',
         code: '9004/2207005',

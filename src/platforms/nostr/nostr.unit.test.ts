@@ -14,7 +14,6 @@ const adapter = createNostrAdapter({ relayTimeoutMs: 1500 });
 const SK = new Uint8Array(Buffer.from(SECRET_HEX, 'hex'));
 const PUBKEY = getPublicKey(SK);
 
-
 // Nostr has no upload: a note links its media by public URL. The contract's media case stays
 // genuine because the relay simulator's record fetches each imeta URL and hashes the bytes
 // (the contract's https://media.example/1.png is served by a tiny host mapped for the relays).
@@ -35,7 +34,6 @@ runSimulatorContract({
   origins: (relays) => relays.origins,
   connect: (relays, ctx) => adapter.connectWithCredentials!({ privateKey: SECRET_HEX, relays: relays.urls }, ctx),
 });
-
 
 describe('nostr: several relays', () => {
   let relays: Relays;

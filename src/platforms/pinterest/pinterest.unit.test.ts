@@ -558,4 +558,3 @@ describe('pinterest: recent pins and analytics', () => {
     });
   });
 });
-

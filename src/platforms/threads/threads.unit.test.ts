@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { connectViaOAuth, runPlatformContract } from '../../../test/platform-contract.js';
-import { PlatformError, type ConnectedAccount, type PlatformResponse } from '../platform.js';
+import { hostingContractPng, oauthConnector, platformFailure, runSimulatorContract } from '../common/unit.testkit.js';
+import { CONTRACT_PNG } from '../common/media-pull.testkit.js';
+import type { ConnectedAccount, PlatformResponse } from '../platform.js';
 import { containerError, DEFAULT_RATE_LIMIT_WAIT_SECONDS, PUBLISHING_LIMIT_WAIT_SECONDS, threadsError } from './errors.js';
 import { createThreadsAdapter, RENEW_BEFORE_MS } from './index.js';
 import { countThreadsText, threadsLinks } from './text.js';
@@ -23,51 +24,26 @@ import {
   originsFor,
   videoAt,
   withThreads,
+  type MediaHost,
   type TestCtx,
 } from './threads.testkit.js';
 
 const adapter = createThreadsAdapter({ app: THREADS_APP });
+const connect = oauthConnector(adapter, rewriteFor, { redirectUri: CALLBACK });
 const DAY = 86_400_000;
 
-// The contract's picture, served where its media item says it lives (Threads fetches it from there).
-const CONTRACT_PNG = Buffer.from(
-  '89504e470d0a1a0a0000000d4948445200000001000000010806000000' + '1f15c4890000000d49444154789c6360000002000001e221bc330000000049454e44ae426082',
-  'hex',
-);
-
-runPlatformContract({
+runSimulatorContract({
   name: 'threads',
   adapter,
   errorsIn200: true,
-  async setup() {
-    const host = await startMediaHost();
-    host.put('1.png', CONTRACT_PNG, 'image/png');
-    const sim = await threadsSimulator(host);
-    return {
-      origins: originsFor(sim),
-      injectKind: (k) => sim.injectKind(k),
-      connect: (ctx) => connectViaOAuth(adapter, ctx, rewriteFor(sim), { redirectUri: CALLBACK }),
-      lookup: (id) => sim.lookup(id),
-      expireToken: () => sim.expireAccessTokens(),
-      close: async () => {
-        await sim.close();
-        await host.close();
-      },
-    };
-  },
+  host: () => hostingContractPng(startMediaHost),
+  start: (host: MediaHost) => threadsSimulator(host),
+  origins: originsFor,
+  connect,
 });
 
-const connect = (sim: ThreadsSimulator, ctx: TestCtx) => connectViaOAuth(adapter, ctx, rewriteFor(sim), { redirectUri: CALLBACK });
 const PNG = (n: number) => Buffer.concat([CONTRACT_PNG.subarray(0, 8), Buffer.from(`png-${n}`)]);
 const JPEG = (n: number) => Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.from(`jpeg-${n}`)]);
-const fail = async (p: Promise<unknown>) => {
-  const e = await p.then(
-    () => undefined,
-    (err: unknown) => err,
-  );
-  expect(e).toBeInstanceOf(PlatformError);
-  return e as PlatformError;
-};
 const answer = (status: number, error: Record<string, unknown>, headers: Record<string, string> = {}): PlatformResponse => ({
   status,
   headers,
@@ -165,16 +141,16 @@ describe('threads connect and tokens', () => {
       expect(location.endsWith('#_')).toBe(true);
       const code = new URL(location).searchParams.get('code')!;
       await adapter.completeConnect!({ code, redirectUri: CALLBACK }, ctx);
-      const again = await fail(adapter.completeConnect!({ code, redirectUri: CALLBACK }, ctx));
+      const again = await platformFailure(adapter.completeConnect!({ code, redirectUri: CALLBACK }, ctx));
       expect({ kind: again.kind, message: again.message }).toEqual({ kind: 'rejected', message: 'This authorization code has been used.' });
       const wrong = createThreadsAdapter({ app: { ...THREADS_APP, clientSecret: 'nope' } });
-      const bad = await fail(wrong.completeConnect!({ code: 'AQxyz', redirectUri: CALLBACK }, ctx));
+      const bad = await platformFailure(wrong.completeConnect!({ code: 'AQxyz', redirectUri: CALLBACK }, ctx));
       expect(bad.message).toContain('Error validating client secret.');
     });
   });
 
   it('says Threads is not configured when there is no app', async () => {
-    const err = await fail(createThreadsAdapter({}).beginConnect!({ state: 's', redirectUri: CALLBACK }, {} as TestCtx));
+    const err = await platformFailure(createThreadsAdapter({}).beginConnect!({ state: 's', redirectUri: CALLBACK }, {} as TestCtx));
     expect({ kind: err.kind, message: err.message }).toEqual({ kind: 'unsupported', message: 'Threads is not configured on this server: set THREADS_CLIENT_ID and THREADS_CLIENT_SECRET' });
   });
 
@@ -195,11 +171,11 @@ describe('threads connect and tokens', () => {
 
       // The first token runs out (day 61): Threads no longer renews it.
       offset = 61 * DAY;
-      const expired = await fail(adapter.refresh!({ ...ctx, credentials: account.credentials }));
+      const expired = await platformFailure(adapter.refresh!({ ...ctx, credentials: account.credentials }));
       expect({ kind: expired.kind, code: expired.details.platformCode }).toEqual({ kind: 'reconnect_required', code: '190/463' });
 
       sim.revokeAccessTokens();
-      const revoked = await fail(adapter.refresh!({ ...ctx, credentials: renewed.credentials }));
+      const revoked = await platformFailure(adapter.refresh!({ ...ctx, credentials: renewed.credentials }));
       expect({ kind: revoked.kind, code: revoked.details.platformCode }).toEqual({ kind: 'reconnect_required', code: '190/460' });
     });
   });
@@ -260,7 +236,7 @@ describe('threads publishing', () => {
       const account = await connect(sim, ctx);
       sim.failNextMedia('INVALID_DURATION');
       const token = pendingToken(await post(adapter, ctx, account, '<p>Too long</p>', { media: [videoAt(host.put('long.mp4', MP4(2), 'video/mp4'))] }));
-      const err = await fail(check(adapter, ctx, account, token));
+      const err = await platformFailure(check(adapter, ctx, account, token));
       expect({ kind: err.kind, message: err.message, code: err.details.platformCode }).toEqual({
         kind: 'rejected',
         message: 'Threads could not process the media: INVALID_DURATION (the duration is not accepted (at most 5 minutes))',
@@ -269,7 +245,7 @@ describe('threads publishing', () => {
       expect(calls(sim, 'POST', /threads_publish$/)).toHaveLength(0);
       // A video Threads cannot download fails the same way, with a hint about PUBLIC_URL.
       const missing = pendingToken(await post(adapter, ctx, account, '<p>Gone</p>', { media: [videoAt('https://media.example/missing.mp4')] }));
-      const gone = await fail(check(adapter, ctx, account, missing));
+      const gone = await platformFailure(check(adapter, ctx, account, missing));
       expect(gone.message).toBe("Threads could not process the media: FAILED_DOWNLOADING_VIDEO (Threads could not download the video from this server's PUBLIC_URL)");
       expect(sim.posts).toHaveLength(0);
     });
@@ -280,7 +256,7 @@ describe('threads publishing', () => {
       const account = await connect(sim, ctx);
       const token = pendingToken(await post(adapter, ctx, account, '<p>Flaky</p>', { media: [videoAt(host.put('f.mp4', MP4(3), 'video/mp4'))] }));
       sim.inject({ path: /^\/v1\.0\/\d+\?/, status: 500, body: { error: { message: 'An unknown error has occurred.', type: 'OAuthException', code: 1, is_transient: true } } });
-      expect((await fail(check(adapter, ctx, account, token))).kind).toBe('transient');
+      expect((await platformFailure(check(adapter, ctx, account, token))).kind).toBe('transient');
       // Threads fails the publish call itself (5xx): the answer is pending, and the status decides next time.
       sim.inject({ path: /threads_publish$/, status: 500, body: { error: { message: 'Service temporarily unavailable', type: 'OAuthException', code: 2, is_transient: true } } });
       expect(pendingToken(await check(adapter, ctx, account, token))).toBe(token);
@@ -382,18 +358,18 @@ describe('threads publishing', () => {
   it("Threads' own refusals: text and link limits, unfetchable pictures, the publishing quota", async () => {
     await withThreads({ publishQuota: 1 }, async (sim, ctx, host) => {
       const account = await connect(sim, ctx);
-      const long = await fail(post(adapter, ctx, account, `<p>${'a'.repeat(497)}👍</p>`));
+      const long = await platformFailure(post(adapter, ctx, account, `<p>${'a'.repeat(497)}👍</p>`));
       expect({ kind: long.kind, message: long.message }).toEqual({ kind: 'rejected', message: 'Text too long: The text of a post can be at most 500 characters.' });
-      const links = await fail(post(adapter, ctx, account, Array.from({ length: 6 }, (_, i) => `https://l${i}.example`).join(' ')));
+      const links = await platformFailure(post(adapter, ctx, account, Array.from({ length: 6 }, (_, i) => `https://l${i}.example`).join(' ')));
       expect(links.message).toBe('Too many links: Posts can include at most 5 links.');
-      const missing = await fail(post(adapter, ctx, account, '<p>x</p>', { media: [imageAt('https://media.example/nothing.png')] }));
+      const missing = await platformFailure(post(adapter, ctx, account, '<p>x</p>', { media: [imageAt('https://media.example/nothing.png')] }));
       expect({ kind: missing.kind, code: missing.details.platformCode }).toEqual({ kind: 'rejected', code: '100/2207052' });
       expect(missing.message).toContain("Threads downloads media from this server's PUBLIC_URL");
-      const gif = await fail(post(adapter, ctx, account, '<p>x</p>', { media: [imageAt(host.put('a.gif', Buffer.from('GIF89a....'), 'image/gif'))] }));
+      const gif = await platformFailure(post(adapter, ctx, account, '<p>x</p>', { media: [imageAt(host.put('a.gif', Buffer.from('GIF89a....'), 'image/gif'))] }));
       expect(gif.message).toContain('not a JPEG or PNG picture');
 
       published(await post(adapter, ctx, account, '<p>the one post of the day</p>'));
-      const quota = await fail(post(adapter, ctx, account, '<p>one too many</p>'));
+      const quota = await platformFailure(post(adapter, ctx, account, '<p>one too many</p>'));
       expect({ kind: quota.kind, wait: quota.details.retryAfterSeconds }).toEqual({ kind: 'rate_limited', wait: PUBLISHING_LIMIT_WAIT_SECONDS });
       expect(sim.posts).toHaveLength(1);
     });
@@ -406,7 +382,7 @@ describe('threads publishing', () => {
       const account = await connect(sim, ctx);
       const token = pendingToken(await post(adapter, ctx, account, '<p>late</p>', { media: [videoAt(host.put('x.mp4', MP4(9), 'video/mp4'))] }));
       offset = 25 * 3600_000;
-      const err = await fail(check(adapter, ctx, account, token));
+      const err = await platformFailure(check(adapter, ctx, account, token));
       expect({ kind: err.kind, code: err.details.platformCode }).toEqual({ kind: 'rejected', code: 'EXPIRED' });
       expect(sim.posts).toHaveLength(0);
     });
@@ -415,9 +391,9 @@ describe('threads publishing', () => {
   it('refuses a token made for another account', async () => {
     await withThreads({}, async (sim, ctx) => {
       const account = await connect(sim, ctx);
-      const err = await fail(check(adapter, ctx, account, JSON.stringify({ v: 1, user: '1', type: 'TEXT', text: 'x', container: '2', since: 0 })));
+      const err = await platformFailure(check(adapter, ctx, account, JSON.stringify({ v: 1, user: '1', type: 'TEXT', text: 'x', container: '2', since: 0 })));
       expect(err.message).toBe('This Threads publish token belongs to another account');
-      expect((await fail(check(adapter, ctx, account, 'garbage'))).message).toBe('Unreadable Threads publish token');
+      expect((await platformFailure(check(adapter, ctx, account, 'garbage'))).message).toBe('Unreadable Threads publish token');
     });
   });
 });

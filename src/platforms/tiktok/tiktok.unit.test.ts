@@ -3,9 +3,9 @@ import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { connectViaOAuth, runPlatformContract } from '../../../test/platform-contract.js';
+import { oauthConnector, platformFailure, runSimulatorContract } from '../common/unit.testkit.js';
 import { createManualClock } from '../../lib/clock.js';
-import { PlatformError, type PublishResult } from '../platform.js';
+import type { PublishResult } from '../platform.js';
 import { chunkRange, hexChallenge, MiB, planChunks } from './client.js';
 import { DEFAULT_RETRY_AFTER_SECONDS, tiktokError, tiktokTokenError } from './errors.js';
 import { createTiktokAdapter, MISSING } from './index.js';
@@ -32,7 +32,6 @@ import {
   withTiktok,
   type TestCtx,
 } from './tiktok.testkit.js';
-import type { TiktokSimulator } from './tiktok.simulator.js';
 
 const OAUTH_APP = { clientId: APP.clientKey, clientSecret: APP.clientSecret };
 const adapter = createTiktokAdapter({ app: OAUTH_APP });
@@ -43,16 +42,7 @@ const JPEG = readFileSync(join(import.meta.dirname, '../../../test/fixtures/medi
 const WEBP = readFileSync(join(import.meta.dirname, '../../../test/fixtures/media/photo-80x60.webp'));
 const PNG = readFileSync(join(import.meta.dirname, '../../../test/fixtures/media/photo-48x64.png'));
 
-const connect = (sim: TiktokSimulator, ctx: TestCtx, a = adapter) => connectViaOAuth(a, ctx, rewriteFor(sim));
-const failure = (p: Promise<unknown>) => p.then(
-  () => {
-    throw new Error('expected a failure');
-  },
-  (e: unknown) => {
-    expect(e).toBeInstanceOf(PlatformError);
-    return e as PlatformError;
-  },
-);
+const connect = oauthConnector(adapter, rewriteFor);
 const token = (r: PublishResult) => {
   if (r.status !== 'pending') throw new Error(`expected pending, got ${r.status}`);
   return JSON.parse(r.token) as PendingPublish;
@@ -66,29 +56,21 @@ const token = (r: PublishResult) => {
 // adapter's answer to a reply (`unsupported`) is tested below.
 const media = await startMediaServer();
 const view = contractView(adapter, { id: 'stand-in', path: `${MEDIA_ORIGIN}/stand-in.jpg`, type: 'image', mimeType: 'image/jpeg', size: JPEG.length, width: 64, height: 48 });
-runPlatformContract({
+runSimulatorContract({
   name: 'tiktok',
   adapter: view,
   // Every TikTok answer carries `error.code`; "ok" is success whatever the status, and a non-ok code is a failure.
   errorsIn200: true,
-  async setup() {
-    // TikTok takes no PNG, so the suite's picture is a JPEG (its metadata says so).
-    const sim = await tiktokSimulator({ rateLimits: { init: 1000, creator_info: 1000, status: 1000 } }, media.origin);
+  // TikTok takes no PNG, so the suite's picture is a JPEG (its metadata says so). The suite writes its
+  // picture before calling setup and serves it to us through openMedia; TikTok pulls it from the media server instead.
+  host: async () => {
     media.files.set('/stand-in.jpg', JPEG);
-    // The suite writes its picture before calling setup and serves it to us through openMedia; TikTok pulls it instead.
     media.files.set('/1.jpg', readFileSync(join(tmpdir(), `tidings-contract-${process.pid}.jpg`)));
-    return {
-      origins: originsFor(sim),
-      injectKind: (k) => sim.injectKind(k),
-      connect: (ctx) => connectViaOAuth(view, ctx, rewriteFor(sim)),
-      lookup: (id) => sim.lookup(id),
-      expireToken: () => sim.expireAccessTokens(),
-      close: async () => {
-        await sim.close();
-        await media.close();
-      },
-    };
+    return media;
   },
+  start: () => tiktokSimulator({ rateLimits: { init: 1000, creator_info: 1000, status: 1000 } }, media.origin),
+  origins: originsFor,
+  connect: (sim, ctx) => connect(sim, ctx, view),
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -126,9 +108,9 @@ describe('tiktok connect and tokens', () => {
       const begun = await adapter.beginConnect!({ state: 's1', redirectUri, codeChallenge: createHash('sha256').update('v'.repeat(50)).digest('base64url') }, ctx);
       const back = new URL((await fetch(rewriteFor(sim)(begun.url), { redirect: 'manual' })).headers.get('location')!);
       const code = back.searchParams.get('code')!;
-      const wrong = await failure(adapter.completeConnect!({ code, redirectUri, codeVerifier: 'w'.repeat(50) }, ctx));
+      const wrong = await platformFailure(adapter.completeConnect!({ code, redirectUri, codeVerifier: 'w'.repeat(50) }, ctx));
       expect({ kind: wrong.kind, message: wrong.message }).toEqual({ kind: 'rejected', message: 'Code verifier or code challenge is invalid. (invalid_request)' });
-      const reused = await failure(adapter.completeConnect!({ code, redirectUri, codeVerifier: 'v'.repeat(50) }, ctx));
+      const reused = await platformFailure(adapter.completeConnect!({ code, redirectUri, codeVerifier: 'v'.repeat(50) }, ctx));
       expect({ kind: reused.kind, code: reused.details.platformCode }).toEqual({ kind: 'rejected', code: 'invalid_grant' });
       // No challenge at all: TikTok's page refuses to start.
       const bare = await fetch(rewriteFor(sim)((await adapter.beginConnect!({ state: 's2', redirectUri }, ctx)).url), { redirect: 'manual' });
@@ -138,7 +120,7 @@ describe('tiktok connect and tokens', () => {
   });
 
   it('says which variables to set when the app is not configured', async () => {
-    const err = await failure(createTiktokAdapter({}).beginConnect!({ state: 's', redirectUri: 'http://localhost/cb' }, {} as TestCtx));
+    const err = await platformFailure(createTiktokAdapter({}).beginConnect!({ state: 's', redirectUri: 'http://localhost/cb' }, {} as TestCtx));
     expect({ kind: err.kind, message: err.message }).toEqual({
       kind: 'unsupported',
       message: 'TikTok is not configured on this server: set TIKTOK_CLIENT_ID (the client key) and TIKTOK_CLIENT_SECRET',
@@ -154,14 +136,14 @@ describe('tiktok connect and tokens', () => {
       expect(refreshed.credentials.accessToken).not.toBe(account.credentials.accessToken);
       expect(refreshed.credentials).toMatchObject({ openId: ADA.openId, username: ADA.username });
       expect(refreshed.expiresAt!.getTime() - Date.now()).toBeGreaterThan(23 * 3600_000);
-      const stale = await failure(adapter.refresh!(c));
+      const stale = await platformFailure(adapter.refresh!(c));
       expect({ kind: stale.kind, code: stale.details.platformCode }).toEqual({ kind: 'reconnect_required', code: 'invalid_grant' });
       // The renewed token works.
       const info = (await adapter.runTool!('creatorInfo', {}, { ...ctx, credentials: refreshed.credentials })) as { creator_username: string };
       expect(info.creator_username).toBe(ADA.username);
       sim.revokeAccessTokens();
-      expect((await failure(post(adapter, ctx, { ...account, credentials: refreshed.credentials }, 'gone', { media: [photo(ctx, 'p', JPEG)] }))).kind).toBe('auth_expired');
-      expect((await failure(adapter.refresh!({ ...ctx, credentials: refreshed.credentials }))).kind).toBe('reconnect_required');
+      expect((await platformFailure(post(adapter, ctx, { ...account, credentials: refreshed.credentials }, 'gone', { media: [photo(ctx, 'p', JPEG)] }))).kind).toBe('auth_expired');
+      expect((await platformFailure(adapter.refresh!({ ...ctx, credentials: refreshed.credentials }))).kind).toBe('reconnect_required');
     });
   });
 
@@ -170,9 +152,9 @@ describe('tiktok connect and tokens', () => {
       sim.users.get(ADA.openId)!.grants = ['user.info.basic', 'user.info.profile', 'video.upload', 'video.list'];
       const account = await connect(sim, ctx);
       expect(account.credentials.scope).not.toContain('video.publish');
-      const err = await failure(post(adapter, ctx, account, 'no scope', { media: [photo(ctx, 'p', JPEG)] }));
+      const err = await platformFailure(post(adapter, ctx, account, 'no scope', { media: [photo(ctx, 'p', JPEG)] }));
       expect({ kind: err.kind, code: err.details.platformCode }).toEqual({ kind: 'reconnect_required', code: 'scope_not_authorized' });
-      const stats = await failure(adapter.analytics!(7, { ...ctx, credentials: account.credentials }));
+      const stats = await platformFailure(adapter.analytics!(7, { ...ctx, credentials: account.credentials }));
       expect(stats.kind).toBe('reconnect_required');
     });
   });
@@ -245,7 +227,7 @@ describe('tiktok errors', () => {
     await withTiktok({ audited: false, dailyPostCap: 2, rateLimits: { init: 3 } }, async (sim, ctx) => {
       const account = await connect(sim, ctx);
       const pic = photo(ctx, 'p', JPEG);
-      const unaudited = await failure(post(adapter, ctx, account, 'public', { media: [pic] }));
+      const unaudited = await platformFailure(post(adapter, ctx, account, 'public', { media: [pic] }));
       expect({ kind: unaudited.kind, code: unaudited.details.platformCode }).toEqual({ kind: 'rejected', code: 'unaudited_client_can_only_post_to_private_accounts' });
       expect(unaudited.message).toContain('Unaudited clients can only post to private accounts');
 
@@ -254,17 +236,17 @@ describe('tiktok errors', () => {
       const privately = { ...DIRECT, privacy_level: 'SELF_ONLY' };
       expect((await post(adapter, ctx, bob, 'one', { media: [pic], settings: privately })).status).toBe('pending');
       expect((await post(adapter, ctx, bob, 'two', { media: [pic], settings: privately })).status).toBe('pending');
-      const cap = await failure(post(adapter, ctx, bob, 'three', { media: [pic], settings: privately }));
+      const cap = await platformFailure(post(adapter, ctx, bob, 'three', { media: [pic], settings: privately }));
       expect({ kind: cap.kind, code: cap.details.platformCode, message: cap.message }).toEqual({
         kind: 'rejected',
         code: 'spam_risk_too_many_posts',
         message: 'The daily post cap from the API is reached for the current user. (spam_risk_too_many_posts)',
       });
-      const limited = await failure(post(adapter, ctx, bob, 'four', { media: [pic], settings: privately }));
+      const limited = await platformFailure(post(adapter, ctx, bob, 'four', { media: [pic], settings: privately }));
       expect({ kind: limited.kind, wait: limited.details.retryAfterSeconds }).toEqual({ kind: 'rate_limited', wait: 60 });
 
       sim.apps.get(APP.clientKey)!.verifiedPrefixes = ['https://cdn.elsewhere.example/'];
-      const unverified = await failure(post(adapter, ctx, account, 'elsewhere', { media: [pic], settings: { ...DIRECT, content_posting_method: 'UPLOAD' } }));
+      const unverified = await platformFailure(post(adapter, ctx, account, 'elsewhere', { media: [pic], settings: { ...DIRECT, content_posting_method: 'UPLOAD' } }));
       expect({ kind: unverified.kind, code: unverified.details.platformCode }).toEqual({ kind: 'rejected', code: 'url_ownership_unverified' });
       expect(unverified.message).toContain('PUBLIC_URL');
     });
@@ -277,7 +259,7 @@ describe('tiktok creator_info and validation', () => {
       const account = await connect(sim, ctx);
       sim.setCreator(ADA.openId, { privacyLevelOptions: ['FOLLOWER_OF_CREATOR', 'SELF_ONLY'], commentDisabled: true, duetDisabled: true, stitchDisabled: true, maxVideoPostDurationSec: 60 });
       const v = video(ctx, 'v', mp4Bytes(50), 75);
-      const err = await failure(post(adapter, ctx, account, 'clip', { media: [v], settings: { ...DIRECT, duet: true, stitch: true } }));
+      const err = await platformFailure(post(adapter, ctx, account, 'clip', { media: [v], settings: { ...DIRECT, duet: true, stitch: true } }));
       expect(err.kind).toBe('rejected');
       expect(err.message.split('; ')).toEqual([
         'settings.privacy_level: this TikTok account offers FOLLOWER_OF_CREATOR, SELF_ONLY (creator_info), not PUBLIC_TO_EVERYONE',
@@ -287,7 +269,7 @@ describe('tiktok creator_info and validation', () => {
         'value.0.image.0: the video lasts 75 s, longer than the 60 s this TikTok account may post (max_video_post_duration_sec)',
       ]);
       // Photos have no duets or stitches.
-      const photos = await failure(post(adapter, ctx, account, 'pics', { media: [photo(ctx, 'p', JPEG)], settings: { ...DIRECT, privacy_level: 'SELF_ONLY', duet: true, stitch: true } }));
+      const photos = await platformFailure(post(adapter, ctx, account, 'pics', { media: [photo(ctx, 'p', JPEG)], settings: { ...DIRECT, privacy_level: 'SELF_ONLY', duet: true, stitch: true } }));
       expect(photos.message).toBe('settings.comment: this TikTok account has comments turned off: set comment to false');
       expect(sim.tasks.size).toBe(0);
       expect(sim.log.filter((r) => r.path.includes('/init/'))).toHaveLength(0);
@@ -326,10 +308,10 @@ describe('tiktok creator_info and validation', () => {
         stitch_disabled: false,
         max_video_post_duration_sec: 600,
       });
-      expect((await failure(adapter.runTool!('boards', {}, c))).kind).toBe('unsupported');
-      const reply = await failure(adapter.publish({ item: { content: 'x', media: [] }, settings: DIRECT, replyTo: { id: '1', rootId: '1' }, idempotencyKey: 'r' }, c));
+      expect((await platformFailure(adapter.runTool!('boards', {}, c))).kind).toBe('unsupported');
+      const reply = await platformFailure(adapter.publish({ item: { content: 'x', media: [] }, settings: DIRECT, replyTo: { id: '1', rootId: '1' }, idempotencyKey: 'r' }, c));
       expect(reply.kind).toBe('unsupported');
-      expect((await failure(post(adapter, ctx, account, 'just words'))).message).toBe('TikTok posts need a video or pictures; text alone cannot be posted');
+      expect((await platformFailure(post(adapter, ctx, account, 'just words'))).message).toBe('TikTok posts need a video or pictures; text alone cannot be posted');
     });
   });
 });
@@ -408,7 +390,7 @@ describe('tiktok videos (chunked FILE_UPLOAD)', () => {
       const afterInit = await post(small, ctx, account, 'retry me', { media: [video(ctx, 'v', bytes)] });
       const afterFirst = await small.checkPublish!((afterInit as { token: string }).token, c);
       sim.inject({ path: /^\/video\//, status: 500, body: { data: {}, error: { code: 'internal_error', message: 'Upload failed', log_id: 'L' } } });
-      const err = await failure(small.checkPublish!((afterFirst as { token: string }).token, c));
+      const err = await platformFailure(small.checkPublish!((afterFirst as { token: string }).token, c));
       expect(err.kind).toBe('transient');
       // The publisher checks again later with the token it holds.
       const { result } = await settle(small, ctx, account, afterFirst);
@@ -451,13 +433,13 @@ describe('tiktok videos (chunked FILE_UPLOAD)', () => {
       let r = await post(small, ctx, account, 'status blips', { media: [video(ctx, 'v', mp4Bytes(120))] });
       r = await small.checkPublish!((r as { token: string }).token, c);
       sim.inject({ path: /status\/fetch/, status: 500, body: { data: {}, error: { code: 'internal_error', message: 'busy', log_id: 'L' } } });
-      expect((await failure(small.checkPublish!((r as { token: string }).token, c))).kind).toBe('transient');
+      expect((await platformFailure(small.checkPublish!((r as { token: string }).token, c))).kind).toBe('transient');
       const { result } = await settle(small, ctx, account, r);
       expect(published(result).id).toBe(sim.posts[0]!.id);
 
       sim.failNextPublish('duration_check_failed');
       const failing = await post(small, ctx, account, 'too short', { media: [video(ctx, 'w', mp4Bytes(120, 9))] });
-      const err = await failure(settle(small, ctx, account, failing));
+      const err = await platformFailure(settle(small, ctx, account, failing));
       expect({ kind: err.kind, message: err.message, code: err.details.platformCode }).toEqual({
         kind: 'rejected',
         message: 'TikTok could not publish the post: duration_check_failed',
@@ -466,7 +448,7 @@ describe('tiktok videos (chunked FILE_UPLOAD)', () => {
       // Checking the failed task again answers the same.
       expect(sim.posts).toHaveLength(1);
       const notVideo = await post(small, ctx, account, 'not a video', { media: [video(ctx, 'x', Buffer.alloc(150, 7))] });
-      expect((await failure(settle(small, ctx, account, notVideo))).message).toBe('TikTok could not publish the post: file_format_check_failed');
+      expect((await platformFailure(settle(small, ctx, account, notVideo))).message).toBe('TikTok could not publish the post: file_format_check_failed');
     });
   });
 
@@ -494,7 +476,7 @@ describe('tiktok videos (chunked FILE_UPLOAD)', () => {
       const account = await connect(sim, ctx, small);
       sim.failNextPublish('frame_rate_check_failed');
       const first = await post(small, ctx, account, 'bad frames', { media: [video(ctx, 'v', mp4Bytes(140))], settings: { ...DIRECT, content_posting_method: 'UPLOAD' } });
-      const err = await failure(settle(small, ctx, account, first));
+      const err = await platformFailure(settle(small, ctx, account, first));
       expect({ kind: err.kind, message: err.message }).toEqual({ kind: 'rejected', message: 'TikTok could not publish the post: frame_rate_check_failed' });
     });
   });
@@ -557,7 +539,7 @@ describe('tiktok photos (PULL_FROM_URL)', () => {
       const account = await connect(sim, ctx);
       const first = await post(adapter, ctx, account, 'blip', { media: [photo(ctx, 'a', JPEG)] });
       sim.inject({ path: /status\/fetch/, status: 503, body: { data: {}, error: { code: 'internal_error', message: 'Service busy', log_id: 'L' } } });
-      const err = await failure(adapter.checkPublish!((first as { token: string }).token, { ...ctx, credentials: account.credentials }));
+      const err = await platformFailure(adapter.checkPublish!((first as { token: string }).token, { ...ctx, credentials: account.credentials }));
       expect(err.kind).toBe('transient');
       const { result } = await settle(adapter, ctx, account, first);
       expect(published(result).id).toBe(sim.posts[0]!.id);
@@ -569,10 +551,10 @@ describe('tiktok photos (PULL_FROM_URL)', () => {
     await withTiktok({}, async (sim, ctx) => {
       const account = await connect(sim, ctx);
       const png = await post(adapter, ctx, account, 'png', { media: [photo(ctx, 'p', PNG, 'image/png')] });
-      expect((await failure(settle(adapter, ctx, account, png))).message).toBe('TikTok could not publish the post: file_format_check_failed');
+      expect((await platformFailure(settle(adapter, ctx, account, png))).message).toBe('TikTok could not publish the post: file_format_check_failed');
       const gone = { ...photo(ctx, 'g', JPEG), path: `${MEDIA_ORIGIN}/nowhere.jpeg` };
       const lost = await post(adapter, ctx, account, 'lost', { media: [gone] });
-      expect((await failure(settle(adapter, ctx, account, lost))).message).toBe('TikTok could not publish the post: photo_pull_failed');
+      expect((await platformFailure(settle(adapter, ctx, account, lost))).message).toBe('TikTok could not publish the post: photo_pull_failed');
       expect(sim.posts).toHaveLength(0);
     });
   });

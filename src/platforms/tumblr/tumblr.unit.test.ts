@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { oauthConnector, platformFailure, runSimulatorContract } from '../common/unit.testkit.js';
 import { withCreds } from '../common/platform.testkit.js';
-import { type PlatformResponse } from '../platform.js';
+import type { PlatformResponse } from '../platform.js';
 import { DEFAULT_RETRY_AFTER_SECONDS, tumblrError } from './errors.js';
 import { npfMultipart } from './client.js';
 import { createTumblrAdapter } from './index.js';

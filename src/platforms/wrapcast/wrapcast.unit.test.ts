@@ -12,7 +12,6 @@ import { ALICE, image, MEDIA_ORIGIN, NEYNAR_APP, originsFor, picture, PRO, sha, 
 const app = { clientId: NEYNAR_APP.clientId, clientSecret: NEYNAR_APP.apiKey };
 const adapter = createWrapcastAdapter({ app });
 
-
 // Farcaster embeds pictures by URL: the contract's media item (`https://media.example/1.png`) is
 // served by a tiny host that the simulator really fetches from and hashes.
 runSimulatorContract({

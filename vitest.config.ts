@@ -1,4 +1,5 @@
 import { existsSync, readdirSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vitest/config';
@@ -48,8 +49,14 @@ const tierReporter: Reporter = {
 // CI keeps the run's figures (.ci/run counts passed, failed and skipped from them).
 const jsonOut = process.env.TIDINGS_TEST_JSON;
 
+// Vitest's default is one file at a time per core but one (a single worker on CI's 2 cores). Most
+// files here wait — on simulators, child processes, timers, Chromium — rather than compute, so two
+// at a time on a 2-core machine shortens the run without starving either; more cores, more files.
+const maxWorkers = Number(process.env.TIDINGS_TEST_WORKERS) || Math.max(2, availableParallelism() - 1);
+
 export default defineConfig({
   test: {
+    maxWorkers,
     testTimeout: 30_000,
     hookTimeout: 60_000,
     reporters: ['default', tierReporter, ...(jsonOut ? [['json', { outputFile: jsonOut }] as ['json', { outputFile: string }]] : [])],

@@ -91,3 +91,16 @@ export async function hostingContractPng<H extends { put(name: string, data: Buf
   host.put('1.png', CONTRACT_PNG, 'image/png');
   return host;
 }
+
+/** A stored file (what `openMedia` answers) that fails any attempt to read it whole; its slices are guarded the same way. */
+export class StreamOnlyBlob extends Blob {
+  override arrayBuffer(): Promise<ArrayBuffer> {
+    return Promise.reject(new Error('the stored file was read whole'));
+  }
+  override text(): Promise<string> {
+    return Promise.reject(new Error('the stored file was read whole'));
+  }
+  override slice(start?: number, end?: number, type?: string): Blob {
+    return new StreamOnlyBlob([super.slice(start, end)], { type: type ?? this.type });
+  }
+}

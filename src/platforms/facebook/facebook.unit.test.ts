@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { oauthConnector, platformFailure, runSimulatorContract } from '../common/unit.testkit.js';
+import { oauthConnector, platformFailure, runSimulatorContract, StreamOnlyBlob } from '../common/unit.testkit.js';
 import {
   ADA,
   BAKERY,
@@ -272,19 +272,6 @@ describe('facebook reconciling a thread item', () => {
     });
   });
 });
-
-/** A stored file that fails any attempt to read it whole; its slices are guarded the same way. */
-class StreamOnlyBlob extends Blob {
-  override arrayBuffer(): Promise<ArrayBuffer> {
-    return Promise.reject(new Error('the stored file was read whole'));
-  }
-  override text(): Promise<string> {
-    return Promise.reject(new Error('the stored file was read whole'));
-  }
-  override slice(start?: number, end?: number, type?: string): Blob {
-    return new StreamOnlyBlob([super.slice(start, end)], { type: type ?? this.type });
-  }
-}
 
 describe('facebook pictures, videos, reels and stories', () => {
   const chunked = createFacebookAdapter({ app: FB_APP, uploadChunkBytes: 40 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { oauthConnector, runSimulatorContract } from '../common/unit.testkit.js';
+import { oauthConnector, runSimulatorContract, StreamOnlyBlob } from '../common/unit.testkit.js';
 import { createManualClock } from '../../lib/clock.js';
 import { PlatformError } from '../platform.js';
 import { DEFAULT_RETRY_AFTER_SECONDS, linkedinError } from './errors.js';
@@ -170,18 +170,6 @@ describe('linkedin specifics', () => {
   });
 
   it('streams pictures and video parts from the stored Blob, never reading the file whole', async () => {
-    /** A stored file that fails any attempt to read it whole; its slices are guarded the same way. */
-    class StreamOnlyBlob extends Blob {
-      override arrayBuffer(): Promise<ArrayBuffer> {
-        return Promise.reject(new Error('the stored file was read whole'));
-      }
-      override text(): Promise<string> {
-        return Promise.reject(new Error('the stored file was read whole'));
-      }
-      override slice(start?: number, end?: number, type?: string): Blob {
-        return new StreamOnlyBlob([super.slice(start, end)], { type: type ?? this.type });
-      }
-    }
     await withLinkedin({ videoPartSize: 4, videoPollsUntilAvailable: 0 }, async (sim, ctx) => {
       const account = await connect(sim, ctx);
       const pictures = [PNG(21), PNG(22)];

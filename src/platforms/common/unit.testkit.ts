@@ -1,7 +1,7 @@
 import { expect } from 'vitest';
 import { connectViaOAuth, runPlatformContract, type ContractSubject, type PublishedRecord } from '../../../test/platform-contract.js';
 import type { InjectedKind } from '../../../test/simulators/harness.js';
-import { PlatformError, type ConnectedAccount, type PlatformAdapter } from '../platform.js';
+import { PlatformError, type ConnectedAccount, type PlatformAdapter, type PublishItem } from '../platform.js';
 import { startMediaHost } from './media-host.testkit.js';
 import { CONTRACT_PNG } from './media-pull.testkit.js';
 import type { Closable, OriginMap, TestCtx } from './platform.testkit.js';
@@ -104,3 +104,15 @@ export class StreamOnlyBlob extends Blob {
     return new StreamOnlyBlob([super.slice(start, end)], { type: type ?? this.type });
   }
 }
+
+/** A 1×1 PNG media item of `size` bytes at its public path, `https://tidings.example/media/2026/01/<id>.png`. */
+export const publicPng = (id: string, size: number, alt: string | null = null): PublishItem['media'][number] => ({
+  id,
+  path: `https://tidings.example/media/2026/01/${id}.png`,
+  type: 'image',
+  mimeType: 'image/png',
+  size,
+  width: 1,
+  height: 1,
+  alt,
+});

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { platformFailure, runSimulatorContract } from '../common/unit.testkit.js';
+import { platformFailure, publicPng, runSimulatorContract } from '../common/unit.testkit.js';
 import type { ConnectedAccount, PlatformAdapter, PublishItem } from '../platform.js';
 import { DEFAULT_RETRY_AFTER_SECONDS, listmonkError } from './errors.js';
 import { createListmonkAdapter, preheader } from './index.js';
@@ -23,16 +23,7 @@ const connect = (ctx: TestCtx) => adapter.connectWithCredentials!(creds, ctx);
 const publish = (ctx: TestCtx, account: ConnectedAccount, content: string, settings: Record<string, unknown>, media: PublishItem['media'] = []) =>
   adapter.publish({ item: { content, media }, settings, idempotencyKey: content }, { ...ctx, credentials: account.credentials });
 const PICTURE = Buffer.concat([Buffer.from('89504e470d0a1a0a', 'hex'), Buffer.from('a picture for the listmonk tests')]);
-const picture = (id: string, alt: string | null = null): PublishItem['media'][number] => ({
-  id,
-  path: `https://tidings.example/media/2026/01/${id}.png`,
-  type: 'image',
-  mimeType: 'image/png',
-  size: PICTURE.length,
-  width: 1,
-  height: 1,
-  alt,
-});
+const picture = (id: string, alt: string | null = null) => publicPng(id, PICTURE.length, alt);
 
 describe('listmonk: connecting', () => {
   it('verifies the API user with HTTP Basic, names the channel after the site, keeps the instance URL without its trailing slash', async () => {

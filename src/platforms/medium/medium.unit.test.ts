@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { contractMediaHost, contractMediaOrigins, platformFailure, runSimulatorContract, type ContractMediaHost } from '../common/unit.testkit.js';
+import { contractMediaHost, contractMediaOrigins, platformFailure, publicPng, runSimulatorContract, type ContractMediaHost } from '../common/unit.testkit.js';
 import { CONTRACT_PNG } from '../common/media-pull.testkit.js';
 import { published } from '../common/platform.testkit.js';
 import type { ConnectedAccount, PlatformAdapter, PublishItem } from '../platform.js';
@@ -26,16 +26,7 @@ runSimulatorContract({ name: 'medium', adapter: asStories, errorsIn200: false, h
 
 // Another PNG than the contract's (the simulator checks the signature), so the right file is seen to be fetched.
 const PIC = Buffer.concat([CONTRACT_PNG.subarray(0, 8), Buffer.from('a picture for the medium tests')]);
-const picture = (id: string, alt: string | null = null): PublishItem['media'][number] => ({
-  id,
-  path: `https://tidings.example/media/2026/01/${id}.png`,
-  type: 'image',
-  mimeType: 'image/png',
-  size: PIC.length,
-  width: 1,
-  height: 1,
-  alt,
-});
+const picture = (id: string, alt: string | null = null) => publicPng(id, PIC.length, alt);
 const connect = (ctx: TestCtx) => adapter.connectWithCredentials!({ token: MEDIUM_TOKEN }, ctx);
 const publish = (ctx: TestCtx, account: ConnectedAccount, content: string, settings: Record<string, unknown>, media: PublishItem['media'] = []) =>
   adapter.publish({ item: { content, media }, settings, idempotencyKey: content }, { ...ctx, credentials: account.credentials });

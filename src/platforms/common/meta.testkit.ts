@@ -1,9 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { testContext } from '../../../test/platform-contract.js';
-import { createPlatformHttp } from '../http.js';
-import type { ConnectedAccount, OperationContext, PlatformAdapter, PublishItem, PublishResult } from '../platform.js';
+import type { ConnectedAccount, PlatformAdapter, PublishItem, PublishResult } from '../platform.js';
 import { JPEG_1X1, PNG_1X1 } from './media.testkit.js';
+import { type MediaTestCtx, published, publisher, simulatorOrigins, withMediaSimulator, withServer } from './platform.testkit.js';
 import { FACEBOOK_ORIGINS, INSTAGRAM_LOGIN_ORIGINS, startMetaSimulator, type MetaSimulator, type MetaSimulatorOptions } from './meta.simulator.js';
 
 /**
@@ -43,15 +42,8 @@ export async function metaSimulator(opts: MetaSimulatorOptions = {}) {
   return sim;
 }
 
-export const originsFor = (sim: MetaSimulator) => new Map([...FACEBOOK_ORIGINS, ...INSTAGRAM_LOGIN_ORIGINS].map((o) => [o, sim.origin]));
-
-export const rewriteFor = (sim: MetaSimulator) => (url: string) => {
-  for (const o of [...FACEBOOK_ORIGINS, ...INSTAGRAM_LOGIN_ORIGINS]) if (url.startsWith(o)) return sim.origin + url.slice(o.length);
-  return url;
-};
-
-/** `PLATFORM_ORIGINS` for an app whose every Meta origin is the simulator. */
-export const platformOriginsEnv = (sim: MetaSimulator) => [...FACEBOOK_ORIGINS, ...INSTAGRAM_LOGIN_ORIGINS].map((o) => `${o}=${sim.origin}`).join(',');
+/** `platformOriginsEnv`: `PLATFORM_ORIGINS` for an app whose every Meta origin is the simulator. */
+export const { originsFor, rewriteFor, platformOriginsFor: platformOriginsEnv } = simulatorOrigins([...FACEBOOK_ORIGINS, ...INSTAGRAM_LOGIN_ORIGINS]);
 
 /** A tiny server standing for a public media origin: what Instagram pulls. */
 export interface MediaServer {
@@ -84,44 +76,21 @@ export async function startMediaServer(): Promise<MediaServer> {
   };
 }
 
-export type TestCtx = Omit<OperationContext, 'credentials'> & { media: Map<string, Blob> };
+export type TestCtx = MediaTestCtx;
 
 /** Runs `fn` against a fresh simulator (and media server) with an HTTP client mapped to them. */
-export async function withMeta<T>(
-  opts: MetaSimulatorOptions & { now?: () => number },
-  fn: (sim: MetaSimulator, ctx: TestCtx, media: MediaServer) => Promise<T>,
-): Promise<T> {
-  const server = await startMediaServer();
-  const sim = await metaSimulator({ ...opts, mediaOrigins: { [PUBLIC_MEDIA]: server.origin, ...opts.mediaOrigins } });
-  const http = createPlatformHttp({ origins: originsFor(sim), allowPrivateTargets: false, timeoutMs: 5000 });
-  const media = new Map<string, Blob>();
-  try {
-    return await fn(
-      sim,
-      {
-        media,
-        ...testContext(http, { now: opts.now ?? (() => Date.now()) }),
-        openMedia: (m) => {
-          const blob = media.get(m.id);
-          return blob ? Promise.resolve(blob) : Promise.reject(new Error(`no media ${m.id}`));
-        },
-      },
-      server,
-    );
-  } finally {
-    await http.close();
-    await sim.close();
-    await server.close();
-  }
-}
+export const withMeta = <T>(opts: MetaSimulatorOptions & { now?: () => number }, fn: (sim: MetaSimulator, ctx: TestCtx, media: MediaServer) => Promise<T>): Promise<T> =>
+  withServer(startMediaServer, (server) =>
+    withMediaSimulator(
+      { start: () => metaSimulator({ ...opts, mediaOrigins: { [PUBLIC_MEDIA]: server.origin, ...opts.mediaOrigins } }), origins: originsFor, now: opts.now },
+      (sim, ctx) => fn(sim, ctx, server),
+    ),
+  );
 
 /** Where test media items say they are served (the service's PUBLIC_URL). */
 export const PUBLIC_MEDIA = 'https://tidings.example';
 
-export function published(r: PublishResult) {
-  if (r.status !== 'published') throw new Error(`expected published, got ${r.status}`);
-  return r;
-}
+export { published };
 
 export function pending(r: PublishResult) {
   if (r.status !== 'pending') throw new Error(`expected pending, got ${r.status}`);
@@ -164,13 +133,7 @@ export function addMedia(ctx: TestCtx, server: MediaServer, item: PublishItem['m
   server.put(new URL(item.path).pathname, bytes, item.mimeType);
 }
 
-export const post = (
-  a: PlatformAdapter,
-  ctx: TestCtx,
-  account: ConnectedAccount,
-  content: string,
-  extra: { media?: PublishItem['media']; settings?: Record<string, unknown>; replyTo?: { id: string; rootId: string } } = {},
-) => a.publish({ item: { content, media: extra.media ?? [] }, settings: extra.settings ?? {}, replyTo: extra.replyTo, idempotencyKey: content }, { ...ctx, credentials: account.credentials });
+export const post = publisher();
 
 /** Checks `token` until it is published (or `max` checks), returning every answer. */
 export async function drive(a: PlatformAdapter, ctx: TestCtx, account: ConnectedAccount, first: PublishResult, max = 50): Promise<PublishResult[]> {

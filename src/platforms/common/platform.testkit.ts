@@ -1,7 +1,7 @@
 import { testContext } from '../../../test/platform-contract.js';
 import type { Clock } from '../../lib/clock.js';
 import { createPlatformHttp, type PlatformHttpClient } from '../http.js';
-import type { Credentials, OperationContext, PublishResult } from '../platform.js';
+import type { ConnectedAccount, Credentials, OperationContext, PlatformAdapter, PublishItem, PublishResult } from '../platform.js';
 
 /**
  * The generic test kit of a platform folder: what every `<id>.testkit.ts` used to write for itself.
@@ -122,6 +122,19 @@ export function published(r: PublishResult): Extract<PublishResult, { status: 'p
   if (r.status !== 'published') throw new Error(`expected published, got ${r.status}`);
   return r;
 }
+
+/** What a test's publish call may add to the text: media, settings (default: the kit's) and the thread item it answers. */
+export interface PublishExtra {
+  media?: PublishItem['media'];
+  settings?: Record<string, unknown>;
+  replyTo?: { id: string; rootId: string };
+}
+
+/** A kit's publish helper: `content` (its idempotency key too) as the connected account, with `settings` unless the test gives its own. */
+export const publisher =
+  (settings: Record<string, unknown> = {}) =>
+  (a: PlatformAdapter, ctx: TestCtx, account: ConnectedAccount, content: string, extra: PublishExtra = {}) =>
+    a.publish({ item: { content, media: extra.media ?? [] }, settings: extra.settings ?? settings, replyTo: extra.replyTo, idempotencyKey: content }, { ...ctx, credentials: account.credentials });
 
 /** The context with a connected account's credentials. */
 export const withCreds = <C extends TestCtx>(ctx: C, account: { credentials: Credentials }): C & { credentials: Credentials } => ({ ...ctx, credentials: account.credentials });

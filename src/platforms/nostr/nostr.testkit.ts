@@ -1,6 +1,4 @@
 import { createHash } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { testContext } from '../../../test/platform-contract.js';
 import { createPlatformHttp } from '../http.js';
 import type { OperationContext, PublishMedia } from '../platform.js';
@@ -45,16 +43,7 @@ export async function startRelays(names: string[], opts: NostrRelayOptions = {})
 }
 
 /** A tiny web server standing for the service's public media URLs (what Nostr clients load). */
-export async function startMediaHost(files: Map<string, Buffer>): Promise<{ origin: string; close(): Promise<void> }> {
-  const server: Server = createServer((req, res) => {
-    const body = files.get(req.url ?? '');
-    if (!body) return void res.writeHead(404).end();
-    res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': body.length }).end(body);
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as AddressInfo;
-  return { origin: `http://127.0.0.1:${port}`, close: () => new Promise((r) => server.close(() => r())) };
-}
+export { startMediaHost } from '../common/media-host.testkit.js';
 
 export const MEDIA_ORIGIN = 'https://tidings.example';
 

@@ -1,8 +1,6 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { testContext } from '../../../test/platform-contract.js';
-import { createPlatformHttp } from '../http.js';
-import type { ConnectedAccount, OperationContext, PlatformAdapter, PublishItem, PublishResult } from '../platform.js';
+import { startMediaHost } from '../common/media-host.testkit.js';
+import { type MediaTestCtx, published, publisher, simulatorOrigins, withMediaSimulator, withServer } from '../common/platform.testkit.js';
+import type { PublishItem, PublishResult } from '../platform.js';
 import {
   PINTEREST_API_ORIGIN,
   PINTEREST_UPLOAD_ORIGIN,
@@ -30,75 +28,27 @@ export async function pinterestSimulator(opts: PinterestSimulatorOptions = {}) {
   return sim;
 }
 
-export const originsFor = (sim: PinterestSimulator) =>
-  new Map([
-    [PINTEREST_API_ORIGIN, sim.origin],
-    [PINTEREST_WWW_ORIGIN, sim.origin],
-    [PINTEREST_UPLOAD_ORIGIN, sim.origin],
-  ]);
+export const { originsFor, rewriteFor, platformOriginsFor } = simulatorOrigins([PINTEREST_API_ORIGIN, PINTEREST_WWW_ORIGIN, PINTEREST_UPLOAD_ORIGIN]);
 
-export const rewriteFor = (sim: PinterestSimulator) => (url: string) =>
-  url.replace(PINTEREST_WWW_ORIGIN, sim.origin).replace(PINTEREST_API_ORIGIN, sim.origin).replace(PINTEREST_UPLOAD_ORIGIN, sim.origin);
-
-/** `PLATFORM_ORIGINS` for a service talking to this simulator. */
-export const platformOriginsFor = (sim: PinterestSimulator) => [...originsFor(sim)].map(([real, to]) => `${real}=${to}`).join(',');
-
-export type TestCtx = Omit<OperationContext, 'credentials'> & { media: Map<string, Blob> };
+export type TestCtx = MediaTestCtx;
 
 /** A tiny web server standing for the service's public media URLs (what Pinterest pulls). */
-export async function startMediaHost(files: Map<string, Buffer>): Promise<{ origin: string; hits: string[]; close(): Promise<void> }> {
-  const hits: string[] = [];
-  const server: Server = createServer((req, res) => {
-    hits.push(req.url ?? '');
-    const body = files.get(req.url ?? '');
-    if (!body) {
-      res.writeHead(404).end();
-      return;
-    }
-    res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': body.length }).end(body);
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as AddressInfo;
-  return { origin: `http://127.0.0.1:${port}`, hits, close: () => new Promise((r) => server.close(() => r())) };
-}
+export { startMediaHost };
 
 /** The public origin media paths use in these tests. */
 export const MEDIA_ORIGIN = 'https://tidings.example';
 
 /** Runs `fn` against a fresh simulator (and a media host for pulled pictures) with an HTTP client mapped to it. */
-export async function withPinterest<T>(
+export const withPinterest = <T>(
   opts: PinterestSimulatorOptions & { now?: () => number; files?: Map<string, Buffer> },
   fn: (sim: PinterestSimulator, ctx: TestCtx, host: { hits: string[] }) => Promise<T>,
-): Promise<T> {
-  const files = opts.files ?? new Map<string, Buffer>();
-  const host = await startMediaHost(files);
-  const sim = await pinterestSimulator({ mediaOrigins: { [MEDIA_ORIGIN]: host.origin }, ...opts });
-  const http = createPlatformHttp({ origins: originsFor(sim), allowPrivateTargets: false, timeoutMs: 5000 });
-  const media = new Map<string, Blob>();
-  try {
-    return await fn(
-      sim,
-      {
-        media,
-        ...testContext(http, { now: opts.now ?? (() => Date.now()) }),
-        openMedia: (m) => {
-          const blob = media.get(m.id);
-          return blob ? Promise.resolve(blob) : Promise.reject(new Error(`no media ${m.id}`));
-        },
-      },
-      host,
-    );
-  } finally {
-    await http.close();
-    await sim.close();
-    await host.close();
-  }
-}
+): Promise<T> =>
+  withServer(
+    () => startMediaHost(opts.files ?? new Map<string, Buffer>()),
+    (host) => withMediaSimulator({ start: () => pinterestSimulator({ mediaOrigins: { [MEDIA_ORIGIN]: host.origin }, ...opts }), origins: originsFor, now: opts.now }, (sim, ctx) => fn(sim, ctx, host)),
+  );
 
-export function published(r: PublishResult) {
-  if (r.status !== 'published') throw new Error(`expected published, got ${r.status}`);
-  return r;
-}
+export { published };
 
 export function pending(r: PublishResult) {
   if (r.status !== 'pending') throw new Error(`expected pending, got ${r.status}`);
@@ -128,10 +78,4 @@ export function video(id: string, size: number): PublishItem['media'][number] {
   return { id, path: `${MEDIA_ORIGIN}/media/2026/01/${id}.mp4`, type: 'video', mimeType: 'video/mp4', size, duration: 5 };
 }
 
-export const publishWith = (
-  a: PlatformAdapter,
-  ctx: TestCtx,
-  account: ConnectedAccount,
-  content: string,
-  extra: { media?: PublishItem['media']; settings?: Record<string, unknown>; replyTo?: { id: string; rootId: string } } = {},
-) => a.publish({ item: { content, media: extra.media ?? [] }, settings: extra.settings ?? { board: RECIPES }, replyTo: extra.replyTo, idempotencyKey: content }, { ...ctx, credentials: account.credentials });
+export const publishWith = publisher({ board: RECIPES });

@@ -1,6 +1,4 @@
-import { testContext } from '../../../test/platform-contract.js';
-import { createPlatformHttp } from '../http.js';
-import type { OperationContext } from '../platform.js';
+import { noMedia, simulatorOrigins, withSimulator, type TestCtx } from '../common/platform.testkit.js';
 import { TELEGRAM_API } from './client.js';
 import { startTelegramSimulator, type TelegramSimulator } from './telegram.simulator.js';
 
@@ -20,19 +18,10 @@ export async function telegramSimulator(): Promise<TelegramSimulator> {
   return sim;
 }
 
-export const originsFor = (sim: { origin: string }) => new Map([[TELEGRAM_API, sim.origin]]);
-export const platformOriginsFor = (sim: { origin: string }) => `${TELEGRAM_API}=${sim.origin}`;
+export const { originsFor, platformOriginsFor } = simulatorOrigins([TELEGRAM_API]);
 
-export type TestCtx = Omit<OperationContext, 'credentials'>;
+export type { TestCtx };
 
 /** Runs `fn` against a fresh simulator, with an HTTP client mapped to it (no media to open). */
-export async function withTelegram<T>(fn: (sim: TelegramSimulator, ctx: TestCtx) => Promise<T>): Promise<T> {
-  const sim = await telegramSimulator();
-  const http = createPlatformHttp({ origins: originsFor(sim), allowPrivateTargets: false, timeoutMs: 5000 });
-  try {
-    return await fn(sim, { ...testContext(http), openMedia: () => Promise.reject(new Error('no media here')) });
-  } finally {
-    await http.close();
-    await sim.close();
-  }
-}
+export const withTelegram = <T>(fn: (sim: TelegramSimulator, ctx: TestCtx) => Promise<T>): Promise<T> =>
+  withSimulator({ start: telegramSimulator, origins: originsFor, openMedia: noMedia('no media here') }, fn);

@@ -1,8 +1,6 @@
-import { createHash } from 'node:crypto';
-import { testContext } from '../../../test/platform-contract.js';
-import { startSimulator, type Simulator } from '../../../test/simulators/harness.js';
-import { createPlatformHttp } from '../http.js';
-import type { ConnectedAccount, OperationContext, PlatformAdapter, PublishItem, PublishResult } from '../platform.js';
+import { startPublicMediaHost, type PublicMediaHost } from '../common/media-host.testkit.js';
+import { noMedia, published, publisher, simulatorOrigins, type TestCtx, withServer, withSimulator } from '../common/platform.testkit.js';
+import type { ConnectedAccount, PlatformAdapter, PublishItem, PublishResult } from '../platform.js';
 import { startThreadsSimulator, THREADS_GRAPH_ORIGIN, THREADS_WWW_ORIGIN, type ThreadsSimulator, type ThreadsSimulatorOptions } from './threads.simulator.js';
 
 /** Fixtures of the Threads tests: the OAuth app, the account, a host for the media Threads fetches. */
@@ -14,32 +12,11 @@ export const GRACE = { id: '25219787490984999', username: 'grace.h', name: 'Grac
 export const MEDIA_ORIGIN = 'https://media.example';
 export const CALLBACK = 'https://tidings.example/integrations/social/threads/callback';
 
-export const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+export { sha } from '../common/media-host.testkit.js';
 
 /** A static file host: what `MEDIA_ORIGIN` really is in the unit tests. */
-export interface MediaHost extends Simulator {
-  files: Map<string, { data: Buffer; type: string }>;
-  /** serves `data` at `MEDIA_ORIGIN/<name>`; answers that public URL */
-  put(name: string, data: Buffer, type: string): string;
-}
-
-export async function startMediaHost(): Promise<MediaHost> {
-  const files = new Map<string, { data: Buffer; type: string }>();
-  const host = await startSimulator((app) => {
-    app.get('/*', async (req, reply) => {
-      const f = files.get(req.url.split('?')[0]!.slice(1));
-      if (!f) return reply.status(404).send('Not Found');
-      return reply.type(f.type).send(f.data);
-    });
-  });
-  return Object.assign(host, {
-    files,
-    put(name: string, data: Buffer, type: string) {
-      files.set(name, { data, type });
-      return `${MEDIA_ORIGIN}/${name}`;
-    },
-  });
-}
+export type MediaHost = PublicMediaHost;
+export const startMediaHost = (): Promise<MediaHost> => startPublicMediaHost(MEDIA_ORIGIN);
 
 export async function threadsSimulator(host: MediaHost, opts: ThreadsSimulatorOptions = {}) {
   const sim = await startThreadsSimulator({ mediaOrigins: { [MEDIA_ORIGIN]: host.origin }, ...opts });
@@ -49,55 +26,31 @@ export async function threadsSimulator(host: MediaHost, opts: ThreadsSimulatorOp
   return sim;
 }
 
-export const originsFor = (sim: ThreadsSimulator) =>
-  new Map([
-    [THREADS_WWW_ORIGIN, sim.origin],
-    [THREADS_GRAPH_ORIGIN, sim.origin],
-  ]);
+export const { originsFor, rewriteFor } = simulatorOrigins([THREADS_WWW_ORIGIN, THREADS_GRAPH_ORIGIN]);
 
-export const rewriteFor = (sim: ThreadsSimulator) => (url: string) => url.replace(THREADS_WWW_ORIGIN, sim.origin).replace(THREADS_GRAPH_ORIGIN, sim.origin);
-
-export type TestCtx = Omit<OperationContext, 'credentials'>;
+export { published, type TestCtx };
 
 /** Runs `fn` against a fresh simulator and media host, with an HTTP client mapped to them. */
-export async function withThreads<T>(opts: ThreadsSimulatorOptions & { clock?: { now(): number } }, fn: (sim: ThreadsSimulator, ctx: TestCtx, host: MediaHost) => Promise<T>) {
-  const host = await startMediaHost();
-  const sim = await threadsSimulator(host, opts);
-  const http = createPlatformHttp({ origins: originsFor(sim), allowPrivateTargets: false, timeoutMs: 5000 });
-  try {
-    return await fn(
-      sim,
+export const withThreads = <T>(opts: ThreadsSimulatorOptions & { clock?: { now(): number } }, fn: (sim: ThreadsSimulator, ctx: TestCtx, host: MediaHost) => Promise<T>): Promise<T> =>
+  withServer(startMediaHost, (host) =>
+    withSimulator(
       {
-        ...testContext(http, opts.clock ?? { now: () => Date.now() }),
+        start: () => threadsSimulator(host, opts),
+        origins: originsFor,
+        clock: opts.clock,
         // Threads fetches media itself: the adapter never opens the bytes.
-        openMedia: () => Promise.reject(new Error('the Threads adapter must not read media bytes')),
+        openMedia: noMedia('the Threads adapter must not read media bytes'),
       },
-      host,
-    );
-  } finally {
-    await http.close();
-    await sim.close();
-    await host.close();
-  }
-}
-
-export function published(r: PublishResult) {
-  if (r.status !== 'published') throw new Error(`expected published, got ${r.status}`);
-  return r;
-}
+      (sim, ctx) => fn(sim, ctx, host),
+    ),
+  );
 
 export function pendingToken(r: PublishResult): string {
   if (r.status !== 'pending') throw new Error(`expected pending, got ${r.status}`);
   return r.token;
 }
 
-export const post = (
-  a: PlatformAdapter,
-  ctx: TestCtx,
-  account: ConnectedAccount,
-  content: string,
-  extra: { media?: PublishItem['media']; replyTo?: { id: string; rootId: string } } = {},
-) => a.publish({ item: { content, media: extra.media ?? [] }, settings: {}, replyTo: extra.replyTo, idempotencyKey: content }, { ...ctx, credentials: account.credentials });
+export const post = publisher();
 
 export const check = (a: PlatformAdapter, ctx: TestCtx, account: ConnectedAccount, token: string) => a.checkPublish!(token, { ...ctx, credentials: account.credentials });
 

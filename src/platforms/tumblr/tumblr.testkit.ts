@@ -1,5 +1,5 @@
-import { published, simulatorOrigins, withMediaSimulator, type MediaTestCtx } from '../common/platform.testkit.js';
-import type { ConnectedAccount, PlatformAdapter, PublishItem } from '../platform.js';
+import { type MediaTestCtx, published, publisher, simulatorOrigins, withMediaSimulator } from '../common/platform.testkit.js';
+import type { PublishItem } from '../platform.js';
 import { startTumblrSimulator, TUMBLR_API_ORIGIN, TUMBLR_WWW_ORIGIN, type TumblrSimulator, type TumblrSimulatorOptions } from './tumblr.simulator.js';
 
 /** Shared fixtures of the Tumblr tests: an app, a user with two blogs, media bytes, a simulator wired to an HTTP client. */
@@ -44,10 +44,4 @@ export function video(id: string, size: number): PublishItem['media'][number] {
   return { id, path: `https://tidings.example/media/${id}.mp4`, type: 'video', mimeType: 'video/mp4', size, width: 1280, height: 720, duration: 5 };
 }
 
-export const publishWith = (
-  a: PlatformAdapter,
-  ctx: TestCtx,
-  account: ConnectedAccount,
-  content: string,
-  extra: { media?: PublishItem['media']; settings?: Record<string, unknown> } = {},
-) => a.publish({ item: { content, media: extra.media ?? [] }, settings: extra.settings ?? {}, idempotencyKey: content }, { ...ctx, credentials: account.credentials });
+export const publishWith = publisher();

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { published, simulatorOrigins, withMediaSimulator, type MediaTestCtx } from '../common/platform.testkit.js';
-import type { ConnectedAccount, PlatformAdapter, PublishItem } from '../platform.js';
+import { type MediaTestCtx, published, publisher, simulatorOrigins, withMediaSimulator } from '../common/platform.testkit.js';
+import type { PublishItem } from '../platform.js';
 import { startVkSimulator, VK_API_ORIGIN, VK_ID_ORIGIN, VK_PHOTO_UPLOAD_ORIGIN, VK_VIDEO_UPLOAD_ORIGIN, type VkSimulator, type VkSimulatorOptions } from './vk.simulator.js';
 
 /** Shared fixtures of the VK tests: an app, a user managing two communities, media bytes, a simulator wired to an HTTP client. */
@@ -55,10 +55,4 @@ export function video(id: string, size = 64): PublishItem['media'][number] {
   return { id, path: `https://tidings.example/media/${id}.mp4`, type: 'video', mimeType: 'video/mp4', size, duration: 5 };
 }
 
-export const publishWith = (
-  a: PlatformAdapter,
-  ctx: TestCtx,
-  account: ConnectedAccount,
-  content: string,
-  extra: { media?: PublishItem['media']; settings?: Record<string, unknown>; replyTo?: { id: string; rootId: string } } = {},
-) => a.publish({ item: { content, media: extra.media ?? [] }, settings: extra.settings ?? {}, replyTo: extra.replyTo, idempotencyKey: content }, { ...ctx, credentials: account.credentials });
+export const publishWith = publisher();

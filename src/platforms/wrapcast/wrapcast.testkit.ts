@@ -1,7 +1,6 @@
 import { startMediaHost } from '../common/media-host.testkit.js';
-import { testContext } from '../../../test/platform-contract.js';
-import { createPlatformHttp } from '../http.js';
-import type { ConnectedAccount, OperationContext, PlatformAdapter, PublishItem } from '../platform.js';
+import { noMedia, simulatorOrigins, withServer, withSimulator, type TestCtx } from '../common/platform.testkit.js';
+import type { ConnectedAccount, PlatformAdapter, PublishItem } from '../platform.js';
 import { NEYNAR_API_ORIGIN, NEYNAR_APP_ORIGIN, startWrapcastSimulator, type WrapcastSimulator, type WrapcastSimulatorOptions } from './wrapcast.simulator.js';
 
 /** Shared fixtures of the Farcaster tests: a Neynar app, users, channels, a media host. */
@@ -21,12 +20,7 @@ export async function wrapcastSimulator(opts: WrapcastSimulatorOptions = {}): Pr
   return sim;
 }
 
-export const originsFor = (sim: { origin: string }) =>
-  new Map([
-    [NEYNAR_API_ORIGIN, sim.origin],
-    [NEYNAR_APP_ORIGIN, sim.origin],
-  ]);
-export const platformOriginsFor = (sim: { origin: string }) => `${NEYNAR_API_ORIGIN}=${sim.origin},${NEYNAR_APP_ORIGIN}=${sim.origin}`;
+export const { originsFor, platformOriginsFor } = simulatorOrigins([NEYNAR_API_ORIGIN, NEYNAR_APP_ORIGIN]);
 
 export { PNG as picture, sha, startMediaHost } from '../common/media-host.testkit.js';
 
@@ -35,7 +29,7 @@ export function image(id: string): PublishItem['media'][number] {
   return { id, path: `${MEDIA_ORIGIN}/media/${id}.png`, type: 'image', mimeType: 'image/png', size: 24, width: 1, height: 1 };
 }
 
-export type TestCtx = Omit<OperationContext, 'credentials'>;
+export type { TestCtx };
 
 /**
  * Signs in with Neynar the way a browser would: opens the login URL, follows the redirect back,
@@ -54,15 +48,12 @@ export async function signIn(adapter: PlatformAdapter, ctx: TestCtx, rewrite: (u
 }
 
 /** Runs `fn` against a fresh simulator and media host, with an HTTP client mapped to them. */
-export async function withWrapcast<T>(files: Map<string, Buffer>, fn: (sim: WrapcastSimulator, ctx: TestCtx, rewrite: (u: string) => string) => Promise<T>): Promise<T> {
-  const host = await startMediaHost(files);
-  const sim = await wrapcastSimulator({ mediaOrigins: { [MEDIA_ORIGIN]: host.origin } });
-  const http = createPlatformHttp({ origins: originsFor(sim), allowPrivateTargets: false, timeoutMs: 5000 });
-  try {
-    return await fn(sim, { ...testContext(http), openMedia: () => Promise.reject(new Error('Farcaster embeds media by URL')) }, (u) => http.rewriteUrl(u));
-  } finally {
-    await http.close();
-    await sim.close();
-    await host.close();
-  }
-}
+export const withWrapcast = <T>(files: Map<string, Buffer>, fn: (sim: WrapcastSimulator, ctx: TestCtx, rewrite: (u: string) => string) => Promise<T>): Promise<T> =>
+  withServer(
+    () => startMediaHost(files),
+    (host) =>
+      withSimulator(
+        { start: () => wrapcastSimulator({ mediaOrigins: { [MEDIA_ORIGIN]: host.origin } }), origins: originsFor, openMedia: noMedia('Farcaster embeds media by URL') },
+        (sim, ctx, http) => fn(sim, ctx, (u) => http.rewriteUrl(u)),
+      ),
+  );

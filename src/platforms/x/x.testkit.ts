@@ -1,4 +1,5 @@
 import { X_APP } from '../../../test/oauth-apps.js';
+import { simulatorOrigins } from '../common/platform.testkit.js';
 import { X_API } from './client.js';
 import { startXSimulator, type XSimulator, type XSimulatorOptions } from './x.simulator.js';
 
@@ -17,9 +18,4 @@ export async function xSimulator(options?: XSimulatorOptions): Promise<XSimulato
   return sim;
 }
 
-export const originsFor = (sim: { origin: string }) =>
-  new Map([
-    [X_API, sim.origin],
-    [X_WWW, sim.origin],
-  ]);
-export const platformOriginsFor = (sim: { origin: string }) => `${X_WWW}=${sim.origin},${X_API}=${sim.origin}`;
+export const { originsFor, platformOriginsFor } = simulatorOrigins([X_API, X_WWW]);

@@ -1,8 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { simulatorOrigins, withMediaSimulator, type MediaTestCtx } from '../common/platform.testkit.js';
-import type { ConnectedAccount, PlatformAdapter, PublishItem, PublishMedia, PublishResult } from '../platform.js';
+import { type MediaTestCtx, publisher, simulatorOrigins, withMediaSimulator } from '../common/platform.testkit.js';
+import type { ConnectedAccount, PlatformAdapter, PublishMedia, PublishResult } from '../platform.js';
 import { GOOGLE_ORIGINS, startYoutubeSimulator, type YoutubeSimulator, type YoutubeSimulatorOptions } from './youtube.simulator.js';
 
 /** Shared fixtures of the YouTube tests: a Google user with two channels, the OAuth app, helpers. */
@@ -44,17 +44,7 @@ export function addVideo(ctx: TestCtx, id: string, size: number): { media: Publi
 
 export const SETTINGS = { __type: 'youtube', title: 'How we schedule posts', type: 'unlisted' };
 
-export const post = (
-  a: PlatformAdapter,
-  ctx: TestCtx,
-  account: ConnectedAccount,
-  content: string,
-  extra: { media?: PublishItem['media']; settings?: Record<string, unknown>; replyTo?: { id: string; rootId: string } } = {},
-) =>
-  a.publish(
-    { item: { content, media: extra.media ?? [] }, settings: extra.settings ?? SETTINGS, replyTo: extra.replyTo, idempotencyKey: content },
-    { ...ctx, credentials: account.credentials },
-  );
+export const post = publisher(SETTINGS);
 
 /** Calls `checkPublish` until the publish is done (or `max` checks); the results of every check. */
 export async function drive(a: PlatformAdapter, ctx: TestCtx, account: ConnectedAccount, first: PublishResult, max = 50): Promise<PublishResult[]> {

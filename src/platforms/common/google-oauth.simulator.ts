@@ -24,6 +24,13 @@ export interface GoogleOAuthApp {
   redirectUris?: string[];
 }
 
+/** A Google account (the simulators' `approveAs` takes its `sub`). */
+export interface GoogleUserRecord {
+  sub: string;
+  name: string;
+  email: string;
+}
+
 export type GoogleRefreshRecord<X> = { sub: string; clientId: string; scopes: string[]; revoked: boolean } & X;
 
 export interface GoogleOAuthOptions<X> {

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { startSimulator, type InjectedKind, type Simulator } from '../../../test/simulators/harness.js';
+import type { OAuth2Controls } from './oauth2.simulator.js';
 
 /**
  * A simulator of LinkedIn for both adapters (`linkedin`, `linkedin-page`). It answers for two
@@ -139,20 +140,15 @@ export interface DailyStatistics {
   engagement?: number;
 }
 
-export interface LinkedinSimulator extends Simulator {
-  apps: Map<string, LinkedinAppRecord>;
+export interface LinkedinSimulator extends Simulator, Pick<OAuth2Controls<string, LinkedinAppRecord>, 'apps' | 'addApp' | 'approveAs' | 'expireAccessTokens'> {
   members: Map<string, LinkedinMemberRecord>;
   organizations: Map<string, LinkedinOrganizationRecord>;
   tokens: Map<string, LinkedinTokenRecord>;
   assets: Map<string, LinkedinAssetRecord>;
   posts: LinkedinPostRecord[];
   comments: LinkedinCommentRecord[];
-  addApp(app: LinkedinAppRecord): void;
   addMember(member: LinkedinMemberRecord): void;
   addOrganization(org: LinkedinOrganizationRecord): void;
-  /** the member who approves the next authorisations (default: the first added) */
-  approveAs(sub: string): void;
-  expireAccessTokens(): void;
   revokeAccessTokens(): void;
   failVideoProcessing(urn: string, reason: string): void;
   setDailyStatistics(organizationId: string, rows: DailyStatistics[]): void;

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { startSimulator, type InjectedKind, type Simulator } from '../../../test/simulators/harness.js';
+import type { OAuth2Controls } from './oauth2.simulator.js';
 
 /**
  * A simulator of Meta's APIs for `facebook`, `instagram` (Facebook Login) and
@@ -228,8 +229,7 @@ export interface MetaSimulatorOptions {
   publishingLimit?: number;
 }
 
-export interface MetaSimulator extends Simulator {
-  apps: Map<string, MetaAppRecord>;
+export interface MetaSimulator extends Simulator, Pick<OAuth2Controls<string, MetaAppRecord>, 'apps' | 'addApp' | 'approveAs'> {
   users: Map<string, FacebookUserRecord>;
   pages: Map<string, FacebookPageRecord>;
   igUsers: Map<string, InstagramUserRecord>;
@@ -245,12 +245,9 @@ export interface MetaSimulator extends Simulator {
   mediaPublishCalls: string[];
   /** every page video/reel/story finish call received, by video id */
   finishCalls: string[];
-  addApp(app: MetaAppRecord): void;
   addUser(user: FacebookUserRecord): void;
   addPage(page: FacebookPageRecord): void;
   addInstagramUser(user: InstagramUserRecord): void;
-  /** who approves the next Facebook dialog (default: the first user added) */
-  approveAs(userId: string): void;
   /** who approves the next Instagram Login (default: the first professional account) */
   approveInstagramAs(igUserId: string): void;
   /**

@@ -54,6 +54,21 @@ export type OAuth2Failure =
   | 'bad_refresh_token'
   | 'unsupported_grant';
 
+/** What a test can do to a simulator's OAuth 2 server: register apps, pick who approves and what is granted, age and revoke tokens. */
+export interface OAuth2Controls<U, A = OAuth2AppRecord> {
+  apps: Map<string, A>;
+  addApp(app: A): void;
+  /** the user who approves the next authorisations (default: the first added) */
+  approveAs(userId: U): void;
+  /** scopes the user grants (default: what the app asks) */
+  grantOnly(scopes: string[] | undefined): void;
+  expireAccessTokens(): void;
+  /** the user removes the app: access and refresh tokens stop working */
+  revokeGrant(): void;
+  /** how many refresh tokens have been exchanged */
+  refreshCount(): number;
+}
+
 export interface OAuth2SimulatorOptions<U> {
   paths: { authorize: string; token: string };
   accessSeconds: number;

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { startSimulator, type InjectedKind, type Simulator } from '../../../test/simulators/harness.js';
+import type { OAuth2Controls } from '../common/oauth2.simulator.js';
 import { fixedWindowCounter } from '../common/rate-limit.simulator.js';
 
 /**
@@ -74,17 +75,12 @@ export interface DribbbleSimulatorOptions {
   perMinute?: number;
 }
 
-export interface DribbbleSimulator extends Simulator {
-  apps: Map<string, DribbbleAppRecord>;
+export interface DribbbleSimulator extends Simulator, Pick<OAuth2Controls<number, DribbbleAppRecord>, 'apps' | 'addApp' | 'approveAs' | 'grantOnly'> {
   users: Map<number, DribbbleUserRecord>;
   teams: DribbbleTeamRecord[];
   shots: DribbbleShotRecord[];
-  addApp(app: DribbbleAppRecord): void;
   addUser(user: DribbbleUserRecord): void;
   addTeam(team: DribbbleTeamRecord): void;
-  approveAs(userId: number): void;
-  /** scopes the user grants (default: what the app asks) */
-  grantOnly(scopes: string[] | undefined): void;
   /** the user revokes the app: its tokens stop working */
   revokeGrants(): void;
   lookup(id: string): { text: string; replyTo?: string; mediaSha256: string[] } | undefined;

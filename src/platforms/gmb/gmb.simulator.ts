@@ -1,7 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { startSimulator, type InjectedKind, type Simulator } from '../../../test/simulators/harness.js';
-import { createGoogleOAuthSimulator } from '../common/google-oauth.simulator.js';
+import type { OAuth2Controls } from '../common/oauth2.simulator.js';
+import { createGoogleOAuthSimulator, type GoogleOAuthApp, type GoogleUserRecord } from '../common/google-oauth.simulator.js';
 import { fixedWindowCounter } from '../common/rate-limit.simulator.js';
 
 /**
@@ -64,17 +65,8 @@ export const DAILY_METRICS = [
   'BUSINESS_FOOD_MENU_CLICKS',
 ];
 
-export interface GoogleAppRecord {
-  clientId: string;
-  clientSecret: string;
-  /** registered redirect URIs (any when absent) */
-  redirectUris?: string[];
-}
-export interface GoogleUserRecord {
-  sub: string;
-  name: string;
-  email: string;
-}
+export type GoogleAppRecord = GoogleOAuthApp;
+export type { GoogleUserRecord };
 export interface AccountRecord {
   /** `accounts/{id}` */
   name: string;
@@ -136,27 +128,19 @@ export interface GmbSimulatorOptions {
   requestsPerMinute?: number;
 }
 
-export interface GmbSimulator extends Simulator {
-  apps: Map<string, GoogleAppRecord>;
+export interface GmbSimulator extends Simulator, Omit<OAuth2Controls<string, GoogleAppRecord>, 'revokeGrant'> {
   users: Map<string, GoogleUserRecord>;
   accounts: AccountRecord[];
   locations: Map<string, LocationRecord>;
   posts: LocalPostRecord[];
-  addApp(app: GoogleAppRecord): void;
   addUser(user: GoogleUserRecord): void;
   addAccount(account: AccountRecord): void;
   addLocation(location: Partial<LocationRecord> & { id: string; accounts: string[]; title: string }): LocationRecord;
-  /** the Google user who approves the next consents (default: the first added) */
-  approveAs(sub: string): void;
-  /** scopes the user grants (default: what the app asks) */
-  grantOnly(scopes: string[] | undefined): void;
-  expireAccessTokens(): void;
   /** the user removes the app's access: tokens and refresh tokens stop working */
   revokeGrants(): void;
   /** the next created post comes back REJECTED (a policy refusal, under HTTP 200) */
   rejectNextPost(): void;
   setDailyMetrics(locationId: string, rows: { date: string; metrics: Record<string, number> }[]): void;
-  refreshCount(): number;
   lookup(id: string): { text: string; replyTo?: string; mediaSha256: string[] } | undefined;
   injectKind(kind: InjectedKind): void;
 }

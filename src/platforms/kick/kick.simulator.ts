@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { startSimulator, type InjectedKind, type Simulator } from '../../../test/simulators/harness.js';
-import { createOAuth2Simulator, type OAuth2AppRecord, type OAuth2TokenRecord } from '../common/oauth2.simulator.js';
+import { createOAuth2Simulator, type OAuth2AppRecord, type OAuth2TokenRecord, type OAuth2Controls } from '../common/oauth2.simulator.js';
 
 /**
  * A simulator of Kick's OAuth server (`https://id.kick.com`) and public API
@@ -52,20 +52,10 @@ export interface KickMessageRecord {
 
 type TokenRecord = OAuth2TokenRecord<number>;
 
-export interface KickSimulator extends Simulator {
-  apps: Map<string, KickAppRecord>;
+export interface KickSimulator extends Simulator, OAuth2Controls<number> {
   users: Map<number, KickUserRecord>;
   messages: KickMessageRecord[];
-  addApp(app: KickAppRecord): void;
   addUser(user: KickUserRecord): void;
-  /** the user who approves the next authorisations (default: the first added) */
-  approveAs(userId: number): void;
-  /** scopes the user grants (default: what the app asks) */
-  grantOnly(scopes: string[] | undefined): void;
-  expireAccessTokens(): void;
-  /** the user removes the app: access and refresh tokens stop working */
-  revokeGrant(): void;
-  refreshCount(): number;
   /** a message as the contract suite reads it */
   lookup(id: string): { text: string; replyTo?: string; mediaSha256: string[] } | undefined;
   injectKind(kind: InjectedKind): void;

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { startSimulator, type InjectedKind, type Simulator } from '../../../test/simulators/harness.js';
-import { createOAuth2Simulator, type OAuth2AppRecord, type OAuth2Failure, type OAuth2TokenRecord } from '../common/oauth2.simulator.js';
+import { createOAuth2Simulator, type OAuth2AppRecord, type OAuth2Failure, type OAuth2TokenRecord, type OAuth2Controls } from '../common/oauth2.simulator.js';
 import { fixedWindowCounter } from '../common/rate-limit.simulator.js';
 
 /**
@@ -119,30 +119,19 @@ export interface PinterestSimulatorOptions {
   descriptionMax?: number;
 }
 
-export interface PinterestSimulator extends Simulator {
-  apps: Map<string, PinterestAppRecord>;
+export interface PinterestSimulator extends Simulator, OAuth2Controls<string> {
   users: Map<string, PinterestUserRecord>;
   boards: PinterestBoardRecord[];
   media: Map<string, PinterestMediaRecord>;
   pins: PinterestPinRecord[];
-  addApp(app: PinterestAppRecord): void;
   addUser(user: PinterestUserRecord): void;
   addBoard(board: { id?: string; name: string; owner: string; privacy?: PinterestBoardRecord['privacy'] }): PinterestBoardRecord;
-  /** the user who approves the next authorisations (default: the first added) */
-  approveAs(userId: string): void;
-  /** scopes the user grants (default: what the app asks) */
-  grantOnly(scopes: string[] | undefined): void;
-  expireAccessTokens(): void;
-  /** the user removes the app: access and refresh tokens stop working */
-  revokeGrant(): void;
   /** the next video uploads fail processing (status `failed`) */
   failVideoProcessing(fail?: boolean): void;
   /** a pin creation is answered this long after it arrived (crash tests) */
   delayPinCreation(ms: number): void;
   setAccountAnalytics(userId: string, rows: DailyRow[]): void;
   setPinAnalytics(pinId: string, rows: DailyRow[]): void;
-  /** how many refresh tokens have been exchanged */
-  refreshCount(): number;
   /** a pin by id, as the contract suite reads it: its description and the sha256 of its media (a video's cover after the video) */
   lookup(id: string): { text: string; replyTo?: string; mediaSha256: string[] } | undefined;
   injectKind(kind: InjectedKind): void;

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { startSimulator, type InjectedKind, type ReceivedMedia, type Simulator } from '../../../test/simulators/harness.js';
+import type { OAuth2Controls } from '../common/oauth2.simulator.js';
 import { countThreadsText, THREADS_LINK_LIMIT, threadsLinks } from './text.js';
 
 /**
@@ -168,18 +169,12 @@ export interface ThreadsSimulatorOptions {
   replyQuota?: number;
 }
 
-export interface ThreadsSimulator extends Simulator {
-  apps: Map<string, ThreadsAppRecord>;
+export interface ThreadsSimulator extends Simulator, Pick<OAuth2Controls<string, ThreadsAppRecord>, 'apps' | 'addApp' | 'approveAs' | 'expireAccessTokens'> {
   users: Map<string, ThreadsUserRecord>;
   tokens: Map<string, ThreadsTokenRecord>;
   containers: Map<string, ThreadsContainerRecord>;
   posts: ThreadsPostRecord[];
-  addApp(app: ThreadsAppRecord): void;
   addUser(user: ThreadsUserRecord): void;
-  /** the user who approves the next authorisations (default: the first added) */
-  approveAs(userId: string): void;
-  /** the current tokens answer 190/463 (still renewable, see the file comment) */
-  expireAccessTokens(): void;
   /** the user removed the app: every token answers 190/460 */
   revokeAccessTokens(): void;
   /**

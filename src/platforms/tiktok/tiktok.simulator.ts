@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { startSimulator, type InjectedKind, type ReceivedMedia, type Simulator } from '../../../test/simulators/harness.js';
+import type { OAuth2Controls } from '../common/oauth2.simulator.js';
 
 /**
  * A simulator of TikTok for the `tiktok` adapter. It answers for three real origins, which tests
@@ -181,8 +182,7 @@ export interface TiktokSimulatorOptions {
   uploadUrlTtlMs?: number;
 }
 
-export interface TiktokSimulator extends Simulator {
-  apps: Map<string, TiktokAppRecord>;
+export interface TiktokSimulator extends Simulator, Pick<OAuth2Controls<string, TiktokAppRecord>, 'apps' | 'addApp' | 'approveAs' | 'expireAccessTokens'> {
   users: Map<string, TiktokUserRecord>;
   tokens: Map<string, TiktokTokenRecord>;
   tasks: Map<string, TiktokTaskRecord>;
@@ -190,10 +190,7 @@ export interface TiktokSimulator extends Simulator {
   chunks: ChunkReceipt[];
   /** public origin → local origin, for pulled media (may be changed while running) */
   mediaOrigins: Map<string, string>;
-  addApp(app: TiktokAppRecord): void;
   addUser(user: TiktokUserRecord): void;
-  /** the user who approves the next authorisations (default: the first added) */
-  approveAs(openId: string): void;
   setCreator(openId: string, creator: Partial<CreatorRecord>): void;
   setProcessingPolls(n: number): void;
   setVideoStats(id: string, stats: { view_count?: number; like_count?: number; comment_count?: number; share_count?: number }): void;
@@ -201,7 +198,6 @@ export interface TiktokSimulator extends Simulator {
   failNextPublish(reason: string): void;
   /** the creator posts an inbox upload from the TikTok app */
   completeInboxPost(publishId: string, opts?: { caption?: string; privacy?: string }): TiktokPostRecord;
-  expireAccessTokens(): void;
   revokeAccessTokens(): void;
   /** a post by id, as the contract suite reads it */
   lookup(id: string): { text: string; mediaSha256: string[] } | undefined;

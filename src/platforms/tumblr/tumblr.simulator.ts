@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Multipart } from '@fastify/multipart';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { startSimulator, type InjectedKind, type Simulator } from '../../../test/simulators/harness.js';
-import { createOAuth2Simulator, type OAuth2AppRecord, type OAuth2TokenRecord } from '../common/oauth2.simulator.js';
+import { createOAuth2Simulator, type OAuth2AppRecord, type OAuth2TokenRecord, type OAuth2Controls } from '../common/oauth2.simulator.js';
 import { fixedWindowCounter } from '../common/rate-limit.simulator.js';
 
 /**
@@ -85,21 +85,11 @@ export interface TumblrSimulatorOptions {
   callsPerHour?: number;
 }
 
-export interface TumblrSimulator extends Simulator {
-  apps: Map<string, TumblrAppRecord>;
+export interface TumblrSimulator extends Simulator, OAuth2Controls<string> {
   users: Map<string, TumblrUserRecord>;
   posts: TumblrPostRecord[];
-  addApp(app: TumblrAppRecord): void;
   addUser(user: TumblrUserRecord): void;
-  /** the user who approves the next authorisations (default: the first added) */
-  approveAs(name: string): void;
-  /** scopes the user grants (default: what the app asks) */
-  grantOnly(scopes: string[] | undefined): void;
-  expireAccessTokens(): void;
-  /** the user removes the app: access and refresh tokens stop working */
-  revokeGrant(): void;
   setNoteCount(postId: string, n: number): void;
-  refreshCount(): number;
   lookup(id: string): { text: string; replyTo?: string; mediaSha256: string[] } | undefined;
   injectKind(kind: InjectedKind): void;
 }

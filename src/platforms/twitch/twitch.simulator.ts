@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { startSimulator, type InjectedKind, type Simulator } from '../../../test/simulators/harness.js';
-import { createOAuth2Simulator, type OAuth2AppRecord, type OAuth2TokenRecord } from '../common/oauth2.simulator.js';
+import { createOAuth2Simulator, type OAuth2AppRecord, type OAuth2TokenRecord, type OAuth2Controls } from '../common/oauth2.simulator.js';
 import { fixedWindowCounter } from '../common/rate-limit.simulator.js';
 
 /**
@@ -66,18 +66,11 @@ export interface TwitchSimulatorOptions {
   rateLimitPerMinute?: number;
 }
 
-export interface TwitchSimulator extends Simulator {
-  apps: Map<string, TwitchAppRecord>;
+export interface TwitchSimulator extends Simulator, Omit<OAuth2Controls<string>, 'approveAs'> {
   users: Map<string, TwitchUserRecord>;
   messages: TwitchMessageRecord[];
   announcements: TwitchAnnouncementRecord[];
-  addApp(app: TwitchAppRecord): void;
   addUser(user: TwitchUserRecord): void;
-  grantOnly(scopes: string[] | undefined): void;
-  expireAccessTokens(): void;
-  /** the user disconnects the app: access and refresh tokens stop working */
-  revokeGrant(): void;
-  refreshCount(): number;
   lookup(id: string): { text: string; replyTo?: string; mediaSha256: string[] } | undefined;
   injectKind(kind: InjectedKind): void;
 }

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { startSimulator, type InjectedKind, type Simulator } from '../../../test/simulators/harness.js';
+import type { OAuth2Controls } from '../common/oauth2.simulator.js';
 
 /**
  * A simulator of VK: one server stands for four hosts (map them all to it):
@@ -134,24 +135,17 @@ export interface VkSimulatorOptions {
   now?: () => number;
 }
 
-export interface VkSimulator extends Simulator {
-  apps: Map<string, VkAppRecord>;
+export interface VkSimulator extends Simulator, OAuth2Controls<string, VkAppRecord> {
   users: Map<string, VkUserRecord>;
   groups: Map<string, VkGroupRecord>;
   photos: Map<string, VkPhotoRecord>;
   videos: Map<string, VkVideoRecord>;
   posts: VkPostRecord[];
   comments: VkCommentRecord[];
-  addApp(app: VkAppRecord): void;
   addUser(user: VkUserRecord): void;
   addGroup(group: VkGroupRecord): void;
-  approveAs(userId: string): void;
-  grantOnly(scopes: string[] | undefined): void;
   /** the device ids handed out on redirects, in order */
   deviceIds: string[];
-  expireAccessTokens(): void;
-  revokeGrant(): void;
-  refreshCount(): number;
   setPostStats(id: string, stats: { views?: number; likes?: number; reposts?: number }): void;
   lookup(id: string): { text: string; replyTo?: string; mediaSha256: string[] } | undefined;
   injectKind(kind: InjectedKind): void;

@@ -1,7 +1,8 @@
 import { createHash, randomBytes, type Hash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { startSimulator, type InjectedKind, type Simulator } from '../../../test/simulators/harness.js';
-import { createGoogleOAuthSimulator } from '../common/google-oauth.simulator.js';
+import type { OAuth2Controls } from '../common/oauth2.simulator.js';
+import { createGoogleOAuthSimulator, type GoogleOAuthApp, type GoogleUserRecord } from '../common/google-oauth.simulator.js';
 
 /**
  * A simulator of Google's side of YouTube, on one server that stands for four real origins, which
@@ -58,18 +59,8 @@ const THUMBNAIL_MAX_BYTES = 2 * 1024 * 1024;
 /** Video categories YouTube offers in most regions (`videoCategories.list`, assignable ones). */
 export const YOUTUBE_CATEGORIES = ['1', '2', '10', '15', '17', '19', '20', '22', '23', '24', '25', '26', '27', '28', '29'];
 
-export interface GoogleAppRecord {
-  clientId: string;
-  clientSecret: string;
-  /** registered redirect URIs (any when absent) */
-  redirectUris?: string[];
-}
-
-export interface GoogleUserRecord {
-  sub: string;
-  name: string;
-  email: string;
-}
+export type GoogleAppRecord = GoogleOAuthApp;
+export type { GoogleUserRecord };
 
 export interface YoutubeChannelRecord {
   id: string;
@@ -185,20 +176,17 @@ export interface YoutubeSimulatorOptions {
   dailyUploadLimit?: number;
 }
 
-export interface YoutubeSimulator extends Simulator {
-  apps: Map<string, GoogleAppRecord>;
+export interface YoutubeSimulator extends Simulator, Pick<OAuth2Controls<string, GoogleAppRecord>, 'apps' | 'addApp' | 'expireAccessTokens'> {
   users: Map<string, GoogleUserRecord>;
   channels: Map<string, YoutubeChannelRecord>;
   tokens: Map<string, TokenRecord>;
   sessions: Map<string, UploadSessionRecord>;
   videos: VideoRecord[];
   comments: CommentThreadRecord[];
-  addApp(app: GoogleAppRecord): void;
   addUser(user: GoogleUserRecord): void;
   addChannel(channel: Partial<YoutubeChannelRecord> & { id: string; owner: string; title: string }): YoutubeChannelRecord;
   /** the user (and the channel picked on Google's chooser) who approves the next consents */
   approveAs(sub: string, channelId?: string): void;
-  expireAccessTokens(): void;
   /** the user removes the app's access: every token and refresh token of the grant stops working */
   revokeGrants(sub?: string): void;
   expireUploadSessions(): void;

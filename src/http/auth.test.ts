@@ -1,21 +1,15 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { apiKeys, oauthAccessTokens } from '../db/schema/index.js';
 import { hashCredential, visiblePrefix } from '../lib/tokens.js';
-import { buildTestApp, call, expectError, manualClock, type TestApp, type TestOrg } from '../../test/helpers.js';
+import { call, expectError, manualClock, useTestApp } from '../../test/helpers.js';
 
 const URL = '/public/v1/integrations';
 
 describe('authentication (API.md §2)', () => {
-  let t: TestApp;
-  let org: TestOrg;
   const clock = manualClock();
 
-  beforeAll(async () => {
-    t = await buildTestApp({ clock, env: { AUTH_FAILURE_LIMIT: '5', AUTH_FAILURE_WINDOW_SECONDS: '600' } });
-    org = await t.createOrg('Acme');
-  });
-  afterAll(async () => t.close());
+  const { t, orgs: { acme: org } } = useTestApp({ clock, env: { AUTH_FAILURE_LIMIT: '5', AUTH_FAILURE_WINDOW_SECONDS: '600' } }, 'Acme');
 
   describe('happy', () => {
     it('accepts the raw API key and records its last use', async () => {

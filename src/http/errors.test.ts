@@ -1,14 +1,11 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { buildTestApp, call, expectError, type TestApp, type TestOrg } from '../../test/helpers.js';
+import { call, expectError, useTestApp } from '../../test/helpers.js';
 
 describe('errors (API.md §3)', () => {
-  let t: TestApp;
-  let org: TestOrg;
-
-  beforeAll(async () => {
-    t = await buildTestApp({
+  const { t, orgs: { acme: org } } = useTestApp(
+    {
       env: { JSON_BODY_LIMIT_BYTES: '2048' },
       extraRoutes: async (app) => {
         app.get('/test/boom', async () => {
@@ -20,10 +17,9 @@ describe('errors (API.md §3)', () => {
           async () => ({ ok: true }),
         );
       },
-    });
-    org = await t.createOrg('Acme');
-  });
-  afterAll(async () => t.close());
+    },
+    'Acme',
+  );
 
   it('unknown route → 404 in the error shape, with the request id of the header', async () => {
     const res = await call(t.app, org.apiKey, { method: 'GET', url: '/public/v1/nope' });

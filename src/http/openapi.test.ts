@@ -1,10 +1,10 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { EVENT_TYPES } from '../core/events/events.js';
 import { PLATFORM_IDENTIFIERS } from '../platforms/platform.js';
-import { buildTestApp, type TestApp } from '../../test/helpers.js';
+import { useTestApp } from '../../test/helpers.js';
 
 interface Operation {
   parameters?: { name: string; in: string; required?: boolean; schema: unknown }[];
@@ -18,11 +18,7 @@ interface Document {
 }
 
 describe('OpenAPI', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await buildTestApp();
-  });
-  afterAll(async () => t.close());
+  const { t } = useTestApp();
 
   it('serves an OpenAPI 3.1 document of the public routes, generated from their schemas', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/public/v1/openapi.json' });

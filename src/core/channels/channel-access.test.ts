@@ -1,10 +1,10 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { integrations, posts } from '../../db/schema/index.js';
 import { PLATFORM_METADATA } from '../../platforms/metadata.js';
 import { PlatformError, type PlatformAdapter } from '../../platforms/platform.js';
-import { buildTestApp, call, expectError, expectIsolated, manualClock, type TestApp, type TestOrg } from '../../../test/helpers.js';
+import { call, expectError, expectIsolated, manualClock, useTestApp } from '../../../test/helpers.js';
 
 /**
  * A small stateful token service standing in for a platform with expiring, rotating tokens: the
@@ -41,19 +41,13 @@ function rotatingTokenPlatform() {
 }
 
 describe('channel access: token lifecycle, tools and analytics routes', () => {
-  let t: TestApp;
-  let acme: TestOrg;
-  let beta: TestOrg;
   const clock = manualClock();
   const platform = rotatingTokenPlatform();
+  const { t, orgs: { acme, beta } } = useTestApp({ clock }, 'Acme', 'Beta');
 
-  beforeAll(async () => {
-    t = await buildTestApp({ clock });
+  beforeAll(() => {
     t.deps.adapters.x = platform.adapter;
-    acme = await t.createOrg('Acme');
-    beta = await t.createOrg('Beta');
   });
-  afterAll(async () => t.close());
 
   async function channel(expiresInMs: number, accessToken = 'access-0', refreshToken = 'refresh-0') {
     return t.deps.repositories.integrations.insertIntegration({

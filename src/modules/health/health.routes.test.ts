@@ -1,14 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, manualClock, type TestApp } from '../../../test/helpers.js';
+import { describe, expect, it } from 'vitest';
+import { manualClock, useTestApp } from '../../../test/helpers.js';
 
 describe('health and readiness', () => {
-  let t: TestApp;
   const clock = manualClock();
-
-  beforeAll(async () => {
-    t = await buildTestApp({ clock, env: { READY_MAX_HEARTBEAT_AGE_SECONDS: '30' } });
-  });
-  afterAll(async () => t.close());
+  const { t } = useTestApp({ clock, env: { READY_MAX_HEARTBEAT_AGE_SECONDS: '30' } });
 
   it('/healthz answers without a credential', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/healthz' });

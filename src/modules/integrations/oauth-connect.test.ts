@@ -3,30 +3,23 @@ import { createServer, type AddressInfo, type Server, type Socket } from 'node:n
 import { runInNewContext } from 'node:vm';
 import { eq } from 'drizzle-orm';
 import type { LightMyRequestResponse } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { connectStates, instanceApps, integrations } from '../../db/schema/index.js';
 import { startMastodonSimulator, type MastodonSimulator } from '../../platforms/mastodon/mastodon.simulator.js';
-import { buildTestApp, call, expectError, expectIsolated, type TestApp, type TestOrg } from '../../../test/helpers.js';
+import { call, expectError, expectIsolated, type TestOrg, useTestApp } from '../../../test/helpers.js';
 
 const INSTANCE = 'https://mastodon.example';
 
 describe('connecting an OAuth channel through the API (mastodon: app registered per instance)', () => {
   let sim: MastodonSimulator;
-  let t: TestApp;
-  let acme: TestOrg;
-  let beta: TestOrg;
-
-  beforeAll(async () => {
-    sim = await startMastodonSimulator({ publicUrl: INSTANCE });
-    sim.addAccount({ username: 'alice', display_name: 'Alice Example' });
-    t = await buildTestApp({ env: { PLATFORM_ORIGINS: `${INSTANCE}=${sim.origin}`, PUBLIC_URL: 'https://tidings.example' } });
-    acme = await t.createOrg('Acme');
-    beta = await t.createOrg('Beta');
-  });
   afterAll(async () => {
-    await t.close();
     await sim.close();
   });
+  const { t, orgs: { acme, beta } } = useTestApp(async () => {
+    sim = await startMastodonSimulator({ publicUrl: INSTANCE });
+    sim.addAccount({ username: 'alice', display_name: 'Alice Example' });
+    return { env: { PLATFORM_ORIGINS: `${INSTANCE}=${sim.origin}`, PUBLIC_URL: 'https://tidings.example' } };
+  }, 'Acme', 'Beta');
 
   /** What the user's browser does: open the URL, approve at the platform, follow the redirect back. */
   async function approveAndReturn(url: string) {
@@ -213,13 +206,15 @@ describe('connecting an OAuth channel through the API (mastodon: app registered 
 });
 
 describe('an instance the caller named that fails is the caller\'s problem: 400 naming instanceUrl, never 502', () => {
-  let t: TestApp;
-  let org: TestOrg;
   let silent: Server;
   let failing: Server;
   const sockets = new Set<Socket>();
+  afterAll(async () => {
+    for (const s of sockets) s.destroy();
+    await Promise.all([silent, failing].map((srv) => new Promise((r) => srv.close(r))));
+  });
 
-  beforeAll(async () => {
+  const { t, orgs: { acme: org } } = useTestApp(async () => {
     // one that accepts and never answers, one that answers 503, and a port nobody listens on
     silent = createServer((s) => sockets.add(s));
     failing = createServer((s) => {
@@ -227,19 +222,13 @@ describe('an instance the caller named that fails is the caller\'s problem: 400 
     });
     const listen = (srv: Server) => new Promise<number>((r) => srv.listen(0, '127.0.0.1', () => r((srv.address() as AddressInfo).port)));
     const [silentPort, failingPort, closedPort] = [await listen(silent), await listen(failing), await closedLoopbackPort()];
-    t = await buildTestApp({
+    return {
       env: {
         PLATFORM_TIMEOUT_SECONDS: '1',
         PLATFORM_ORIGINS: [`https://refused.example=http://127.0.0.1:${closedPort}`, `https://silent.example=http://127.0.0.1:${silentPort}`, `https://failing.example=http://127.0.0.1:${failingPort}`].join(','),
       },
-    });
-    org = await t.createOrg('Acme');
-  });
-  afterAll(async () => {
-    await t.close();
-    for (const s of sockets) s.destroy();
-    await Promise.all([silent, failing].map((srv) => new Promise((r) => srv.close(r))));
-  });
+    };
+  }, 'Acme');
 
   it.each([
     ['refused.example', /refused\.example could not be reached/],

@@ -3,9 +3,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request as httpRequest } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { createChannel } from '../../../test/factories.js';
-import { buildTestApp, call, expectError, expectIsolated, type TestApp, type TestOrg } from '../../../test/helpers.js';
+import { call, expectError, expectIsolated, useTestApp } from '../../../test/helpers.js';
 import { filesUnder, multipart, postUpload, uploadMedia, type MediaItem } from '../../../test/media.js';
 
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
@@ -34,21 +34,14 @@ const ELF = Buffer.concat([Buffer.from([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1, 0]), Bu
 const sha = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
 
 describe('media library', () => {
-  let t: TestApp;
-  let acme: TestOrg;
-  let beta: TestOrg;
   let dataDir: string;
-
-  beforeAll(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), 'tidings-media-'));
-    t = await buildTestApp({ env: { DATA_DIR: dataDir, MEDIA_MAX_IMAGE_BYTES: '1000', MEDIA_MAX_VIDEO_BYTES: '5000', MEDIA_MAX_AUDIO_BYTES: '3000' } });
-    acme = await t.createOrg('Acme');
-    beta = await t.createOrg('Beta');
-  });
   afterAll(async () => {
-    await t.close();
     await rm(dataDir, { recursive: true, force: true });
   });
+  const { t, orgs: { acme, beta } } = useTestApp(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'tidings-media-'));
+    return { env: { DATA_DIR: dataDir, MEDIA_MAX_IMAGE_BYTES: '1000', MEDIA_MAX_VIDEO_BYTES: '5000', MEDIA_MAX_AUDIO_BYTES: '3000' } };
+  }, 'Acme', 'Beta');
 
   const mediaUrl = (item: MediaItem) => new URL(item.path).pathname;
   const rowCount = async (orgId: string) =>

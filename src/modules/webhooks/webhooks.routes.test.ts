@@ -1,9 +1,9 @@
 import { Webhook } from 'standardwebhooks';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Resolver } from '../../lib/safe-address.js';
 import { createManualClock, type ManualClock } from '../../lib/clock.js';
 import { createChannel } from '../../../test/factories.js';
-import { buildTestApp, call, expectError, expectIsolated, type TestApp, type TestOrg } from '../../../test/helpers.js';
+import { call, expectError, expectIsolated, type TestOrg, useTestApp } from '../../../test/helpers.js';
 
 /** Names these tests resolve themselves: nothing goes to a real resolver (or the internet). */
 const NAMES: Record<string, string[]> = {
@@ -53,18 +53,11 @@ interface LogPage {
 }
 
 describe('webhooks', () => {
-  let t: TestApp;
   let clock: ManualClock;
-  let acme: TestOrg;
-  let beta: TestOrg;
-
-  beforeAll(async () => {
+  const { t, orgs: { acme, beta } } = useTestApp(() => {
     clock = createManualClock(Date.UTC(2026, 10, 21, 12, 0, 0));
-    t = await buildTestApp({ clock, webhookResolve: resolve });
-    acme = await t.createOrg('Acme');
-    beta = await t.createOrg('Beta');
-  });
-  afterAll(async () => t.close());
+    return { clock, webhookResolve: resolve };
+  }, 'Acme', 'Beta');
 
   const sqlRows = async <T>(text: string, params: unknown[]) => (await t.deps.database.sql.executeSql(text, params)).rows as T[];
   const create = (org: TestOrg, payload: Record<string, unknown>) => call(t.app, org.apiKey, { method: 'POST', url: '/public/v1/webhooks', payload });

@@ -1,5 +1,5 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { platformEnvPrefix } from '../../config.js';
 import { integrations } from '../../db/schema/index.js';
 import { PLATFORM_METADATA } from '../../platforms/metadata.js';
@@ -8,7 +8,7 @@ import { BSKY_ENTRYWAY, BSKY_PDS, BSKY_VIDEO, startBlueskySimulator, type Bluesk
 import { startTelegramSimulator, type TelegramSimulator } from '../../platforms/telegram/telegram.simulator.js';
 import { eventsOf } from '../../../test/factories.js';
 import { EVENT_PAYLOAD_SCHEMAS } from '../../core/webhooks/event-schemas.js';
-import { buildTestApp, call, expectError, type TestApp, type TestOrg } from '../../../test/helpers.js';
+import { call, expectError, useTestApp } from '../../../test/helpers.js';
 import { DISCORD } from '../../../test/oauth-apps.js';
 
 const TOKEN = '123456:AAbbCCddEEffGGhhIIjjKKllMMnnOOppQQ';
@@ -16,24 +16,20 @@ const TOKEN = '123456:AAbbCCddEEffGGhhIIjjKKllMMnnOOppQQ';
 describe('connecting channels through the API', () => {
   let sim: TelegramSimulator;
   let sky: BlueskySimulator;
-  let t: TestApp;
-  let acme: TestOrg;
+  afterAll(async () => {
+    await sim.close();
+    await sky.close();
+  });
 
-  beforeAll(async () => {
+  const { t, orgs: { acme } } = useTestApp(async () => {
     sim = await startTelegramSimulator();
     sim.addBot(TOKEN, { id: 123456, username: 'tidings_bot' });
     sim.addChat({ id: -1001234567890, title: 'Acme News', username: 'acmenews', admins: [123456] });
     sky = await startBlueskySimulator();
     sky.addAccount({ handle: 'acme.bsky.social', did: 'did:plc:acme123', password: 'app-pass-1234', displayName: 'Acme on Bluesky' });
     const origins = [`https://api.telegram.org=${sim.origin}`, ...[BSKY_ENTRYWAY, BSKY_PDS, BSKY_VIDEO].map((o) => `${o}=${sky.origin}`)];
-    t = await buildTestApp({ env: { PLATFORM_ORIGINS: origins.join(',') } });
-    acme = await t.createOrg('Acme');
-  });
-  afterAll(async () => {
-    await t.close();
-    await sim.close();
-    await sky.close();
-  });
+    return { env: { PLATFORM_ORIGINS: origins.join(',') } };
+  }, 'Acme');
 
   const rows = () => t.deps.database.db.select().from(integrations).where(eq(integrations.organizationId, acme.id));
 
@@ -168,8 +164,6 @@ describe('connecting channels through the API', () => {
 });
 
 describe('every identifier of the API can be connected', () => {
-  let t: TestApp;
-  let org: TestOrg;
   // Every OAuth platform's app configured (nothing is called: the authorisation URL is built locally).
   const apps = Object.fromEntries(
     PLATFORM_IDENTIFIERS.filter((id) => PLATFORM_METADATA[id].authKind === 'oauth2').flatMap((id) => [
@@ -177,11 +171,7 @@ describe('every identifier of the API can be connected', () => {
       [`${platformEnvPrefix(id)}_CLIENT_SECRET`, `secret-${id}`],
     ]),
   );
-  beforeAll(async () => {
-    t = await buildTestApp({ env: { ...apps, DISCORD_BOT_TOKEN: DISCORD.botToken } });
-    org = await t.createOrg('Everywhere');
-  });
-  afterAll(() => t.close());
+  const { t, orgs: { everywhere: org } } = useTestApp({ env: { ...apps, DISCORD_BOT_TOKEN: DISCORD.botToken } }, 'Everywhere');
 
   it.each(PLATFORM_IDENTIFIERS.filter((id) => PLATFORM_METADATA[id].authKind !== 'instance-oauth2'))('GET /social/%s answers the connect form or the authorisation URL', async (id) => {
     const res = await call(t.app, org.apiKey, { method: 'GET', url: `/public/v1/social/${id}` });

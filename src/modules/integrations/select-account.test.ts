@@ -1,18 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { APP, linkedinSimulator } from '../../platforms/linkedin/linkedin.testkit.js';
 import { LINKEDIN_API_ORIGIN, LINKEDIN_WWW_ORIGIN, type LinkedinSimulator } from '../../platforms/linkedin/linkedin.simulator.js';
-import { buildTestApp, call, expectError, expectIsolated, type TestApp, type TestOrg } from '../../../test/helpers.js';
+import { call, expectError, expectIsolated, useTestApp } from '../../../test/helpers.js';
 
 describe('choosing which LinkedIn page a channel posts as (PUT /integrations/{id}/account)', () => {
   let sim: LinkedinSimulator;
-  let t: TestApp;
-  let acme: TestOrg;
-  let beta: TestOrg;
   let channelId: string;
+  afterAll(async () => {
+    await sim.close();
+  });
 
-  beforeAll(async () => {
+  const { t, orgs: { acme, beta } } = useTestApp(async () => {
     sim = await linkedinSimulator();
-    t = await buildTestApp({
+    return {
       env: {
         PLATFORM_ORIGINS: `${LINKEDIN_API_ORIGIN}=${sim.origin},${LINKEDIN_WWW_ORIGIN}=${sim.origin}`,
         PUBLIC_URL: 'https://tidings.example',
@@ -21,17 +21,14 @@ describe('choosing which LinkedIn page a channel posts as (PUT /integrations/{id
         LINKEDIN_CLIENT_ID: APP.clientId,
         LINKEDIN_CLIENT_SECRET: APP.clientSecret,
       },
-    });
-    acme = await t.createOrg('Acme');
-    beta = await t.createOrg('Beta');
+    };
+  }, 'Acme', 'Beta');
+
+  beforeAll(async () => {
     const { url } = (await call(t.app, acme.apiKey, { method: 'GET', url: '/public/v1/social/linkedin-page' })).json<{ url: string }>();
     const back = new URL((await fetch(url, { redirect: 'manual' })).headers.get('location')!);
     expect((await t.app.inject({ method: 'GET', url: `${back.pathname}${back.search}` })).statusCode).toBe(200);
     channelId = (await call(t.app, acme.apiKey, { method: 'GET', url: '/public/v1/integrations' })).json<{ id: string }[]>()[0]!.id;
-  });
-  afterAll(async () => {
-    await t.close();
-    await sim.close();
   });
 
   it('connects the first administered page; the pages tool lists all of them', async () => {

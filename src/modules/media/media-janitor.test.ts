@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { CreateMultipartUploadCommand, UploadPartCommand } from '@aws-sdk/client-s3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, call, type TestApp, type TestOrg } from '../../../test/helpers.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { call, type TestApp, type TestOrg, useTestApp } from '../../../test/helpers.js';
 import { postUpload, uploadMedia, type MediaItem } from '../../../test/media.js';
 import { startS3Simulator, type S3Simulator } from '../../../test/simulators/s3.simulator.js';
 import type { createS3Storage } from '../../core/media/s3-storage.js';
@@ -40,19 +40,14 @@ async function foreignObject(t: TestApp) {
 const unclaimedKeys = async (t: TestApp) => (await t.deps.repositories.media.unclaimedBefore(new Date(Date.now() + 1000 * HOUR), 1000)).map((r) => r.storageKey);
 
 describe('media storage janitor: local files', () => {
-  let t: TestApp;
-  let acme: TestOrg;
   let dataDir: string;
-
-  beforeAll(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), 'tidings-janitor-'));
-    t = await buildTestApp({ env: { DATA_DIR: dataDir, MEDIA_MAX_IMAGE_BYTES: '100000' } });
-    acme = await t.createOrg('Acme');
-  });
   afterAll(async () => {
-    await t?.close();
     if (dataDir) await rm(dataDir, { recursive: true, force: true });
   });
+  const { t, orgs: { acme } } = useTestApp(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'tidings-janitor-'));
+    return { env: { DATA_DIR: dataDir, MEDIA_MAX_IMAGE_BYTES: '100000' } };
+  }, 'Acme');
 
   const fileOf = (key: string) => join(dataDir, 'media', key);
   const exists = (path: string) => stat(path).then(
@@ -152,17 +147,19 @@ describe('media storage janitor: local files', () => {
 
 describe('media storage janitor: S3-compatible bucket', () => {
   let sim: S3Simulator;
-  let t: TestApp;
-  let acme: TestOrg;
   let dataDir: string;
   /** the simulator's clock (Initiated, part times); undefined: the real time */
   let simNow: number | undefined;
+  afterAll(async () => {
+    await sim?.close();
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  });
 
-  beforeAll(async () => {
+  const { t, orgs: { acme } } = useTestApp(async () => {
     // pages of 2: the listings of uploads and parts take several pages
     sim = await startS3Simulator({ buckets: [{ name: 'media' }], maxKeys: 2, now: () => new Date(simNow ?? Date.now()) });
     dataDir = await mkdtemp(join(tmpdir(), 'tidings-janitor-s3-'));
-    t = await buildTestApp({
+    return {
       env: {
         DATA_DIR: dataDir,
         PUBLIC_URL: 'https://tidings.example.com',
@@ -172,14 +169,8 @@ describe('media storage janitor: S3-compatible bucket', () => {
         S3_SECRET_ACCESS_KEY: sim.secretAccessKey,
         S3_FORCE_PATH_STYLE: 'true',
       },
-    });
-    acme = await t.createOrg('Acme');
-  });
-  afterAll(async () => {
-    await t?.close();
-    await sim?.close();
-    if (dataDir) await rm(dataDir, { recursive: true, force: true });
-  });
+    };
+  }, 'Acme');
 
   const s3 = () => t.deps.storage as ReturnType<typeof createS3Storage>;
   /** A multipart upload started at `startedAt` with parts sent at `partsAt`, never completed. */

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { Browser, shownSecret, signUp } from '../../../test/browser.js';
-import { buildTestApp, call, manualClock, type TestApp } from '../../../test/helpers.js';
+import { call, manualClock, useTestApp } from '../../../test/helpers.js';
 import { oauthPost } from '../../../test/oauth-client.js';
 
 interface DeviceStart {
@@ -13,7 +13,6 @@ interface DeviceStart {
 }
 
 describe('device login (RFC 8628 and the Postiz CLI protocol)', () => {
-  let t: TestApp;
   const clock = manualClock();
   let owner: Browser;
   let orgId: string;
@@ -34,8 +33,9 @@ describe('device login (RFC 8628 and the Postiz CLI protocol)', () => {
     return res;
   }
 
+  const { t } = useTestApp({ clock, env: { PUBLIC_URL: 'http://tidings.test', DEVICE_POLL_INTERVAL_SECONDS: '2' } });
+
   beforeAll(async () => {
-    t = await buildTestApp({ clock, env: { PUBLIC_URL: 'http://tidings.test', DEVICE_POLL_INTERVAL_SECONDS: '2' } });
     owner = await signUp(t.app, { email: 'owner@example.test', organization: 'Acme' });
     await owner.get('/account');
     await owner.post('/account/organizations', { name: 'Second' });
@@ -44,7 +44,6 @@ describe('device login (RFC 8628 and the Postiz CLI protocol)', () => {
     orgId = ms.find((m) => m.name === 'Acme')!.organizationId;
     secondOrgId = ms.find((m) => m.name === 'Second')!.organizationId;
   });
-  afterAll(async () => t.close());
 
   it('Postiz protocol: code → pending → approved on the verification page for a chosen organisation → the token, once', async () => {
     const start = await postizStart();

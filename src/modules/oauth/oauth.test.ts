@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { Browser, shownSecret, signUp } from '../../../test/browser.js';
-import { buildTestApp, call, manualClock, type TestApp } from '../../../test/helpers.js';
+import { buildTestApp, call, manualClock, useTestApp } from '../../../test/helpers.js';
 import { consent, oauthPost, pkce, registerApp } from '../../../test/oauth-client.js';
 
 const REDIRECT = 'https://app.example/callback';
@@ -16,7 +16,6 @@ interface Tokens {
 }
 
 describe('OAuth 2.1 authorisation server', () => {
-  let t: TestApp;
   const clock = manualClock();
   let owner: Browser;
   let orgId: string;
@@ -34,15 +33,15 @@ describe('OAuth 2.1 authorisation server', () => {
 
   const apiAs = (token: string, url = '/public/v1/groups') => call(t.app, token, { method: 'GET', url });
 
+  const { t } = useTestApp({ clock, env: { PUBLIC_URL: 'http://tidings.test', SIGNUP: 'invite', API_RATE_LIMIT: '100000' } });
+
   beforeAll(async () => {
-    t = await buildTestApp({ clock, env: { PUBLIC_URL: 'http://tidings.test', SIGNUP: 'invite', API_RATE_LIMIT: '100000' } });
     owner = await signUp(t.app, { email: 'owner@example.test', organization: 'Acme' });
     const user = await t.deps.repositories.accounts.findUserByEmail('owner@example.test');
     orgId = (await t.deps.repositories.accounts.listMemberships(user!.id))[0]!.organizationId;
     app = await registerApp(owner, { name: 'Scheduler Pro', logoUrl: 'https://app.example/logo.png', redirectUris: [REDIRECT, 'http://127.0.0.1:8123/cb'] });
     basic = { id: app.clientId, secret: app.clientSecret! };
   });
-  afterAll(async () => t.close());
 
   describe('happy', () => {
     it('publishes its metadata (RFC 8414)', async () => {

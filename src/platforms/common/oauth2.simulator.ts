@@ -184,31 +184,37 @@ export function createOAuth2Simulator<U>(opts: OAuth2SimulatorOptions<U>) {
     });
   }
 
+  const addApp = (a: OAuth2AppRecord) => {
+    apps.set(a.clientId, a);
+  };
+  const grantOnly = (scopes: string[] | undefined) => {
+    granted = scopes;
+  };
+  const expireAccessTokens = () => {
+    for (const t of tokens.values()) t.expiresAt = Date.now() - 1;
+  };
+  const revokeGrant = () => {
+    for (const t of tokens.values()) t.revoked = true;
+    for (const t of refreshTokens.values()) t.revoked = true;
+  };
+  const refreshCount = () => refreshes;
+
   return {
     apps,
     tokens,
     register,
-    addApp: (a: OAuth2AppRecord) => {
-      apps.set(a.clientId, a);
-    },
+    addApp,
+    /** what a simulator hands its tests of this server (spread into the simulator): `OAuth2Controls` but `approveAs` */
+    controls: { apps, addApp, grantOnly, expireAccessTokens, revokeGrant, refreshCount } satisfies Omit<OAuth2Controls<U>, 'approveAs'>,
     /** The bearer token's record when it is known, not revoked and not expired. */
     bearer(req: FastifyRequest): OAuth2TokenRecord<U> | undefined {
       const m = /^Bearer (.+)$/i.exec(req.headers.authorization ?? '');
       const t = m ? tokens.get(m[1]!) : undefined;
       return !t || t.revoked || t.expiresAt <= Date.now() ? undefined : t;
     },
-    /** scopes the user grants (default: what the app asks) */
-    grantOnly: (scopes: string[] | undefined) => {
-      granted = scopes;
-    },
-    expireAccessTokens: () => {
-      for (const t of tokens.values()) t.expiresAt = Date.now() - 1;
-    },
-    /** the user removes the app: access and refresh tokens stop working */
-    revokeGrant: () => {
-      for (const t of tokens.values()) t.revoked = true;
-      for (const t of refreshTokens.values()) t.revoked = true;
-    },
-    refreshCount: () => refreshes,
+    grantOnly,
+    expireAccessTokens,
+    revokeGrant,
+    refreshCount,
   };
 }

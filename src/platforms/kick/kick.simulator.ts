@@ -145,18 +145,13 @@ export async function startKickSimulator(): Promise<KickSimulator> {
   const API = /^\/public\/v1\//;
   return {
     ...sim,
-    apps: oauth.apps,
+    ...oauth.controls,
     users,
     messages,
-    addApp: oauth.addApp,
     addUser: (u) => users.set(u.user_id, u),
     approveAs: (id) => {
       approver = id;
     },
-    grantOnly: oauth.grantOnly,
-    expireAccessTokens: oauth.expireAccessTokens,
-    revokeGrant: oauth.revokeGrant,
-    refreshCount: oauth.refreshCount,
     lookup: (id) => {
       const m = messages.find((x) => x.id === id);
       return m ? { text: m.content, ...(m.replyTo ? { replyTo: m.replyTo } : {}), mediaSha256: [] } : undefined;

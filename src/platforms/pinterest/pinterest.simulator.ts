@@ -624,12 +624,11 @@ export async function startPinterestSimulator(opts: PinterestSimulatorOptions = 
   });
 
   return Object.assign(sim, {
-    apps: oauth.apps,
+    ...oauth.controls,
     users,
     boards,
     media,
     pins,
-    addApp: oauth.addApp,
     addUser: (u: PinterestUserRecord) => void users.set(u.id, u),
     addBoard(b: { id?: string; name: string; owner: string; privacy?: PinterestBoardRecord['privacy'] }) {
       const board: PinterestBoardRecord = { id: b.id ?? nextId(1_020_276_715_534_500_000n), name: b.name, owner: b.owner, privacy: b.privacy ?? 'PUBLIC', createdAt: Date.now() + boards.length };
@@ -639,9 +638,6 @@ export async function startPinterestSimulator(opts: PinterestSimulatorOptions = 
     approveAs(userId: string) {
       approver = userId;
     },
-    grantOnly: oauth.grantOnly,
-    expireAccessTokens: oauth.expireAccessTokens,
-    revokeGrant: oauth.revokeGrant,
     failVideoProcessing(f = true) {
       failProcessing = f;
       for (const m of media.values()) if (m.status === 'registered' || m.status === 'processing') m.failOnProcessing = f;
@@ -651,7 +647,6 @@ export async function startPinterestSimulator(opts: PinterestSimulatorOptions = 
     },
     setAccountAnalytics: (userId: string, rows: DailyRow[]) => void accountDaily.set(userId, rows),
     setPinAnalytics: (pinId: string, rows: DailyRow[]) => void pinDaily.set(pinId, rows),
-    refreshCount: oauth.refreshCount,
     lookup(id: string) {
       const p = pins.find((x) => x.id === id);
       if (!p) return undefined;

@@ -429,22 +429,17 @@ export async function startTumblrSimulator(opts: TumblrSimulatorOptions = {}): P
   });
 
   return Object.assign(sim, {
-    apps: oauth.apps,
+    ...oauth.controls,
     users,
     posts,
-    addApp: oauth.addApp,
     addUser: (u: TumblrUserRecord) => void users.set(u.name, u),
     approveAs(name: string) {
       approver = name;
     },
-    grantOnly: oauth.grantOnly,
-    expireAccessTokens: oauth.expireAccessTokens,
-    revokeGrant: oauth.revokeGrant,
     setNoteCount(postId: string, n: number) {
       const p = posts.find((x) => x.id === postId);
       if (p) p.noteCount = n;
     },
-    refreshCount: oauth.refreshCount,
     lookup(id: string) {
       const p = posts.find((x) => x.id === id);
       if (!p) return undefined;

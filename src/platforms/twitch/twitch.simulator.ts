@@ -208,16 +208,11 @@ export async function startTwitchSimulator(opts: TwitchSimulatorOptions = {}): P
   const HELIX = /^\/helix\//;
   return {
     ...sim,
-    apps: oauth.apps,
+    ...oauth.controls,
     users,
     messages,
     announcements,
-    addApp: oauth.addApp,
     addUser: (u) => users.set(u.id, u),
-    grantOnly: oauth.grantOnly,
-    expireAccessTokens: oauth.expireAccessTokens,
-    revokeGrant: oauth.revokeGrant,
-    refreshCount: oauth.refreshCount,
     lookup: (id) => {
       const m = messages.find((x) => x.id === id);
       return m ? { text: m.text, ...(m.replyTo ? { replyTo: m.replyTo } : {}), mediaSha256: [] } : undefined;

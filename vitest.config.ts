@@ -50,9 +50,14 @@ const tierReporter: Reporter = {
 const jsonOut = process.env.TIDINGS_TEST_JSON;
 
 // Vitest's default is one file at a time per core but one (a single worker on CI's 2 cores). Most
-// files here wait — on simulators, child processes, timers, Chromium — rather than compute, so two
-// at a time on a 2-core machine shortens the run without starving either; more cores, more files.
+// files here wait — on simulators, timers, the database — rather than compute, so they run two at
+// a time on a 2-core machine (more cores, more files). Then, one at a time as before, the files
+// whose timing is real: the browser tier (Chromium, the service, video encoding) and the tests that
+// start, kill and restart `tidings` processes (`*.crash.test.ts`, `test/e2e/`), whose recovery
+// deadlines must not be eaten by a neighbour's CPU.
 const maxWorkers = Number(process.env.TIDINGS_TEST_WORKERS) || Math.max(2, availableParallelism() - 1);
+const processTests = ['src/**/*.crash.test.ts', 'test/e2e/**/*.test.ts'];
+const alone = { maxWorkers: 1, sequence: { groupOrder: 1 } };
 
 export default defineConfig({
   test: {
@@ -64,6 +69,7 @@ export default defineConfig({
       { test: { name: 'unit', include: unitTests } },
       tiers.browser.available && {
         test: {
+          ...alone,
           name: 'browser',
           include: browserTests,
           env: { TEST_DB: 'pglite' },
@@ -76,28 +82,20 @@ export default defineConfig({
         plugins: [react()],
         test: { name: 'web', root: 'web', include: ['src/**/*.test.{ts,tsx}'], environment: 'happy-dom', setupFiles: ['src/test-setup.ts'] },
       },
-      {
-        test: {
-          name: 'pglite',
-          include: dbTests,
-          exclude: [...unitTests, ...browserTests],
-          env: { TEST_DB: 'pglite' },
+      ...(['pglite', 'postgres'] as const).flatMap((db) => {
+        if (db === 'postgres' && !tiers.postgres.available) return [];
+        const common = {
+          env: db === 'pglite' ? { TEST_DB: db } : { TEST_DB: db, TEST_REDIS: tiers.redis.available ? '1' : '' },
           globalSetup: ['test/global-setup.ts'],
           testTimeout: 60_000,
           hookTimeout: 60_000,
-        },
-      },
-      tiers.postgres.available && {
-        test: {
-          name: 'postgres',
-          include: dbTests,
-          exclude: [...unitTests, ...browserTests, ...onPgliteOnly],
-          env: { TEST_DB: 'postgres', TEST_REDIS: tiers.redis.available ? '1' : '' },
-          globalSetup: ['test/global-setup.ts'],
-          testTimeout: 60_000,
-          hookTimeout: 60_000,
-        },
-      },
+        };
+        const exclude = [...unitTests, ...browserTests, ...(db === 'postgres' ? onPgliteOnly : [])];
+        return [
+          { test: { ...common, name: db, include: dbTests, exclude: [...exclude, ...processTests] } },
+          { test: { ...common, ...alone, name: `${db}-processes`, include: processTests, exclude } },
+        ];
+      }),
     ].filter((p) => p !== false),
   },
 });

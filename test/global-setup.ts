@@ -23,7 +23,7 @@ async function prepare(database: Database) {
 
 export default async function setup(project: TestProject) {
   // The project's `env` reaches the test workers only; here the project name tells the kind.
-  if (project.name !== 'postgres') {
+  if (!project.name.startsWith('postgres')) {
     const dir = await mkdtemp(join(tmpdir(), 'tidings-test-'));
     const database = await openPglite({});
     await prepare(database);

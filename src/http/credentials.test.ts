@@ -1,15 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { signUp } from '../../test/browser.js';
-import { buildTestApp, call, type TestApp } from '../../test/helpers.js';
+import { call, useTestApp } from '../../test/helpers.js';
 
 describe('API keys and pos_ tokens on every public route', () => {
-  let t: TestApp;
   let apiKey: string;
   let token: string;
   let orgId: string;
 
+  const { t } = useTestApp({ env: { API_RATE_LIMIT: '100000' } });
+
   beforeAll(async () => {
-    t = await buildTestApp({ env: { API_RATE_LIMIT: '100000' } });
     const owner = await signUp(t.app, { email: 'owner@example.test', organization: 'Acme' });
     const user = await t.deps.repositories.accounts.findUserByEmail('owner@example.test');
     orgId = (await t.deps.repositories.accounts.listMemberships(user!.id))[0]!.organizationId;
@@ -20,7 +20,6 @@ describe('API keys and pos_ tokens on every public route', () => {
     await owner.post('/device/verify', { code: start.user_code, organizationId: orgId, decision: 'approve' });
     token = (await t.app.inject({ method: 'POST', url: '/device/token', payload: { device_code: start.device_code } })).json<{ access_token: string }>().access_token;
   });
-  afterAll(async () => t.close());
 
   it('every operation of the OpenAPI document answers the same to both credentials of one organisation (never 401)', async () => {
     const doc = (await t.app.inject({ method: 'GET', url: '/public/v1/openapi.json' })).json<{ paths: Record<string, Record<string, unknown>> }>();

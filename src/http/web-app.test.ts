@@ -1,30 +1,26 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, expectError, type TestApp } from '../../test/helpers.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { expectError, useTestApp } from '../../test/helpers.js';
 
 const HTML = { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' };
 
 describe('the calendar app served at /', () => {
-  let t: TestApp;
-  let bare: TestApp;
   let dir: string;
+  afterAll(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
 
-  beforeAll(async () => {
+  const { t } = useTestApp(() => {
     dir = mkdtempSync(join(tmpdir(), 'tidings-web-'));
     mkdirSync(join(dir, 'assets'));
     writeFileSync(join(dir, 'index.html'), '<!doctype html><title>Tidings</title><div id="root"></div>');
     writeFileSync(join(dir, 'assets', 'index-abc123.js'), 'console.log("app")');
     writeFileSync(join(dir, 'favicon.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
-    t = await buildTestApp({ webApp: { dir }, env: { PUBLIC_URL: 'http://localhost:4123/' } });
-    bare = await buildTestApp();
+    return { webApp: { dir }, env: { PUBLIC_URL: 'http://localhost:4123/' } };
   });
-  afterAll(async () => {
-    await t.close();
-    await bare.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const { t: bare } = useTestApp();
 
   it('answers a browser on any of the app’s own paths with index.html, under a strict CSP', async () => {
     for (const url of ['/', '/calendar', '/posts/6d1f0c5e-1111-4222-8333-444455556666', '/settings/webhooks?tab=log']) {

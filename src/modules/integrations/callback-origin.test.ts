@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMastodonSimulator, type MastodonSimulator } from '../../platforms/mastodon/mastodon.simulator.js';
 import { signUp, type Browser } from '../../../test/browser.js';
-import { buildTestApp, call, type TestApp, type TestOrg } from '../../../test/helpers.js';
+import { call, useTestApp } from '../../../test/helpers.js';
 
 const INSTANCE = 'https://mastodon.example';
 /** PUBLIC_URL as it defaults: `localhost`, while the person's browser may be at 127.0.0.1. */
@@ -15,20 +15,18 @@ const OTHER = 'http://127.0.0.1:4567';
  */
 describe('the OAuth callback finishes at the address the person began at', () => {
   let sim: MastodonSimulator;
-  let t: TestApp;
   let person: Browser;
-  let apiOrg: TestOrg;
+  afterAll(async () => {
+    await sim.close();
+  });
 
-  beforeAll(async () => {
+  const { t, orgs: { beta: apiOrg } } = useTestApp(async () => {
     sim = await startMastodonSimulator({ publicUrl: INSTANCE });
     sim.addAccount({ username: 'alice', display_name: 'Alice Example' });
-    t = await buildTestApp({ env: { PLATFORM_ORIGINS: `${INSTANCE}=${sim.origin}`, PUBLIC_URL: PUBLIC, SIGNUP: 'open' } });
+    return { env: { PLATFORM_ORIGINS: `${INSTANCE}=${sim.origin}`, PUBLIC_URL: PUBLIC, SIGNUP: 'open' } };
+  }, 'Beta');
+  beforeAll(async () => {
     person = await signUp(t.app, { email: 'greta@example.test', organization: 'Acme' });
-    apiOrg = await t.createOrg('Beta');
-  });
-  afterAll(async () => {
-    await t.close();
-    await sim.close();
   });
 
   /** The platform approves and sends the browser to PUBLIC_URL's callback: answers that path and query. */

@@ -1,6 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import type { InjectOptions } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { integrations } from '../../db/schema/index.js';
 import { startDiscordSimulator, type DiscordSimulator } from '../../platforms/discord/discord.simulator.js';
 import { discordMetadata } from '../../platforms/discord/metadata.js';
@@ -15,7 +15,7 @@ import { slackMetadata } from '../../platforms/slack/metadata.js';
 import { startSlackSimulator, type SlackSimulator } from '../../platforms/slack/slack.simulator.js';
 import { xMetadata } from '../../platforms/x/metadata.js';
 import { startXSimulator, type XSimulator } from '../../platforms/x/x.simulator.js';
-import { buildTestApp, call, expectError, expectIsolated, type TestApp, type TestOrg } from '../../../test/helpers.js';
+import { buildTestApp, call, expectError, expectIsolated, type TestOrg, useTestApp } from '../../../test/helpers.js';
 import { DISCORD, LINKEDIN_APP, LINKEDIN_PAGE_APP, oauthAppEnv, REDDIT_APP, SLACK_APP, X_APP } from '../../../test/oauth-apps.js';
 import type { Simulator } from '../../../test/simulators/harness.js';
 
@@ -30,16 +30,17 @@ const X_USER = { id: '1460000000000000001', name: 'Acme Inc.', username: 'acme',
 const GUILD = '2100000000000000001';
 const DAY = 86_400_000;
 
-let t: TestApp;
-let acme: TestOrg;
-let beta: TestOrg;
 let x: XSimulator;
 let reddit: RedditSimulator;
 let discord: DiscordSimulator;
 let slack: SlackSimulator;
 let linkedin: LinkedinSimulator;
 
-beforeAll(async () => {
+afterAll(async () => {
+  await Promise.all([x, reddit, discord, slack, linkedin].map((s) => s?.close()));
+});
+
+const { t, orgs: { acme, beta } } = useTestApp(async () => {
   x = await startXSimulator();
   x.addClient(X_APP);
   x.addUser(X_USER);
@@ -84,21 +85,14 @@ beforeAll(async () => {
     [LINKEDIN_WWW_ORIGIN, linkedin],
     [LINKEDIN_API_ORIGIN, linkedin],
   ] as const;
-  t = await buildTestApp({
+  return {
     env: {
       PUBLIC_URL,
       PLATFORM_ORIGINS: origins.map(([real, sim]) => `${real}=${sim.origin}`).join(','),
       ...oauthAppEnv(),
     },
-  });
-  acme = await t.createOrg('Acme');
-  beta = await t.createOrg('Beta');
-});
-
-afterAll(async () => {
-  await t?.close();
-  await Promise.all([x, reddit, discord, slack, linkedin].map((s) => s?.close()));
-});
+  };
+}, 'Acme', 'Beta');
 
 // ---------------------------------------------------------------------------------------------
 // Helpers

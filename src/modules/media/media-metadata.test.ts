@@ -4,8 +4,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, call, expectError, type TestApp, type TestOrg } from '../../../test/helpers.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { call, expectError, useTestApp } from '../../../test/helpers.js';
 import { filesUnder, postUpload, uploadMedia, type MediaItem } from '../../../test/media.js';
 
 /** The real files of test/fixtures/media (how they were made and what ffmpeg said: its README). */
@@ -15,19 +15,14 @@ const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 const H264_AAC = 'avc1.64001f,mp4a.40.2';
 
 describe('media metadata from the real files', () => {
-  let t: TestApp;
-  let org: TestOrg;
   let dataDir: string;
-
-  beforeAll(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), 'tidings-media-meta-'));
-    t = await buildTestApp({ env: { DATA_DIR: dataDir } });
-    org = await t.createOrg('Meta');
-  });
   afterAll(async () => {
-    await t.close();
     await rm(dataDir, { recursive: true, force: true });
   });
+  const { t, orgs: { meta: org } } = useTestApp(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'tidings-media-meta-'));
+    return { env: { DATA_DIR: dataDir } };
+  }, 'Meta');
 
   const listAll = async () => {
     const res = await call(t.app, org.apiKey, { method: 'GET', url: '/public/v1/media' });

@@ -1,15 +1,12 @@
 import { z } from 'zod';
 import { errorResponses } from '../../http/error-schema.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, call, expectError, type TestApp, type TestOrg } from '../../../test/helpers.js';
+import { describe, expect, it } from 'vitest';
+import { call, expectError, useTestApp } from '../../../test/helpers.js';
 
 describe('plans', () => {
-  let t: TestApp;
-  let org: TestOrg;
-
-  beforeAll(async () => {
-    // A route guarded like the channel-connect route of a later issue will be.
-    t = await buildTestApp({
+  // A route guarded like the channel-connect route of a later issue will be.
+  const { t, orgs: { acme: org } } = useTestApp(
+    {
       extraRoutes: async (app) => {
         const schema = { response: { 200: z.object({ ok: z.boolean() }), ...errorResponses('PLAN_LIMIT_REACHED') } };
         app.post('/test/guarded', { schema }, async (req) => {
@@ -17,10 +14,9 @@ describe('plans', () => {
           return { ok: true };
         });
       },
-    });
-    org = await t.createOrg('Acme');
-  });
-  afterAll(async () => t.close());
+    },
+    'Acme',
+  );
 
   it('self-hosted default is unlimited', async () => {
     const res = await call(t.app, org.apiKey, { method: 'POST', url: '/public/v1/test/guarded' });

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { logIn, signUp, type Browser } from '../../../test/browser.js';
-import { buildTestApp, call, expectError, manualClock, type TestApp } from '../../../test/helpers.js';
+import { buildTestApp, call, expectError, manualClock, useTestApp } from '../../../test/helpers.js';
 
 interface Me {
   user: { id: string; email: string; name: string; timezone: string | null };
@@ -10,19 +10,18 @@ interface Me {
 }
 
 describe('the web app on the public API (session cookie)', () => {
-  let t: TestApp;
   const clock = manualClock();
   let owner: Browser;
   let me: Me;
   let apiKey: string;
 
+  const { t } = useTestApp({ clock, env: { API_RATE_LIMIT: '90', API_RATE_WINDOW_SECONDS: '3600', APP_RATE_LIMIT: '600', APP_RATE_WINDOW_SECONDS: '60', SIGNUP: 'invite' } });
+
   beforeAll(async () => {
-    t = await buildTestApp({ clock, env: { API_RATE_LIMIT: '90', API_RATE_WINDOW_SECONDS: '3600', APP_RATE_LIMIT: '600', APP_RATE_WINDOW_SECONDS: '60', SIGNUP: 'invite' } });
     owner = await signUp(t.app, { email: 'owner@example.test', name: 'Olga', organization: 'Acme' });
     me = (await owner.api('GET', '/public/v1/me')).json<Me>();
     apiKey = (await t.deps.services.organizations.createApiKey(me.organization.id, 'script')).apiKey;
   });
-  afterAll(async () => t.close());
 
   describe('happy', () => {
     it('GET /me: the person, the organisation the session works in, and the CSRF token', async () => {

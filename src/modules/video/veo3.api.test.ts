@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, call, expectError, type TestApp, type TestOrg } from '../../../test/helpers.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { call, expectError, useTestApp } from '../../../test/helpers.js';
 import type { MediaItem } from '../media/media.schemas.js';
 import type { VideoCredits, VideoJob } from './video.schemas.js';
 import { KIE_ORIGIN, renderSampleMp4, startVeo3Simulator, type Veo3Simulator } from '../../core/video-providers/veo3/veo3.simulator.js';
@@ -18,26 +18,22 @@ import { KIE_ORIGIN, renderSampleMp4, startVeo3Simulator, type Veo3Simulator } f
 const KEY = 'kie-test-key-0123456789';
 let sim: Veo3Simulator;
 let video: Buffer;
-let t: TestApp;
-let org: TestOrg;
 let dataDir: string;
 
-beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'tidings-veo3-api-'));
-  video = await renderSampleMp4('720x1280');
-  sim = await startVeo3Simulator({ apiKey: KEY, pollsUntilDone: 2, video });
-  t = await buildTestApp({
-    startWorker: true,
-    env: { DATA_DIR: dataDir, KIE_API_KEY: KEY, VIDEO_REMOTE_POLL_MS: '20', PLATFORM_ORIGINS: `${KIE_ORIGIN}=${sim.origin}`, ALLOW_PRIVATE_TARGETS: 'true', VIDEO_REQUEST_WAIT_SECONDS: '60' },
-  });
-  org = await t.createOrg('Acme');
-});
-
 afterAll(async () => {
-  await t?.close();
   await sim?.close();
   if (dataDir) await rm(dataDir, { recursive: true, force: true });
 });
+
+const { t, orgs: { acme: org } } = useTestApp(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'tidings-veo3-api-'));
+  video = await renderSampleMp4('720x1280');
+  sim = await startVeo3Simulator({ apiKey: KEY, pollsUntilDone: 2, video });
+  return {
+    startWorker: true,
+    env: { DATA_DIR: dataDir, KIE_API_KEY: KEY, VIDEO_REMOTE_POLL_MS: '20', PLATFORM_ORIGINS: `${KIE_ORIGIN}=${sim.origin}`, ALLOW_PRIVATE_TARGETS: 'true', VIDEO_REQUEST_WAIT_SECONDS: '60' },
+  };
+}, 'Acme');
 
 const generate = (payload: unknown) => call(t.app, org.apiKey, { method: 'POST', url: '/public/v1/generate-video', payload: payload as object });
 

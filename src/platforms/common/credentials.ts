@@ -5,7 +5,7 @@
  * Defaults and fallbacks belong in the schema (`.default()`, `.transform()`), not after the call.
  * A mismatch throws `reconnect_required` naming the first bad field: only reconnecting stores new credentials.
  */
-import type { z } from 'zod';
+import { z } from 'zod';
 import { PlatformError, type Credentials } from '../platform.js';
 
 /**
@@ -34,3 +34,19 @@ function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
   }
   return at;
 }
+
+/** A stored value a channel cannot work without: a non-empty string. */
+export const storedText = z.string().min(1);
+/** A stored string that may be absent: `null` then. */
+export const storedTextOrNull = z
+  .string()
+  .nullish()
+  .transform((v) => v ?? null);
+/** A stored string that may be absent: `''` then. */
+export const storedTextOrEmpty = z
+  .string()
+  .nullish()
+  .transform((v) => v ?? '');
+
+/** What an OAuth 2 channel stores of its grant: the access token, and the refresh token and expiry (ISO) when given. */
+export const StoredOAuthTokens = z.object({ accessToken: storedText, refreshToken: storedTextOrNull, expiresAt: storedTextOrNull });

@@ -1,7 +1,7 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
 import { PlatformError } from '../platform.js';
-import { readCredentials } from './credentials.js';
+import { readCredentials, StoredOAuthTokens, storedText, storedTextOrEmpty } from './credentials.js';
 
 const Schema = z.object({
   accessToken: z.string().min(1),
@@ -61,5 +61,25 @@ describe('readCredentials', () => {
       expect(e).toMatchObject({ kind: 'reconnect_required', details: {} });
       expect((e as PlatformError).details.field).toBeUndefined();
     }
+  });
+});
+
+describe('the stored-credential pieces', () => {
+  const Stored = StoredOAuthTokens.extend({ userId: storedText, login: storedTextOrEmpty });
+
+  it('an OAuth grant without refresh token or expiry reads them as null; an absent optional text as empty', () => {
+    expect(readCredentials({ credentials: { accessToken: 'a', userId: 'u' } }, Stored)).toEqual({ accessToken: 'a', refreshToken: null, expiresAt: null, userId: 'u', login: '' });
+    expect(readCredentials({ credentials: { accessToken: 'a', refreshToken: 'r', expiresAt: '2026-12-01T00:00:00.000Z', userId: 'u', login: 'me' } }, Stored)).toEqual({
+      accessToken: 'a',
+      refreshToken: 'r',
+      expiresAt: '2026-12-01T00:00:00.000Z',
+      userId: 'u',
+      login: 'me',
+    });
+  });
+
+  it('an empty access token or a missing required field asks for a reconnect naming it', () => {
+    expect(() => readCredentials({ credentials: { accessToken: '', userId: 'u' } }, Stored, 'Kick')).toThrow(expect.objectContaining({ kind: 'reconnect_required', details: { field: 'accessToken' } }));
+    expect(() => readCredentials({ credentials: { accessToken: 'a' } }, Stored, 'Kick')).toThrow(expect.objectContaining({ kind: 'reconnect_required', details: { field: 'userId' } }));
   });
 });

@@ -1,3 +1,5 @@
+import { z } from 'zod';
+import { readCredentials, StoredOAuthTokens, storedText } from './credentials.js';
 import { htmlToText } from './html.js';
 import { buildAuthorizeUrl, exchangeCode, refreshTokens, type OAuthApp, type TokenSet } from './oauth2.js';
 import {
@@ -46,18 +48,10 @@ export interface LinkedinCredentials {
 export type Ctx = OperationContext;
 type ConnectCtx = Omit<OperationContext, 'credentials'>;
 
-export function linkedinCreds(ctx: { credentials: Credentials }): LinkedinCredentials {
-  const c = ctx.credentials as Partial<LinkedinCredentials>;
-  if (!c.accessToken || !c.memberUrn || !c.authorUrn) throw new PlatformError('reconnect_required', 'Stored LinkedIn credentials are incomplete');
-  return {
-    accessToken: c.accessToken,
-    refreshToken: c.refreshToken ?? null,
-    expiresAt: c.expiresAt ?? null,
-    memberUrn: c.memberUrn,
-    authorUrn: c.authorUrn,
-    ...(c.organizationId ? { organizationId: c.organizationId } : {}),
-  };
-}
+const StoredLinkedinCredentials = StoredOAuthTokens.extend({ memberUrn: storedText, authorUrn: storedText, organizationId: z.string().nullish() }).transform(
+  ({ organizationId, ...c }): LinkedinCredentials => ({ ...c, ...(organizationId ? { organizationId } : {}) }),
+);
+export const linkedinCreds = (ctx: { credentials: Credentials }): LinkedinCredentials => readCredentials(ctx, StoredLinkedinCredentials, 'LinkedIn');
 
 export const linkedinPostUrl = (urn: string) => `${LINKEDIN_WWW}/feed/update/${urn}`;
 export const linkedinCommentUrl = (postUrn: string, commentUrn: string) => `${linkedinPostUrl(postUrn)}?commentUrn=${encodeURIComponent(commentUrn)}`;

@@ -1,3 +1,5 @@
+import { z } from 'zod';
+import { readCredentials, storedText, storedTextOrEmpty } from '../common/credentials.js';
 import { htmlToText } from '../common/html.js';
 import { buildAuthorizeUrl, exchangeCode, type OAuthApp } from '../common/oauth2.js';
 import {
@@ -34,11 +36,8 @@ function requireApp(app: OAuthApp | undefined): OAuthApp {
   return app;
 }
 
-function creds(ctx: { credentials: Credentials }): DribbbleCredentials {
-  const c = ctx.credentials as Partial<DribbbleCredentials>;
-  if (!c.accessToken || !c.userId) throw new PlatformError('reconnect_required', 'Stored Dribbble credentials are incomplete');
-  return { accessToken: c.accessToken, userId: c.userId, login: c.login ?? '' };
-}
+const StoredDribbbleCredentials = z.object({ accessToken: storedText, userId: storedText, login: storedTextOrEmpty });
+const creds = (ctx: { credentials: Credentials }): DribbbleCredentials => readCredentials(ctx, StoredDribbbleCredentials, 'Dribbble');
 
 /** The tag labels of the settings (strings or `{ value, label }`). */
 function tagLabels(tags: unknown): string[] {

@@ -1,3 +1,4 @@
+import { readCredentials, StoredOAuthTokens, storedText } from '../common/credentials.js';
 import { percentageChange } from '../common/figures.js';
 import { htmlToText } from '../common/html.js';
 import { buildAuthorizeUrl, exchangeCode, refreshTokens, type OAuthApp, type TokenSet } from '../common/oauth2.js';
@@ -64,11 +65,8 @@ function requireApp(app: OAuthApp | undefined): OAuthApp {
   return app;
 }
 
-export function gmbCreds(ctx: { credentials: Credentials }): GmbCredentials {
-  const c = ctx.credentials as Partial<GmbCredentials>;
-  if (!c.accessToken || !c.accountName || !c.locationName) throw new PlatformError('reconnect_required', 'Stored Google Business Profile credentials are incomplete');
-  return { accessToken: c.accessToken, refreshToken: c.refreshToken ?? null, expiresAt: c.expiresAt ?? null, accountName: c.accountName, locationName: c.locationName };
-}
+const StoredGmbCredentials = StoredOAuthTokens.extend({ accountName: storedText, locationName: storedText });
+export const gmbCreds = (ctx: { credentials: Credentials }): GmbCredentials => readCredentials(ctx, StoredGmbCredentials, 'Google Business Profile');
 
 function addressOf(l: LocationResource): string | null {
   const a = l.storefrontAddress;

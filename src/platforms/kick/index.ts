@@ -1,3 +1,4 @@
+import { readCredentials, StoredOAuthTokens, storedText } from '../common/credentials.js';
 import { htmlToText } from '../common/html.js';
 import { buildAuthorizeUrl, exchangeCode, refreshTokens, type OAuthApp, type TokenSet } from '../common/oauth2.js';
 import { PlatformError, type ConnectedAccount, type Credentials, type PlatformAdapter } from '../platform.js';
@@ -24,11 +25,8 @@ function requireApp(app: OAuthApp | undefined): OAuthApp {
   return app;
 }
 
-function kickCreds(ctx: { credentials: Credentials }): KickCredentials {
-  const c = ctx.credentials as Partial<KickCredentials>;
-  if (!c.accessToken || !c.userId || !c.slug) throw new PlatformError('reconnect_required', 'Stored Kick credentials are incomplete');
-  return { accessToken: c.accessToken, refreshToken: c.refreshToken ?? null, expiresAt: c.expiresAt ?? null, userId: c.userId, slug: c.slug };
-}
+const StoredKickCredentials = StoredOAuthTokens.extend({ userId: storedText, slug: storedText });
+const kickCreds = (ctx: { credentials: Credentials }): KickCredentials => readCredentials(ctx, StoredKickCredentials, 'Kick');
 
 /** The chat text Kick takes: plain text from the stored HTML, within its 500 characters. */
 export function chatText(html: string, media: readonly unknown[] = []): string {

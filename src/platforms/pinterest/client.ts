@@ -1,3 +1,5 @@
+import { z } from 'zod';
+import { readCredentials, StoredOAuthTokens, storedText, storedTextOrNull } from '../common/credentials.js';
 import { htmlToText } from '../common/html.js';
 import { PlatformError, type Credentials, type OperationContext, type PlatformResponse, type PublishMedia } from '../platform.js';
 import { pinterestOk } from './errors.js';
@@ -30,18 +32,10 @@ export interface PinterestCredentials {
   username: string;
 }
 
-export function pinterestCreds(ctx: { credentials: Credentials }): PinterestCredentials {
-  const c = ctx.credentials as Partial<PinterestCredentials>;
-  if (!c.accessToken || !c.username) throw new PlatformError('reconnect_required', 'Stored Pinterest credentials are incomplete');
-  return {
-    accessToken: c.accessToken,
-    refreshToken: c.refreshToken ?? null,
-    expiresAt: c.expiresAt ?? null,
-    refreshTokenExpiresAt: c.refreshTokenExpiresAt ?? null,
-    userId: c.userId ?? c.username,
-    username: c.username,
-  };
-}
+const StoredPinterestCredentials = StoredOAuthTokens.extend({ refreshTokenExpiresAt: storedTextOrNull, userId: z.string().nullish(), username: storedText }).transform(
+  ({ userId, ...c }): PinterestCredentials => ({ ...c, userId: userId ?? c.username }),
+);
+export const pinterestCreds = (ctx: { credentials: Credentials }): PinterestCredentials => readCredentials(ctx, StoredPinterestCredentials, 'Pinterest');
 
 type Ctx = Pick<OperationContext, 'http' | 'clock'>;
 

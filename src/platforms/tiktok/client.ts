@@ -1,3 +1,4 @@
+import { readCredentials, StoredOAuthTokens, storedText, storedTextOrEmpty, storedTextOrNull } from '../common/credentials.js';
 import { PlatformError, type Credentials, type OperationContext, type PlatformResponse } from '../platform.js';
 import { tiktokData, tiktokTokenError } from './errors.js';
 
@@ -38,19 +39,14 @@ export interface TiktokCredentials {
 export type Ctx = OperationContext;
 type ConnectCtx = Omit<OperationContext, 'credentials'>;
 
-export function tiktokCreds(ctx: { credentials: Credentials }): TiktokCredentials {
-  const c = ctx.credentials as Partial<TiktokCredentials>;
-  if (!c.accessToken || !c.openId) throw new PlatformError('reconnect_required', 'Stored TikTok credentials are incomplete');
-  return {
-    accessToken: c.accessToken,
-    refreshToken: c.refreshToken ?? '',
-    expiresAt: c.expiresAt ?? null,
-    refreshExpiresAt: c.refreshExpiresAt ?? null,
-    openId: c.openId,
-    username: c.username ?? '',
-    scope: c.scope ?? '',
-  };
-}
+const StoredTiktokCredentials = StoredOAuthTokens.extend({
+  refreshToken: storedTextOrEmpty,
+  refreshExpiresAt: storedTextOrNull,
+  openId: storedText,
+  username: storedTextOrEmpty,
+  scope: storedTextOrEmpty,
+});
+export const tiktokCreds = (ctx: { credentials: Credentials }): TiktokCredentials => readCredentials(ctx, StoredTiktokCredentials, 'TikTok');
 
 /** `https://www.tiktok.com/@user/video/123` (photo posts live under `/photo/`). */
 export function tiktokPostUrl(username: string, id: string, kind: 'video' | 'photo' = 'video'): string {

@@ -1,3 +1,4 @@
+import { readCredentials, StoredOAuthTokens, storedText } from '../common/credentials.js';
 import { createHash } from 'node:crypto';
 import { htmlToText } from '../common/html.js';
 import { buildAuthorizeUrl, exchangeCode, refreshTokens, type OAuthApp, type TokenSet } from '../common/oauth2.js';
@@ -29,11 +30,8 @@ function requireApp(app: OAuthApp | undefined): OAuthApp {
   return app;
 }
 
-function twitchCreds(ctx: { credentials: Credentials }): TwitchCredentials {
-  const c = ctx.credentials as Partial<TwitchCredentials>;
-  if (!c.accessToken || !c.userId || !c.login) throw new PlatformError('reconnect_required', 'Stored Twitch credentials are incomplete');
-  return { accessToken: c.accessToken, refreshToken: c.refreshToken ?? null, expiresAt: c.expiresAt ?? null, userId: c.userId, login: c.login };
-}
+const StoredTwitchCredentials = StoredOAuthTokens.extend({ userId: storedText, login: storedText });
+const twitchCreds = (ctx: { credentials: Credentials }): TwitchCredentials => readCredentials(ctx, StoredTwitchCredentials, 'Twitch');
 
 /** The chat text Twitch takes: plain text from the stored HTML, within its 500 characters. */
 export function chatText(html: string, media: readonly unknown[] = []): string {

@@ -1,3 +1,5 @@
+import { z } from 'zod';
+import { readCredentials, StoredOAuthTokens, storedText, storedTextOrNull } from '../common/credentials.js';
 import { randomBytes } from 'node:crypto';
 import { errorFromResponse, extractMessage } from '../http-errors.js';
 import { PlatformError, type Credentials, type OperationContext, type PlatformResponse } from '../platform.js';
@@ -22,11 +24,12 @@ export interface VkCredentials {
   userId: string;
 }
 
-export function vkCreds(ctx: { credentials: Credentials }): VkCredentials {
-  const c = ctx.credentials as Partial<VkCredentials>;
-  if (!c.accessToken || !c.userId) throw new PlatformError('reconnect_required', 'Stored VK credentials are incomplete');
-  return { accessToken: c.accessToken, refreshToken: c.refreshToken ?? null, expiresAt: c.expiresAt ?? null, deviceId: c.deviceId ?? null, userId: String(c.userId) };
-}
+const StoredVkCredentials = StoredOAuthTokens.extend({
+  deviceId: storedTextOrNull,
+  // older channels stored VK's numeric id as a number
+  userId: z.union([storedText, z.number().refine((n) => n !== 0)]).transform(String),
+});
+export const vkCreds = (ctx: { credentials: Credentials }): VkCredentials => readCredentials(ctx, StoredVkCredentials, 'VK');
 
 type Params = Record<string, string | number | undefined>;
 

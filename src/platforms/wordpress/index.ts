@@ -1,3 +1,5 @@
+import { z } from 'zod';
+import { readCredentials, storedText } from '../common/credentials.js';
 import { htmlToText } from '../common/html.js';
 import { mediaFileName } from '../common/media.js';
 import {
@@ -79,11 +81,10 @@ const PER_PAGE = 100;
 /** `after` compares WordPress's local post dates: look a day further back, then filter on GMT. */
 const AFTER_MARGIN_MS = 86_400_000;
 
-function creds(ctx: Pick<OperationContext, 'credentials'>): WordpressCredentials {
-  const c = ctx.credentials as Partial<WordpressCredentials>;
-  if (!c.restRoot || !c.username || !c.applicationPassword) throw new PlatformError('reconnect_required', 'Stored WordPress credentials are incomplete');
-  return { siteUrl: c.siteUrl ?? c.restRoot, restRoot: c.restRoot, username: c.username, applicationPassword: c.applicationPassword, userId: Number(c.userId) || 0 };
-}
+const StoredWordpressCredentials = z
+  .object({ restRoot: storedText, username: storedText, applicationPassword: storedText, siteUrl: z.string().nullish(), userId: z.unknown() })
+  .transform(({ siteUrl, userId, ...c }): WordpressCredentials => ({ siteUrl: siteUrl ?? c.restRoot, ...c, userId: Number(userId) || 0 }));
+const creds = (ctx: Pick<OperationContext, 'credentials'>): WordpressCredentials => readCredentials(ctx, StoredWordpressCredentials, 'WordPress');
 
 /** `post`/`page` (the type's slug) are accepted for the REST bases `posts`/`pages`. */
 export function restBaseOf(type: string | undefined): string {

@@ -1,3 +1,5 @@
+import { z } from 'zod';
+import { readCredentials } from '../common/credentials.js';
 import { htmlToText } from '../common/html.js';
 import type { OAuthApp } from '../common/oauth2.js';
 import {
@@ -33,13 +35,11 @@ export interface WrapcastCredentials {
 
 const isPro = (u: NeynarUser) => u.pro?.status === 'subscribed';
 
-function creds(ctx: OperationContext): WrapcastCredentials {
-  const c = ctx.credentials as Partial<WrapcastCredentials>;
-  if (typeof c.signerUuid !== 'string' || typeof c.fid !== 'number') {
-    throw new PlatformError('reconnect_required', 'This Farcaster channel has no Neynar signer: connect it again');
-  }
-  return { signerUuid: c.signerUuid, fid: c.fid, username: c.username ?? String(c.fid), pro: c.pro === true };
-}
+// A channel without a Neynar signer (or its fid) must be connected again.
+const StoredWrapcastCredentials = z
+  .object({ signerUuid: z.string(), fid: z.number(), username: z.string().nullish(), pro: z.unknown() })
+  .transform(({ username, pro, ...c }): WrapcastCredentials => ({ ...c, username: username ?? String(c.fid), pro: pro === true }));
+const creds = (ctx: OperationContext): WrapcastCredentials => readCredentials(ctx, StoredWrapcastCredentials, 'Farcaster');
 
 const today = (now: number) => new Date(now).toISOString().slice(0, 10);
 

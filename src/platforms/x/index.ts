@@ -1,9 +1,12 @@
+import { z } from 'zod';
+import { readCredentials, storedText, storedTextOrNull } from '../common/credentials.js';
 import { buildAuthorizeUrl, exchangeCode, refreshTokens, type OAuthApp } from '../common/oauth2.js';
 import { htmlToText } from '../common/html.js';
 import {
   PlatformError,
   type AnalyticsSeries,
   type ConnectedAccount,
+  type Credentials,
   type OperationContext,
   type PlatformAdapter,
   type PostDraft,
@@ -53,11 +56,8 @@ type Ctx = OperationContext;
 
 const LOOKBACK_MARGIN_MS = 5 * 60_000;
 
-function creds(ctx: { credentials: Record<string, unknown> }): XCredentials {
-  const c = ctx.credentials as Partial<XCredentials>;
-  if (!c.accessToken || !c.userId || !c.username) throw new PlatformError('reconnect_required', 'Stored X credentials are incomplete');
-  return { accessToken: c.accessToken, refreshToken: c.refreshToken ?? null, userId: c.userId, username: c.username, verified: c.verified === true };
-}
+const StoredXCredentials = z.object({ accessToken: storedText, refreshToken: storedTextOrNull, userId: storedText, username: storedText, verified: z.unknown().transform((v) => v === true) });
+const creds = (ctx: { credentials: Credentials }): XCredentials => readCredentials(ctx, StoredXCredentials, 'X');
 
 /** `https://x.com/i/communities/1234` → `1234` (the settings schema has checked the shape). */
 function communityId(value: unknown): string | undefined {

@@ -1,3 +1,4 @@
+import { readCredentials, StoredOAuthTokens, storedText, storedTextOrNull } from '../common/credentials.js';
 import { buildAuthorizeUrl, exchangeCode, refreshTokens, type OAuthApp, type TokenSet } from '../common/oauth2.js';
 import { PlatformError, type Credentials, type OperationContext, type PlatformRequest, type PlatformResponse } from '../platform.js';
 import { youtubeError, youtubeOk } from './errors.js';
@@ -37,17 +38,8 @@ export interface YoutubeCredentials {
 export type Ctx = OperationContext;
 type ConnectCtx = Omit<OperationContext, 'credentials'>;
 
-export function youtubeCreds(ctx: { credentials: Credentials }): YoutubeCredentials {
-  const c = ctx.credentials as Partial<YoutubeCredentials>;
-  if (!c.accessToken || !c.channelId) throw new PlatformError('reconnect_required', 'Stored YouTube credentials are incomplete');
-  return {
-    accessToken: c.accessToken,
-    refreshToken: c.refreshToken ?? null,
-    expiresAt: c.expiresAt ?? null,
-    channelId: c.channelId,
-    uploadsPlaylistId: c.uploadsPlaylistId ?? null,
-  };
-}
+const StoredYoutubeCredentials = StoredOAuthTokens.extend({ channelId: storedText, uploadsPlaylistId: storedTextOrNull });
+export const youtubeCreds = (ctx: { credentials: Credentials }): YoutubeCredentials => readCredentials(ctx, StoredYoutubeCredentials, 'YouTube');
 
 export function requireApp(app: OAuthApp | undefined): OAuthApp {
   if (!app?.clientId || !app.clientSecret) throw new PlatformError('unsupported', 'YouTube is not configured on this server: set YOUTUBE_CLIENT_ID and YOUTUBE_CLIENT_SECRET');

@@ -24,6 +24,7 @@ import { webhooksRoutes } from './modules/webhooks/webhooks.routes.js';
 import { teamRoutes } from './modules/team/team.routes.js';
 import { videoRoutes } from './modules/video/video.routes.js';
 import { VERSION } from './version.js';
+import { installMcp } from './mcp/index.js';
 import cookie from '@fastify/cookie';
 import { installPages } from './http/pages.js';
 import { cookieNames, installSessions } from './http/session.js';
@@ -119,6 +120,9 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
       registrationThrottle: deps.registrationThrottle,
     }),
   );
+
+  // Assistants (issue 27): the MCP server, authenticated as the API is, on the same services.
+  await installMcp(app, deps, app.log);
 
   await app.register(
     async (api) => {

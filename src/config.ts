@@ -111,6 +111,14 @@ const EnvSchema = z.object({
   DEVICE_POLL_INTERVAL_SECONDS: positiveInt.max(60).default(5),
   APP_RATE_LIMIT: positiveInt.default(600),
   APP_RATE_WINDOW_SECONDS: positiveInt.default(60),
+  // MCP (issue 27)
+  MCP_SESSIONS: bool.default(true),
+  MCP_SESSION_IDLE_TIMEOUT: duration.default(30 * 60_000),
+  MCP_MAX_SESSIONS: positiveInt.default(1000),
+  MCP_ALLOWED_ORIGINS: z
+    .string()
+    .optional()
+    .refine((v) => (v ?? '').split(',').map((o) => o.trim()).filter(Boolean).every((o) => URL.canParse(o)), 'must be a comma-separated list of origins (https://app.example)'),
 });
 
 export type Role = 'api' | 'worker' | 'all';
@@ -170,6 +178,8 @@ export interface Config {
   mediaFetchTimeoutSeconds: number;
   /** webhook delivery: one attempt's whole time (connect to body), requests in flight per process and per webhook */
   webhooks: { timeoutMs: number; concurrency: number; perWebhook: number };
+  /** the MCP server: sessions (off: every request on its own) and the browser origins it also accepts */
+  mcp: { sessions: boolean; sessionIdleMs: number; maxSessions: number; allowedOrigins: string[] };
   /** media in an S3-compatible bucket instead of `dataDir/media` (set when S3_BUCKET is) */
   s3: S3Config | undefined;
   /** people, sessions, mail and the OAuth server (issue 15) */
@@ -351,6 +361,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     mediaFetchTimeoutSeconds: e.MEDIA_FETCH_TIMEOUT_SECONDS,
     webhooks: { timeoutMs: e.WEBHOOK_TIMEOUT_SECONDS * 1000, concurrency: e.WEBHOOK_CONCURRENCY, perWebhook: e.WEBHOOK_CONCURRENCY_PER_WEBHOOK },
+    mcp: {
+      sessions: e.MCP_SESSIONS,
+      sessionIdleMs: e.MCP_SESSION_IDLE_TIMEOUT,
+      maxSessions: e.MCP_MAX_SESSIONS,
+      allowedOrigins: (e.MCP_ALLOWED_ORIGINS ?? '').split(',').map((o) => o.trim()).filter(Boolean),
+    },
     s3,
     accounts: {
       signup: e.SIGNUP,

@@ -41,6 +41,8 @@ export const ERROR_CODES = {
   CSRF_FAILED: 403,
   /** The person's role in the organisation does not allow the action (the message names the role needed). */
   FORBIDDEN: 403,
+  /** The OAuth token was granted read access only (`mcp:read`) and the request or tool changes something. */
+  INSUFFICIENT_SCOPE: 403,
   /** New accounts are not accepted here (SIGNUP is `off`, or `invite` and no valid invitation was given). */
   SIGNUP_CLOSED: 403,
   /** The organisation's plan does not permit the action; the message names the limit. */

@@ -10,6 +10,8 @@ declare module 'fastify' {
   }
 }
 
+const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
 /**
  * Authenticates every request of the scope it is installed in (API.md §2): the `Authorization`
  * header (API key or `pos_` token); without one, the web app's session cookie.
@@ -31,6 +33,9 @@ export function installAuth(app: FastifyInstance, auth: AuthService, opts: { ses
       return;
     }
     req.auth = await auth.authenticate(header, req.ip);
+    if (req.auth.readOnly && !READ_METHODS.has(req.method)) {
+      throw new AppError('INSUFFICIENT_SCOPE', 'This token was granted read access only (scope mcp:read): sign in again granting mcp:write to change anything');
+    }
   });
 }
 

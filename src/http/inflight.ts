@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 
 /**
@@ -16,6 +17,23 @@ export function trackInflight(app: FastifyInstance) {
   });
   return {
     count: () => inflight,
+    /**
+     * A reply its handler took over (`reply.hijack()`: onSend never runs): it stops counting when
+     * its response ends, or at once for a stream that stays open until the client leaves.
+     */
+    hijacked(res: ServerResponse, opts: { stream?: boolean } = {}) {
+      let counted = true;
+      const release = () => {
+        if (!counted) return;
+        counted = false;
+        inflight = Math.max(0, inflight - 1);
+      };
+      if (opts.stream) release();
+      else {
+        res.once('finish', release);
+        res.once('close', release);
+      }
+    },
     async drained(timeoutMs: number) {
       const deadline = Date.now() + timeoutMs;
       while (inflight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));

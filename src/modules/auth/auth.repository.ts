@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, isNull, or, type SQL } from 'drizzle-orm';
+import { and, asc, eq, gt, isNull, or } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { apiKeys, memberships, oauthAccessTokens, organizations, plans } from '../../db/schema/index.js';
 
@@ -7,30 +7,39 @@ export interface CredentialOwner {
   organizationId: string;
   planName: string;
   planRateLimit: number | null;
+  /** the scopes an OAuth token was granted (space-separated); null for API keys */
+  scope: string | null;
 }
-
-type CredentialTable = typeof apiKeys | typeof oauthAccessTokens;
 
 export function createAuthRepository(db: Db) {
   /** The live organisation (and its plan) that owns the credential row matching `match`. */
-  async function findOwner(table: CredentialTable, match: SQL | undefined): Promise<CredentialOwner | undefined> {
-    const [row] = await db
-      .select({ credentialId: table.id, organizationId: organizations.id, planName: plans.name, planRateLimit: plans.rateLimit })
-      .from(table)
-      .innerJoin(organizations, eq(organizations.id, table.organizationId))
-      .innerJoin(plans, eq(plans.name, organizations.planName))
-      .where(and(match, isNull(table.revokedAt), isNull(organizations.deletedAt)));
-    return row;
-  }
-
   return {
-    findActiveApiKey: (keyHash: string) => findOwner(apiKeys, eq(apiKeys.keyHash, keyHash)),
+    async findActiveApiKey(keyHash: string): Promise<CredentialOwner | undefined> {
+      const [row] = await db
+        .select({ credentialId: apiKeys.id, organizationId: organizations.id, planName: plans.name, planRateLimit: plans.rateLimit })
+        .from(apiKeys)
+        .innerJoin(organizations, eq(organizations.id, apiKeys.organizationId))
+        .innerJoin(plans, eq(plans.name, organizations.planName))
+        .where(and(eq(apiKeys.keyHash, keyHash), isNull(apiKeys.revokedAt), isNull(organizations.deletedAt)));
+      return row && { ...row, scope: null };
+    },
 
-    findActiveOauthToken: (tokenHash: string, now: Date) =>
-      findOwner(
-        oauthAccessTokens,
-        and(eq(oauthAccessTokens.tokenHash, tokenHash), or(isNull(oauthAccessTokens.expiresAt), gt(oauthAccessTokens.expiresAt, now))),
-      ),
+    async findActiveOauthToken(tokenHash: string, now: Date): Promise<CredentialOwner | undefined> {
+      const [row] = await db
+        .select({ credentialId: oauthAccessTokens.id, organizationId: organizations.id, planName: plans.name, planRateLimit: plans.rateLimit, scope: oauthAccessTokens.scope })
+        .from(oauthAccessTokens)
+        .innerJoin(organizations, eq(organizations.id, oauthAccessTokens.organizationId))
+        .innerJoin(plans, eq(plans.name, organizations.planName))
+        .where(
+          and(
+            eq(oauthAccessTokens.tokenHash, tokenHash),
+            or(isNull(oauthAccessTokens.expiresAt), gt(oauthAccessTokens.expiresAt, now)),
+            isNull(oauthAccessTokens.revokedAt),
+            isNull(organizations.deletedAt),
+          ),
+        );
+      return row;
+    },
 
     /** A person's membership of a live organisation, with its plan (first-party sessions). */
     async findMember(organizationId: string, userId: string) {

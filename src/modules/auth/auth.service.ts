@@ -18,6 +18,11 @@ export interface AuthContext {
   /** requests per window for that budget (plan override or the configured default; the app's own limit) */
   rateLimit: number;
   rateWindowSeconds: number;
+  /**
+   * The credential may only read (an OAuth token granted `mcp:read` alone): the API refuses its
+   * state-changing requests and MCP its tools that change anything, with INSUFFICIENT_SCOPE.
+   */
+  readOnly: boolean;
   /** the signed-in person and their role, for calls of the first-party web app (session cookie) */
   session?: SessionContext & { role: MemberRole };
 }
@@ -37,6 +42,13 @@ export interface AuthServiceOptions {
    */
   cacheMs?: number;
 }
+
+/** A token's scope lets it only read when it names read scopes alone (an empty scope is an old token: full access). */
+export function isReadOnlyScope(scope: string): boolean {
+  const names = scope.split(' ').filter(Boolean);
+  return names.length > 0 && names.every((n) => READ_ONLY_SCOPES.has(n));
+}
+const READ_ONLY_SCOPES = new Set(['mcp:read']);
 
 // Credentials never contain whitespace, so "<word> <value>" is a scheme word before the credential.
 const SCHEME_WORD = /^\S+\s+\S/;
@@ -136,6 +148,7 @@ export function createAuthService(deps: {
         organizationId: owner.organizationId,
         credential: { kind, id: owner.credentialId },
         planName: owner.planName,
+        readOnly: owner.scope !== null && isReadOnlyScope(owner.scope),
         rateKey: `api:${owner.organizationId}`,
         rateLimit: owner.planRateLimit ?? options.defaultRateLimit,
         rateWindowSeconds: options.rateWindowSeconds,
@@ -171,6 +184,7 @@ export function createAuthService(deps: {
       return {
         organizationId: member.organizationId,
         credential: { kind: 'session', id: session.id },
+        readOnly: false,
         planName: member.planName,
         rateKey: `app:${session.userId}`,
         rateLimit: options.appRateLimit.max,

@@ -1,11 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import { errorResponses } from '../../http/error-schema.js';
 import { requestOrigin } from '../../http/origin.js';
 import type { ConnectService } from './connect.service.js';
-import { IntegrationSchema, PlatformIdentifierSchema } from './integrations.schemas.js';
-
-const IdentifierParams = z.object({ identifier: PlatformIdentifierSchema });
+import { BeginConnectQuerySchema, BeginConnectResponseSchema, ConnectCredentialsBodySchema, ConnectCredentialsQuerySchema, IdentifierParams, IntegrationSchema } from './integrations.schemas.js';
 
 export function connectRoutes(service: ConnectService): FastifyPluginAsyncZod {
   return async (app) => {
@@ -18,9 +15,9 @@ export function connectRoutes(service: ConnectService): FastifyPluginAsyncZod {
           description:
             'OAuth platforms answer `{ url }` to open. Credential platforms answer `{ url: null, credentials }` with the JSON Schema of the body to POST to this path.',
           params: IdentifierParams,
-          querystring: z.object({ refresh: z.string().optional(), instanceUrl: z.string().optional() }),
+          querystring: BeginConnectQuerySchema,
           response: {
-            200: z.object({ url: z.string().nullable(), credentials: z.record(z.string(), z.unknown()).optional() }),
+            200: BeginConnectResponseSchema,
             ...errorResponses('PLAN_LIMIT_REACHED', 'PLATFORM_NOT_AVAILABLE', 'PLATFORM_UNREACHABLE'),
           },
         },
@@ -39,8 +36,8 @@ export function connectRoutes(service: ConnectService): FastifyPluginAsyncZod {
           description:
             'With `refresh=<integration id>` the named channel is reconnected with the new credentials (they must be for the same account: 409 otherwise); no second channel is created.',
           params: IdentifierParams,
-          querystring: z.object({ refresh: z.string().optional().describe('id of the channel to reconnect') }),
-          body: z.record(z.string(), z.unknown()),
+          querystring: ConnectCredentialsQuerySchema,
+          body: ConnectCredentialsBodySchema,
           response: { 201: IntegrationSchema, ...errorResponses('PLAN_LIMIT_REACHED', 'CONFLICT', 'PLATFORM_NOT_AVAILABLE', 'PLATFORM_UNREACHABLE') },
         },
       },

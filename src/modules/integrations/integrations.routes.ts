@@ -1,11 +1,11 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import { errorResponses } from '../../http/error-schema.js';
 import type { IntegrationsService } from './integrations.service.js';
 import {
   FindSlotSchema,
   IntegrationParamsSchema,
   IntegrationSchema,
+  IntegrationsListSchema,
   IntegrationSettingsSchema,
   IsConnectedSchema,
   ListIntegrationsQuerySchema,
@@ -23,7 +23,7 @@ export function integrationsRoutes(service: IntegrationsService): FastifyPluginA
           summary: 'List the channels of the organisation',
           description: 'Disabled and refresh-needed channels included. `customer` (alias `group`) filters by client group.',
           querystring: ListIntegrationsQuerySchema,
-          response: { 200: z.array(IntegrationSchema) },
+          response: { 200: IntegrationsListSchema },
         },
       },
       async (req) => service.listIntegrations(req.auth.organizationId, req.query.customer ?? req.query.group),

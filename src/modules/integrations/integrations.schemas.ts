@@ -94,3 +94,15 @@ export const SaveIntegrationSettingsBodySchema = z.object({
 });
 
 export const FindSlotSchema = z.object({ date: z.iso.datetime() });
+
+export const IntegrationsListSchema = z.array(IntegrationSchema);
+
+export const IdentifierParams = z.object({ identifier: PlatformIdentifierSchema });
+export const BeginConnectQuerySchema = z.object({ refresh: z.string().optional(), instanceUrl: z.string().optional() });
+export const BeginConnectResponseSchema = z.object({ url: z.string().nullable(), credentials: z.record(z.string(), z.unknown()).optional() });
+export const ConnectCredentialsQuerySchema = z.object({ refresh: z.string().optional().describe('id of the channel to reconnect') });
+export const ConnectCredentialsBodySchema = z.record(z.string(), z.unknown());
+
+export const TriggerToolBodySchema = z.object({ methodName: z.string().min(1), data: z.record(z.string(), z.unknown()).optional() });
+export const ToolOutputSchema = z.object({ output: z.unknown() });
+export const SelectAccountBodySchema = z.object({ id: z.string().min(1).describe("the account's id on the platform") });

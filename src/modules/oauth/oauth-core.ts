@@ -21,14 +21,14 @@ export class OAuthError extends Error {
 }
 
 /**
- * What a token may do. The public API does not distinguish scopes (API.md §2: a token acts
- * for its organisation), so every scope means the whole API; the names Postiz issues are
- * accepted for the clients written for it.
+ * What a token may do (API.md §2: a token acts for its organisation). `api` and `mcp:write` mean
+ * the whole API; a token granted `mcp:read` alone may only read (`auth.service#isReadOnlyScope`):
+ * the API refuses its other methods and MCP its tools that change anything.
  */
 export const SCOPES: Record<string, string> = {
   api: 'Use the public API for the organisation: read and change its channels, posts, media, webhooks and analytics, and publish in its name',
-  'mcp:read': 'Read the organisation’s data through the public API (same access as "api")',
-  'mcp:write': 'Change the organisation’s data through the public API (same access as "api")',
+  'mcp:read': 'Read the organisation’s channels, posts, media, webhooks and analytics',
+  'mcp:write': 'Change them: create, edit, schedule and delete posts, upload media, manage channels and webhooks, and publish in the organisation’s name',
 };
 export const DEFAULT_SCOPE = 'api';
 

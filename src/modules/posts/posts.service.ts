@@ -168,7 +168,7 @@ function toOut(root: PostRow, items: PostRow[], integration: { id: string; ident
      * `POST /posts`: creates (or, with `group` / `value[].id`, edits) the posts of one request, all
      * in one transaction with their publish jobs. Field errors name `posts.N.…` paths.
      */
-    async createPosts(organizationId: string, body: CreatePostsBody, opts: { idempotencyKey?: string; creationMethod: 'API' | 'CLI' | 'WEB' }) {
+    async createPosts(organizationId: string, body: CreatePostsBody, opts: { idempotencyKey?: string; creationMethod: 'API' | 'CLI' | 'WEB' | 'MCP' }) {
       const requestHash = createHash('sha256').update(JSON.stringify(body)).digest('hex');
       if (opts.idempotencyKey !== undefined) {
         const previous = await repo.findIdempotency(organizationId, opts.idempotencyKey, new Date(clock.now() - IDEMPOTENCY_TTL_MS));

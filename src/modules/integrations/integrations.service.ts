@@ -65,14 +65,18 @@ export function createIntegrationsService(deps: {
     return isPlatformIdentifier(identifier) ? PLATFORM_METADATA[identifier] : undefined;
   }
 
-  function settingsOutput(row: IntegrationRow) {
-    const m = metadataOf(row.identifier);
-    let output = described.get(row.identifier);
+  function describedOf(identifier: string) {
+    const m = metadataOf(identifier);
+    let output = described.get(identifier);
     if (!output) {
       output = m ? describeSettings(m) : UNKNOWN_PLATFORM_SETTINGS;
-      described.set(row.identifier, output);
+      described.set(identifier, output);
     }
-    return { output: { ...output, defaults: row.defaultSettings ?? {} } };
+    return output;
+  }
+
+  function settingsOutput(row: IntegrationRow) {
+    return { output: { ...describedOf(row.identifier), defaults: row.defaultSettings ?? {} } };
   }
 
   return {
@@ -120,6 +124,11 @@ export function createIntegrationsService(deps: {
           : `Channel ${row.name} (${row.identifier}) was disconnected`,
       );
       return toIntegration(row, customer ?? null);
+    },
+
+    /** A platform's rules and settings schema with no channel (what an assistant reads before drafting for it). */
+    describePlatform(identifier: PlatformIdentifier) {
+      return describedOf(identifier);
     },
 
     async getSettings(organizationId: string, id: string) {

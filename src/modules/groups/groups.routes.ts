@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import type { GroupsService } from './groups.service.js';
-import { GroupBodySchema, GroupParamsSchema, GroupSchema } from './groups.schemas.js';
+import { GroupBodySchema, GroupListSchema, GroupParamsSchema, GroupSchema } from './groups.schemas.js';
 
 export function groupsRoutes(service: GroupsService): FastifyPluginAsyncZod {
   return async (app) => {
@@ -11,7 +10,7 @@ export function groupsRoutes(service: GroupsService): FastifyPluginAsyncZod {
         schema: {
           tags: ['Groups'],
           summary: 'List client groups ("customers")',
-          response: { 200: z.array(GroupSchema) },
+          response: { 200: GroupListSchema },
         },
       },
       async (req) => service.listGroups(req.auth.organizationId),

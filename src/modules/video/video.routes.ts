@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import { abortOnDisconnect } from '../../http/abort-on-disconnect.js';
 import { errorResponses } from '../../http/error-schema.js';
 import { PageQuerySchema } from '../../lib/pagination.js';
@@ -9,6 +8,7 @@ import {
   GenerateVideoBodySchema,
   VideoCreditsSchema,
   VideoFunctionBodySchema,
+  VideoFunctionResultSchema,
   VideoJobPageSchema,
   VideoJobParamsSchema,
   VideoJobSchema,
@@ -62,7 +62,7 @@ export function videoRoutes(service: VideoService): FastifyPluginAsyncZod {
           summary: 'Call a named function of a video provider',
           description: 'The functions and their parameters are listed by `GET /video/providers` (the built-in `slides` has `listTemplates`, `listFonts` and `preview`, a PNG of the first slide). Unknown function → 400 naming `functionName`.',
           body: VideoFunctionBodySchema,
-          response: { 200: z.unknown(), ...errorResponses('VIDEO_PROVIDER_NOT_AVAILABLE') },
+          response: { 200: VideoFunctionResultSchema, ...errorResponses('VIDEO_PROVIDER_NOT_AVAILABLE') },
         },
       },
       async (req) => service.callFunction(req.auth.organizationId, req.body),

@@ -17,6 +17,9 @@ export const VideoFunctionBodySchema = z.object({
 });
 export type VideoFunctionBody = z.infer<typeof VideoFunctionBodySchema>;
 
+/** What a provider's function answers: its own shape, described with the function in `GET /video/providers`. */
+export const VideoFunctionResultSchema = z.unknown();
+
 const JsonSchemaObject = z.record(z.string(), z.unknown());
 
 export const VideoProvidersSchema = z

@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import { errorResponses } from '../../http/error-schema.js';
 import type { WebhooksService } from './webhooks.service.js';
 import {
@@ -13,6 +12,7 @@ import {
   RotatedSecretSchema,
   TestSentSchema,
   UpdateWebhookBodySchema,
+  WebhookListSchema,
   WebhookParamsSchema,
   WebhookSchema,
 } from './webhooks.schemas.js';
@@ -38,7 +38,7 @@ export function webhooksRoutes(service: WebhooksService): FastifyPluginAsyncZod 
 
     app.get(
       '/webhooks',
-      { schema: { tags, summary: "The organisation's webhooks (never their secrets)", response: { 200: z.array(WebhookSchema) } } },
+      { schema: { tags, summary: "The organisation's webhooks (never their secrets)", response: { 200: WebhookListSchema } } },
       async (req) => service.listWebhooks(req.auth.organizationId),
     );
 

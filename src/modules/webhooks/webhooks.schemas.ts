@@ -47,6 +47,9 @@ export const WebhookSchema = z
   })
   .meta({ id: 'Webhook' });
 
+/** `GET /webhooks`. */
+export const WebhookListSchema = z.array(WebhookSchema);
+
 const SecretSchema = z.string().describe('the signing secret (`whsec_` + base64, Standard Webhooks); shown only now');
 
 export const CreatedWebhookSchema = WebhookSchema.extend({ secret: SecretSchema }).meta({ id: 'CreatedWebhook' });

@@ -33,11 +33,15 @@ export function authorizeUrl(q: Record<string, string | undefined>) {
  * The browser side of an authorisation: opens the consent page for the request and answers it
  * (approve for the organisation given, or the first offered). Answers the redirect's URL.
  */
-export async function consent(b: Browser, q: Record<string, string | undefined>, opts: { approve?: boolean; organizationId?: string } = {}) {
+export async function consent(b: Browser, q: Record<string, string | undefined>, opts: { approve?: boolean; organizationId?: string; access?: 'read' | 'write' } = {}) {
   const page = await b.get(authorizeUrl(q));
   expect(page.statusCode, page.body.slice(0, 600)).toBe(200);
   const hidden = b.hiddenFields('/oauth/authorize');
   const form: Record<string, string> = { ...hidden, decision: opts.approve === false ? 'deny' : 'approve' };
+  // read only or read and write (offered when the app asks for mcp:write): the choice given, or the one checked
+  const checked = /<input type="radio" name="access" value="([^"]+)" checked>/.exec(page.body);
+  if (opts.access) form.access = opts.access;
+  else if (checked) form.access = checked[1]!;
   if (opts.organizationId) form.organizationId = opts.organizationId;
   else {
     const m = /<select id="organizationId" name="organizationId"><option value="([^"]+)"/.exec(page.body);

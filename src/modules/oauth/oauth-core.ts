@@ -41,6 +41,69 @@ export function parseScope(requested: string | undefined): string {
   return [...new Set(names)].join(' ');
 }
 
+/**
+ * The access a person may choose on the consent page when an app asks to change things through
+ * MCP (`mcp:write`): read only (`mcp:read`, the token is read-only) or what the app asked for.
+ * Undefined when the request leaves nothing to choose.
+ */
+export function accessChoice(scope: string): { read: string; write: string } | undefined {
+  const names = scope.split(' ');
+  if (!names.includes('mcp:write')) return undefined;
+  return { read: 'mcp:read', write: scope };
+}
+
+/** Whether every scope in `requested` was granted (a refresh may narrow its grant's scope, never widen it). */
+export function scopeWithin(requested: string, granted: string): boolean {
+  const have = new Set(granted.split(' ').filter(Boolean));
+  return requested
+    .split(' ')
+    .filter(Boolean)
+    .every((n) => have.has(n));
+}
+
+/**
+ * RFC 8707 resource indicators: the resources a token of this server may be for (the MCP server,
+ * the public API, the service as a whole). One token serves them all, so an accepted indicator
+ * changes nothing in what is issued; anything else is `invalid_target`.
+ */
+export function checkResources(values: readonly string[], issuer: string): void {
+  const ours = new Set([`${issuer}/mcp`, issuer, `${issuer}/public/v1`]);
+  for (const value of values) {
+    let url: URL;
+    try {
+      url = new URL(value);
+    } catch {
+      throw new OAuthError('invalid_target', `resource must be an absolute URI; "${value}" is not one`);
+    }
+    if (url.hash || value.includes('#')) throw new OAuthError('invalid_target', `resource must not have a fragment: "${value}"`);
+    // the indicator as written, or with a trailing "/" (a URL parser adds one to a path-less origin)
+    const bare = url.href.endsWith('/') ? url.href.slice(0, -1) : url.href;
+    if (!ours.has(bare)) throw new OAuthError('invalid_target', `resource "${value}" is not served here; this server issues tokens for ${[...ours].join(', ')}`);
+  }
+}
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/**
+ * Whether a redirect URI of an authorisation request is one the client registered: the same
+ * string (OAuth 2.1 §2.3.1), or, for a plain-http loopback URI, the same one on another port:
+ * native apps listen on whatever port is free when they sign in (RFC 8252 §7.3, OAuth 2.1 §8.4.2).
+ */
+export function redirectUriMatches(registered: string, requested: string): boolean {
+  if (registered === requested) return true;
+  let a: URL;
+  let b: URL;
+  try {
+    a = new URL(registered);
+    b = new URL(requested);
+  } catch {
+    return false;
+  }
+  if (a.protocol !== 'http:' || b.protocol !== 'http:' || !LOOPBACK_HOSTS.has(a.hostname)) return false;
+  if (b.username || b.password || b.hash || requested.includes('#')) return false;
+  return a.hostname === b.hostname && a.pathname === b.pathname && a.search === b.search;
+}
+
 /** Who may let an app act for an organisation: those who may make its API keys. */
 export const GRANTING_ROLES: readonly MemberRole[] = ['owner', 'admin'];
 
@@ -129,7 +192,9 @@ export function createOauthCore(deps: { oauth: OauthRepository; clock: Clock; ac
      * Issues an access token for the grant, and a refresh token unless told not to. Access tokens
      * never expire unless OAUTH_ACCESS_TOKEN_TTL is set (existing Postiz clients never refresh).
      */
-    async issueTokens(tx: Tx, grant: GrantRow, client: ClientRow, opts: { refresh: boolean }): Promise<IssuedTokens> {
+    async issueTokens(tx: Tx, grant: GrantRow, client: ClientRow, opts: { refresh: boolean; scope?: string }): Promise<IssuedTokens> {
+      // a refresh may ask for less than the grant holds: that access token carries the narrower scope
+      const scope = opts.scope ?? grant.scope;
       const now = clock.now();
       const accessToken = newAccessToken();
       const expiresAt = deps.accessTokenTtlMs > 0 ? new Date(now + deps.accessTokenTtlMs) : null;
@@ -139,7 +204,7 @@ export function createOauthCore(deps: { oauth: OauthRepository; clock: Clock; ac
         prefix: visiblePrefix(accessToken),
         clientId: client.clientId,
         grantId: grant.id,
-        scope: grant.scope,
+        scope,
         expiresAt,
       });
       let refreshToken: string | undefined;
@@ -152,7 +217,7 @@ export function createOauthCore(deps: { oauth: OauthRepository; clock: Clock; ac
         token_type: 'Bearer',
         ...(expiresAt ? { expires_in: Math.round(deps.accessTokenTtlMs / 1000) } : {}),
         ...(refreshToken ? { refresh_token: refreshToken } : {}),
-        scope: grant.scope,
+        scope,
         id: grant.organizationId,
         organization_id: grant.organizationId,
       };

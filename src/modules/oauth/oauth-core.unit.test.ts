@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { newUserCode, normalizeUserCode } from '../../lib/tokens.js';
 import { redirectUriProblem } from './clients.service.js';
-import { OAuthError, parseScope, pkceMatches, readClientCredentials, safeEqual } from './oauth-core.js';
+import { accessChoice, checkResources, OAuthError, parseScope, pkceMatches, readClientCredentials, redirectUriMatches, safeEqual, scopeWithin } from './oauth-core.js';
 
 describe('OAuth building blocks', () => {
   it('PKCE S256 matches the RFC 7636 appendix B example, and nothing else', () => {
@@ -52,5 +52,49 @@ describe('OAuth building blocks', () => {
     expect(normalizeUserCode(' bcdf ghjk ')).toBe('BCDF-GHJK');
     expect(normalizeUserCode('BCDF-GHJ')).toBeUndefined();
     expect(normalizeUserCode('ABCD-EFGH')).toBeUndefined();
+  });
+
+  it('loopback redirect URIs match on any port (RFC 8252 §7.3); everything else exactly', () => {
+    expect(redirectUriMatches('http://127.0.0.1/cb', 'http://127.0.0.1:49152/cb')).toBe(true);
+    expect(redirectUriMatches('http://127.0.0.1:5555/cb', 'http://127.0.0.1:6666/cb')).toBe(true);
+    expect(redirectUriMatches('http://[::1]:5555/cb', 'http://[::1]:7000/cb')).toBe(true);
+    expect(redirectUriMatches('http://localhost:5555/cb?a=1', 'http://localhost:1234/cb?a=1')).toBe(true);
+    // another host, path, query, scheme, or user info
+    expect(redirectUriMatches('http://127.0.0.1:5555/cb', 'http://localhost:5555/cb')).toBe(false);
+    expect(redirectUriMatches('http://127.0.0.1:5555/cb', 'http://127.0.0.1:5555/cb/')).toBe(false);
+    expect(redirectUriMatches('http://127.0.0.1:5555/cb', 'http://127.0.0.1:5555/cb?x=1')).toBe(false);
+    expect(redirectUriMatches('http://127.0.0.1:5555/cb', 'https://127.0.0.1:5555/cb')).toBe(false);
+    expect(redirectUriMatches('http://127.0.0.1:5555/cb', 'http://a@127.0.0.1:5555/cb')).toBe(false);
+    expect(redirectUriMatches('http://127.0.0.1:5555/cb', 'http://127.0.0.1:5555/cb#f')).toBe(false);
+    // not loopback: the port is part of the exact match
+    expect(redirectUriMatches('https://app.example/cb', 'https://app.example:8443/cb')).toBe(false);
+    expect(redirectUriMatches('https://app.example/cb', 'https://app.example/cb')).toBe(true);
+    expect(redirectUriMatches('http://127.0.0.1:5555/cb', 'not a url')).toBe(false);
+  });
+
+  it('resource indicators (RFC 8707): this service, its MCP server or its API; anything else is invalid_target', () => {
+    const issuer = 'https://tidings.example';
+    expect(() => checkResources(['https://tidings.example/mcp', 'https://tidings.example', 'https://tidings.example/', 'https://tidings.example/public/v1'], issuer)).not.toThrow();
+    expect(() => checkResources([], issuer)).not.toThrow();
+    for (const bad of ['https://evil.example/mcp', 'https://tidings.example/mcp#x', 'mcp', 'https://tidings.example/mcp/x', 'http://tidings.example/mcp']) {
+      let err: unknown;
+      try {
+        checkResources([bad], issuer);
+      } catch (e) {
+        err = e;
+      }
+      expect(err, bad).toBeInstanceOf(OAuthError);
+      expect((err as OAuthError).error).toBe('invalid_target');
+    }
+  });
+
+  it('the consent choice is offered when mcp:write is asked; a refresh may only narrow', () => {
+    expect(accessChoice('mcp:read mcp:write')).toEqual({ read: 'mcp:read', write: 'mcp:read mcp:write' });
+    expect(accessChoice('mcp:write')).toEqual({ read: 'mcp:read', write: 'mcp:write' });
+    expect(accessChoice('mcp:read')).toBeUndefined();
+    expect(accessChoice('api')).toBeUndefined();
+    expect(scopeWithin('mcp:read', 'mcp:read mcp:write')).toBe(true);
+    expect(scopeWithin('mcp:read mcp:write', 'mcp:read')).toBe(false);
+    expect(scopeWithin('api', 'mcp:read mcp:write')).toBe(false);
   });
 });

@@ -11,7 +11,7 @@ import { GRANTING_ROLES } from './oauth-core.js';
 import { AuthorizeError, type AuthorizationRequest, type OauthService } from './oauth.service.js';
 
 /** The authorisation request's parameters, carried from the consent page to its form. */
-const REQUEST_PARAMS = ['client_id', 'redirect_uri', 'response_type', 'code_challenge', 'code_challenge_method', 'state', 'scope'] as const;
+const REQUEST_PARAMS = ['client_id', 'redirect_uri', 'response_type', 'code_challenge', 'code_challenge_method', 'state', 'scope', 'resource'] as const;
 
 const fmt = (d: Date | string | null) => (d ? new Date(d).toISOString().replace('T', ' ').slice(0, 16) + ' UTC' : 'never');
 
@@ -29,6 +29,9 @@ function requestSeal(session: SessionContext, q: Record<string, string | undefin
 function pick(source: Record<string, unknown>): Record<string, string | undefined> {
   const out: Record<string, string | undefined> = {};
   for (const k of REQUEST_PARAMS) if (typeof source[k] === 'string') out[k] = source[k];
+  // RFC 8707 lets a request name several resources (`resource` repeated): all are checked, carried space-separated
+  const resources = source.resource;
+  if (Array.isArray(resources) && resources.every((r) => typeof r === 'string')) out.resource = resources.join(' ');
   return out;
 }
 
@@ -54,6 +57,19 @@ export function oauthPages(deps: PageDeps & { oauth: OauthService; clients: Clie
   function orgSelect(orgs: { organizationId: string; name: string }[]) {
     return html`<label for="organizationId">Organisation</label>
 <select id="organizationId" name="organizationId">${orgs.map((o) => html`<option value="${o.organizationId}">${o.name}</option>`)}</select>`;
+  }
+
+  /**
+   * What the app may do: a list, or (when it asks to change things) a radio group where the
+   * person chooses read only or read and write; what they choose is all the token carries.
+   */
+  function accessPart(r: AuthorizationRequest, inForm: boolean): Html {
+    const list = (items: string[]) => html`<ul>${items.map((d) => html`<li>${d}</li>`)}</ul>`;
+    if (!r.access || !inForm) return html`<h2>It will be able to</h2>${list(r.scopeDescriptions)}`;
+    return html`<fieldset class="choice"><legend>What may ${r.client.name} do?</legend>
+<label><input type="radio" name="access" value="read"><span><strong>Read only</strong><span class="hint">${r.access.readDescriptions.join('. ')}. It cannot change anything.</span></span></label>
+<label><input type="radio" name="access" value="write" checked><span><strong>Read and write</strong><span class="hint">${r.access.writeDescriptions.join('. ')}.</span></span></label>
+</fieldset>`;
   }
 
   function appIdentity(r: AuthorizationRequest): Html {
@@ -90,11 +106,11 @@ export function oauthPages(deps: PageDeps & { oauth: OauthService; clients: Clie
         html`<input type="hidden" name="_request" value="${requestSeal(session, q)}">`,
       ];
       const body = html`${appIdentity(request)}
-<h2>It will be able to</h2><ul>${request.scopeDescriptions.map((d) => html`<li>${d}</li>`)}</ul>
+${orgs.length ? '' : accessPart(request, false)}
 <p class="muted">The access lasts until you revoke it on the <a href="/account/approved-apps">approved apps</a> page, or you leave the organisation.</p>
 ${
   orgs.length
-    ? html`<form method="post" action="/oauth/authorize">${csrfField(csrf)}${hidden}${orgSelect(orgs)}
+    ? html`<form method="post" action="/oauth/authorize">${csrfField(csrf)}${hidden}${accessPart(request, true)}${orgSelect(orgs)}
 <button type="submit" name="decision" value="approve">Allow</button>
 <button type="submit" name="decision" value="deny" class="secondary">Deny</button></form>`
     : html`${notice('Only owners and admins can give an app access to an organisation, and you are neither in any of yours.', 'bad')}
@@ -113,7 +129,7 @@ ${
         throw new AppError('CSRF_FAILED', 'The sign-in request was changed after the page was shown: start again from the app');
       }
       try {
-        const target = await oauth.decide(session, q, { approve: body.decision === 'approve', organizationId: str(body, 'organizationId') });
+        const target = await oauth.decide(session, q, { approve: body.decision === 'approve', organizationId: str(body, 'organizationId'), access: str(body, 'access') });
         return reply.redirect(target, 303);
       } catch (e) {
         if (e instanceof AuthorizeError) {

@@ -28,6 +28,9 @@ function noStore(reply: FastifyReply) {
   return reply.headers({ 'cache-control': 'no-store', pragma: 'no-cache' });
 }
 
+/** The endpoints an app calls itself (never a person's browser with its cookies). */
+const CLIENT_ENDPOINTS = ['/.well-known/oauth-authorization-server', '/oauth/token', '/oauth/revoke', '/oauth/register', '/oauth/device_authorization', '/device/code', '/device/token'];
+
 /**
  * The OAuth 2.1 protocol endpoints (issue 15): server metadata (RFC 8414), token (RFC 6749 §3.2;
  * device codes RFC 8628 §3.4), revocation (RFC 7009), dynamic registration (RFC 7591), device
@@ -39,6 +42,26 @@ export function oauthRoutes(deps: { oauth: OauthService; clients: ClientsService
 
   return async (app: FastifyInstance) => {
     await app.register(formbody, { bodyLimit: 64 * 1024 });
+
+    // Assistants that run in a browser page (an MCP inspector, a web chat) discover, register and
+    // fetch tokens from their own origin. These endpoints authenticate the client, never a
+    // cookie, so any origin may call them (without credentials: "*").
+    app.addHook('onRequest', async (req, reply) => {
+      if (!CLIENT_ENDPOINTS.includes(req.routeOptions.url ?? '')) return;
+      void reply.headers({ 'access-control-allow-origin': '*', 'access-control-expose-headers': 'WWW-Authenticate, Retry-After' });
+    });
+    for (const url of CLIENT_ENDPOINTS) {
+      app.options(url, { schema: { hide: true } }, async (_req, reply) =>
+        reply
+          .headers({
+            'access-control-allow-methods': url.startsWith('/.well-known/') ? 'GET' : 'POST',
+            'access-control-allow-headers': 'Authorization, Content-Type, MCP-Protocol-Version',
+            'access-control-max-age': '86400',
+          })
+          .status(204)
+          .send(),
+      );
+    }
 
     app.setErrorHandler(async (err, req, reply) => {
       if (err instanceof OAuthError) {

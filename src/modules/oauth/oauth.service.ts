@@ -1,10 +1,10 @@
-import { AppError, notFound } from '../../errors.js';
+import { AppError, notFound, validationError } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { isUuid } from '../../lib/ids.js';
 import { hashCredential, newAuthorizationCode, OAUTH_TOKEN_PREFIX } from '../../lib/tokens.js';
 import type { AccountsRepository } from '../accounts/accounts.repository.js';
 import type { SessionContext } from '../sessions/sessions.service.js';
-import { GRANTING_ROLES, OAuthError, parseScope, pkceMatches, SCOPES, type ClientCredentials, type IssuedTokens, type OauthCore } from './oauth-core.js';
+import { accessChoice, checkResources, GRANTING_ROLES, OAuthError, parseScope, pkceMatches, redirectUriMatches, SCOPES, scopeWithin, type ClientCredentials, type IssuedTokens, type OauthCore } from './oauth-core.js';
 import type { ClientRow, OauthRepository } from './oauth.repository.js';
 
 const CODE_LIFETIME_MS = 10 * 60_000;
@@ -26,6 +26,11 @@ export interface AuthorizationRequest {
   codeChallenge: string;
   scope: string;
   scopeDescriptions: string[];
+  /**
+   * When the app asks to change things (`mcp:write`), the person chooses: `read` is the scope of
+   * a read-only token, `write` the scope asked for. Undefined when there is nothing to choose.
+   */
+  access: { read: string; write: string; readDescriptions: string[]; writeDescriptions: string[] } | undefined;
 }
 
 /**
@@ -44,6 +49,10 @@ export class AuthorizeError extends Error {
 }
 
 type Query = Record<string, string | undefined>;
+
+/** The request's RFC 8707 resource indicators (the consent page carries several space-separated). */
+const resourcesOf = (value: string | undefined) => (value ?? '').split(' ').filter(Boolean);
+const describeScope = (scope: string) => scope.split(' ').map((s) => SCOPES[s]!);
 
 /**
  * The OAuth 2.1 authorisation server (issue 15): authorisation code with PKCE S256, token
@@ -85,8 +94,8 @@ export function createOauthService(deps: {
     const registered = client.redirectUris;
     let redirectUri: string | undefined;
     if (q.redirect_uri !== undefined) {
-      // exact string match (OAuth 2.1 §2.3.1): no prefix, no pattern
-      if (!registered.includes(q.redirect_uri)) throw new AuthorizeError('The app asked to send you back to an address it did not register (redirect_uri mismatch).');
+      // exact string match (OAuth 2.1 §2.3.1): no prefix, no pattern; any port on loopback (RFC 8252 §7.3)
+      if (!registered.some((r) => redirectUriMatches(r, q.redirect_uri!))) throw new AuthorizeError('The app asked to send you back to an address it did not register (redirect_uri mismatch).');
       redirectUri = q.redirect_uri;
     } else if (registered.length === 1) {
       redirectUri = registered[0];
@@ -101,12 +110,14 @@ export function createOauthService(deps: {
     if (q.state !== undefined && q.state.length > 2000) throw fail('invalid_request', 'state is longer than 2000 characters');
     let scope: string;
     try {
+      checkResources(resourcesOf(q.resource), deps.issuer);
       scope = parseScope(q.scope);
     } catch (e) {
       if (e instanceof OAuthError) throw fail(e.error, e.description);
       throw e;
     }
     const clientOrganizationName = client.organizationId ? ((await oauth.findOrganizationName(client.organizationId)) ?? null) : null;
+    const choice = accessChoice(scope);
     return {
       client,
       clientOrganizationName,
@@ -114,7 +125,8 @@ export function createOauthService(deps: {
       state: q.state,
       codeChallenge: q.code_challenge,
       scope,
-      scopeDescriptions: scope.split(' ').map((s) => SCOPES[s]!),
+      scopeDescriptions: describeScope(scope),
+      access: choice && { ...choice, readDescriptions: describeScope(choice.read), writeDescriptions: describeScope(choice.write) },
     };
   }
 
@@ -122,6 +134,7 @@ export function createOauthService(deps: {
   async function exchangeCode(client: ClientRow, body: Query): Promise<IssuedTokens> {
     if (!body.code) throw new OAuthError('invalid_request', 'code is required');
     if (!body.code_verifier) throw new OAuthError('invalid_request', 'code_verifier is required (PKCE)');
+    checkResources(resourcesOf(body.resource), deps.issuer);
     const at = now();
     const outcome = await oauth.transaction(async (tx) => {
       const code = await oauth.lockCode(tx, hashCredential(body.code!));
@@ -152,10 +165,9 @@ export function createOauthService(deps: {
    */
   async function refresh(client: ClientRow, body: Query): Promise<IssuedTokens> {
     if (!body.refresh_token) throw new OAuthError('invalid_request', 'refresh_token is required');
-    if (body.scope !== undefined) {
-      // a refresh may narrow the scope, never widen it; every scope here means the same access
-      parseScope(body.scope);
-    }
+    // a refresh may narrow the scope (RFC 6749 §6), never widen it: checked against the grant below
+    const narrowed = body.scope === undefined ? undefined : parseScope(body.scope);
+    checkResources(resourcesOf(body.resource), deps.issuer);
     const at = now();
     const outcome = await oauth.transaction(async (tx) => {
       const found = await oauth.lockRefreshToken(tx, hashCredential(body.refresh_token!));
@@ -171,9 +183,12 @@ export function createOauthService(deps: {
         const revoked = await oauth.revokeGrant(tx, grant.id, at, 'no longer a member');
         return { error: new OAuthError('invalid_grant', 'The person who approved is no longer a member of the organisation'), revoked };
       }
+      if (narrowed !== undefined && !scopeWithin(narrowed, grant.scope)) {
+        return { error: new OAuthError('invalid_scope', `scope "${narrowed}" asks for more than was granted ("${grant.scope}")`) };
+      }
       await oauth.markRefreshUsed(tx, refresh.id, at);
       const retired = refresh.accessTokenId && (await oauth.revokeAccessToken(refresh.accessTokenId, at, tx)) ? [refresh.accessTokenId] : [];
-      return { tokens: await core.issueTokens(tx, grant, found.client, { refresh: true }), revoked: retired };
+      return { tokens: await core.issueTokens(tx, grant, found.client, { refresh: true, scope: narrowed }), revoked: retired };
     });
     if (outcome.revoked?.length) deps.onTokensRevoked(outcome.revoked);
     if (outcome.error) throw outcome.error;
@@ -188,9 +203,15 @@ export function createOauthService(deps: {
      * chosen organisation; the code is bound to the client, redirect URI, challenge and person.
      * Answers where to send the browser.
      */
-    async decide(session: SessionContext, q: Query, decision: { approve: boolean; organizationId: string }): Promise<string> {
+    async decide(session: SessionContext, q: Query, decision: { approve: boolean; organizationId: string; access?: string }): Promise<string> {
       const request = await checkAuthorizationRequest(q);
       if (!decision.approve) return redirectWith(request.redirectUri, { error: 'access_denied', error_description: 'The person declined', state: request.state });
+      let scope = request.scope;
+      if (request.access) {
+        // the person chose; the token carries what they approved, never more
+        if (decision.access !== 'read' && decision.access !== 'write') throw validationError([{ path: 'access', message: 'Choose read only or read and write' }]);
+        scope = request.access[decision.access];
+      }
       await grantingMembership(decision.organizationId, session.userId);
       const code = newAuthorizationCode();
       const at = clock.now();
@@ -201,7 +222,7 @@ export function createOauthService(deps: {
         userId: session.userId,
         redirectUri: request.redirectUri,
         codeChallenge: request.codeChallenge,
-        scope: request.scope,
+        scope,
         expiresAt: new Date(at + CODE_LIFETIME_MS),
       });
       return redirectWith(request.redirectUri, { code, state: request.state });

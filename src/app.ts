@@ -1,4 +1,4 @@
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RouteOptions } from 'fastify';
 import { serializerCompiler, validatorCompiler, type FastifyPluginAsyncZod, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { AppDeps } from './deps.js';
 import { installAuth } from './http/auth.js';
@@ -46,6 +46,8 @@ export interface BuildAppOptions {
   logger?: FastifyBaseLogger;
   /** Extra routes mounted in the authenticated, rate-limited scope (tests). */
   extraRoutes?: FastifyPluginAsyncZod;
+  /** Sees every route as it is registered (tests that compare routes with what covers them). */
+  onRoute?: (route: RouteOptions) => void;
   /** The built calendar app to serve (default web/dist when it exists); false: none. */
   webApp?: false | { dir: string };
 }
@@ -71,6 +73,7 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
     http: { requireHostHeader: false },
   }).withTypeProvider<ZodTypeProvider>();
 
+  if (opts.onRoute) app.addHook('onRoute', opts.onRoute);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   // Media URLs name PUBLIC_URL (or S3's addresses): the app's CSP lets its pages show them

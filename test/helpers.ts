@@ -39,6 +39,8 @@ export interface BuildTestAppOptions {
   webhookResolve?: CreateDepsOptions['webhookResolve'];
   /** Where the service's warnings go (silent by default). */
   logger?: CreateDepsOptions['logger'];
+  /** Sees every route as it is registered. */
+  onRoute?: BuildAppOptions['onRoute'];
   /** Serve a built calendar app (default none, so tests do not depend on `npm run build:web`). */
   webApp?: BuildAppOptions['webApp'];
 }
@@ -54,7 +56,7 @@ export async function buildTestApp(opts: BuildTestAppOptions = {}): Promise<Test
     ...opts.env,
   });
   const deps = await createDeps(config, { database: testDb.database, clock, remoteFetch: opts.remoteFetch, webhookResolve: opts.webhookResolve, logger: opts.logger });
-  const app = await buildApp(deps, { extraRoutes: opts.extraRoutes, webApp: opts.webApp ?? false });
+  const app = await buildApp(deps, { extraRoutes: opts.extraRoutes, webApp: opts.webApp ?? false, onRoute: opts.onRoute });
   const undocumented = recordUndocumentedStatuses(app);
   if (opts.startWorker) await deps.startWorker();
   await app.ready();

@@ -26,6 +26,8 @@ export interface McpTransportOptions {
 /** The paths of the protected-resource metadata (RFC 9728 §3.1: the resource's path after the well-known name). */
 export const RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource';
 
+const SESSIONS_PER_CREDENTIAL = 16;
+
 interface Session {
   transport: StreamableHTTPServerTransport;
   server: Server;
@@ -108,6 +110,15 @@ export function mcpTransports(opts: McpTransportOptions) {
     }
   }
 
+  /**
+   * A client that never sends back the session it was given (stateless by habit) leaves one behind
+   * at every initialize: past SESSIONS_PER_CREDENTIAL, the credential's least recently used go.
+   */
+  function limitPerCredential(credentialId: string) {
+    const own = [...sessions].filter(([, s]) => s.credentialId === credentialId).sort(([, a], [, b]) => a.lastSeen - b.lastSeen);
+    for (const [id, s] of own.slice(0, Math.max(0, own.length - SESSIONS_PER_CREDENTIAL))) void closeSession(id, s);
+  }
+
   async function closeSession(id: string, s: Session) {
     sessions.delete(id);
     await s.transport.close().catch(() => undefined);
@@ -157,6 +168,7 @@ export function mcpTransports(opts: McpTransportOptions) {
             sessionIdGenerator: () => randomUUID(),
             onsessioninitialized: (id) => {
               sessions.set(id, { transport, server, credentialId: caller.context.credential.id, lastSeen: opts.clock.now() });
+              limitPerCredential(caller.context.credential.id);
             },
             onsessionclosed: (id) => {
               const s = sessions.get(id);

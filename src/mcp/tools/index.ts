@@ -1,11 +1,26 @@
 import type { AppDeps } from '../../deps.js';
 import type { ToolDefinition } from '../tool.js';
+import { analyticsTools } from './analytics.js';
 import { channelTools } from './channels.js';
+import { customerTools } from './customers.js';
 import { mediaTools } from './media.js';
+import { notificationTools } from './notifications.js';
 import { postTools } from './posts.js';
 import { postizTools } from './postiz.js';
+import { videoTools } from './video.js';
+import { webhookTools } from './webhooks.js';
 
 /** Every tool the MCP server offers, each on the service method its route calls. */
 export function allTools(services: AppDeps['services']): ToolDefinition[] {
-  return [...channelTools(services), ...postTools(services.posts), ...mediaTools(services.media), ...postizTools(services)];
+  return [
+    ...channelTools(services),
+    ...postTools(services.posts),
+    ...mediaTools(services.media),
+    ...analyticsTools(services.analytics),
+    ...notificationTools(services.notifications),
+    ...customerTools(services.groups),
+    ...webhookTools(services.webhooks),
+    ...videoTools(services.video),
+    ...postizTools(services),
+  ];
 }

@@ -390,3 +390,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
   };
 }
+
+/**
+ * What `tidings mcp` (the stdio bridge a desktop assistant starts) reads: the credential
+ * (`TIDINGS_API_KEY`) and the service's address (`TIDINGS_URL`, else `http://localhost:<PORT>`).
+ * Separate from `loadConfig`: the bridge runs on the assistant's machine with none of the
+ * service's variables, and a bad one of those must not stop it.
+ */
+export function loadMcpBridgeConfig(env: NodeJS.ProcessEnv = process.env): { key: string | undefined; url: string | undefined; port: string } {
+  const e = withoutEmpty(env);
+  return { key: e.TIDINGS_API_KEY?.trim() || undefined, url: e.TIDINGS_URL, port: e.PORT ?? '3000' };
+}

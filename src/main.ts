@@ -1,14 +1,14 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { AdminCommandSchema, runAdminCommand, type AdminCommand } from './admin/admin.commands.js';
 import { sendAdminCommand } from './admin/admin-socket.js';
-import { ConfigError, loadConfig, type Config, type Role } from './config.js';
+import { ConfigError, loadConfig, loadMcpBridgeConfig, type Config, type Role } from './config.js';
 import { DataDirLockedError } from './db/data-dir-lock.js';
-import { createDeps } from './deps.js';
 import { AppError } from './errors.js';
-import { serve } from './server.js';
 import { VERSION } from './version.js';
 
 class CliError extends Error {}
+/** A command given wrongly (a missing credential, a bad address): exit status 2, as for a bad configuration. */
+class UsageError extends CliError {}
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
@@ -30,6 +30,8 @@ async function admin(config: Config, cmd: AdminCommand): Promise<unknown> {
       return reply.result;
     }
   }
+  // the application is loaded only by the commands that need it (`tidings mcp` starts fast without it)
+  const { createDeps } = await import('./deps.js');
   let deps;
   try {
     deps = await createDeps(config, { withoutJobs: true });
@@ -83,6 +85,7 @@ export function buildCli(): Command {
     .description('run the service (API and/or publisher)')
     .addOption(new Option('--role <role>', 'which parts to run').choices(['api', 'worker', 'all']).default('all'))
     .action(async (opts: { role: Role }) => {
+      const { serve } = await import('./server.js');
       await serve(loadConfig(), opts.role);
     });
 
@@ -92,6 +95,28 @@ export function buildCli(): Command {
     .action(async () => {
       await admin(loadConfig(), { command: 'migrate' });
       process.stdout.write('Migrations applied.\n');
+    });
+
+  program
+    .command('mcp')
+    .description('MCP on standard input/output for desktop assistants, relayed to a running service (its /mcp endpoint)')
+    .option('--key <key>', 'API key or pos_ OAuth token (default: TIDINGS_API_KEY)')
+    .option('--url <url>', "the service's address (default: TIDINGS_URL, else http://localhost:PORT, PORT 3000 when unset)")
+    .action(async (o: { key?: string; url?: string }) => {
+      const env = loadMcpBridgeConfig();
+      const key = o.key?.trim() || env.key;
+      if (!key) throw new UsageError('mcp: no credential; give --key <API key or pos_ token> or set TIDINGS_API_KEY');
+      const base = o.url ?? env.url ?? `http://localhost:${env.port}`;
+      let endpoint: URL;
+      try {
+        endpoint = new URL(`${base.replace(/\/+$/, '')}/mcp`);
+      } catch {
+        throw new UsageError(`mcp: ${o.url ? '--url' : env.url ? 'TIDINGS_URL' : 'PORT'} is not an address: ${base}`);
+      }
+      if (endpoint.protocol !== 'http:' && endpoint.protocol !== 'https:') throw new UsageError(`mcp: ${o.url ? '--url' : 'TIDINGS_URL'} must be an http:// or https:// address: ${base}`);
+      const { runStdioBridge } = await import('./mcp/stdio-bridge.js');
+      process.stderr.write(`tidings mcp: relaying standard input/output to ${endpoint.href}\n`);
+      await runStdioBridge({ endpoint, key, version: VERSION, log: (line) => process.stderr.write(`tidings mcp: ${line}\n`) });
     });
 
   const org = program.command('org').description('organisations');
@@ -271,7 +296,7 @@ try {
 } catch (e) {
   if (e instanceof ConfigError || e instanceof CliError || e instanceof DataDirLockedError) {
     process.stderr.write(`tidings: ${e.message}\n`);
-    process.exitCode = e instanceof ConfigError ? 2 : 1;
+    process.exitCode = e instanceof ConfigError || e instanceof UsageError ? 2 : 1;
   } else {
     process.stderr.write(`tidings: ${(e as Error).stack ?? String(e)}\n`);
     process.exitCode = 1;

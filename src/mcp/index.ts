@@ -1,6 +1,8 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { AppDeps } from '../deps.js';
 import { VERSION } from '../version.js';
+import { prompts } from './prompts.js';
+import { resources } from './resources.js';
 import { createMcpServerFactory } from './server.js';
 import { allTools } from './tools/index.js';
 import { mcpTransports } from './transports.js';
@@ -17,6 +19,7 @@ export async function installMcp(app: FastifyInstance, deps: AppDeps, logger: Fa
   const { config, services } = deps;
   const factory = createMcpServerFactory({
     tools: allTools(services),
+    extensions: [resources(services), prompts(services)],
     rateStore: deps.rateStore,
     clock: deps.clock,
     logger: logger.child({ frontDoor: 'mcp' }),

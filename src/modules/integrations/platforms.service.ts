@@ -1,5 +1,7 @@
+import { AppError } from '../../errors.js';
 import { isConnectable } from '../../platforms/registry.js';
-import { PLATFORM_IDENTIFIERS, type PlatformAdapter, type PlatformIdentifier, type PlatformMetadata } from '../../platforms/platform.js';
+import { isPlatformIdentifier, PLATFORM_IDENTIFIERS, type PlatformAdapter, type PlatformIdentifier, type PlatformMetadata } from '../../platforms/platform.js';
+import { describeSettings } from './integration-settings.js';
 import type { PlatformReadiness } from './platforms.schemas.js';
 
 export interface PlatformsDeps {
@@ -28,6 +30,7 @@ export function missingVariables(m: PlatformMetadata, setVariables: ReadonlySet<
  * organisation: it is the deployment's state.
  */
 export function createPlatformsService(deps: PlatformsDeps) {
+  const rules = new Map<PlatformIdentifier, ReturnType<typeof describeRules>>();
   const callbackUrl = (identifier: string) => `${deps.publicUrl}/integrations/social/${identifier}/callback`;
 
   function describe(adapter: PlatformAdapter): PlatformReadiness {
@@ -56,10 +59,32 @@ export function createPlatformsService(deps: PlatformsDeps) {
     };
   }
 
+  function describeRules(m: PlatformMetadata) {
+    // the fields a post's settings must give: what an empty settings object is refused for
+    const empty = m.settings?.safeParse({});
+    const requiredSettings = empty && !empty.success ? empty.error.issues.map((i) => ({ field: i.path.join('.'), message: i.message })) : [];
+    return { identifier: m.identifier, name: m.displayName, ...describeSettings(m), requiredSettings };
+  }
+
   return {
     /** Every platform, in identifier order (the app sorts for people). */
     listPlatforms(): PlatformReadiness[] {
       return PLATFORM_IDENTIFIERS.map((id) => describe(deps.adapters[id]));
+    },
+
+    /**
+     * A platform's posting rules with no channel (the MCP resource `tidings://platforms/{identifier}/rules`):
+     * what `GET /integration-settings/{id}` answers for its channels (length and counting, editor,
+     * threads, media limits, settings JSON Schema, tools) and the settings a post must give.
+     */
+    platformRules(identifier: string) {
+      if (!isPlatformIdentifier(identifier)) throw new AppError('NOT_FOUND', `Platform "${identifier}" not found; GET /platforms lists the identifiers`);
+      let described = rules.get(identifier);
+      if (!described) {
+        described = describeRules(deps.adapters[identifier].metadata);
+        rules.set(identifier, described);
+      }
+      return described;
     },
   };
 }

@@ -82,6 +82,16 @@ const boundaries = [
     ]),
   },
   {
+    // 10. the MCP front door (like routes) calls services: no repository, no engine, no route file.
+    files: ['src/mcp/**/*.ts'],
+    ignores: NOT_A_TEST,
+    rules: restrictImports([
+      { regex: '\\.repository(\\.js)?$', message: 'An MCP tool calls a service, never a repository.' },
+      { regex: '\\.routes(\\.js)?$', message: 'An MCP tool calls the service its route calls and shares its schemas (*.schemas.ts), never the route file.' },
+      noEngineFrom('src/mcp/'),
+    ]),
+  },
+  {
     // 2. adapter code: no other platform, no upper layer, no database/queue/Fastify package.
     files: ['src/platforms/*/**/*.ts'],
     ignores: NOT_A_TEST,

@@ -126,6 +126,21 @@ describe('eslint layer boundaries', { timeout: 120_000 }, () => {
   });
 });
 
+describe('the MCP front door', { timeout: 120_000 }, () => {
+  it('10. a tool calls a service and shares the route\'s schemas; it never imports a repository, a route file or an engine', async () => {
+    const file = 'src/mcp/tools/posts.ts';
+    for (const [line, name] of [
+      ["import { createPostsRepository } from '../../modules/posts/posts.repository.js';", 'createPostsRepository'],
+      ["import { postsRoutes } from '../../modules/posts/posts.routes.js';", 'postsRoutes'],
+      ["import { createPublisher } from '../../engines/publishing/publisher.js';", 'createPublisher'],
+    ] as const) {
+      expect(await restricted(file, use(line, name)), line).toHaveLength(1);
+    }
+    expect(await restricted(file, use("import { PostSchema } from '../../modules/posts/posts.schemas.js';", 'PostSchema'))).toEqual([]);
+    expect(await restricted(file, "import type { PostsService } from '../../modules/posts/posts.service.js';\nexport type S = PostsService;\n")).toEqual([]);
+  });
+});
+
 describe('no SQL outside repositories', { timeout: 120_000 }, () => {
   /** The messages of the SQL rule (`no-restricted-syntax`) for `code` linted as the file at `filePath`. */
   async function sqlMessages(filePath: string, code: string): Promise<string[]> {

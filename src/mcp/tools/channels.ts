@@ -167,10 +167,10 @@ export function channelTools(services: Pick<AppDeps['services'], 'integrations' 
       description:
         'Starts connecting a channel on a platform (identifier from list_platforms). OAuth platforms answer a `url` the person must open in a browser to sign in; ' +
         'credential platforms (Bluesky, Mastodon with a token, Telegram, Discord…) answer `url: null` and the JSON Schema of the `credentials` connect_channel_with_credentials takes. ' +
-        '`refresh` reconnects an existing channel (its id).',
+        '`refresh` reconnects an existing channel (its id). Nothing changes until the person signs in on the platform.',
       input: { params: IdentifierParams, query: BeginConnectQuerySchema },
       output: BeginConnectResponseSchema,
-      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+      annotations: { readOnlyHint: true, idempotentHint: false, openWorldHint: true },
       run: (ctx, { params, query }) => connect.beginConnect(ctx.organizationId, params.identifier, query, { appOrigin: undefined }),
       summary: (r) => (r.url ? `Open this address to sign in: ${r.url}` : 'This platform connects with a credentials form: call connect_channel_with_credentials with the fields of `credentials`'),
     }),

@@ -53,7 +53,7 @@ button.secondary{background:transparent;color:var(--accent)}button.danger{border
 table{border-collapse:collapse;width:100%;margin:.5rem 0}th,td{text-align:left;padding:.4rem .5rem;border-bottom:1px solid var(--line);vertical-align:top}
 .muted{color:var(--muted)}.app-logo{width:48px;height:48px;border-radius:8px;object-fit:cover;float:right}
 fieldset.choice{border:1px solid var(--line);border-radius:8px;padding:.2rem 1rem .6rem;margin:1rem 0}fieldset.choice legend{font-weight:600;padding:0 .3rem}
-.choice label{display:flex;gap:.6rem;align-items:flex-start;font-weight:400;margin:.7rem 0 0;cursor:pointer}.choice input{margin:.35rem 0 0;flex:none}.choice .hint{display:block}
+.choice label{display:flex;gap:.6rem;align-items:flex-start;font-weight:400;margin:.7rem 0 0;cursor:pointer}.choice input{margin:.35rem 0 0;flex:none}.choice .hint{display:block}code.host{word-break:normal;overflow-wrap:anywhere}
 :focus-visible{outline:3px solid var(--accent);outline-offset:2px}
 .skip-link{position:absolute;top:.5rem;left:.5rem;padding:.5rem .9rem;border-radius:6px;background:var(--accent);color:var(--accent-fg);font-weight:600;text-decoration:none;transform:translateY(calc(-100% - 1rem))}.skip-link:focus{transform:none}main:focus{outline:none}
 `;

@@ -82,7 +82,7 @@ export function oauthPages(deps: PageDeps & { oauth: OauthService; clients: Clie
     const redirectHost = new URL(r.redirectUri).host;
     return html`${r.client.logoUrl ? html`<img class="app-logo" src="${r.client.logoUrl}" alt="" referrerpolicy="no-referrer">` : ''}
 <p><strong>${r.client.name}</strong> asks to act for one of your organisations. It is ${who}</p>
-<p class="muted">After you answer you go back to <code>${redirectHost}</code>.</p>`;
+<p class="muted">After you answer you go back to <code class="host">${redirectHost}</code>.</p>`;
   }
 
   return async (app: FastifyInstance) => {
@@ -107,7 +107,6 @@ export function oauthPages(deps: PageDeps & { oauth: OauthService; clients: Clie
       ];
       const body = html`${appIdentity(request)}
 ${orgs.length ? '' : accessPart(request, false)}
-<p class="muted">The access lasts until you revoke it on the <a href="/account/approved-apps">approved apps</a> page, or you leave the organisation.</p>
 ${
   orgs.length
     ? html`<form method="post" action="/oauth/authorize">${csrfField(csrf)}${hidden}${accessPart(request, true)}${orgSelect(orgs)}
@@ -115,7 +114,8 @@ ${
 <button type="submit" name="decision" value="deny" class="secondary">Deny</button></form>`
     : html`${notice('Only owners and admins can give an app access to an organisation, and you are neither in any of yours.', 'bad')}
 <form method="post" action="/oauth/authorize">${csrfField(csrf)}${hidden}<button type="submit" name="decision" value="deny" class="secondary">Go back to the app</button></form>`
-}`;
+}
+<p class="muted">The access lasts until you revoke it on the <a href="/account/approved-apps">approved apps</a> page, or you leave the organisation.</p>`;
       return page(req, reply, `Allow ${request.client.name}?`, body);
     });
 

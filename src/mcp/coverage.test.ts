@@ -111,11 +111,14 @@ describe('MCP tools cover the public API', () => {
     }
   });
 
-  it('tools are named once, every argument has a type, and read-only tools are the GET routes', () => {
+  it('tools are named once, every argument is described, and read-only tools are the GET routes', () => {
     const tools = compileTools(allTools(t.deps.services));
     for (const tool of tools) {
       expect(tool.def.name).toMatch(/^[a-z][a-z0-9_]*$|^[a-z][A-Za-z0-9]*$/);
       expect(tool.def.description.length, tool.def.name).toBeGreaterThan(40);
+      // a model acts on what each argument means: every one is described (the route's words or a hint)
+      const undescribed = Object.entries((tool.inputSchema.properties ?? {}) as Record<string, { description?: string }>).filter(([, p]) => !p.description?.trim());
+      expect(undescribed.map(([name]) => name), `${tool.def.name}: arguments without a description`).toEqual([]);
       if (tool.def.route) {
         const isGet = tool.def.route.startsWith('GET ');
         // a GET never changes anything; a change is never marked read-only (except platform look-ups, which POST)

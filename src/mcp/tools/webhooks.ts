@@ -66,7 +66,7 @@ export function webhookTools(webhooks: WebhooksService) {
         `Creates a webhook and answers it with its signing \`secret\` (\`whsec_…\`), shown only this once: give it to the person to store in their receiver, which checks signatures with it. ${FIELDS} ` +
         'The plan limits how many webhooks an organisation has. test_webhook sends a test event.',
       input: { body: CreateWebhookBodySchema },
-      hints: { name: 'a label for the person, e.g. "Zapier"', ...HINTS },
+      hints: { ...HINTS, name: 'a label for the person, e.g. "Zapier"' },
       output: CreatedWebhookSchema,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
       run: (ctx, { body }) => webhooks.createWebhook(ctx.organizationId, body),
@@ -80,7 +80,7 @@ export function webhookTools(webhooks: WebhooksService) {
         `Changes the fields given (others stay): name, url, events, integrations, enabled. \`enabled: true\` re-enables a webhook the service disabled; \`enabled: false\` cancels its pending deliveries. ${FIELDS}`,
       input: { params: WebhookParamsSchema, body: UpdateWebhookBodySchema },
       rename: { 'params.id': 'webhookId' },
-      hints: { webhookId: WEBHOOK_ID, ...HINTS },
+      hints: { webhookId: WEBHOOK_ID, ...HINTS, name: 'a new label for the person' },
       output: WebhookSchema,
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
       run: (ctx, { params, body }) => webhooks.updateWebhook(ctx.organizationId, params.id, body),

@@ -71,6 +71,12 @@ describe('MCP over Streamable HTTP', () => {
     expect(foreign.status).toBe(403);
     const allowed = await rpc(`${origin}/mcp`, INITIALIZE, { authorization: orgs.acme.apiKey, origin: 'http://127.0.0.1:1' });
     expect(allowed.status).toBe(200);
+    expect(allowed.headers.get('access-control-allow-origin')).toBe('http://127.0.0.1:1');
+    expect(allowed.headers.get('access-control-expose-headers')).toContain('mcp-session-id');
+    const preflight = await fetch(`${origin}/mcp`, { method: 'OPTIONS', headers: { origin: 'http://127.0.0.1:1', 'access-control-request-method': 'POST' } });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-headers')).toContain('mcp-session-id');
+    expect((await fetch(`${origin}/mcp`, { method: 'OPTIONS', headers: { origin: 'http://evil.example' } })).status).toBe(403);
     const sessionId = allowed.headers.get('mcp-session-id')!;
     expect(sessionId).toMatch(/^[0-9a-f-]{36}$/);
     const notJson = await rpc(`${origin}/mcp`, '{"jsonrpc":', { authorization: orgs.acme.apiKey });
@@ -118,6 +124,7 @@ describe('MCP calls and API calls share the organisation budget', () => {
     const refused = await callError(client, 'list_channels');
     expect(refused).toMatchObject({ code: 'RATE_LIMITED', status: 429 });
     expect(refused.retryAfterSeconds).toBeGreaterThan(3500);
+    await expect(client.readResource({ uri: 'tidings://channels' })).rejects.toThrow(/Rate limit/);
     expectError(await call(limited.t.app, limited.orgs.small.apiKey, { method: 'GET', url: '/public/v1/integrations' }), 429, 'RATE_LIMITED');
     await client.close();
   });

@@ -3,7 +3,7 @@ import { ErrorCode, GetPromptRequestSchema, ListPromptsRequestSchema, McpError, 
 import type { AppDeps } from '../deps.js';
 import type { Integration } from '../modules/integrations/integrations.schemas.js';
 import { CHANNELS_URI } from './resources.js';
-import { contextOf } from './server.js';
+import { contextOf, type ChargedCaller } from './server.js';
 
 type Args = Record<string, string>;
 
@@ -126,14 +126,14 @@ function chooseChannels(all: Integration[], value: string): Integration[] {
 export function prompts(services: Pick<AppDeps['services'], 'integrations'>) {
   const byName = new Map(PROMPTS.map((p) => [p.name, p]));
   const listed: Prompt[] = PROMPTS.map(({ name, title, description, arguments: args }) => ({ name, title, description, arguments: args }));
-  return (server: Server) => {
+  return (server: Server, charged: ChargedCaller) => {
     server.setRequestHandler(ListPromptsRequestSchema, (_request, extra) => {
       contextOf(extra.authInfo);
       return { prompts: listed };
     });
 
     server.setRequestHandler(GetPromptRequestSchema, async (request, extra): Promise<GetPromptResult> => {
-      const { organizationId } = contextOf(extra.authInfo);
+      const { organizationId } = await charged(extra.authInfo);
       const prompt = byName.get(request.params.name);
       if (!prompt) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt "${request.params.name}": prompts/list names them (${PROMPTS.map((p) => p.name).join(', ')})`);
       const args: Args = request.params.arguments ?? {};

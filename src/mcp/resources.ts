@@ -10,7 +10,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { AppDeps } from '../deps.js';
 import { AppError } from '../errors.js';
-import { contextOf } from './server.js';
+import { contextOf, type ChargedCaller } from './server.js';
 
 export const CHANNELS_URI = 'tidings://channels';
 const RULES_TEMPLATE = 'tidings://platforms/{identifier}/rules';
@@ -37,7 +37,7 @@ function asMcpError(err: unknown): never {
  */
 export function resources(services: Pick<AppDeps['services'], 'integrations' | 'platforms'>) {
   const { integrations, platforms } = services;
-  return (server: Server) => {
+  return (server: Server, charged: ChargedCaller) => {
     server.setRequestHandler(ListResourcesRequestSchema, (_request, extra) => {
       contextOf(extra.authInfo);
       const listed: Resource[] = [
@@ -75,7 +75,7 @@ export function resources(services: Pick<AppDeps['services'], 'integrations' | '
     });
 
     server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
-      const { organizationId } = contextOf(extra.authInfo);
+      const { organizationId } = await charged(extra.authInfo);
       const { uri } = request.params;
       if (uri === CHANNELS_URI) {
         return json(uri, { channels: await integrations.listIntegrations(organizationId) });

@@ -10,11 +10,18 @@ import { takeFromBudget } from '../rate-limit/budget.js';
 import type { SlidingLogStore } from '../rate-limit/store.js';
 import { compileTool, type CompiledTool, type ToolDefinition } from './tool.js';
 
+/** The caller of a request that does work, its request taken from the organisation's budget. */
+export type ChargedCaller = (authInfo: AuthInfo | undefined) => Promise<AuthContext>;
+
 /** What every MCP server instance shares; one instance serves one transport (a session, a request, an SSE stream). */
 export interface McpDeps {
   tools: ToolDefinition[];
-  /** resources and prompts, installed on each instance (their handlers read the caller with `contextOf(extra.authInfo)`) */
-  extensions?: ((server: Server) => void)[];
+  /**
+   * Resources and prompts, installed on each instance. Their handlers read the caller with
+   * `contextOf(extra.authInfo)`, or with `charged` for a request that does work (a read, a prompt):
+   * it takes one request from the organisation's budget as a tool call does.
+   */
+  extensions?: ((server: Server, charged: ChargedCaller) => void)[];
   rateStore: SlidingLogStore;
   clock: Clock;
   logger: FastifyBaseLogger;
@@ -120,6 +127,17 @@ export function createMcpServerFactory(deps: McpDeps) {
     }
   }
 
+  async function charged(authInfo: AuthInfo | undefined): Promise<AuthContext> {
+    const context = contextOf(authInfo);
+    try {
+      await takeFromBudget(deps.rateStore, context, deps.clock.now());
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      throw new McpError(ErrorCode.InvalidRequest, err.message, { code: err.code, retryAfterSeconds: Number(err.extra.headers?.['retry-after']) });
+    }
+    return context;
+  }
+
   return {
     tools: compiled,
     /** A new server instance (one per transport). */
@@ -134,7 +152,7 @@ export function createMcpServerFactory(deps: McpDeps) {
         if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool ${request.params.name}; tools/list names them`);
         return call(tool, request.params.arguments ?? {}, contextOf(extra.authInfo), extra.signal);
       });
-      for (const extend of deps.extensions ?? []) extend(server);
+      for (const extend of deps.extensions ?? []) extend(server, charged);
       server.onerror = (err) => deps.logger.warn({ err }, 'MCP protocol error');
       return server;
     },

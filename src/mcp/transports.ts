@@ -85,10 +85,20 @@ export function mcpTransports(opts: McpTransportOptions) {
     }
   }
 
-  /** Browsers send Origin; a page of another site must not reach a local server through DNS rebinding. */
+  /**
+   * Browsers send Origin; a page of another site must not reach a local server through DNS rebinding.
+   * An allowed page may read the answer (CORS), including the session and discovery headers.
+   */
   function originRefused(req: FastifyRequest, reply: FastifyReply): boolean {
     const origin = req.headers.origin;
-    if (origin === undefined || allowedOrigins.has(origin)) return false;
+    if (origin === undefined) return false;
+    if (allowedOrigins.has(origin)) {
+      // (on the raw response: hijacked answers are written by the SDK, which keeps these)
+      reply.raw.setHeader('access-control-allow-origin', origin);
+      reply.raw.setHeader('access-control-expose-headers', 'mcp-session-id, mcp-protocol-version, www-authenticate');
+      reply.raw.setHeader('vary', 'Origin');
+      return false;
+    }
     void rpcError(reply, 403, -32000, `Origin ${origin} may not call this MCP server (allow it with MCP_ALLOWED_ORIGINS)`);
     return true;
   }
@@ -201,7 +211,25 @@ export function mcpTransports(opts: McpTransportOptions) {
     });
 
     for (const path of [RESOURCE_METADATA_PATH, `${RESOURCE_METADATA_PATH}/mcp`]) {
-      app.get(path, { schema: { hide: true } }, async (_req, reply) => reply.header('cache-control', 'public, max-age=3600').send(metadata()));
+      // public and read by assistants running in web pages too
+      app.get(path, { schema: { hide: true } }, async (_req, reply) =>
+        reply.headers({ 'cache-control': 'public, max-age=3600', 'access-control-allow-origin': '*' }).send(metadata()),
+      );
+    }
+
+    // CORS preflight of a browser-based assistant (an allowed origin only)
+    for (const url of ['/mcp', '/mcp/:apiKey']) {
+      app.options(url, { schema: { hide: true } }, async (req, reply) => {
+        if (originRefused(req, reply)) return reply;
+        return reply
+          .headers({
+            'access-control-allow-methods': 'GET, POST, DELETE',
+            'access-control-allow-headers': 'authorization, content-type, accept, mcp-session-id, mcp-protocol-version, last-event-id',
+            'access-control-max-age': '600',
+          })
+          .status(204)
+          .send();
+      });
     }
 
     for (const method of ['GET', 'POST', 'DELETE'] as const) {

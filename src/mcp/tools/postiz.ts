@@ -47,7 +47,7 @@ import { defineTool } from '../tool.js';
  *   answers `{ url }` of the made video.
  */
 
-type Services = Pick<AppDeps['services'], 'integrations' | 'groups' | 'posts' | 'media' | 'tools' | 'video'>;
+type Services = Pick<AppDeps['services'], 'integrations' | 'platforms' | 'groups' | 'posts' | 'media' | 'tools' | 'video'>;
 
 // ── shared pieces ───────────────────────────────────────────────────────────────────────────
 
@@ -289,7 +289,7 @@ function socialPostField(i: number, p: SocialPost, f: FieldError): FieldError {
 
 /** The reference service's tools (names and argument shapes), on Tidings' services. */
 export function postizTools(services: Services) {
-  const { integrations, groups, posts, media, tools, video } = services;
+  const { integrations, platforms, groups, posts, media, tools, video } = services;
   return [
     defineTool({
       name: 'integrationList',
@@ -336,7 +336,7 @@ export function postizTools(services: Services) {
       input: { body: IntegrationSchemaInput },
       output: z.object({ output: PlatformRules }),
       annotations: { readOnlyHint: true, idempotentHint: true },
-      run: async (_ctx, { body }) => ({ output: integrations.describePlatform(body.platform) }),
+      run: async (_ctx, { body }) => ({ output: platforms.platformRules(body.platform) }),
       summary: (r) =>
         `Up to ${r.output.maxLength} ${r.output.counting}; comments ${r.output.thread.supported ? 'published' : 'not published'}; ${r.output.media.maxItems} media item(s) at most; ` +
         `${typeof r.output.settings === 'string' ? r.output.settings : 'settings schema included'}; methods for triggerTool: ${r.output.tools.map((t) => t.methodName).join(', ') || 'none'}`,

@@ -126,11 +126,6 @@ export function createIntegrationsService(deps: {
       return toIntegration(row, customer ?? null);
     },
 
-    /** A platform's rules and settings schema with no channel (what an assistant reads before drafting for it). */
-    describePlatform(identifier: PlatformIdentifier) {
-      return describedOf(identifier);
-    },
-
     async getSettings(organizationId: string, id: string) {
       return settingsOutput((await getRow(organizationId, id)).integration);
     },

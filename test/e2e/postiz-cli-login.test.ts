@@ -1,27 +1,17 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startTelegramSimulator, type TelegramSimulator } from '../../src/platforms/telegram/telegram.simulator.js';
 import { testDbKind } from '../test-db.js';
+import { freePort } from '../wire.js';
 import { startService, type ServiceProcess } from './processes.js';
 
 /** The official CLI, installed as a dev dependency (postiz@2.1.0), run as a user would run it. */
 const POSTIZ = fileURLToPath(new URL('../../node_modules/postiz/dist/index.js', import.meta.url));
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 /** A person in a browser, over real HTTP: keeps cookies, reads the CSRF token off each page. */
 class HttpBrowser {

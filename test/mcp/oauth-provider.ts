@@ -1,20 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { createServer as createHttpServer } from 'node:http';
-import { createServer, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
+export { freePort } from '../wire.js';
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 
-/** A free loopback port (for an app whose PUBLIC_URL must name its own origin before it listens). */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /**
  * An assistant's side of "sign in instead of pasting a key": the SDK's OAuthClientProvider with

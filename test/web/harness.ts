@@ -1,5 +1,4 @@
 import { mkdirSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser as Chromium, type BrowserContext, type Page } from 'playwright-core';
@@ -9,6 +8,7 @@ import { WEB_DIST } from '../../src/http/web-app.js';
 import { CHROMIUM, CHROMIUM_ARGS } from './chromium.js';
 import { signUp, type Browser as FormBrowser } from '../browser.js';
 import { buildTestApp, type BuildTestAppOptions, type TestApp } from '../helpers.js';
+import { freePort } from '../wire.js';
 
 /**
  * The browser tier (issue 16): the real service (built app, API, worker) on a loopback port, the
@@ -43,16 +43,6 @@ export interface SignedIn {
   organizationId: string;
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 export async function startWebHarness(
   opts: Pick<BuildTestAppOptions, 'clock' | 'env'> & {

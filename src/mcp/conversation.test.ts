@@ -1,10 +1,12 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Client as SdkClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { picture, platformApi, sha } from '../../test/platform-api-kit.js';
+import { BIN } from '../../test/e2e/processes.js';
 import { callError, callOk, connectSse, connectStreamable } from '../../test/mcp/mcp-client.js';
 import type { BlueskySimulator } from '../platforms/bluesky/bluesky.simulator.js';
 import { blueskySimulator, LOGIN, platformOriginsFor } from '../platforms/bluesky/bluesky.testkit.js';
@@ -59,15 +61,23 @@ async function connectStateless(url: string, credential: string): Promise<Client
   return client;
 }
 
+/** `tidings mcp` spawned as a desktop assistant spawns it (stdio), relaying to the app's /mcp. */
+async function connectStdio(): Promise<Client> {
+  const client = new SdkClient({ name: 'tidings-test-stdio', version: '1.0.0' });
+  await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp', '--key', api.org.apiKey, '--url', origin], stderr: 'ignore' }));
+  return client;
+}
+
 const transports: [string, () => Promise<Client>][] = [
   ['Streamable HTTP with a session, key after Bearer', () => connectStreamable(`${origin}/mcp`, `Bearer ${api.org.apiKey}`)],
   ['Streamable HTTP without a session (stateless JSON answers)', () => connectStateless(`${origin}/mcp`, api.org.apiKey)],
   ['Streamable HTTP at /mcp/{apiKey}', () => connectStreamable(`${origin}/mcp/${api.org.apiKey}`)],
   ['the legacy HTTP+SSE transport at /sse/{apiKey}', () => connectSse(origin, api.org.apiKey)],
+  ['stdio: `tidings mcp` as a child process', connectStdio],
 ];
 
 describe('a scheduling conversation over MCP ends with the post on the platform', () => {
-  it.each(transports)('%s', async (_name, connect) => {
+  it.each(transports)('%s', { timeout: 60_000 }, async (_name, connect) => {
     const client = await connect();
     try {
       const { channels } = await callOk<{ channels: { id: string; identifier: string }[] }>(client, 'list_channels');

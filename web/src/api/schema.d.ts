@@ -80,7 +80,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -262,7 +262,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -491,7 +491,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -784,7 +784,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -1031,7 +1031,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -1273,7 +1273,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -1492,7 +1492,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -1671,7 +1671,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -1909,7 +1909,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -2211,7 +2211,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -2395,7 +2395,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -2728,7 +2728,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -3054,7 +3054,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -3342,7 +3342,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -3622,7 +3622,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -3780,7 +3780,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -3995,7 +3995,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -4221,7 +4221,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -4465,7 +4465,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -4637,7 +4637,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -4869,7 +4869,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -5098,7 +5098,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -5286,7 +5286,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -5546,7 +5546,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -5734,7 +5734,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -6004,7 +6004,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -6281,7 +6281,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -6570,7 +6570,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -6846,7 +6846,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -7115,7 +7115,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -7386,7 +7386,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -7678,7 +7678,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -7896,7 +7896,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -8111,7 +8111,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -8297,7 +8297,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -8498,7 +8498,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -8754,7 +8754,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -8926,7 +8926,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -9134,7 +9134,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -9334,7 +9334,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -9564,7 +9564,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -9811,7 +9811,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -10059,7 +10059,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -10307,7 +10307,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -10512,7 +10512,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -10793,7 +10793,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -11057,7 +11057,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -11287,7 +11287,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -11462,7 +11462,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -11630,7 +11630,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -11826,7 +11826,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -12018,7 +12018,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -12202,7 +12202,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -12442,7 +12442,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -12698,7 +12698,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -12895,7 +12895,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -13111,7 +13111,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -13363,7 +13363,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -13615,7 +13615,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -13882,7 +13882,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -14055,7 +14055,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -14277,7 +14277,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -14553,7 +14553,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -14729,7 +14729,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */

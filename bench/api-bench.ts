@@ -15,31 +15,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { loadConfig } from '../src/config.js';
-import { createDeps } from '../src/deps.js';
-import { createDatabase, dropDatabase, rssMb, SECRET, startService as startOn, stop } from './lib.js';
+import { createDatabase, dropDatabase, rssMb, SECRET, seedOrganization, startService as startOn, stop } from './lib.js';
 
 const PORT = 3917;
-
-async function seed(env: Record<string, string>): Promise<string> {
-  const deps = await createDeps(loadConfig(env), { withoutJobs: true });
-  try {
-    const { organization, apiKey } = await deps.services.organizations.createOrganization('Bench');
-    for (let i = 0; i < 5; i++) {
-      await deps.repositories.integrations.insertIntegration({
-        organizationId: organization.id,
-        identifier: ['x', 'bluesky', 'linkedin', 'mastodon', 'telegram'][i]!,
-        internalId: String(i),
-        name: `Channel ${i}`,
-        profile: `handle${i}`,
-        credentials: deps.secretBox.seal(JSON.stringify({ accessToken: `t${i}` })),
-      });
-    }
-    return apiKey;
-  } finally {
-    await deps.close();
-  }
-}
 
 function startService(env: Record<string, string>) {
   return startOn(env, PORT);
@@ -56,7 +34,7 @@ async function run(mode: 'embedded' | 'postgres') {
   // First start on an empty folder/database (initdb + migrations), then the measured restart.
   const first = await startService(env);
   await stop(first.child);
-  const apiKey = await seed(env);
+  const apiKey = await seedOrganization(env);
   const { child, readyMs } = await startService(env);
   await new Promise((r) => setTimeout(r, 5000));
   const idleRss = rssMb(child.pid!);

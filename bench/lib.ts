@@ -7,6 +7,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { loadConfig } from '../src/config.js';
+import { createDeps } from '../src/deps.js';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const ADMIN_URL = process.env.BENCH_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -165,4 +167,25 @@ export function cpuMeter(procs: Record<string, () => number[]>) {
     out.machine = Math.round(((end.machine.busy - start.machine.busy) / (end.machine.total - start.machine.total)) * 100);
     return out;
   };
+}
+
+/** An organisation 'Bench' with 5 channels (x, bluesky, linkedin, mastodon, telegram) on the service's database: its API key. */
+export async function seedOrganization(env: Record<string, string>): Promise<string> {
+  const deps = await createDeps(loadConfig(env), { withoutJobs: true });
+  try {
+    const { organization, apiKey } = await deps.services.organizations.createOrganization('Bench');
+    for (let i = 0; i < 5; i++) {
+      await deps.repositories.integrations.insertIntegration({
+        organizationId: organization.id,
+        identifier: ['x', 'bluesky', 'linkedin', 'mastodon', 'telegram'][i]!,
+        internalId: String(i),
+        name: `Channel ${i}`,
+        profile: `handle${i}`,
+        credentials: deps.secretBox.seal(JSON.stringify({ accessToken: `t${i}` })),
+      });
+    }
+    return apiKey;
+  } finally {
+    await deps.close();
+  }
 }

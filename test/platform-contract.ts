@@ -16,11 +16,8 @@ export function testContext(http: PlatformHttpClient, clock: Clock = systemClock
 }
 
 /** What a platform's simulator holds for a published post. */
-export interface PublishedRecord {
-  text: string;
-  replyTo?: string;
-  mediaSha256: string[];
-}
+export type { PublishedRecord } from '../src/platforms/simulator.js';
+import type { PublishedRecord } from '../src/platforms/simulator.js';
 
 export interface ContractSetup {
   /** real origin → simulator origin */

@@ -1,7 +1,7 @@
 import { countGraphemes } from '../text-length.js';
 import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { startSimulator, type InjectedKind, type Simulator } from '../../../test/simulators/harness.js';
+import { startSimulator, type InjectedKind, type Simulator } from '../simulator.js';
 
 /**
  * A simulator of the Bluesky hosts a client talks to: the entryway (`https://bsky.social`:

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { readMultipart, startSimulator, type InjectedKind, type Simulator, type UploadedFile } from '../../../test/simulators/harness.js';
+import { readMultipart, startSimulator, type InjectedKind, type Simulator, type UploadedFile } from '../simulator.js';
 
 /**
  * A simulator of the parts of Discord the adapter uses, on the real paths of `https://discord.com`:

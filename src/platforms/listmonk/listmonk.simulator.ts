@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { readMultipart, startSimulator, type InjectedKind, type ReceivedMedia, type Simulator } from '../../../test/simulators/harness.js';
+import { readMultipart, startSimulator, type InjectedKind, type ReceivedMedia, type Simulator } from '../simulator.js';
 
 /**
  * A simulator of a self-hosted listmonk (v4+) instance's API, at the instance's root:

@@ -1,7 +1,7 @@
 import { countGraphemes } from '../text-length.js';
 import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { readMultipart, startSimulator, type InjectedKind, type Simulator } from '../../../test/simulators/harness.js';
+import { readMultipart, startSimulator, type InjectedKind, type Simulator } from '../simulator.js';
 
 /**
  * A simulator of one Mastodon instance: dynamic app registration (`/api/v1/apps`), the OAuth

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { startSimulator, type InjectedKind, type ReceivedMedia, type Simulator } from '../../../test/simulators/harness.js';
+import { startSimulator, type InjectedKind, type ReceivedMedia, type Simulator } from '../simulator.js';
 
 /**
  * A simulator of Medium's (archived, still running) API v1 at `https://api.medium.com/v1`:

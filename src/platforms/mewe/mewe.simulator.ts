@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { readMultipart, startSimulator, type InjectedKind, type Simulator } from '../../../test/simulators/harness.js';
+import { readMultipart, startSimulator, type InjectedKind, type Simulator } from '../simulator.js';
 
 /**
  * A fake of MeWe's developer API at https://mewe.com. MeWe publishes no documentation of it: the

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { startSimulator, type InjectedKind, type Simulator } from '../../../test/simulators/harness.js';
+import { startSimulator, type InjectedKind, type Simulator } from '../simulator.js';
 
 /**
  * A simulator of Moltbook's API (`https://www.moltbook.com/api/v1`), for the calls Tidings makes:

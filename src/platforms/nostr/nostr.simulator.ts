@@ -5,8 +5,8 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import type { Event as NostrEvent, Filter } from 'nostr-tools';
 import * as nip10 from 'nostr-tools/nip10';
 import { getEventHash, verifyEvent } from 'nostr-tools/pure';
-import type { PublishedRecord } from '../../../test/platform-contract.js';
-import type { InjectedKind } from '../../../test/simulators/harness.js';
+import type { PublishedRecord } from '../simulator.js';
+import type { InjectedKind } from '../simulator.js';
 
 /**
  * A small Nostr relay (NIP-01 over WebSocket, NIP-11 over HTTP) for tests. It checks what it gets

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { startSimulator, type InjectedKind, type Simulator } from '../../../test/simulators/harness.js';
+import { startSimulator, type InjectedKind, type Simulator } from '../simulator.js';
 
 /**
  * A simulator of Reddit's OAuth API. One server stands for three hosts (map them all to it):

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { startSimulator, type InjectedKind, type Simulator } from '../../../test/simulators/harness.js';
+import { startSimulator, type InjectedKind, type Simulator } from '../simulator.js';
 
 /**
  * A fake of Skool's private web API (api2.skool.com) and of the file storage its upload URLs point

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
-import { readMultipart, startSimulator, type InjectedKind, type Simulator, type UploadedFile } from '../../../test/simulators/harness.js';
+import { readMultipart, startSimulator, type InjectedKind, type Simulator, type UploadedFile } from '../simulator.js';
 
 /**
  * A simulator of the Slack Web API the adapter uses, on the real paths of `https://slack.com`

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { readMultipart, startSimulator, type InjectedKind, type Simulator, type UploadedFile } from '../../../test/simulators/harness.js';
+import { readMultipart, startSimulator, type InjectedKind, type Simulator, type UploadedFile } from '../simulator.js';
 
 /**
  * A simulator of the Telegram Bot API (`https://api.telegram.org/bot<token>/<method>`): bots,

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { startSimulator, type InjectedKind, type ReceivedMedia, type Simulator } from '../../../test/simulators/harness.js';
+import { startSimulator, type InjectedKind, type ReceivedMedia, type Simulator } from '../simulator.js';
 import type { OAuth2Controls } from '../common/oauth2.simulator.js';
 import { countThreadsText, THREADS_LINK_LIMIT, threadsLinks } from './text.js';
 

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Multipart } from '@fastify/multipart';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { startSimulator, type InjectedKind, type Simulator } from '../../../test/simulators/harness.js';
+import { startSimulator, type InjectedKind, type Simulator } from '../simulator.js';
 import { createOAuth2Simulator, type OAuth2AppRecord, type OAuth2TokenRecord, type OAuth2Controls } from '../common/oauth2.simulator.js';
 import { fixedWindowCounter } from '../common/rate-limit.simulator.js';
 

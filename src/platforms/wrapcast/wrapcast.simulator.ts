@@ -1,7 +1,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { startSimulator, type InjectedKind, type Simulator } from '../../../test/simulators/harness.js';
-import type { PublishedRecord } from '../../../test/platform-contract.js';
+import { startSimulator, type InjectedKind, type Simulator } from '../simulator.js';
+import type { PublishedRecord } from '../simulator.js';
 
 /**
  * A fake of Farcaster through Neynar, on loopback. Sign in with Neynar (`GET /login` on the

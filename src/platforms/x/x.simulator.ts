@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import twitterText from 'twitter-text';
-import { startSimulator, type InjectedKind, type ReceivedMedia, type Simulator } from '../../../test/simulators/harness.js';
+import { startSimulator, type InjectedKind, type ReceivedMedia, type Simulator } from '../simulator.js';
 
 /**
  * A simulator of the X API v2 as this adapter uses it, on one origin that stands for both

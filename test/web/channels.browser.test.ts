@@ -162,9 +162,11 @@ describe('the channels page in Chromium, against the real service and the platfo
 
   it('a posting time typed in the person’s zone (Europe/Berlin) is saved as minutes after 00:00 UTC', async () => {
     const before = (await channels()).find((c) => c.name === 'Acme News')!.postingTimes.map((t) => t.time);
+    // a new channel starts at 09:00, 12:30 and 17:00 on its connecting person's clock
+    expect(before).toEqual([9 * 60, 12 * 60 + 30, 17 * 60].map((m) => m - berlinOffsetMinutes()));
     await menu('Acme News', 'Posting times…');
     await dialog().getByText('Times in Europe/Berlin', { exact: false }).waitFor();
-    await dialog().getByLabel('Add a time').fill('09:00');
+    await dialog().getByLabel('Add a time').fill('10:00');
     await dialog().getByRole('button', { name: 'Add', exact: true }).click();
     await dialog().getByLabel('Add a time').fill('17:30');
     await dialog().getByRole('button', { name: 'Add', exact: true }).click();
@@ -175,13 +177,13 @@ describe('the channels page in Chromium, against the real service and the platfo
 
     const offset = berlinOffsetMinutes();
     const saved = (await channels()).find((c) => c.name === 'Acme News')!.postingTimes.map((t) => t.time);
-    // the slots it had (a new channel gets default ones) and the two added, in UTC minutes
-    expect([...saved].sort((a, b) => a - b)).toEqual([...before, 9 * 60 - offset, 17 * 60 + 30 - offset].sort((a, b) => a - b));
+    // the slots it had and the two added, in UTC minutes
+    expect([...saved].sort((a, b) => a - b)).toEqual([...before, 10 * 60 - offset, 17 * 60 + 30 - offset].sort((a, b) => a - b));
     // shown back in Berlin time, with the UTC value on hover
     const times = row('Acme News').getByRole('list', { name: 'Posting times of Acme News' });
-    await expect.poll(() => times.getByRole('listitem').allTextContents()).toEqual(expect.arrayContaining(['09:00', '17:30']));
-    const utc = `${String(Math.floor((9 * 60 - offset) / 60)).padStart(2, '0')}:00 UTC`;
-    expect(await times.locator('time', { hasText: '09:00' }).getAttribute('title')).toMatch(new RegExp(`${utc}$`));
+    await expect.poll(() => times.getByRole('listitem').allTextContents()).toEqual(expect.arrayContaining(['10:00', '17:30']));
+    const utc = `${String(Math.floor((10 * 60 - offset) / 60)).padStart(2, '0')}:00 UTC`;
+    expect(await times.locator('time', { hasText: '10:00' }).getAttribute('title')).toMatch(new RegExp(`${utc}$`));
 
     await page.getByRole('heading', { name: 'Channels', level: 1 }).hover();
     await screenshot(page, 'channels');

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { AppDeps } from '../../deps.js';
+import { connectingPersonOf } from '../../modules/integrations/connect.service.js';
 import {
   BeginConnectQuerySchema,
   BeginConnectResponseSchema,
@@ -202,7 +203,7 @@ export function channelTools(services: Pick<AppDeps['services'], 'integrations' 
       },
       output: IntegrationSchema,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
-      run: (ctx, { params, query, body }) => connect.connectWithCredentials(ctx.organizationId, params.identifier, body, query),
+      run: (ctx, { params, query, body }) => connect.connectWithCredentials(ctx.organizationId, params.identifier, body, query, connectingPersonOf(ctx.auth)),
       summary: (c) => `Connected ${c.name} (${c.identifier}) as channel ${c.id}`,
     }),
   ];

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { errorResponses } from '../../http/error-schema.js';
 import { requestOrigin } from '../../http/origin.js';
-import type { ConnectService } from './connect.service.js';
+import { connectingPersonOf, type ConnectService } from './connect.service.js';
 import { BeginConnectQuerySchema, BeginConnectResponseSchema, ConnectCredentialsBodySchema, ConnectCredentialsQuerySchema, IdentifierParams, IntegrationSchema } from './integrations.schemas.js';
 
 export function connectRoutes(service: ConnectService): FastifyPluginAsyncZod {
@@ -41,7 +41,7 @@ export function connectRoutes(service: ConnectService): FastifyPluginAsyncZod {
           response: { 201: IntegrationSchema, ...errorResponses('PLAN_LIMIT_REACHED', 'CONFLICT', 'PLATFORM_NOT_AVAILABLE', 'PLATFORM_UNREACHABLE') },
         },
       },
-      async (req, reply) => reply.status(201).send(await service.connectWithCredentials(req.auth.organizationId, req.params.identifier, req.body, req.query)),
+      async (req, reply) => reply.status(201).send(await service.connectWithCredentials(req.auth.organizationId, req.params.identifier, req.body, req.query, connectingPersonOf(req.auth))),
     );
   };
 }

@@ -24,6 +24,21 @@ import type { ConnectStatesRepository } from './connect-states.repository.js';
 import type { Integration } from './integrations.schemas.js';
 import type { IntegrationsRepository } from './integrations.repository.js';
 import { toIntegration } from './integrations.service.js';
+import { defaultPostingTimes } from './default-posting-times.js';
+import type { AuthContext } from '../auth/auth.service.js';
+
+/** Who connects a channel, for the zone of its first posting times (none known: the organisation owner's). */
+export interface ConnectingPerson {
+  userId?: string;
+  oauthTokenId?: string;
+}
+
+/** The person behind a request: the signed-in person, or whoever granted its OAuth token; an API key has none. */
+export function connectingPersonOf(auth: AuthContext): ConnectingPerson {
+  if (auth.session) return { userId: auth.session.userId };
+  if (auth.credential.kind === 'oauth_token') return { oauthTokenId: auth.credential.id };
+  return {};
+}
 
 export interface ConnectDeps {
   integrations: IntegrationsRepository;
@@ -39,6 +54,11 @@ export interface ConnectDeps {
   logger: OperationContext['logger'];
   /** how long one connect may talk to the platform */
   timeoutMs: number;
+  /**
+   * Set for the sandbox (issue 28): the account key of the sandbox channel being connected. The
+   * channel is saved as a sandbox channel (`deps.http` then reaches the simulator only).
+   */
+  sandboxKey?: string;
 }
 
 /**
@@ -80,7 +100,7 @@ export function createConnectService(deps: ConnectDeps) {
     organizationId: string,
     identifier: string,
     account: ConnectedAccount,
-    opts: { instanceUrl?: string | null; refreshIntegrationId?: string | null } = {},
+    opts: { instanceUrl?: string | null; refreshIntegrationId?: string | null; by?: ConnectingPerson } = {},
   ): Promise<Integration> {
     if (opts.refreshIntegrationId) {
       const target = await deps.integrations.findIntegration(organizationId, opts.refreshIntegrationId);
@@ -91,9 +111,18 @@ export function createConnectService(deps: ConnectDeps) {
           `The account given is ${account.profile ?? account.name}, but the channel being reconnected is ${target.integration.profile ?? target.integration.name}: reconnect it with that account`,
         );
       }
-    } else if (!(await deps.integrations.findByAccount(organizationId, identifier, account.internalId))) {
-      await deps.plans.assertWithinLimit(organizationId, 'channels', await deps.integrations.countLiveIntegrations(organizationId));
+    } else {
+      const existing = await deps.integrations.findByAccount(organizationId, identifier, account.internalId);
+      if (!existing) await deps.plans.assertWithinLimit(organizationId, 'channels', await deps.integrations.countLiveIntegrations(organizationId));
+      // A sandbox channel is never made live, nor a live one sandbox.
+      else if (existing.sandbox !== (deps.sandboxKey !== undefined)) {
+        throw new AppError('CONFLICT', `${account.profile ?? account.name} is already connected as a ${existing.sandbox ? 'sandbox' : 'live'} channel`);
+      }
     }
+    const now = deps.clock.now();
+    // Set here rather than by the column's default (02:00, 06:40, 11:40 UTC, the reference's),
+    // which would offer "next free slot" in the middle of most people's night.
+    const zone = (await deps.integrations.findConnectingZone(organizationId, opts.by ?? {})) ?? 'UTC';
     const saved = await deps.integrations.upsertConnected({
       organizationId,
       identifier,
@@ -104,7 +133,10 @@ export function createConnectService(deps: ConnectDeps) {
       credentials: deps.secretBox.seal(JSON.stringify(account.credentials)),
       tokenExpiresAt: account.expiresAt ?? null,
       instanceUrl: opts.instanceUrl ?? null,
-      at: new Date(deps.clock.now()),
+      postingTimes: defaultPostingTimes(zone, now),
+      sandbox: deps.sandboxKey !== undefined,
+      sandboxKey: deps.sandboxKey ?? null,
+      at: new Date(now),
     });
     const row = await deps.integrations.findIntegration(organizationId, saved.id);
     return toIntegration(row!.integration, row!.customer);
@@ -275,6 +307,8 @@ export function createConnectService(deps: ConnectDeps) {
           fields: [{ path: codeParam, message: e.message }],
         });
       }
+      // The platform's redirect carries no credential and the state records no person, so a
+      // channel connected by OAuth starts with the posting times of the organisation owner's zone.
       const integration = await saveAccount(pending.organizationId, identifier, account, {
         instanceUrl: pending.instanceUrl,
         refreshIntegrationId: pending.refreshIntegrationId,
@@ -286,7 +320,13 @@ export function createConnectService(deps: ConnectDeps) {
      * `POST /social/{identifier}`: verify the credentials with the platform, then save the channel.
      * With `refresh=<id>` the named channel gets the new credentials (the same account only).
      */
-    async connectWithCredentials(organizationId: string, identifier: string, body: unknown, query: { refresh?: string } = {}): Promise<Integration> {
+    async connectWithCredentials(
+      organizationId: string,
+      identifier: string,
+      body: unknown,
+      query: { refresh?: string } = {},
+      by: ConnectingPerson = {},
+    ): Promise<Integration> {
       const adapter = adapterFor(identifier);
       const schema = adapter.metadata.credentials;
       if (adapter.metadata.authKind !== 'credentials' || !schema || !adapter.connectWithCredentials) {
@@ -313,7 +353,7 @@ export function createConnectService(deps: ConnectDeps) {
         const path = e.details.field ?? Object.keys(schema.shape)[0] ?? 'body';
         throw fieldError(path, e.message);
       }
-      return saveAccount(organizationId, identifier, account, { refreshIntegrationId });
+      return saveAccount(organizationId, identifier, account, { refreshIntegrationId, by });
     },
   };
 }

@@ -1,7 +1,7 @@
 import { and, asc, count, eq, gte, inArray, isNotNull, isNull, lt, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { emitEvent, postEventPayload } from '../../core/events/events.js';
-import { customers, integrations, posts } from '../../db/schema/index.js';
+import { customers, integrations, memberships, oauthAccessTokens, oauthGrants, posts, users } from '../../db/schema/index.js';
 
 export type IntegrationRow = typeof integrations.$inferSelect;
 export type NewIntegration = typeof integrations.$inferInsert;
@@ -149,6 +149,11 @@ export function createIntegrationsRepository(db: Db) {
       credentials: string;
       tokenExpiresAt: Date | null;
       instanceUrl: string | null;
+      /** the posting times of a new channel (a reconnect keeps the channel's own) */
+      postingTimes: { time: number }[];
+      /** a sandbox channel (set on insert only: a reconnect never changes it) */
+      sandbox?: boolean;
+      sandboxKey?: string | null;
       at: Date;
     }) {
       const { at, ...fields } = values;
@@ -196,6 +201,34 @@ export function createIntegrationsRepository(db: Db) {
         .where(and(eq(integrations.id, id), eq(integrations.organizationId, organizationId), isNull(integrations.deletedAt)))
         .returning();
       return row;
+    },
+
+    /**
+     * The time zone of whoever connects a channel: the signed-in person's (`userId`), the person
+     * who granted an OAuth token (`oauthTokenId`), else the organisation's first owner with a zone
+     * set; null when none is known.
+     */
+    async findConnectingZone(organizationId: string, by: { userId?: string; oauthTokenId?: string }): Promise<string | null> {
+      if (by.userId) {
+        const [row] = await db.select({ timezone: users.timezone }).from(users).where(eq(users.id, by.userId));
+        if (row?.timezone) return row.timezone;
+      } else if (by.oauthTokenId) {
+        const [row] = await db
+          .select({ timezone: users.timezone })
+          .from(oauthAccessTokens)
+          .innerJoin(oauthGrants, eq(oauthGrants.id, oauthAccessTokens.grantId))
+          .innerJoin(users, eq(users.id, oauthGrants.userId))
+          .where(and(eq(oauthAccessTokens.id, by.oauthTokenId), eq(oauthAccessTokens.organizationId, organizationId)));
+        if (row?.timezone) return row.timezone;
+      }
+      const [owner] = await db
+        .select({ timezone: users.timezone })
+        .from(memberships)
+        .innerJoin(users, eq(users.id, memberships.userId))
+        .where(and(eq(memberships.organizationId, organizationId), eq(memberships.role, 'owner'), isNotNull(users.timezone)))
+        .orderBy(asc(memberships.createdAt))
+        .limit(1);
+      return owner?.timezone ?? null;
     },
 
     async insertIntegration(values: NewIntegration) {

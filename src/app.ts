@@ -22,6 +22,7 @@ import { notificationsRoutes } from './modules/notifications/notifications.route
 import { postsRoutes } from './modules/posts/posts.routes.js';
 import { webhooksRoutes } from './modules/webhooks/webhooks.routes.js';
 import { teamRoutes } from './modules/team/team.routes.js';
+import { onboardingRoutes } from './modules/onboarding/onboarding.routes.js';
 import { videoRoutes } from './modules/video/video.routes.js';
 import { VERSION } from './version.js';
 import { installMcp } from './mcp/index.js';
@@ -145,6 +146,7 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
       await api.register(webhooksRoutes(services.webhooks));
       await api.register(videoRoutes(services.video));
       await api.register(teamRoutes(services.accounts, services.oauth));
+      await api.register(onboardingRoutes(services.onboarding));
       if (opts.extraRoutes) await api.register(opts.extraRoutes);
     },
     { prefix: API_PREFIX },

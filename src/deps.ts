@@ -60,6 +60,7 @@ import { createMailer } from './lib/mailer.js';
 import { createFailureThrottle } from './rate-limit/failure-throttle.js';
 import { createAccountsRepository } from './modules/accounts/accounts.repository.js';
 import { createAccountsService } from './modules/accounts/accounts.service.js';
+import { createOnboardingService } from './modules/onboarding/onboarding.service.js';
 import { createSessionsRepository } from './modules/sessions/sessions.repository.js';
 import { createSessionsService } from './modules/sessions/sessions.service.js';
 import { createOauthRepository } from './modules/oauth/oauth.repository.js';
@@ -285,6 +286,7 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
         options: { requestWaitMs: config.video.requestWaitMs },
       }),
       health: createHealthService({ health: createHealthRepository(database), clock, maxHeartbeatAgeSeconds: config.readyMaxHeartbeatAgeSeconds }),
+      onboarding: createOnboardingService({ accounts: repositories.accounts, organizations: repositories.organizations, integrations: repositories.integrations, posts: repositories.posts, clock }),
     };
 
     const heartbeat = createHeartbeat({

@@ -52,6 +52,7 @@ describe('OpenAPI', () => {
       '/members',
       '/members/{userId}',
       '/notifications',
+      '/onboarding',
       '/platforms',
       '/posts',
       '/posts/group/{group}',

@@ -135,6 +135,16 @@ export function createPostsRepository(db: Db) {
       return { roots, items, tooMany: false };
     },
 
+    /** Whether the organisation has written any post (a draft counts; deleted ones do not). One indexed row at most. */
+    async hasAnyPost(organizationId: string) {
+      const [row] = await db
+        .select({ id: posts.id })
+        .from(posts)
+        .where(and(eq(posts.organizationId, organizationId), isNull(posts.deletedAt)))
+        .limit(1);
+      return row !== undefined;
+    },
+
     /** Root posts of the organisation counted against "scheduled posts per month". */
     async countScheduledInMonth(organizationId: string, from: Date, to: Date) {
       const [row] = await db

@@ -7,12 +7,15 @@ import FullCalendar from '@fullcalendar/react';
 import timeGridPlugin from '@fullcalendar/timegrid';
 import { useQueryClient } from '@tanstack/react-query';
 import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import { Link, useNavigate, useSearchParams } from 'react-router';
+import { useNavigate, useSearchParams } from 'react-router';
 import { useGroups, useIntegrations, usePosts } from '../../api/queries.js';
 import { useTimeZone } from '../../api/session.js';
 import { Button, ErrorNotice, Notice, PageHeader, Spinner, STATE_LABEL } from '../../components/ui.js';
 import { formatDateTime, utcTitle } from '../../lib/time.js';
 import type { ComposeInitial } from '../compose/ComposeDialog.js';
+import { GettingStarted } from '../onboarding/GettingStarted.js';
+import { NewPostButton } from '../onboarding/NewPostButton.js';
+import { useConnectChannel } from '../onboarding/useConnectChannel.js';
 import { CalendarFilters } from './CalendarFilters.js';
 import { ChannelAvatar } from './ChannelAvatar.js';
 import { useFullCalendarRepairs } from './fullCalendarA11y.js';
@@ -300,24 +303,18 @@ export default function CalendarPage() {
   const hidden = loaded.length - shown.length;
   const filtering = filters.channels.length > 0 || filters.states.length > 0;
   const noChannels = integrations.data?.length === 0;
+  const connect = useConnectChannel();
   const timeFormat = useMemo(() => ({ hour: '2-digit', minute: '2-digit', hour12 }) as const, [hour12]);
 
   return (
     <div className="cal-page">
       <PageHeader
         title="Calendar"
-        actions={
-          <Button onClick={() => openComposer({})} disabled={noChannels}>
-            New post
-          </Button>
-        }
+        actions={<NewPostButton noChannels={noChannels} onNew={() => openComposer({})} onConnect={connect.open} />}
       />
 
-      {noChannels ? (
-        <Notice>
-          No channels are connected yet. <Link to="/channels">Connect a channel</Link> to plan posts on the calendar.
-        </Notice>
-      ) : null}
+      <GettingStarted channels={integrations.data?.length} onConnect={connect.open} onWrite={() => openComposer({})} />
+      {connect.dialog}
       {integrations.error ? <ErrorNotice error={integrations.error} /> : null}
       {groups.error ? <ErrorNotice error={groups.error} /> : null}
 

@@ -24,6 +24,7 @@ import { webhooksRoutes } from './modules/webhooks/webhooks.routes.js';
 import { teamRoutes } from './modules/team/team.routes.js';
 import { onboardingRoutes } from './modules/onboarding/onboarding.routes.js';
 import { videoRoutes } from './modules/video/video.routes.js';
+import { sandboxRoutes } from './modules/sandbox/sandbox.routes.js';
 import { VERSION } from './version.js';
 import { installMcp } from './mcp/index.js';
 import cookie from '@fastify/cookie';
@@ -145,6 +146,7 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
       await api.register(mediaRoutes(services.media, config.media));
       await api.register(webhooksRoutes(services.webhooks));
       await api.register(videoRoutes(services.video));
+      await api.register(sandboxRoutes(services.sandbox));
       await api.register(teamRoutes(services.accounts, services.oauth));
       await api.register(onboardingRoutes(services.onboarding));
       if (opts.extraRoutes) await api.register(opts.extraRoutes);

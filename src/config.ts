@@ -111,6 +111,8 @@ const EnvSchema = z.object({
   DEVICE_POLL_INTERVAL_SECONDS: positiveInt.max(60).default(5),
   APP_RATE_LIMIT: positiveInt.default(600),
   APP_RATE_WINDOW_SECONDS: positiveInt.default(60),
+  // sandbox channels (issue 28): `off` turns them off (existing sandbox channels can no longer publish)
+  SANDBOX: z.enum(['on', 'off'], { error: 'must be on or off' }).default('on'),
   // MCP (issue 27)
   MCP_SESSIONS: bool.default(true),
   MCP_SESSION_IDLE_TIMEOUT: duration.default(30 * 60_000),
@@ -178,6 +180,8 @@ export interface Config {
   mediaFetchTimeoutSeconds: number;
   /** webhook delivery: one attempt's whole time (connect to body), requests in flight per process and per webhook */
   webhooks: { timeoutMs: number; concurrency: number; perWebhook: number };
+  /** sandbox channels: platforms' simulators inside Tidings (issue 28) */
+  sandbox: boolean;
   /** the MCP server: sessions (off: every request on its own) and the browser origins it also accepts */
   mcp: { sessions: boolean; sessionIdleMs: number; maxSessions: number; allowedOrigins: string[] };
   /** media in an S3-compatible bucket instead of `dataDir/media` (set when S3_BUCKET is) */
@@ -361,6 +365,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     mediaFetchTimeoutSeconds: e.MEDIA_FETCH_TIMEOUT_SECONDS,
     webhooks: { timeoutMs: e.WEBHOOK_TIMEOUT_SECONDS * 1000, concurrency: e.WEBHOOK_CONCURRENCY, perWebhook: e.WEBHOOK_CONCURRENCY_PER_WEBHOOK },
+    sandbox: e.SANDBOX === 'on',
     mcp: {
       sessions: e.MCP_SESSIONS,
       sessionIdleMs: e.MCP_SESSION_IDLE_TIMEOUT,

@@ -1,5 +1,5 @@
 import { join, resolve } from 'node:path';
-import { setPlatformVariables, type Config, type Role } from './config.js';
+import { platformEnvPrefix, setPlatformVariables, type Config, type Role } from './config.js';
 import { openPglite, openPostgres, type Database } from './db/client.js';
 import { createJobEngine, type JobEngine, type Logger } from './jobs/job-engine.js';
 import { systemClock, type Clock } from './lib/clock.js';
@@ -57,6 +57,9 @@ import { createWebhooksService } from './modules/webhooks/webhooks.service.js';
 import { createWebhookDelivery } from './engines/webhooks/delivery.js';
 import { createWebhookSender } from './engines/webhooks/send.js';
 import { createMailer } from './lib/mailer.js';
+import { createSandboxPlatforms, SANDBOX_ADAPTER_CONFIG, SANDBOX_SET_VARIABLES } from './platforms/sandbox/sandbox.js';
+import { createSandboxRepository } from './modules/sandbox/sandbox.repository.js';
+import { createSandboxService, type SandboxService } from './modules/sandbox/sandbox.service.js';
 import { createFailureThrottle } from './rate-limit/failure-throttle.js';
 import { createAccountsRepository } from './modules/accounts/accounts.repository.js';
 import { createAccountsService } from './modules/accounts/accounts.service.js';
@@ -87,6 +90,8 @@ export interface CreateDepsOptions {
   remoteFetch?: Pick<RemoteFetchOptions, 'lookup' | 'isAllowedAddress'>;
   /** The resolver webhook URLs are checked with (tests: names resolving to chosen addresses). */
   webhookResolve?: Resolver;
+  /** Sees the origin of every request a sandbox channel sends (tests: all of them in-process). */
+  onSandboxRequest?: (origin: string) => void;
 }
 
 export async function openDatabase(config: Config): Promise<Database> {
@@ -140,6 +145,14 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
     });
     closers.push(() => platformHttp.close());
     const adapters = createPlatformRegistry({ apps: config.platformApps, discordBotToken: config.discordBotToken });
+    // Sandbox channels (issue 28): the same adapters with the sandbox's own apps, each
+    // organisation's simulators in-process (started on first use), taken back after a restart.
+    let sandboxService: SandboxService | undefined;
+    const sandboxPlatforms = config.sandbox
+      ? createSandboxPlatforms({ clock, onStart: (organizationId, identifier) => sandboxService!.restore(organizationId, identifier), onRequest: opts.onSandboxRequest })
+      : undefined;
+    if (sandboxPlatforms) closers.push(() => sandboxPlatforms.close());
+    const sandboxAdapters = createPlatformRegistry(SANDBOX_ADAPTER_CONFIG);
 
     const db = database.db;
     const repositories = {
@@ -219,6 +232,11 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
       notify: (organizationId, content) => notifications.notify(organizationId, content),
       openMedia,
       timeoutMs: config.platformTimeoutSeconds * 1000,
+      sandbox: sandboxPlatforms && {
+        adapters: sandboxAdapters,
+        http: (organizationId, identifier) => sandboxPlatforms.http(organizationId, identifier),
+        prepare: async (organizationId, identifier) => void (await sandboxPlatforms.instance(organizationId, identifier)),
+      },
     });
     const organizations = createOrganizationsService({
       organizations: repositories.organizations,
@@ -230,6 +248,16 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
     closers.push(async () => accounts.mailer.close());
     // names only (never values) of the platform app variables that are set
     const platformVariables = setPlatformVariables(config);
+    const connectDeps = {
+      integrations: repositories.integrations,
+      states: createConnectStatesRepository(db),
+      publicUrl: config.publicUrl,
+      plans,
+      secretBox,
+      clock,
+      logger: platformLogger,
+      timeoutMs: config.platformTimeoutSeconds * 1000,
+    };
     const services = {
       organizations,
       ...accounts.services,
@@ -243,19 +271,22 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
       }),
       groups: createGroupsService({ groups: repositories.groups, clock }),
       notifications,
-      connect: createConnectService({
-        integrations: repositories.integrations,
-        states: createConnectStatesRepository(db),
-        setVariables: platformVariables,
-        publicUrl: config.publicUrl,
-        plans,
+      connect: createConnectService({ ...connectDeps, setVariables: platformVariables, adapters, http: platformHttp }),
+      sandbox: (sandboxService = createSandboxService({
+        platforms: sandboxPlatforms,
+        repository: createSandboxRepository(db),
+        connectService: (organizationId, identifier, sandboxKey) =>
+          createConnectService({
+            ...connectDeps,
+            setVariables: new Set([...SANDBOX_SET_VARIABLES, ...Object.keys(SANDBOX_ADAPTER_CONFIG.apps).flatMap((id) => [`${platformEnvPrefix(id)}_CLIENT_ID`, `${platformEnvPrefix(id)}_CLIENT_SECRET`])]),
+            adapters: sandboxAdapters,
+            http: sandboxPlatforms!.http(organizationId, identifier),
+            sandboxKey,
+          }),
         adapters,
-        http: platformHttp,
-        secretBox,
         clock,
-        logger: platformLogger,
-        timeoutMs: config.platformTimeoutSeconds * 1000,
-      }),
+        logger,
+      })),
       platforms: createPlatformsService({ adapters, setVariables: platformVariables, publicUrl: config.publicUrl, docsUrl: config.docsUrl }),
       tools: createToolsService({ integrations: repositories.integrations, access, secretBox, clock }),
       analytics: createAnalyticsService({

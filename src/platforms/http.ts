@@ -44,7 +44,7 @@ function errorCode(err: unknown): string | undefined {
   return undefined;
 }
 
-function encodeBody(body: unknown, headers: Record<string, string>): RequestInit['body'] {
+export function encodeBody(body: unknown, headers: Record<string, string>): RequestInit['body'] {
   if (body === undefined || body === null) return undefined;
   if (body instanceof FormData) {
     // Adapters build the global FormData; this undici's fetch wants its own class.
@@ -65,7 +65,7 @@ function encodeBody(body: unknown, headers: Record<string, string>): RequestInit
   return JSON.stringify(body);
 }
 
-function isStream(body: unknown): boolean {
+export function isStream(body: unknown): boolean {
   return !!body && (typeof (body as { pipe?: unknown }).pipe === 'function' || typeof (body as { getReader?: unknown }).getReader === 'function');
 }
 

@@ -24,6 +24,16 @@ export interface ChannelAccessDeps {
   timeoutMs: number;
   /** tokens expiring sooner than this are refreshed before use */
   refreshAheadMs?: number;
+  /** the sandbox (issue 28): absent when the deployment turned it off (SANDBOX=off) */
+  sandbox?: SandboxAccess;
+}
+
+/** How sandbox channels reach their platform: the same adapters' code, configured with the sandbox's apps, through a client that reaches the simulator only. */
+export interface SandboxAccess {
+  adapters: Record<PlatformIdentifier, PlatformAdapter>;
+  http(organizationId: string, identifier: PlatformIdentifier): PlatformHttpClient;
+  /** the organisation's simulator of the platform is running and has this channel's account (after a restart, the channel is taken back first) */
+  prepare(organizationId: string, identifier: PlatformIdentifier): Promise<void>;
 }
 
 /**
@@ -35,16 +45,29 @@ export interface ChannelAccessDeps {
 export function createChannelAccess(deps: ChannelAccessDeps) {
   const refreshAhead = deps.refreshAheadMs ?? 5 * 60_000;
 
+  function sandboxOf(row: IntegrationRow): SandboxAccess {
+    if (!deps.sandbox) throw new PlatformError('unsupported', 'The sandbox is turned off on this server (SANDBOX=off): sandbox channels cannot publish');
+    return deps.sandbox;
+  }
+
   function adapterOf(row: IntegrationRow): PlatformAdapter {
     if (!isPlatformIdentifier(row.identifier)) throw new PlatformError('unsupported', `Unknown platform ${row.identifier}`);
-    return deps.adapters[row.identifier];
+    return row.sandbox ? sandboxOf(row).adapters[row.identifier] : deps.adapters[row.identifier];
+  }
+
+  /** A sandbox channel's row once its simulator runs (a restarted one has just given it new credentials). */
+  async function current(row: IntegrationRow): Promise<IntegrationRow> {
+    if (!row.sandbox) return row;
+    await sandboxOf(row).prepare(row.organizationId, row.identifier as PlatformIdentifier);
+    return (await deps.channels.findLiveChannel(row.id)) ?? row;
   }
 
   function contextFor(row: IntegrationRow, credentials: Credentials, signal: AbortSignal): OperationContext {
+    const http = row.sandbox ? sandboxOf(row).http(row.organizationId, row.identifier as PlatformIdentifier) : deps.http;
     return {
       credentials,
       instanceUrl: row.instanceUrl,
-      http: withSignal(deps.http, signal),
+      http: withSignal(http, signal),
       logger: deps.logger,
       clock: deps.clock,
       signal,
@@ -90,7 +113,9 @@ export function createChannelAccess(deps: ChannelAccessDeps) {
      * tokens that can only be renewed while still valid). A grant that is gone marks the channel
      * `refreshNeeded` and notifies, as a refresh before a publish does.
      */
-    async renew(row: IntegrationRow, signal = AbortSignal.timeout(deps.timeoutMs)): Promise<void> {
+    async renew(given: IntegrationRow, signal = AbortSignal.timeout(deps.timeoutMs)): Promise<void> {
+      if (given.sandbox && !deps.sandbox) return;
+      const row = await current(given);
       const adapter = adapterOf(row);
       if (!adapter.refresh || !row.credentials || row.refreshNeeded) return;
       await refresh(row, row.credentials, signal);
@@ -101,7 +126,8 @@ export function createChannelAccess(deps: ChannelAccessDeps) {
      * more after a refresh), so it must be safe to repeat when the first call failed with
      * `auth_expired` — the platform refused it, nothing was done.
      */
-    async run<T>(row: IntegrationRow, op: (adapter: PlatformAdapter, ctx: OperationContext) => Promise<T>, signal = AbortSignal.timeout(deps.timeoutMs)): Promise<T> {
+    async run<T>(given: IntegrationRow, op: (adapter: PlatformAdapter, ctx: OperationContext) => Promise<T>, signal = AbortSignal.timeout(deps.timeoutMs)): Promise<T> {
+      const row = await current(given);
       const adapter = adapterOf(row);
       if (!row.credentials) throw new PlatformError('reconnect_required', 'The channel has no stored credentials');
       if (row.refreshNeeded) throw new PlatformError('reconnect_required', 'The channel must be reconnected first');

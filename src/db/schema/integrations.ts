@@ -52,6 +52,13 @@ export const integrations = pgTable(
       .notNull()
       .default(sql`'[{"time":120},{"time":400},{"time":700}]'::jsonb`),
     defaultSettings: jsonb('default_settings').$type<Record<string, unknown>>(),
+    /**
+     * A sandbox channel (issue 28): the platform's adapter against its simulator inside Tidings,
+     * never a real platform. Set when connected, never changed.
+     */
+    sandbox: boolean('sandbox').notNull().default(false),
+    /** the sandbox account's key (its simulator ids derive from it, so a restarted simulator takes the channel back) */
+    sandboxKey: text('sandbox_key'),
     customerId: uuid('customer_id').references(() => customers.id, { onDelete: 'set null' }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),

@@ -7,6 +7,7 @@ import { mediaTools } from './media.js';
 import { notificationTools } from './notifications.js';
 import { postTools } from './posts.js';
 import { postizTools } from './postiz.js';
+import { sandboxTools } from './sandbox.js';
 import { videoTools } from './video.js';
 import { webhookTools } from './webhooks.js';
 
@@ -21,6 +22,7 @@ export function allTools(services: AppDeps['services']): ToolDefinition[] {
     ...customerTools(services.groups),
     ...webhookTools(services.webhooks),
     ...videoTools(services.video),
+    ...sandboxTools(services.sandbox),
     ...postizTools(services),
   ];
 }

@@ -16,6 +16,7 @@ export const IntegrationSchema = z
     profile: z.string().nullable().describe('username or handle on the platform'),
     customer: CustomerRefSchema.optional().describe('omitted when the channel has no client group'),
     refreshNeeded: z.boolean().describe('the channel must be reconnected before it can publish'),
+    sandbox: z.boolean().describe("a sandbox channel: the platform's simulator inside Tidings, never the real platform (set when connected, never changed)"),
     postingTimes: z.array(z.object({ time: z.number().int().describe('minutes after 00:00 UTC') })),
     settings: z.record(z.string(), z.unknown()).describe('saved default settings applied to posts that give none'),
     createdAt: z.iso.datetime(),

@@ -32,6 +32,7 @@ export function toIntegration(row: IntegrationRow, customer: { id: string; name:
     profile: row.profile,
     ...(customer ? { customer } : {}),
     refreshNeeded: row.refreshNeeded,
+    sandbox: row.sandbox,
     postingTimes: row.postingTimes,
     settings: row.defaultSettings ?? {},
     createdAt: row.createdAt.toISOString(),

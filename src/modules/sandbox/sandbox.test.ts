@@ -1,0 +1,70 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { picture, platformApi, sha } from '../../../test/platform-api-kit.js';
+
+/**
+ * Sandbox channels through the HTTP API (issue 28): connect one, publish to it with the platform's
+ * real adapter against the simulator inside Tidings, read it back in the feed, make it fail on purpose.
+ */
+const api = platformApi('telegram');
+const seen: string[] = [];
+
+beforeAll(async () => {
+  await api.start({ env: {} });
+});
+afterAll(() => api.close());
+
+describe('a telegram sandbox channel', () => {
+  let channelId: string;
+
+  it('connects through POST /sandbox/channels: a sandbox channel named after the platform', async () => {
+    const res = await api.call({ method: 'POST', url: '/public/v1/sandbox/channels', payload: { identifier: 'telegram' } });
+    expect(res.statusCode, res.body).toBe(201);
+    const channel = res.json<{ id: string; identifier: string; name: string; sandbox: boolean }>();
+    expect(channel).toMatchObject({ identifier: 'telegram', sandbox: true });
+    expect(channel.name).toMatch(/^Sandbox Telegram /);
+    channelId = channel.id;
+    expect((await api.channelRow(channelId)).sandbox).toBe(true);
+  });
+
+  it('publishes a photo and a reply, read back PUBLISHED with a t.me URL, and the feed shows them as Telegram holds them', async () => {
+    const bytes = await picture(5);
+    const photo = await api.upload(bytes, 'photo.png');
+    const post = await api.publish(channelId, {}, [{ content: '<p><strong>Hello</strong> sandbox</p>', image: [{ id: photo.id, path: photo.path }] }, { content: '<p>a reply</p>' }], { thread: true });
+    expect(post.releaseURL).toMatch(/^https:\/\/t\.me\/sandbox[0-9a-f]{8}\/\d+$/);
+    const feed = await api.call({ method: 'GET', url: `/public/v1/sandbox/channels/${channelId}/feed` });
+    expect(feed.statusCode, feed.body).toBe(200);
+    const { items } = feed.json<{ items: { id: string; text: string; replyTo?: string; media: { sha256?: string }[]; post?: { id: string } }[] }>();
+    expect(items).toHaveLength(2);
+    expect(items[0]).toMatchObject({ id: post.releaseId, text: '<b>Hello</b> sandbox', post: { id: post.id } });
+    expect(items[0]!.media.map((m) => m.sha256)).toEqual([sha(bytes)]);
+    expect(items[1]).toMatchObject({ text: 'a reply', replyTo: items[0]!.id });
+  });
+
+  it('a "rate_limited" fault is met by the next publish, which is retried after the wait and then published', async () => {
+    const set = await api.call({ method: 'POST', url: `/public/v1/sandbox/channels/${channelId}/faults`, payload: { kind: 'rate_limited' } });
+    expect(set.statusCode, set.body).toBe(200);
+    const post = await api.publish(channelId, {}, [{ content: '<p>after the wait</p>' }]);
+    expect(post.state).toBe('PUBLISHED');
+  });
+
+  it('a "revoked" fault marks the channel for reconnection; reconnecting the sandbox account brings it back', async () => {
+    await api.call({ method: 'POST', url: `/public/v1/sandbox/channels/${channelId}/faults`, payload: { kind: 'revoked' } });
+    const post = await api.settle(api.postIdOf(await api.createPost(channelId, {}, [{ content: '<p>after the kick</p>' }])));
+    expect(post.state).toBe('ERROR');
+    expect(post.error).toMatch(/bot was kicked/);
+    expect((await api.listChannels()).find((i) => i.id === channelId)!.refreshNeeded).toBe(true);
+    const again = await api.call({ method: 'POST', url: '/public/v1/sandbox/channels', payload: { identifier: 'telegram', refresh: channelId } });
+    expect(again.statusCode, again.body).toBe(201);
+    expect(again.json()).toMatchObject({ id: channelId, refreshNeeded: false, sandbox: true });
+  });
+
+  it('bad input names the field', async () => {
+    const res = await api.call({ method: 'POST', url: '/public/v1/sandbox/channels', payload: { identifier: 'myspace' } });
+    expect(res.statusCode).toBe(400);
+    expect(res.json<{ fields: { path: string }[] }>().fields.map((f) => f.path)).toEqual(['identifier']);
+    const fault = await api.call({ method: 'POST', url: `/public/v1/sandbox/channels/${channelId}/faults`, payload: { kind: 'meteor' } });
+    expect(fault.statusCode).toBe(400);
+    expect(fault.json<{ fields: { path: string }[] }>().fields.map((f) => f.path)).toEqual(['kind']);
+  });
+  void seen;
+});

@@ -1,6 +1,8 @@
 import type { AnalyticsService } from '../../modules/analytics/analytics.service.js';
 import {
   AnalyticsDaysQuerySchema,
+  AnalyticsOverviewQuerySchema,
+  AnalyticsOverviewSchema,
   AnalyticsSeriesSchema,
   ChannelAnalyticsParamsSchema,
   PostAnalyticsParamsSchema,
@@ -36,6 +38,23 @@ export function analyticsTools(analytics: AnalyticsService) {
       annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: true },
       run: (ctx, { params, query }) => analytics.channelAnalytics(ctx.organizationId, params.integrationId, query.date),
       summary: (series) => describeSeries(series),
+    }),
+    defineTool({
+      name: 'get_analytics_overview',
+      title: 'Analytics across channels',
+      route: 'GET /analytics/overview',
+      description:
+        'An overview of every channel over the last 7, 30 or 90 days: per channel the posts published and, where its platform reports them, reach, impressions and engagement (`null`: not reported, which is not 0; `unavailable` says why a platform could not be asked), ' +
+        'and the best and worst published posts of the period by engagement (`null` when too few report any). Figures come from the platforms and are cached for a few minutes.',
+      input: { query: AnalyticsOverviewQuerySchema },
+      hints: { days: '7, 30 or 90' },
+      output: AnalyticsOverviewSchema,
+      outputKey: 'overview',
+      annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: true },
+      run: (ctx, { query }) => analytics.overview(ctx.organizationId, query.days),
+      summary: (o) =>
+        `${o.channels.length} channel(s) over ${o.days} days, ${o.channels.reduce((n, c) => n + c.posts, 0)} post(s) published` +
+        (o.best ? `; best post: "${o.best.excerpt}" (${o.best.engagement} engagement)` : ''),
     }),
     defineTool({
       name: 'get_post_analytics',

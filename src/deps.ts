@@ -149,7 +149,12 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
     // organisation's simulators in-process (started on first use), taken back after a restart.
     let sandboxService: SandboxService | undefined;
     const sandboxPlatforms = config.sandbox
-      ? createSandboxPlatforms({ clock, onStart: (organizationId, identifier) => sandboxService!.restore(organizationId, identifier), onRequest: opts.onSandboxRequest })
+      ? createSandboxPlatforms({
+          clock,
+          mediaOrigins: { [new URL(config.publicUrl).origin]: `http://127.0.0.1:${config.port}` },
+          onStart: (organizationId, identifier) => sandboxService!.restore(organizationId, identifier),
+          onRequest: opts.onSandboxRequest,
+        })
       : undefined;
     if (sandboxPlatforms) closers.push(() => sandboxPlatforms.close());
     const sandboxAdapters = createPlatformRegistry(SANDBOX_ADAPTER_CONFIG);

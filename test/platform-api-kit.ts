@@ -10,7 +10,7 @@ import { integrations } from '../src/db/schema/index.js';
 import type { ManualClock } from '../src/lib/clock.js';
 import type { PlatformIdentifier } from '../src/platforms/platform.js';
 import { realtimeManualClock, releaseDueJobs, waitFor } from './factories.js';
-import { buildTestApp, call, expectError, type TestApp, type TestOrg } from './helpers.js';
+import { buildTestApp, call, expectError, type BuildTestAppOptions, type TestApp, type TestOrg } from './helpers.js';
 import { uploadMedia } from './media.js';
 
 /**
@@ -126,11 +126,11 @@ export function platformApi(identifier: PlatformIdentifier) {
      * platform's app credentials, PUBLIC_URL…) and creates the organisation. `clock` when the
      * simulator needs the app's time before the app exists.
      */
-    async start(opts: { env: Record<string, string>; clock?: ManualClock; orgName?: string }) {
+    async start(opts: { env: Record<string, string>; clock?: ManualClock; orgName?: string; app?: Pick<BuildTestAppOptions, 'onSandboxRequest' | 'logger'> }) {
       const dataDir = await mkdtemp(join(tmpdir(), `tidings-${identifier}-api-`));
       const clock = opts.clock ?? realtimeManualClock();
       try {
-        const t = await buildTestApp({ clock, startWorker: true, env: { DATA_DIR: dataDir, ...opts.env } });
+        const t = await buildTestApp({ ...opts.app, clock, startWorker: true, env: { DATA_DIR: dataDir, ...opts.env } });
         started = { t, clock, dataDir, org: await t.createOrg(opts.orgName ?? 'Acme') };
       } catch (e) {
         await rm(dataDir, { recursive: true, force: true });

@@ -50,13 +50,22 @@ export type SandboxFault =
   /** the platform refuses the text as a duplicate */
   | 'duplicate';
 
+export interface SandboxStartContext {
+  /**
+   * For simulators that download the media they are given by URL (as Instagram, Threads or
+   * Pinterest do): the service's public origin → where this process answers it on loopback.
+   * Pass it as the simulator's `mediaOrigins`.
+   */
+  mediaOrigins: Record<string, string>;
+}
+
 export interface SandboxKit<S extends Simulator = Simulator> {
   /** the platform's real origins that the simulator answers (API, uploads, authorisation page, instance) */
   origins: readonly string[];
   /** the sandbox's OAuth app at the simulator (OAuth platforms) */
   app?: OAuthApp;
   /** starts the simulator (the sandbox runs this in in-process mode) with `app` registered */
-  start(): Promise<S>;
+  start(ctx: SandboxStartContext): Promise<S>;
   /** makes the account `account.key` (idempotent: a second call with the same key changes nothing) and says how to connect it */
   addAccount(sim: S, account: SandboxAccount): SandboxConnection | Promise<SandboxConnection>;
   /** what the account `internalId` (the channel's platform id) published, oldest first */

@@ -11,4 +11,5 @@ const load = async (m: Promise<{ default: AnyKit }>) => (await m).default;
 
 export const SANDBOX_KITS: Partial<Record<PlatformIdentifier, () => Promise<AnyKit>>> = {
   telegram: () => load(import('../telegram/sandbox.js')),
+  x: () => load(import('../x/sandbox.js')),
 };

@@ -35,6 +35,8 @@ export interface SandboxPlatformsOptions {
   onStart?(organizationId: string, identifier: PlatformIdentifier): Promise<void>;
   /** every request a sandbox client sends (tests) */
   onRequest?(origin: string): void;
+  /** the service's public origin → its loopback address, for simulators that download media by URL */
+  mediaOrigins: Record<string, string>;
 }
 
 /** The app variables every sandbox adapter has (all set: the sandbox's own apps). */
@@ -71,7 +73,7 @@ export function createSandboxPlatforms(opts: SandboxPlatformsOptions) {
       if (!load) return Promise.reject(new Error(`no sandbox kit for ${identifier}`));
       s = (async () => {
         const kit = (await load()) as SandboxKit<Simulator>;
-        const sim = await withSimulatorMode('in-process', () => kit.start());
+        const sim = await withSimulatorMode('in-process', () => kit.start({ mediaOrigins: opts.mediaOrigins }));
         return { kit, sim };
       })();
       s.catch(() => started.delete(key));

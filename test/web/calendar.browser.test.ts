@@ -1,6 +1,6 @@
 import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dragToSlot } from './drag.js';
+import { dragToSlot, scrollSlotIntoView } from './drag.js';
 import { screenshot, startWebHarness, TELEGRAM_CHAT, type SignedIn, type WebHarness, connectTelegramAndBluesky } from './harness.js';
 
 const BERLIN = 'Europe/Berlin';
@@ -190,7 +190,8 @@ describe('the calendar in Chromium: posts of every channel in the person’s zon
 
     await page.getByRole('button', { name: 'Week', exact: true }).click();
     await page.locator(`td.fc-timegrid-col[data-date="${day(4)}"]`).waitFor();
-    // a free slot in the future opens the composer at that time
+    // a free slot in the future opens the composer at that time (the grid opens at now: 08:00 is brought into view)
+    await scrollSlotIntoView(page.locator('td.fc-timegrid-slot-lane[data-time="08:00:00"]'));
     const lane = (await page.locator('td.fc-timegrid-slot-lane[data-time="08:00:00"]').boundingBox())!;
     const col = (await page.locator(`td.fc-timegrid-col[data-date="${day(5)}"]`).boundingBox())!;
     await page.mouse.click(col.x + col.width / 2, lane.y + lane.height / 2);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Integration } from '../../api/queries.js';
-import { applyFilters, firstLine, groupEvents, isMovable, plainText, readSearch, slotInstant, viewRange, writeFilters, writePlace, type CalendarPost } from './calendarModel.js';
+import { applyFilters, firstLine, groupEvents, isMovable, openSlotEvents, plainText, readSearch, scrollTimeFor, slotInstant, viewRange, writeFilters, writePlace, type CalendarPost } from './calendarModel.js';
 
 function post(over: Partial<CalendarPost> & { id: string }): CalendarPost {
   return {
@@ -169,5 +169,37 @@ describe('a clicked slot', () => {
   it('a time slot is its instant; a whole day is 09:00 there in the display zone', () => {
     expect(slotInstant(new Date('2025-03-05T13:30:00Z'), false, 'Europe/Berlin')).toBe('2025-03-05T13:30:00.000Z');
     expect(slotInstant(new Date('2025-03-04T23:00:00Z'), true, 'Europe/Berlin')).toBe('2025-03-05T08:00:00.000Z');
+  });
+});
+
+describe('open posting slots (week and day views)', () => {
+  const range = { start: '2025-03-03T00:00:00.000Z', end: '2025-03-05T00:00:00.000Z' };
+  const noFilters = { channels: [], states: [] };
+  const now = Date.parse('2025-03-03T12:00:00.000Z');
+  const withTimes = (id: string, times: number[], over: Partial<Integration> = {}) => ({ ...channel(id), postingTimes: times.map((time) => ({ time })), ...over });
+
+  it('marks each posting time still to come that the channel has no post at', () => {
+    const slots = openSlotEvents([withTimes('ch1', [9 * 60, 14 * 60])], [post({ id: 'p', publishDate: '2025-03-04T09:00:00.000Z' })], range, noFilters, now);
+    // 03-03 09:00 is past, 03-04 09:00 is taken by the post
+    expect(slots.map((s) => s.start)).toEqual(['2025-03-03T14:00:00.000Z', '2025-03-04T14:00:00.000Z']);
+    expect(slots[0]).toMatchObject({ classNames: ['cal-open-slot'], startEditable: false, extendedProps: { kind: 'open-slot', integrationId: 'ch1', at: '2025-03-03T14:00:00.000Z' } });
+  });
+
+  it('a post on another channel leaves the slot open; filters, disabled and reconnect-needed channels hide slots', () => {
+    const other = [post({ id: 'p', publishDate: '2025-03-04T09:00:00.000Z', integration: { id: 'ch2', providerIdentifier: 'telegram', name: 'Other', picture: null } })];
+    expect(openSlotEvents([withTimes('ch1', [9 * 60])], other, range, noFilters, now).map((s) => s.start)).toEqual(['2025-03-04T09:00:00.000Z']);
+    const list = [withTimes('ch1', [9 * 60]), withTimes('off', [9 * 60], { disabled: true }), withTimes('stale', [9 * 60], { refreshNeeded: true })];
+    expect(openSlotEvents(list, [], range, noFilters, now)).toHaveLength(1);
+    expect(openSlotEvents(list, [], range, { channels: ['off'], states: [] }, now)).toEqual([]);
+    expect(openSlotEvents([withTimes('ch1', [9 * 60], { customer: { id: 'g', name: 'G' } })], [], range, { ...noFilters, group: 'other' }, now)).toEqual([]);
+  });
+});
+
+describe('where the time grid opens', () => {
+  it('an hour before now in the person’s zone, on the hour', () => {
+    const at = new Date('2025-03-03T16:20:00.000Z');
+    expect(scrollTimeFor('UTC', at)).toBe('15:00:00');
+    expect(scrollTimeFor('Asia/Kolkata', at)).toBe('20:00:00'); // 21:50 there
+    expect(scrollTimeFor('UTC', new Date('2025-03-03T00:10:00.000Z'))).toBe('00:00:00');
   });
 });

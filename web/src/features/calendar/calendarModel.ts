@@ -302,3 +302,71 @@ export function slotInstant(date: Date, allDay: boolean, timeZone: string): stri
   if (!allDay) return date.toISOString();
   return DateTime.fromJSDate(date).setZone(timeZone).startOf('day').set({ hour: 9 }).toUTC().toISO()!;
 }
+
+/** What an open-slot marker stands for: a posting time of one channel with no post of its own yet. */
+export interface OpenSlotProps {
+  kind: 'open-slot';
+  integrationId: string;
+  name: string;
+  /** the ISO instant of the slot */
+  at: string;
+}
+
+export function isOpenSlot(props: unknown): props is OpenSlotProps {
+  return typeof props === 'object' && props !== null && (props as { kind?: unknown }).kind === 'open-slot';
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * The channels' posting times in `[start, end)` still to come and not taken by a post on that
+ * channel, as light markers a click plans a post at (week and day views). Posting times are
+ * minutes after 00:00 UTC, so each UTC day of the range has them at the same instants; the
+ * calendar shows them in the person's zone. Disabled channels, channels that need reconnecting
+ * and channels the filters leave out get none.
+ */
+export function openSlotEvents(
+  integrations: readonly Integration[],
+  posts: readonly CalendarPost[],
+  range: { start: string; end: string },
+  filters: CalendarFilters,
+  now: number = Date.now(),
+): EventInput[] {
+  const start = Date.parse(range.start);
+  const end = Date.parse(range.end);
+  const taken = new Set(posts.map((p) => `${p.integration.id}@${Date.parse(p.publishDate)}`));
+  const events: EventInput[] = [];
+  for (const c of integrations) {
+    if (c.disabled || c.refreshNeeded) continue;
+    if (filters.channels.length > 0 && !filters.channels.includes(c.id)) continue;
+    if (filters.group && c.customer?.id !== filters.group) continue;
+    for (let day = Math.floor(start / DAY_MS) * DAY_MS; day < end; day += DAY_MS) {
+      for (const { time } of c.postingTimes) {
+        const at = day + time * 60_000;
+        if (at < start || at >= end || at <= now || taken.has(`${c.id}@${at}`)) continue;
+        const iso = new Date(at).toISOString();
+        events.push({
+          id: `slot:${c.id}@${iso}`,
+          title: `Open slot on ${c.name}`,
+          start: iso,
+          allDay: false,
+          editable: false,
+          startEditable: false,
+          durationEditable: false,
+          classNames: ['cal-open-slot'],
+          extendedProps: { kind: 'open-slot', integrationId: c.id, name: c.name, at: iso } satisfies OpenSlotProps,
+        });
+      }
+    }
+  }
+  return events;
+}
+
+/**
+ * Where the week and day views open: an hour before the time it is now in the person's zone, on
+ * the hour (FullCalendar's `scrollTime`), so what happens now is on screen.
+ */
+export function scrollTimeFor(timeZone: string, now: Date = new Date()): string {
+  const hour = Math.max(0, DateTime.fromJSDate(now).setZone(timeZone).hour - 1);
+  return `${String(hour).padStart(2, '0')}:00:00`;
+}

@@ -1,6 +1,7 @@
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
+import { MemoryRouter } from 'react-router';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MeProvider, type Me } from '../../api/session.js';
 
@@ -90,11 +91,14 @@ const rules = {
 function open(initial: Parameters<typeof ComposeDialog>[0]['initial'], onOpenChange = vi.fn()) {
   const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false }, mutations: { retry: false } } });
   const { unmount } = render(
-    <QueryClientProvider client={queryClient}>
-      <MeProvider me={me}>
-        <ComposeDialog open onOpenChange={onOpenChange} {...(initial ? { initial } : {})} />
-      </MeProvider>
-    </QueryClientProvider>,
+    // the app's composer is always inside its router (the notice after a save links to the post)
+    <MemoryRouter>
+      <QueryClientProvider client={queryClient}>
+        <MeProvider me={me}>
+          <ComposeDialog open onOpenChange={onOpenChange} {...(initial ? { initial } : {})} />
+        </MeProvider>
+      </QueryClientProvider>
+    </MemoryRouter>,
   );
   return { onOpenChange, queryClient, unmount };
 }

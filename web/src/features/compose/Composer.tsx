@@ -3,6 +3,7 @@ import * as Tabs from '@radix-ui/react-tabs';
 import { useMutation, useQueries, useQueryClient } from '@tanstack/react-query';
 import { lazy, Suspense, useEffect, useMemo, useRef, useState, type RefObject } from 'react';
 import { useForm } from 'react-hook-form';
+import { useNavigate } from 'react-router';
 import { z } from 'zod';
 import { api, ApiFailure, unwrap } from '../../api/client.js';
 import { queryKeys, useIntegrations, type CreatePostsBody, type Integration } from '../../api/queries.js';
@@ -109,6 +110,7 @@ export function Composer({
 }) {
   const tz = useTimeZone();
   const queryClient = useQueryClient();
+  const navigate = useNavigate();
   const integrations = useIntegrations();
   // What the composer opened with (the stored post, or an empty one): a change is a difference from it.
   const [seedWhen] = useState<WhenFields>(() => partsInZone(initialDate ?? nextHour(), tz));
@@ -268,22 +270,28 @@ export function Composer({
   const problems = [...liveLocal, ...apiProblems];
 
   const save = useMutation({
-    mutationFn: (v: { body: CreatePostsBody; order: string[]; type: PostType }) => unwrap(api.POST('/posts', { body: v.body })),
-    onSuccess: (_res, v) => {
+    /** `queuedAt`: the channel whose next open slot "Add to queue" took */
+    mutationFn: (v: { body: CreatePostsBody; order: string[]; type: PostType; queuedAt?: string }) => unwrap(api.POST('/posts', { body: v.body })),
+    onSuccess: (res, v) => {
       finish();
       void queryClient.invalidateQueries({ queryKey: ['posts'] });
       void queryClient.invalidateQueries({ queryKey: ['post'] });
       void queryClient.invalidateQueries({ queryKey: ['post-missing'] });
       const on = names(v.order.map((id) => byId.get(id)?.name ?? 'a channel'));
       const date = v.body.date ? formatDateTime(v.body.date, tz) : '';
+      // the post just made, to follow from the notice (the first channel's: its page shows the group)
+      const made = res[0]?.postId;
       announce(
         v.type === 'draft'
           ? `Saved as a draft for ${on}.`
-          : v.type === 'schedule'
-            ? `Scheduled on ${on} for ${date}.`
-            : v.type === 'now'
-              ? `Publishing now on ${on}.`
-              : 'Changes saved.',
+          : v.type === 'schedule' && v.queuedAt
+            ? `Added to the queue on ${on} for ${date}, the next open slot of ${v.queuedAt}.`
+            : v.type === 'schedule'
+              ? `Scheduled on ${on} for ${date}.`
+              : v.type === 'now'
+                ? `Publishing now on ${on}.`
+                : 'Changes saved.',
+        made && v.type !== 'update' ? { href: `/posts/${encodeURIComponent(made)}`, label: 'Open the post', open: (href) => void navigate(href) } : undefined,
       );
       onDone();
     },
@@ -357,9 +365,39 @@ export function Composer({
     }
   }
 
+  /**
+   * "Add to queue": the post goes to the earliest next free slot among the selected channels'
+   * (GET /find-slot: a posting time of the channel at which the organisation has no post yet),
+   * scheduled there at once; the notice says which time and whose slot it was.
+   */
+  async function addToQueue() {
+    if (state.channels.length === 0) {
+      setFailure(new Error('Choose at least one channel.'));
+      return;
+    }
+    setSlotBusy(true);
+    setSlotNote(undefined);
+    try {
+      const found = await Promise.all(
+        state.channels.map(async (id) => ({ id, date: (await unwrap(api.GET('/find-slot/{id}', { params: { path: { id } } }))).date })),
+      );
+      const next = found.reduce((a, b) => (Date.parse(b.date) < Date.parse(a.date) ? b : a));
+      const name = byId.get(next.id)?.name ?? 'the channel';
+      const parts = partsInZone(next.date, tz);
+      when.setValue('date', parts.date, { shouldValidate: true });
+      when.setValue('time', parts.time, { shouldValidate: true });
+      setSlotNote({ text: `Next open slot of ${name}: ${formatDateTime(next.date, tz)}` });
+      submit('schedule', next.date, name);
+    } catch (e) {
+      setSlotNote({ text: e instanceof Error ? e.message : 'No free slot found', bad: true });
+    } finally {
+      setSlotBusy(false);
+    }
+  }
+
   // ---- submit -------------------------------------------------------------------------------
 
-  function submit(type: PostType, date: string | undefined) {
+  function submit(type: PostType, date: string | undefined, queuedAt?: string) {
     setFailure(null);
     setRefused(false);
     setApiProblems([]);
@@ -377,7 +415,7 @@ export function Composer({
         return;
       }
     }
-    save.mutate({ ...buildPostsBody(state, { type, date, rules: rulesOf }), type });
+    save.mutate({ ...buildPostsBody(state, { type, date, rules: rulesOf }), type, ...(queuedAt ? { queuedAt } : {}) });
   }
 
   function act(type: PostType) {
@@ -732,6 +770,14 @@ export function Composer({
               </Button>
               <Button variant="secondary" onClick={() => act('now')} disabled={busy || rulesPending}>
                 Post now
+              </Button>
+              <Button
+                variant="secondary"
+                onClick={() => void addToQueue()}
+                disabled={busy || rulesPending || slotBusy}
+                title="Schedule it at the next open posting time of the selected channels"
+              >
+                Add to queue
               </Button>
               <Button onClick={() => act('schedule')} disabled={busy || rulesPending}>
                 Schedule

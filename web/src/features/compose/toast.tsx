@@ -10,7 +10,14 @@ import { Notice } from '../../components/ui.js';
 let root: Root | undefined;
 let host: HTMLElement | undefined;
 
-function Toast({ message, onClose }: { message: string; onClose: () => void }) {
+/** A link the notice offers (the post just made): `open` follows it inside the app, without a reload. */
+export interface ToastLink {
+  href: string;
+  label: string;
+  open?: (href: string) => void;
+}
+
+function Toast({ message, link, onClose }: { message: string; link?: ToastLink; onClose: () => void }) {
   useEffect(() => {
     const t = setTimeout(onClose, 8000);
     return () => clearTimeout(t);
@@ -19,6 +26,20 @@ function Toast({ message, onClose }: { message: string; onClose: () => void }) {
     <div className="compose-toast">
       <Notice kind="ok">
         <span>{message}</span>
+        {link ? (
+          <a
+            className="compose-toast-link"
+            href={link.href}
+            onClick={(e) => {
+              if (!link.open || e.metaKey || e.ctrlKey || e.shiftKey || e.button !== 0) return;
+              e.preventDefault();
+              onClose();
+              link.open(link.href);
+            }}
+          >
+            {link.label}
+          </a>
+        ) : null}
         <button type="button" className="btn btn-ghost compose-small" onClick={onClose} aria-label="Dismiss">
           ×
         </button>
@@ -27,7 +48,7 @@ function Toast({ message, onClose }: { message: string; onClose: () => void }) {
   );
 }
 
-export function announce(message: string) {
+export function announce(message: string, link?: ToastLink) {
   if (!host || !host.isConnected) {
     host = document.createElement('div');
     host.className = 'compose-toast-host';
@@ -35,5 +56,5 @@ export function announce(message: string) {
     root = createRoot(host);
   }
   const close = () => root?.render(null);
-  root!.render(<Toast key={Date.now()} message={message} onClose={close} />);
+  root!.render(<Toast key={Date.now()} message={message} link={link} onClose={close} />);
 }

@@ -6,6 +6,7 @@ import { usePosts, useIntegrations, type Integration } from '../../api/queries.j
 import { useTimeZone } from '../../api/session.js';
 import { EmptyState, ErrorNotice, Notice, PageHeader, Spinner } from '../../components/ui.js';
 import { platformName } from '../../lib/platforms.js';
+import { ChannelAvatar } from '../channels/PlatformMark.js';
 import { formatDateTime, utcTitle } from '../../lib/time.js';
 import { excerpt } from '../posts/RichContent.js';
 import { isPeriod, type AnalyticsSeries, type Period } from './analytics-data.js';
@@ -38,7 +39,7 @@ function periodWindow(days: number): { startDate: string; endDate: string } {
 function ChannelLabel({ integration }: { integration: Integration }) {
   return (
     <span className="channel-label">
-      {integration.picture ? <img src={integration.picture} alt="" width={28} height={28} className="channel-avatar" /> : <span className="channel-avatar channel-avatar-blank" aria-hidden="true" />}
+      <ChannelAvatar picture={integration.picture} identifier={integration.identifier} name={integration.name} size={28} />
       <span>
         <strong>{integration.name}</strong>
         <span className="hint">

@@ -212,7 +212,7 @@ function ChannelRow({ channel, onDialog }: { channel: Integration; onDialog: (d:
 
   return (
     <li className={`ch-row${channel.disabled ? ' is-disabled' : ''}`} data-channel={channel.id}>
-      <ChannelAvatar picture={channel.picture} identifier={channel.identifier} />
+      <ChannelAvatar picture={channel.picture} identifier={channel.identifier} name={channel.name} />
       <div className="ch-who">
         <span className="ch-name" id={`${ids}-name`}>
           {channel.name}

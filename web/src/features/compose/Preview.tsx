@@ -1,21 +1,14 @@
-import { useState, type ReactNode } from 'react';
+import type { ReactNode } from 'react';
 import type { Integration } from '../../api/queries.js';
 import { platformName } from '../../lib/platforms.js';
+import { ChannelAvatar } from '../channels/PlatformMark.js';
 import { lengthOnPlatform, platformText } from './counting.js';
 import { MediaThumb } from './MediaPicker.js';
 import type { ComposeItem, Rules } from './model.js';
 
-/** The channel's picture, or its initial when it has none (or it does not load). */
+/** The channel's avatar in the composer: the shared one (picture or initials, with its platform's mark). */
 export function Avatar({ channel, size = 'md' }: { channel: Pick<Integration, 'name' | 'picture' | 'identifier'>; size?: 'sm' | 'md' }) {
-  const [broken, setBroken] = useState(false);
-  if (channel.picture && !broken) {
-    return <img className={`compose-avatar compose-avatar-${size}`} src={channel.picture} alt="" onError={() => setBroken(true)} />;
-  }
-  return (
-    <span className={`compose-avatar compose-avatar-${size} compose-avatar-letter`} data-platform={channel.identifier} aria-hidden="true">
-      {(channel.name.trim()[0] ?? '?').toUpperCase()}
-    </span>
-  );
+  return <ChannelAvatar picture={channel.picture} identifier={channel.identifier} name={channel.name} size={size === 'sm' ? 26 : 38} />;
 }
 
 const TOKEN = /https?:\/\/[^\s<>"]+|(?<![\p{L}\p{N}_])[#@][\p{L}\p{N}_]+(?:[.@-][\p{L}\p{N}_]+)*/gu;

@@ -5,6 +5,7 @@ import { useTimeZone } from '../../api/session.js';
 import { Button, ErrorNotice, Notice, PageHeader, Spinner, StateBadge } from '../../components/ui.js';
 import { platformName } from '../../lib/platforms.js';
 import { formatDateTime, utcTitle } from '../../lib/time.js';
+import { ChannelAvatar } from '../channels/PlatformMark.js';
 import type { ComposeInitial } from '../compose/ComposeDialog.js';
 import { DeletePostDialog } from './DeletePostDialog.js';
 import { MissingPanel } from './MissingPanel.js';
@@ -112,7 +113,7 @@ function Facts({ post, tz, platform }: { post: PostDetail; tz: string; platform:
         </dd>
         <dt>Channel</dt>
         <dd className="post-channel">
-          {post.integration.picture ? <img src={post.integration.picture} alt="" width={22} height={22} /> : null}
+          <ChannelAvatar picture={post.integration.picture} identifier={post.integration.providerIdentifier} name={post.integration.name} size={24} />
           <span>
             {post.integration.name} <span className="hint">({platform})</span>
           </span>

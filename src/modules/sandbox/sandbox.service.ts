@@ -47,10 +47,12 @@ export function createSandboxService(deps: SandboxServiceDeps) {
   /** Follows the simulator's authorisation page (approving as the account) to the redirect back to us, and finishes there. */
   async function consent(organizationId: string, identifier: PlatformIdentifier, url: string): Promise<Record<string, string>> {
     const { sim, kit } = await platforms().instance(organizationId, identifier);
+    if (!sim.app) throw new AppError('PLATFORM_NOT_AVAILABLE', `The sandbox ${identifier} has no authorisation page`);
+    const app = sim.app;
     let at = new URL(url);
     for (let hop = 0; hop < 8; hop++) {
       if (!kit.origins.includes(at.origin)) break;
-      const res = await sim.app.inject({ method: 'GET', url: at.pathname + at.search, headers: { host: at.host } });
+      const res = await app.inject({ method: 'GET', url: at.pathname + at.search, headers: { host: at.host } });
       const location = res.headers.location;
       if (res.statusCode < 300 || res.statusCode >= 400 || typeof location !== 'string') {
         throw new AppError('PLATFORM_UNREACHABLE', `The sandbox ${identifier} authorisation page answered ${res.statusCode} instead of a redirect: ${res.body.slice(0, 200)}`);

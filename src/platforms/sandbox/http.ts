@@ -23,6 +23,8 @@ export interface SandboxHttpOptions {
   route(origin: string): Promise<SandboxRoute | undefined>;
   /** every request, after routing (tests assert that all of them went in-process) */
   onRequest?(origin: string): void;
+  /** a WebSocket's target (the simulator's loopback server), or undefined: refused */
+  socketTarget?(url: string): string | undefined;
 }
 
 const MAX_REDIRECTS = 5;
@@ -104,7 +106,14 @@ export function createSandboxHttp(opts: SandboxHttpOptions): PlatformHttpClient 
     request,
     rewriteUrl: (url) => url,
     socketTarget(url: string): SocketTarget {
-      throw new PlatformError('unsupported', `Sandbox channels open no sockets (${url})`);
+      let target: string | undefined;
+      try {
+        target = opts.socketTarget?.(url);
+      } catch {
+        target = undefined;
+      }
+      if (!target) throw new PlatformError('rejected', `Sandbox channels reach their platform's simulator only, not ${url}`);
+      return { url: target };
     },
     async close() {},
   };

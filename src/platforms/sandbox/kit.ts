@@ -59,7 +59,10 @@ export interface SandboxStartContext {
   mediaOrigins: Record<string, string>;
 }
 
-export interface SandboxKit<S extends Simulator = Simulator> {
+/** What the sandbox needs of a simulator: an app to inject into (HTTP APIs), and closing. */
+export type SandboxSimulator = Pick<Simulator, 'close'> & Partial<Pick<Simulator, 'app'>>;
+
+export interface SandboxKit<S extends SandboxSimulator = Simulator> {
   /** the platform's real origins that the simulator answers (API, uploads, authorisation page, instance) */
   origins: readonly string[];
   /** the sandbox's OAuth app at the simulator (OAuth platforms) */
@@ -75,6 +78,11 @@ export interface SandboxKit<S extends Simulator = Simulator> {
    * default maps revoked/rate_limited to the simulator's `injectKind` and the refusals to `rejected`.
    */
   fault?(sim: S, fault: SandboxFault): void;
+  /**
+   * WebSocket platforms (Nostr): where a socket to `url` goes — the simulator's own loopback
+   * server — or undefined to refuse it. Only for URLs of the kit's `origins`.
+   */
+  socketTarget?(sim: S, url: string): string | undefined;
   /** what a first post on the platform needs: the settings it requires (a subreddit, a board, a title…) and the media it takes */
   example?: { settings?: Record<string, unknown>; media?: 'image' | 'video' | 'none' };
 }
@@ -84,6 +92,6 @@ export interface InjectableSimulator extends Simulator {
   injectKind(kind: InjectedKind): void;
 }
 
-export function defineSandboxKit<S extends Simulator>(kit: SandboxKit<S>): SandboxKit<S> {
+export function defineSandboxKit<S extends SandboxSimulator>(kit: SandboxKit<S>): SandboxKit<S> {
   return kit;
 }

@@ -1,10 +1,10 @@
 import type { Clock } from '../../lib/clock.js';
 import type { PlatformHttpClient } from '../http.js';
 import { PLATFORM_IDENTIFIERS, type PlatformIdentifier, type PlatformResponse } from '../platform.js';
-import { withSimulatorMode, type InjectedKind, type Simulator } from '../simulator.js';
+import { withSimulatorMode, type InjectedKind } from '../simulator.js';
 import { SANDBOX_APPS, SANDBOX_DISCORD_BOT_TOKEN } from './apps.js';
 import { createSandboxHttp } from './http.js';
-import type { InjectableSimulator, SandboxAccount, SandboxConnection, SandboxFault, SandboxFeedItem, SandboxKit } from './kit.js';
+import type { InjectableSimulator, SandboxAccount, SandboxSimulator, SandboxConnection, SandboxFault, SandboxFeedItem, SandboxKit } from './kit.js';
 import { SANDBOX_KITS } from './kits.js';
 
 /**
@@ -21,8 +21,8 @@ export interface SandboxControls {
 }
 
 export interface SandboxInstance {
-  kit: SandboxKit<Simulator>;
-  sim: Simulator;
+  kit: SandboxKit<SandboxSimulator>;
+  sim: SandboxSimulator;
 }
 
 export interface SandboxPlatformsOptions {
@@ -61,6 +61,8 @@ export function sandboxAvailable(identifier: string): identifier is PlatformIden
 export function createSandboxPlatforms(opts: SandboxPlatformsOptions) {
   /** started simulators (routing waits on these), and started-and-restored (channels wait on these) */
   const started = new Map<string, Promise<SandboxInstance>>();
+  /** the started ones, for what must answer at once (a socket's target) */
+  const running = new Map<string, SandboxInstance>();
   const ready = new Map<string, Promise<SandboxInstance>>();
   const controls = new Map<string, SandboxControls>();
   const keyOf = (organizationId: string, identifier: PlatformIdentifier) => `${organizationId}:${identifier}`;
@@ -72,8 +74,9 @@ export function createSandboxPlatforms(opts: SandboxPlatformsOptions) {
       const load = SANDBOX_KITS[identifier];
       if (!load) return Promise.reject(new Error(`no sandbox kit for ${identifier}`));
       s = (async () => {
-        const kit = (await load()) as SandboxKit<Simulator>;
+        const kit = (await load()) as SandboxKit<SandboxSimulator>;
         const sim = await withSimulatorMode('in-process', () => kit.start({ mediaOrigins: opts.mediaOrigins }));
+        running.set(key, { kit, sim });
         return { kit, sim };
       })();
       s.catch(() => started.delete(key));
@@ -119,7 +122,7 @@ export function createSandboxPlatforms(opts: SandboxPlatformsOptions) {
       return createSandboxHttp({
         async route(origin) {
           const i = await start(organizationId, identifier);
-          if (!i.kit.origins.includes(origin)) return undefined;
+          if (!i.kit.origins.includes(origin) || !i.sim.app) return undefined;
           return {
             app: i.sim.app,
             latencyMs: () => (c.slowUntil !== undefined && c.slowUntil > opts.clock.now() ? (c.slowMs ?? 0) : 0),
@@ -127,6 +130,13 @@ export function createSandboxPlatforms(opts: SandboxPlatformsOptions) {
           };
         },
         onRequest: opts.onRequest,
+        socketTarget(url) {
+          const i = running.get(keyOf(organizationId, identifier));
+          if (!i?.kit.socketTarget || !i.kit.origins.includes(new URL(url).origin)) return undefined;
+          const target = i.kit.socketTarget(i.sim, url);
+          if (target) opts.onRequest?.(new URL(url).origin);
+          return target;
+        },
       });
     },
 
@@ -147,7 +157,7 @@ export function createSandboxPlatforms(opts: SandboxPlatformsOptions) {
     async fault(organizationId: string, identifier: PlatformIdentifier, fault: SandboxFault): Promise<void> {
       const { kit, sim } = await instance(organizationId, identifier);
       if (kit.fault) return kit.fault(sim, fault);
-      (sim as InjectableSimulator).injectKind(DEFAULT_FAULT_KIND[fault]);
+      (sim as unknown as InjectableSimulator).injectKind(DEFAULT_FAULT_KIND[fault]);
     },
 
     /** The platform is down (503) for `minutes`, or slow (every request waits `slowMs`) for `minutes`; 0 ends it. */
@@ -176,6 +186,7 @@ export function createSandboxPlatforms(opts: SandboxPlatformsOptions) {
       await Promise.all(all.map((r) => (r.status === 'fulfilled' ? r.value.sim.close() : undefined)));
       started.clear();
       ready.clear();
+      running.clear();
     },
   };
 }

@@ -34,28 +34,46 @@ export function html(strings: TemplateStringsArray, ...values: unknown[]): Html 
   return new Html(out);
 }
 
-/** The pages' one stylesheet: served by the service itself, no third-party assets. */
+/**
+ * The pages' one stylesheet: served by the service itself, no third-party assets. It looks like
+ * the calendar app (web/src/styles.css): the same system font stack (the app bundles no web
+ * font), the same colours light and dark, the product mark; the page is a centred card, and every
+ * input and button is at least 44 px tall (WCAG 2.5.5), down to 360 px wide without sideways scroll.
+ */
 export const STYLESHEET = `
-:root{color-scheme:light dark;--fg:#1d1d1f;--muted:#5d5d66;--bg:#fff;--line:#d0d0d7;--accent:#2354d6;--accent-fg:#fff;--bad:#b3261e;--ok:#1e6b34;--panel:#f5f5f8}
-@media (prefers-color-scheme:dark){:root{--fg:#ececf1;--muted:#a6a6b3;--bg:#16161a;--line:#3a3a44;--accent:#8fb0ff;--accent-fg:#0d1330;--bad:#ff8a80;--ok:#7ad39a;--panel:#202027}}
-*{box-sizing:border-box}body{font:16px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif;color:var(--fg);background:var(--bg);margin:0}
-header{border-bottom:1px solid var(--line);padding:.6rem 1rem;display:flex;gap:1rem;align-items:center;flex-wrap:wrap}
-header .brand{font-weight:700;text-decoration:none;color:var(--fg)}nav{display:flex;gap:.8rem;flex-wrap:wrap}nav a{color:var(--accent)}
-main{max-width:44rem;margin:2rem auto;padding:0 1rem}h1{font-size:1.5rem;margin:.2rem 0 1rem}h2{font-size:1.15rem;margin-top:2rem}
-label{display:block;font-weight:600;margin:.9rem 0 .25rem}input[type=text],input[type=email],input[type=password],input[type=url],select,textarea{width:100%;padding:.5rem;font:inherit;border:1px solid var(--line);border-radius:6px;background:var(--bg);color:var(--fg)}
-textarea{min-height:5rem}.hint{color:var(--muted);font-size:.9rem;margin:.2rem 0}
-button{font:inherit;padding:.5rem 1rem;border-radius:6px;border:1px solid var(--accent);background:var(--accent);color:var(--accent-fg);cursor:pointer;margin-top:1rem}
+:root{color-scheme:light dark;--fg:#1d1d1f;--muted:#5b5b66;--bg:#fff;--page:#f5f6f8;--line:#d5d7dd;--accent:#2354d6;--accent-fg:#fff;--bad:#b3261e;--ok:#1e6b34;--panel:#f5f6f8;--radius:8px}
+@media (prefers-color-scheme:dark){:root{--fg:#ececf1;--muted:#a3a3b0;--bg:#1f2026;--page:#15161a;--line:#383a44;--accent:#8fb0ff;--accent-fg:#0d1330;--bad:#ff8a80;--ok:#7ad39a;--panel:#15161a}}
+*{box-sizing:border-box}html{-webkit-text-size-adjust:100%}
+body{font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);background:var(--page);margin:0;min-height:100vh;display:flex;flex-direction:column;overflow-wrap:break-word}
+a{color:var(--accent)}
+header{padding:.75rem 1rem;display:flex;gap:.5rem 1rem;align-items:center;flex-wrap:wrap;justify-content:space-between;max-width:60rem;width:100%;margin:0 auto}
+header .brand{font-weight:700;font-size:1.1rem;text-decoration:none;color:var(--fg);display:inline-flex;align-items:center;gap:.5rem;min-height:44px}
+header .brand img{width:28px;height:28px;border-radius:6px}
+nav{display:flex;gap:.1rem .9rem;flex-wrap:wrap}nav a{display:inline-flex;align-items:center;min-height:44px}
+header .muted{flex-basis:100%;font-size:.9rem;overflow-wrap:anywhere}
+main{width:calc(100% - 2rem);max-width:30rem;margin:1rem auto 3rem;padding:1.5rem 1.75rem;background:var(--bg);border:1px solid var(--line);border-radius:12px;box-shadow:0 1px 2px rgb(0 0 0 / .04),0 8px 24px rgb(0 0 0 / .06)}
+main:has(table){max-width:56rem}
+h1{font-size:1.45rem;line-height:1.25;margin:.1rem 0 1rem}h2{font-size:1.15rem;margin-top:2rem}
+label{display:block;font-weight:600;margin:1rem 0 .3rem}
+input[type=text],input[type=email],input[type=password],input[type=url],select,textarea{width:100%;min-height:44px;padding:.55rem .7rem;font:inherit;border:1px solid var(--line);border-radius:6px;background:var(--bg);color:var(--fg)}
+input:focus-visible,select:focus-visible,textarea:focus-visible{border-color:var(--accent)}
+input[aria-invalid=true]{border-color:var(--bad)}
+textarea{min-height:5rem}.hint{color:var(--muted);font-size:.88rem;margin:.1rem 0 .3rem}
+button{font:inherit;font-weight:600;min-height:44px;padding:.55rem 1.1rem;border-radius:6px;border:1px solid var(--accent);background:var(--accent);color:var(--accent-fg);cursor:pointer;margin-top:1.1rem}
+form>button[type=submit]:only-of-type{width:100%}
 button.secondary{background:transparent;color:var(--accent)}button.danger{border-color:var(--bad);background:transparent;color:var(--bad)}
-.inline{display:inline}.inline button{margin:0 .3rem 0 0;padding:.2rem .6rem;font-size:.9rem}
-.error{color:var(--bad);font-size:.95rem;margin:.25rem 0}.notice{border:1px solid var(--line);background:var(--panel);border-radius:8px;padding:.8rem 1rem;margin:1rem 0}
+.inline{display:inline}.inline button{margin:0 .3rem 0 0;padding:.3rem .7rem;font-size:.9rem}
+.error{color:var(--bad);font-size:.92rem;margin:.25rem 0}.notice{border:1px solid var(--line);background:var(--panel);border-radius:var(--radius);padding:.75rem 1rem;margin:0 0 1rem}
 .notice.bad{border-color:var(--bad)}.notice.ok{border-color:var(--ok)}code,.secret{font-family:ui-monospace,Menlo,Consolas,monospace;word-break:break-all}
 .secret{display:block;padding:.6rem;background:var(--panel);border:1px dashed var(--line);border-radius:6px;user-select:all}
+.table-wrap,main:has(table){overflow-x:auto}
 table{border-collapse:collapse;width:100%;margin:.5rem 0}th,td{text-align:left;padding:.4rem .5rem;border-bottom:1px solid var(--line);vertical-align:top}
-.muted{color:var(--muted)}.app-logo{width:48px;height:48px;border-radius:8px;object-fit:cover;float:right}
-fieldset.choice{border:1px solid var(--line);border-radius:8px;padding:.2rem 1rem .6rem;margin:1rem 0}fieldset.choice legend{font-weight:600;padding:0 .3rem}
-.choice label{display:flex;gap:.6rem;align-items:flex-start;font-weight:400;margin:.7rem 0 0;cursor:pointer}.choice input{margin:.35rem 0 0;flex:none}.choice .hint{display:block}code.host{word-break:normal;overflow-wrap:anywhere}
+.muted{color:var(--muted)}.app-logo{width:48px;height:48px;border-radius:8px;object-fit:cover;float:right;margin:0 0 .5rem .75rem}
+fieldset.choice{border:1px solid var(--line);border-radius:var(--radius);padding:.2rem 1rem .6rem;margin:1rem 0;min-width:0}fieldset.choice legend{font-weight:600;padding:0 .3rem}
+.choice label{display:flex;gap:.6rem;align-items:flex-start;font-weight:400;margin:.7rem 0 0;cursor:pointer;min-height:44px}.choice input{margin:.35rem 0 0;flex:none;width:20px;height:20px}.choice .hint{display:block}code.host{word-break:normal;overflow-wrap:anywhere}
 :focus-visible{outline:3px solid var(--accent);outline-offset:2px}
 .skip-link{position:absolute;top:.5rem;left:.5rem;padding:.5rem .9rem;border-radius:6px;background:var(--accent);color:var(--accent-fg);font-weight:600;text-decoration:none;transform:translateY(calc(-100% - 1rem))}.skip-link:focus{transform:none}main:focus{outline:none}
+@media (max-width:480px){header{padding:.5rem .75rem}main{width:calc(100% - 1rem);margin:.25rem auto 2rem;padding:1.1rem 1rem;border-radius:10px}h1{font-size:1.3rem}}
 `;
 
 /**
@@ -98,7 +116,7 @@ export function layout(title: string, nav: PageNav, body: Html, tabTitle = title
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${tabTitle} · Tidings</title><link rel="icon" href="/favicon.svg" type="image/svg+xml"><link rel="stylesheet" href="/account/style.css"></head>
-<body><a class="skip-link" href="#main">Skip to main content</a><header><a class="brand" href="/account">Tidings</a>${links}</header>
+<body><a class="skip-link" href="#main">Skip to main content</a><header><a class="brand" href="/account"><img src="/favicon.svg" alt="" width="28" height="28">Tidings</a>${links}</header>
 <main id="main" tabindex="-1"><h1>${title}</h1>${body}</main></body></html>`;
 }
 

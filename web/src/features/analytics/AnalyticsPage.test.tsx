@@ -61,6 +61,18 @@ function serve() {
           },
           { label: 'Posts', percentageChange: 0, data: [{ total: '42', date: '2025-03-02' }] },
         ],
+        'GET /analytics/overview': (_req, url) => ({
+          days: Number(url.searchParams.get('days')),
+          from: '2025-02-01T00:00:00.000Z',
+          to: '2025-03-03T00:00:00.000Z',
+          channels: [
+            { id: 'tg', name: 'Acme News', identifier: 'telegram', platform: 'Telegram', picture: null, disabled: false, posts: 1, reach: null, impressions: null, engagement: null, engagementFrom: null, unavailable: null },
+            { id: 'sky', name: 'Acme', identifier: 'bluesky', platform: 'Bluesky', picture: null, disabled: false, posts: 2, reach: null, impressions: 0, engagement: 14, engagementFrom: 'posts', unavailable: null },
+          ],
+          best: { id: 'b', integrationId: 'sky', excerpt: 'Newer one', publishDate: '2025-03-02T10:00:00.000Z', releaseURL: null, engagement: 9 },
+          worst: null,
+          postsMeasured: 2,
+        }),
         'GET /posts': () => ({
           posts: [
             post('a', 'sky', 'PUBLISHED', '2025-03-01T10:00:00.000Z', '<p>Older <b>one</b></p>'),
@@ -78,9 +90,27 @@ function serve() {
 afterEach(() => fetchMock.mockReset());
 
 describe('analytics page', () => {
-  it('a channel whose platform reports nothing says so', async () => {
+  it('opens on the overview across channels: totals, a row per channel with "not reported" (a reported 0 stays 0), the best post, the CSV, and a channel one click away', async () => {
     serve();
     renderPage(<AnalyticsPage />, { path: '/analytics', route: '/analytics' });
+    await screen.findByRole('heading', { name: 'All channels, last 30 days' });
+    expect(calls.find((c) => c.path === '/analytics/overview')!.search.get('days')).toBe('30');
+    const tg = document.querySelector('tr[data-channel="tg"]')!;
+    expect(tg.textContent).toContain('Acme News');
+    expect(tg.querySelectorAll('.not-reported')).toHaveLength(3);
+    const sky = document.querySelector('tr[data-channel="sky"]')!;
+    expect([...sky.querySelectorAll('td')].map((td) => td.textContent)).toEqual(['2', 'not reported', '0', '14 (its posts)']);
+    expect(screen.getByRole('img', { name: 'Acme News on Telegram' })).toBeTruthy();
+    expect(screen.getByRole('link', { name: 'Newer one' }).getAttribute('href')).toBe('/posts/b');
+    expect(screen.getByRole('link', { name: 'Export CSV' }).getAttribute('href')).toBe('/public/v1/analytics/overview.csv?days=30');
+    await userEvent.click(screen.getByRole('button', { name: /Acme News/ }));
+    await screen.findByText(/Telegram does not report figures to Tidings/);
+    expect(screen.getByTestId('location').textContent).toBe('/analytics?channel=tg');
+  });
+
+  it('a channel whose platform reports nothing says so', async () => {
+    serve();
+    renderPage(<AnalyticsPage />, { path: '/analytics', route: '/analytics?channel=tg' });
     await screen.findByText(/Telegram does not report figures to Tidings/);
     expect(calls.find((c) => c.path === '/analytics/tg')!.search.get('date')).toBe('30');
   });

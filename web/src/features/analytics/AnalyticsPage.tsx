@@ -10,6 +10,7 @@ import { ChannelAvatar } from '../channels/PlatformMark.js';
 import { formatDateTime, utcTitle } from '../../lib/time.js';
 import { excerpt } from '../posts/RichContent.js';
 import { isPeriod, type AnalyticsSeries, type Period } from './analytics-data.js';
+import { AnalyticsOverview } from './AnalyticsOverview.js';
 import { MetricGrid } from './MetricCard.js';
 import { PeriodPicker } from './PeriodPicker.js';
 import './analytics.css';
@@ -121,12 +122,14 @@ export default function AnalyticsPage() {
   const requestedDays = Number(params.get('days'));
   const days: Period = isPeriod(requestedDays) ? requestedDays : 30;
   const channels = integrations.data ?? [];
-  const selected = channels.find((c) => c.id === params.get('channel')) ?? channels.find((c) => !c.disabled) ?? channels[0];
+  // no channel asked for: the overview across channels; the per-channel view stays one choice away
+  const selected = channels.find((c) => c.id === params.get('channel'));
   const figures = useChannelAnalytics(selected?.id, days);
 
   function choose(next: { channel?: string; days?: Period }) {
     const p = new URLSearchParams(params);
-    if (next.channel) p.set('channel', next.channel);
+    if (next.channel === '') p.delete('channel');
+    else if (next.channel) p.set('channel', next.channel);
     if (next.days) p.set('days', String(next.days));
     setParams(p, { replace: true });
   }
@@ -145,22 +148,26 @@ export default function AnalyticsPage() {
           </p>
         </EmptyState>
       ) : null}
-      {selected ? (
-        <>
-          <div className="analytics-controls">
-            <div className="field">
-              <label htmlFor="analytics-channel">Channel</label>
-              <select id="analytics-channel" value={selected.id} onChange={(e) => choose({ channel: e.target.value })}>
-                {channels.map((c) => (
+      {channels.length > 0 ? (
+        <div className="analytics-controls">
+          <div className="field">
+            <label htmlFor="analytics-channel">Channel</label>
+            <select id="analytics-channel" value={selected?.id ?? ''} onChange={(e) => choose({ channel: e.target.value })}>
+              <option value="">All channels (overview)</option>
+              {channels.map((c) => (
                   <option key={c.id} value={c.id}>
                     {c.name} — {platformName(c.identifier)}
                     {c.disabled ? ' (disabled)' : ''}
                   </option>
                 ))}
-              </select>
-            </div>
-            <PeriodPicker days={days} onChange={(d) => choose({ days: d })} />
+            </select>
           </div>
+          <PeriodPicker days={days} onChange={(d) => choose({ days: d })} />
+        </div>
+      ) : null}
+      {channels.length > 0 && !selected ? <AnalyticsOverview days={days} onOpenChannel={(id) => choose({ channel: id })} /> : null}
+      {selected ? (
+        <>
           <section className="analytics-figures" aria-labelledby="channel-figures" aria-busy={figures.isFetching}>
             <h2 id="channel-figures" className="analytics-heading">
               <ChannelLabel integration={selected} />

@@ -46,15 +46,20 @@ export async function notifyIn(tx: Tx, organizationId: string, content: string, 
 }
 
 /** The post part of `post.*` event payloads (one shape for every emitter). */
+/** The channel an event is about; `sandbox: true` only on sandbox channels' events (issue 28), so live payloads keep their shape. */
+export function channelRef(integration: { id: string; identifier: string; name: string; sandbox?: boolean | null }) {
+  return { id: integration.id, identifier: integration.identifier, name: integration.name, ...(integration.sandbox ? { sandbox: true as const } : {}) };
+}
+
 export function postEventPayload(
   row: { id: string; parentPostId: string | null; group: string; position: number; integrationId: string },
-  integration: { id: string; identifier: string; name: string } | undefined,
+  integration: { id: string; identifier: string; name: string; sandbox?: boolean | null } | undefined,
 ) {
   return {
     postId: row.id,
     rootPostId: row.parentPostId ?? row.id,
     group: row.group,
     position: row.position,
-    integration: integration ? { id: integration.id, identifier: integration.identifier, name: integration.name } : { id: row.integrationId },
+    integration: integration ? channelRef(integration) : { id: row.integrationId },
   };
 }

@@ -14,11 +14,17 @@ const ChannelRefSchema = z
     id: z.string().describe('the channel (integration) id'),
     identifier: z.string().optional().describe('the platform, e.g. `bluesky`; absent only when the channel row was gone when the event was written'),
     name: z.string().optional().describe('the channel name'),
+    sandbox: z.literal(true).optional().describe('present (true) on the events of sandbox channels only'),
   })
   .describe('the channel the event is about');
 
 const ChannelSchema = z
-  .object({ id: z.string(), identifier: z.string().describe('the platform, e.g. `bluesky`'), name: z.string() })
+  .object({
+    id: z.string(),
+    identifier: z.string().describe('the platform, e.g. `bluesky`'),
+    name: z.string(),
+    sandbox: z.literal(true).optional().describe('present (true) on the events of sandbox channels only'),
+  })
   .describe('the channel the event is about');
 
 const PostPartSchema = z.object({

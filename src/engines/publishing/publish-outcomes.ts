@@ -1,4 +1,4 @@
-import { emitEvent, notifyIn, postEventPayload } from '../../core/events/events.js';
+import { channelRef, emitEvent, notifyIn, postEventPayload } from '../../core/events/events.js';
 import type { Tx } from '../../db/client.js';
 import { channelLabel, type IntegrationRow, type PostRow, type PublisherEnv } from './publisher-env.js';
 import { nextPoll, type Decision } from './retry-policy.js';
@@ -72,7 +72,7 @@ export function createOutcomes(env: PublisherEnv) {
     if (await channels.markRefreshNeeded(integration.id, at, tx)) {
       await notifyIn(tx, row.organizationId, `Channel ${integration.name} (${integration.identifier}) must be reconnected: ${reason}`, null, at);
     }
-    await emitEvent(tx, row.organizationId, 'integration.refresh_needed', { integration: { id: integration.id, identifier: integration.identifier, name: integration.name }, reason }, at);
+    await emitEvent(tx, row.organizationId, 'integration.refresh_needed', { integration: channelRef(integration), reason }, at);
     return fail(tx, row, integration, `The channel must be reconnected: ${reason}`);
   }
 

@@ -1,6 +1,6 @@
 import { and, asc, count, eq, gte, inArray, isNotNull, isNull, lt, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
-import { emitEvent, postEventPayload } from '../../core/events/events.js';
+import { channelRef, emitEvent, postEventPayload } from '../../core/events/events.js';
 import { customers, integrations, memberships, oauthAccessTokens, oauthGrants, posts, users } from '../../db/schema/index.js';
 
 export type IntegrationRow = typeof integrations.$inferSelect;
@@ -88,7 +88,7 @@ export function createIntegrationsRepository(db: Db) {
           .set({ state: 'ERROR', error: reason, updatedAt: at })
           .where(and(eq(posts.integrationId, id), eq(posts.state, 'QUEUE'), isNull(posts.deletedAt)))
           .returning({ id: posts.id, parentPostId: posts.parentPostId, group: posts.group, position: posts.position, integrationId: posts.integrationId });
-        const channel = { id: row.id, identifier: row.identifier, name: row.name };
+        const channel = channelRef(row);
         await emitEvent(tx, organizationId, 'integration.disconnected', { integration: channel, disconnectedAt: at.toISOString() }, at);
         for (const p of failed) {
           await emitEvent(
@@ -177,7 +177,7 @@ export function createIntegrationsRepository(db: Db) {
             },
           })
           .returning({ id: integrations.id, inserted: sql<boolean>`(xmax = 0)` });
-        const channel = { id: row!.id, identifier: fields.identifier, name: fields.name };
+        const channel = channelRef({ id: row!.id, identifier: fields.identifier, name: fields.name, sandbox: fields.sandbox });
         await emitEvent(tx, fields.organizationId, 'integration.connected', { integration: channel, reconnected: !row!.inserted, connectedAt: at.toISOString() }, at);
         return row!;
       });

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eq } from 'drizzle-orm';
+import { events, posts } from '../../db/schema/posts.js';
 import { picture, platformApi, sha } from '../../../test/platform-api-kit.js';
 
 /**
@@ -6,7 +8,6 @@ import { picture, platformApi, sha } from '../../../test/platform-api-kit.js';
  * real adapter against the simulator inside Tidings, read it back in the feed, make it fail on purpose.
  */
 const api = platformApi('telegram');
-const seen: string[] = [];
 
 beforeAll(async () => {
   await api.start({ env: {} });
@@ -38,6 +39,12 @@ describe('a telegram sandbox channel', () => {
     expect(items[0]).toMatchObject({ id: post.releaseId, text: '<b>Hello</b> sandbox', post: { id: post.id } });
     expect(items[0]!.media.map((m) => m.sha256)).toEqual([sha(bytes)]);
     expect(items[1]).toMatchObject({ text: 'a reply', replyTo: items[0]!.id });
+    // what webhooks receive says sandbox
+    const written = await api.t.deps.database.db.select().from(events).where(eq(events.organizationId, api.org.id));
+    const published = written.filter((e) => e.type === 'post.published').map((e) => e.payload as { integration: { id: string; sandbox?: boolean } });
+    expect(published.length).toBeGreaterThan(0);
+    expect(published.every((p) => p.integration.sandbox === true && p.integration.id === channelId)).toBe(true);
+    expect(written.find((e) => e.type === 'integration.connected')!.payload).toMatchObject({ integration: { id: channelId, sandbox: true } });
   });
 
   it('a "rate_limited" fault is met by the next publish, which is retried after the wait and then published', async () => {
@@ -45,6 +52,8 @@ describe('a telegram sandbox channel', () => {
     expect(set.statusCode, set.body).toBe(200);
     const post = await api.publish(channelId, {}, [{ content: '<p>after the wait</p>' }]);
     expect(post.state).toBe('PUBLISHED');
+    const row = await api.t.deps.database.db.select().from(posts).where(eq(posts.id, post.id));
+    expect(row[0]!.attempts, 'the first attempt met the rate limit').toBeGreaterThanOrEqual(2);
   });
 
   it('a "revoked" fault marks the channel for reconnection; reconnecting the sandbox account brings it back', async () => {
@@ -66,5 +75,4 @@ describe('a telegram sandbox channel', () => {
     expect(fault.statusCode).toBe(400);
     expect(fault.json<{ fields: { path: string }[] }>().fields.map((f) => f.path)).toEqual(['kind']);
   });
-  void seen;
 });

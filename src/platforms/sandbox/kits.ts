@@ -10,6 +10,16 @@ type AnyKit = SandboxKit<any>;
 const load = async (m: Promise<{ default: AnyKit }>) => (await m).default;
 
 export const SANDBOX_KITS: Partial<Record<PlatformIdentifier, () => Promise<AnyKit>>> = {
+  mastodon: () => load(import('../mastodon/sandbox.js')),
+  bluesky: () => load(import('../bluesky/sandbox.js')),
+  facebook: () => load(import('../facebook/sandbox.js')),
+  gmb: () => load(import('../gmb/sandbox.js')),
+  instagram: () => load(import('../instagram/sandbox.js')),
+  'instagram-standalone': () => load(import('../instagram-standalone/sandbox.js')),
+  linkedin: () => load(import('../linkedin/sandbox.js')),
+  'linkedin-page': () => load(import('../linkedin-page/sandbox.js')),
   telegram: () => load(import('../telegram/sandbox.js')),
+  threads: () => load(import('../threads/sandbox.js')),
   x: () => load(import('../x/sandbox.js')),
+  youtube: () => load(import('../youtube/sandbox.js')),
 };

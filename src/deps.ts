@@ -292,7 +292,13 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
         clock,
         logger,
       })),
-      platforms: createPlatformsService({ adapters, setVariables: platformVariables, publicUrl: config.publicUrl, docsUrl: config.docsUrl }),
+      platforms: createPlatformsService({
+        adapters,
+        setVariables: platformVariables,
+        publicUrl: config.publicUrl,
+        docsUrl: config.docsUrl,
+        sandbox: (identifier) => sandboxPlatforms?.available(identifier) ?? false,
+      }),
       tools: createToolsService({ integrations: repositories.integrations, access, secretBox, clock }),
       analytics: createAnalyticsService({
         integrations: repositories.integrations,

@@ -23,6 +23,7 @@ export const PlatformReadinessSchema = z
     instanceBased: z.boolean(),
     ready: z.boolean().describe('a channel can be connected on this deployment now'),
     available: z.boolean().describe('this version can connect the platform at all'),
+    sandbox: z.boolean().describe('a sandbox channel of the platform can be connected (`POST /sandbox/channels`): its simulator inside Tidings, no app needed'),
     setup: PlatformSetupSchema.nullable().describe("the deployment's app at the platform; null when nothing must be registered (credential forms, per-instance apps)"),
   })
   .meta({ id: 'PlatformReadiness' });

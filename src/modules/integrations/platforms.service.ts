@@ -11,6 +11,8 @@ export interface PlatformsDeps {
   publicUrl: string;
   /** where the docs folder is published, if it is (`DOCS_URL`) */
   docsUrl: string | undefined;
+  /** whether a sandbox channel of the platform can be connected here (false everywhere with SANDBOX=off) */
+  sandbox(identifier: PlatformIdentifier): boolean;
 }
 
 /** The file and anchor of a platform's setup steps (docs/platforms.md, "Registering the deployment's apps"). */
@@ -45,6 +47,7 @@ export function createPlatformsService(deps: PlatformsDeps) {
       instanceBased: m.instanceBased,
       ready: connectable && missing.length === 0,
       available: connectable,
+      sandbox: deps.sandbox(m.identifier),
       setup: app
         ? {
             app: app.app,

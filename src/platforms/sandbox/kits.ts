@@ -10,6 +10,7 @@ type AnyKit = SandboxKit<any>;
 const load = async (m: Promise<{ default: AnyKit }>) => (await m).default;
 
 export const SANDBOX_KITS: Partial<Record<PlatformIdentifier, () => Promise<AnyKit>>> = {
+  lemmy: () => load(import('../lemmy/sandbox.js')),
   mastodon: () => load(import('../mastodon/sandbox.js')),
   bluesky: () => load(import('../bluesky/sandbox.js')),
   facebook: () => load(import('../facebook/sandbox.js')),
@@ -18,6 +19,7 @@ export const SANDBOX_KITS: Partial<Record<PlatformIdentifier, () => Promise<AnyK
   'instagram-standalone': () => load(import('../instagram-standalone/sandbox.js')),
   linkedin: () => load(import('../linkedin/sandbox.js')),
   'linkedin-page': () => load(import('../linkedin-page/sandbox.js')),
+  reddit: () => load(import('../reddit/sandbox.js')),
   telegram: () => load(import('../telegram/sandbox.js')),
   threads: () => load(import('../threads/sandbox.js')),
   x: () => load(import('../x/sandbox.js')),

@@ -10,6 +10,7 @@ type AnyKit = SandboxKit<any>;
 const load = async (m: Promise<{ default: AnyKit }>) => (await m).default;
 
 export const SANDBOX_KITS: Partial<Record<PlatformIdentifier, () => Promise<AnyKit>>> = {
+  nostr: () => load(import('../nostr/sandbox.js')),
   lemmy: () => load(import('../lemmy/sandbox.js')),
   mastodon: () => load(import('../mastodon/sandbox.js')),
   bluesky: () => load(import('../bluesky/sandbox.js')),
@@ -24,4 +25,11 @@ export const SANDBOX_KITS: Partial<Record<PlatformIdentifier, () => Promise<AnyK
   threads: () => load(import('../threads/sandbox.js')),
   x: () => load(import('../x/sandbox.js')),
   youtube: () => load(import('../youtube/sandbox.js')),
+  twitch: () => load(import('../twitch/sandbox.js')),
+  kick: () => load(import('../kick/sandbox.js')),
+  whop: () => load(import('../whop/sandbox.js')),
+  skool: () => load(import('../skool/sandbox.js')),
+  mewe: () => load(import('../mewe/sandbox.js')),
+  moltbook: () => load(import('../moltbook/sandbox.js')),
+  wrapcast: () => load(import('../wrapcast/sandbox.js')),
 };

@@ -340,6 +340,22 @@ export function Composer({
     });
   }
 
+  /**
+   * One click from "over the limit" to a fix: the channel gets its own text, a copy of the shared
+   * text as it is now (what was over), shown and focused so it can be shortened for that platform only.
+   */
+  function writeShorter(id: string) {
+    setState((s) => ({ ...s, perChannel: { ...s.perChannel, [id]: { ...s.perChannel[id], custom: true, items: s.shared.map((it) => ({ ...it, key: newKey(), media: [...it.media] })) } } }));
+    setTab(id);
+    setFocusPanel(id);
+  }
+  const [focusPanel, setFocusPanel] = useState<string | null>(null);
+  useEffect(() => {
+    if (!focusPanel) return;
+    document.querySelector<HTMLTextAreaElement>(`[data-compose-panel="${CSS.escape(focusPanel)}"] textarea`)?.focus();
+    setFocusPanel(null);
+  }, [focusPanel, tab]);
+
   function setSettings(id: string, settings: Record<string, unknown>) {
     // a report of the data the form was given (rjsf may send one when its props change) is no change
     if (sameSettings(state.perChannel[id]?.settings ?? withoutTypeTag(rulesOf[id]?.defaults ?? {}), settings)) return;
@@ -474,6 +490,7 @@ export function Composer({
             onDelay={(delay) => updateItem(scope, item.key, (it) => ({ ...it, delay }))}
             onMedia={(fn: (m: AttachedMedia[]) => AttachedMedia[]) => updateItem(scope, item.key, (it) => ({ ...it, media: fn(it.media) }))}
             {...(j > 0 ? { onRemove: () => updateItems(scope, (list) => list.filter((x) => x.key !== item.key)) } : {})}
+            {...(scope === SHARED ? { onShorten: writeShorter } : {})}
           />
         ))}
         {threads ? (

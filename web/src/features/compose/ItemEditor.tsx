@@ -5,6 +5,7 @@ import { uploadFile, type MediaItem } from '../../api/upload.js';
 import { Button } from '../../components/ui.js';
 import { platformName } from '../../lib/platforms.js';
 import { countingUnit, lengthOnPlatform } from './counting.js';
+import './shorten.css';
 import { isPostable, MediaPicker, MediaThumb } from './MediaPicker.js';
 import { mediaMessages, mediaRoom, type AttachedMedia, type ComposeItem, type Rules } from './model.js';
 
@@ -37,7 +38,7 @@ function fromLibrary(m: MediaItem & { type: 'image' | 'video' }): AttachedMedia 
 }
 
 /** "n / max" in the channel's own counting, red when over. */
-export function Counter({ text, target }: { text: string; target: Target }) {
+export function Counter({ text, target, onShorten }: { text: string; target: Target; onShorten?: (channelId: string) => void }) {
   const { channel, rules } = target;
   if (!rules) return <span className="compose-counter">{channel.name} …</span>;
   const n = lengthOnPlatform(text, rules.counting);
@@ -49,6 +50,14 @@ export function Counter({ text, target }: { text: string; target: Target }) {
         {n} / {rules.maxLength}
       </span>
       {over ? <span className="compose-counter-over"> · {n - rules.maxLength} over</span> : null}
+      {over && onShorten ? (
+        <>
+          {' '}
+          <button type="button" className="compose-shorten" onClick={() => onShorten(channel.id)}>
+            Write a shorter version for {channel.name}
+          </button>
+        </>
+      ) : null}
     </span>
   );
 }
@@ -67,6 +76,7 @@ export function ItemEditor({
   onDelay,
   onMedia,
   onRemove,
+  onShorten,
 }: {
   item: ComposeItem;
   index: number;
@@ -77,6 +87,8 @@ export function ItemEditor({
   onDelay: (minutes: number) => void;
   onMedia: (update: (media: AttachedMedia[]) => AttachedMedia[]) => void;
   onRemove?: () => void;
+  /** Over a channel's limit in the shared text: opens that channel's own text, prefilled, to shorten there. */
+  onShorten?: (channelId: string) => void;
 }) {
   const id = useId();
   const queryClient = useQueryClient();
@@ -150,7 +162,7 @@ export function ItemEditor({
       />
       <div className="compose-counters" id={`${id}-counters`}>
         {targets.map((t) => (
-          <Counter key={t.channel.id} text={item.text} target={t} />
+          <Counter key={t.channel.id} text={item.text} target={t} {...(onShorten ? { onShorten } : {})} />
         ))}
       </div>
       {textProblems.length > 0 ? (

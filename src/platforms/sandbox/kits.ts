@@ -10,6 +10,7 @@ type AnyKit = SandboxKit<any>;
 const load = async (m: Promise<{ default: AnyKit }>) => (await m).default;
 
 export const SANDBOX_KITS: Partial<Record<PlatformIdentifier, () => Promise<AnyKit>>> = {
+  wordpress: () => load(import('../wordpress/sandbox.js')),
   nostr: () => load(import('../nostr/sandbox.js')),
   lemmy: () => load(import('../lemmy/sandbox.js')),
   mastodon: () => load(import('../mastodon/sandbox.js')),

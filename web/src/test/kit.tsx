@@ -72,6 +72,7 @@ export function channel(over: Partial<Integration> & Pick<Integration, 'id' | 'n
     disabled: false,
     profile: null,
     refreshNeeded: false,
+    sandbox: false,
     postingTimes: [],
     settings: {},
     createdAt: '2026-01-15T10:00:00.000Z',

@@ -35,6 +35,7 @@ function channel(id: string, customer?: { id: string; name: string }): Integrati
     profile: null,
     ...(customer ? { customer } : {}),
     refreshNeeded: false,
+    sandbox: false,
     postingTimes: [],
     settings: {},
     createdAt: '2025-01-01T00:00:00.000Z',

@@ -29,7 +29,7 @@ const PIN = rules({
 });
 
 function channel(id: string, identifier: Integration['identifier'], over: Partial<Integration> = {}): Integration {
-  return { id, name: `${identifier} channel`, identifier, picture: null, disabled: false, profile: null, refreshNeeded: false, postingTimes: [], settings: {}, createdAt: '', updatedAt: '', ...over };
+  return { id, name: `${identifier} channel`, identifier, picture: null, disabled: false, profile: null, refreshNeeded: false, sandbox: false, postingTimes: [], settings: {}, createdAt: '', updatedAt: '', ...over };
 }
 
 const image = { id: 'm1', path: 'https://cdn.example/m1.png', type: 'image' as const, mimeType: 'image/png', thumbnail: null, alt: 'A cat' };

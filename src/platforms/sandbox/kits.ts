@@ -10,6 +10,7 @@ type AnyKit = SandboxKit<any>;
 const load = async (m: Promise<{ default: AnyKit }>) => (await m).default;
 
 export const SANDBOX_KITS: Partial<Record<PlatformIdentifier, () => Promise<AnyKit>>> = {
+  listmonk: () => load(import('../listmonk/sandbox.js')),
   wordpress: () => load(import('../wordpress/sandbox.js')),
   nostr: () => load(import('../nostr/sandbox.js')),
   lemmy: () => load(import('../lemmy/sandbox.js')),
@@ -33,4 +34,11 @@ export const SANDBOX_KITS: Partial<Record<PlatformIdentifier, () => Promise<AnyK
   mewe: () => load(import('../mewe/sandbox.js')),
   moltbook: () => load(import('../moltbook/sandbox.js')),
   wrapcast: () => load(import('../wrapcast/sandbox.js')),
+  pinterest: () => load(import('../pinterest/sandbox.js')),
+  tiktok: () => load(import('../tiktok/sandbox.js')),
+  tumblr: () => load(import('../tumblr/sandbox.js')),
+  vk: () => load(import('../vk/sandbox.js')),
+  dribbble: () => load(import('../dribbble/sandbox.js')),
+  discord: () => load(import('../discord/sandbox.js')),
+  slack: () => load(import('../slack/sandbox.js')),
 };

@@ -10,6 +10,7 @@ type AnyKit = SandboxKit<any>;
 const load = async (m: Promise<{ default: AnyKit }>) => (await m).default;
 
 export const SANDBOX_KITS: Partial<Record<PlatformIdentifier, () => Promise<AnyKit>>> = {
+  medium: () => load(import('../medium/sandbox.js')),
   hashnode: () => load(import('../hashnode/sandbox.js')),
   devto: () => load(import('../devto/sandbox.js')),
   listmonk: () => load(import('../listmonk/sandbox.js')),

@@ -73,6 +73,8 @@ export interface MeweSimulator extends Simulator {
   /** the login request tokens handed out, newest last */
   loginRequests: { token: string; appId: string; userId: string; approved: boolean; used: boolean }[];
   approve(token: string): void;
+  /** who logs in on the login page from now on (the `loginAs` option, changed) */
+  loginAs(userId: string): void;
   /** every apiToken expires now */
   expireAccessTokens(): void;
   /** the user removes the app's access */
@@ -92,6 +94,7 @@ export async function startMeweSimulator(opts: MeweSimulatorOptions = {}): Promi
   const posts: MewePost[] = [];
   const loginRequests: MeweSimulator['loginRequests'] = [];
   const tokens = new Map<string, { userId: string; appId: string; expiresAt: number }>();
+  let loginAs = opts.loginAs;
 
   const appOf = (req: FastifyRequest) => apps.find((a) => a.appId === req.headers['x-app-id'] && a.apiKey === req.headers['x-api-key']);
 
@@ -112,7 +115,7 @@ export async function startMeweSimulator(opts: MeweSimulatorOptions = {}): Promi
       const q = req.query as { client_id?: string; redirect_uri?: string; state?: string };
       if (!apps.some((a) => a.appId === q.client_id)) return reply.status(400).type('text/html').send('<p>Unknown application</p>');
       if (!q.redirect_uri || !/^https?:\/\//.test(q.redirect_uri)) return reply.status(400).type('text/html').send('<p>Invalid redirect_uri</p>');
-      const u = users.find((x) => x.userId === opts.loginAs) ?? users[0]!;
+      const u = users.find((x) => x.userId === loginAs) ?? users[0]!;
       const token = hex(20);
       loginRequests.push({ token, appId: q.client_id!, userId: u.userId, approved: !opts.holdApproval, used: false });
       const back = new URL(q.redirect_uri);
@@ -202,6 +205,9 @@ export async function startMeweSimulator(opts: MeweSimulatorOptions = {}): Promi
     addApp: (a: MeweApp) => void apps.push(a),
     addUser: (u: MeweUser) => void users.push(u),
     addGroup: (g: { groupId: string; name: string }) => void groups.set(g.groupId, g),
+    loginAs(userId: string) {
+      loginAs = userId;
+    },
     approve(token: string) {
       const r = loginRequests.find((x) => x.token === token);
       if (r) r.approved = true;

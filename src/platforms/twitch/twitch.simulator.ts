@@ -66,7 +66,7 @@ export interface TwitchSimulatorOptions {
   rateLimitPerMinute?: number;
 }
 
-export interface TwitchSimulator extends Simulator, Omit<OAuth2Controls<string>, 'approveAs'> {
+export interface TwitchSimulator extends Simulator, OAuth2Controls<string> {
   users: Map<string, TwitchUserRecord>;
   messages: TwitchMessageRecord[];
   announcements: TwitchAnnouncementRecord[];
@@ -83,6 +83,7 @@ export async function startTwitchSimulator(opts: TwitchSimulatorOptions = {}): P
   const announcements: TwitchAnnouncementRecord[] = [];
   const buckets = fixedWindowCounter<string>();
   const perMinute = opts.rateLimitPerMinute ?? 800;
+  let approver: string | undefined;
 
   // OAuth errors are `{ status, message }`; the previous refresh token keeps working. (No state, PKCE
   // or scope check: their answers below are never sent.)
@@ -115,7 +116,7 @@ export async function startTwitchSimulator(opts: TwitchSimulatorOptions = {}): P
     requireState: false,
     redirectScope: true,
     rotateRefreshTokens: false,
-    approver: () => [...users.keys()][0] || undefined,
+    approver: () => approver ?? ([...users.keys()][0] || undefined),
     tokenBody: ({ access, refresh }) => ({ access_token: access.token, expires_in: ACCESS_SECONDS, refresh_token: refresh.token, scope: access.scopes, token_type: 'bearer' }),
     fail: (reply, failure) => {
       const [status, message] = OAUTH_FAILURES[failure];
@@ -213,6 +214,9 @@ export async function startTwitchSimulator(opts: TwitchSimulatorOptions = {}): P
     messages,
     announcements,
     addUser: (u) => users.set(u.id, u),
+    approveAs: (id) => {
+      approver = id;
+    },
     lookup: (id) => {
       const m = messages.find((x) => x.id === id);
       return m ? { text: m.text, ...(m.replyTo ? { replyTo: m.replyTo } : {}), mediaSha256: [] } : undefined;

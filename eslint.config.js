@@ -15,9 +15,12 @@ const platformLayers = (up) => ({
   regex: `^${up}(modules|engines|core|jobs|db|http|admin)/`,
   message: 'A platform never imports modules/, engines/, core/, jobs/, db/, http/ or admin/: adapters get what they need through the OperationContext.',
 });
-/** Another platform's folder, seen from inside src/platforms/<id>/ (common/ is where shared code goes). */
+/**
+ * Another platform's folder, seen from inside src/platforms/<id>/ (common/ is where shared code
+ * goes; sandbox/ is the sandbox's kit contract that each platform's `sandbox.ts` implements).
+ */
 const otherPlatform = {
-  regex: '^\\.\\./(?!common/|\\.\\./)[^/]+/',
+  regex: '^\\.\\./(?!common/|sandbox/|\\.\\./)[^/]+/',
   message: "One platform never imports another platform's folder: move what both need to src/platforms/common/.",
 };
 const noEngine = {
@@ -94,7 +97,7 @@ const boundaries = [
   {
     // 2. adapter code: no other platform, no upper layer, no database/queue/Fastify package.
     files: ['src/platforms/*/**/*.ts'],
-    ignores: NOT_A_TEST,
+    ignores: [...NOT_A_TEST, 'src/platforms/sandbox/**'],
     rules: restrictImports(
       [otherPlatform, platformLayers('\\.\\./\\.\\./')],
       ['fastify', 'pg-boss', 'drizzle-orm', 'pg', '@electric-sql/pglite'].map((name) => ({
@@ -102,6 +105,13 @@ const boundaries = [
         message: 'Platform adapters never touch the database, the queue or Fastify.',
       })),
     ),
+  },
+  {
+    // 2. the sandbox (issue 28): like the registry, it knows every platform's kit (their
+    // `sandbox.ts`, loaded on first use) and runs their simulators in-process; no upper layer.
+    files: ['src/platforms/sandbox/**/*.ts'],
+    ignores: NOT_A_TEST,
+    rules: restrictImports([platformLayers('\\.\\./\\.\\./')]),
   },
   {
     // 2. a platform's simulators and test kits (test code on Fastify): no other platform, no upper layer.

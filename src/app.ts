@@ -25,6 +25,7 @@ import { teamRoutes } from './modules/team/team.routes.js';
 import { onboardingRoutes } from './modules/onboarding/onboarding.routes.js';
 import { videoRoutes } from './modules/video/video.routes.js';
 import { sandboxRoutes } from './modules/sandbox/sandbox.routes.js';
+import { installSandboxScope } from './http/sandbox-scope.js';
 import { VERSION } from './version.js';
 import { installMcp } from './mcp/index.js';
 import cookie from '@fastify/cookie';
@@ -135,6 +136,7 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
       api.addHook('onRoute', completeResponses);
       installAuth(api, services.auth, { sessionCookie: cookieNames(config.accounts.secureCookies).session });
       installRateLimit(api, { store: deps.rateStore, clock });
+      installSandboxScope(api, services.sandbox.scope);
       await api.register(integrationsRoutes(services.integrations));
       await api.register(connectRoutes(services.connect));
       await api.register(platformsRoutes(services.platforms));

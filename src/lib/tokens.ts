@@ -24,14 +24,17 @@ export function hashCredential(value: string): string {
 export const API_KEY_PREFIX = 'tdk_';
 export const OAUTH_TOKEN_PREFIX = 'pos_';
 
-/** A new API key: `tdk_` + 40 base62 characters (never starts with `pos_`). */
-export function generateApiKey(): string {
-  return API_KEY_PREFIX + randomBase62(40);
+/** Sandbox keys (issue 28) show what they are: `tdk_test_…`. */
+export const SANDBOX_KEY_PREFIX = 'tdk_test_';
+
+/** A new API key: `tdk_` + 40 base62 characters (never starts with `pos_`); a sandbox key `tdk_test_` + 40. */
+export function generateApiKey(opts: { sandbox?: boolean } = {}): string {
+  return (opts.sandbox ? SANDBOX_KEY_PREFIX : API_KEY_PREFIX) + randomBase62(40);
 }
 
 /** The visible part kept to tell keys apart: the scheme prefix and 6 characters. */
 export function visiblePrefix(value: string): string {
-  return value.slice(0, 10);
+  return value.slice(0, value.startsWith(SANDBOX_KEY_PREFIX) ? SANDBOX_KEY_PREFIX.length + 6 : 10);
 }
 
 /** The OAuth server's secrets (issue 15). Each ≥ 190 bits of randomness, stored as SHA-256 only. */

@@ -73,6 +73,8 @@ export function mcpTransports(opts: McpTransportOptions) {
     const token = pathKey ?? header.replace(/^bearer\s+/i, '');
     try {
       const context = await auth.authenticate(token, req.ip);
+      // The sandbox key's limits are kept by the REST API's routes (http/sandbox-scope.ts), which tools do not pass through.
+      if (context.sandbox) throw new AppError('FORBIDDEN', 'Sandbox keys (tdk_test_…) work on the REST API only; use a live key or OAuth sign-in for MCP');
       return { context, token };
     } catch (err) {
       if (!(err instanceof AppError)) throw err;

@@ -45,25 +45,25 @@ export interface SandboxAccess {
 export function createChannelAccess(deps: ChannelAccessDeps) {
   const refreshAhead = deps.refreshAheadMs ?? 5 * 60_000;
 
-  function sandboxOf(row: IntegrationRow): SandboxAccess {
+  function sandboxOf(): SandboxAccess {
     if (!deps.sandbox) throw new PlatformError('unsupported', 'The sandbox is turned off on this server (SANDBOX=off): sandbox channels cannot publish');
     return deps.sandbox;
   }
 
   function adapterOf(row: IntegrationRow): PlatformAdapter {
     if (!isPlatformIdentifier(row.identifier)) throw new PlatformError('unsupported', `Unknown platform ${row.identifier}`);
-    return row.sandbox ? sandboxOf(row).adapters[row.identifier] : deps.adapters[row.identifier];
+    return row.sandbox ? sandboxOf().adapters[row.identifier] : deps.adapters[row.identifier];
   }
 
   /** A sandbox channel's row once its simulator runs (a restarted one has just given it new credentials). */
   async function current(row: IntegrationRow): Promise<IntegrationRow> {
     if (!row.sandbox) return row;
-    await sandboxOf(row).prepare(row.organizationId, row.identifier as PlatformIdentifier);
+    await sandboxOf().prepare(row.organizationId, row.identifier as PlatformIdentifier);
     return (await deps.channels.findLiveChannel(row.id)) ?? row;
   }
 
   function contextFor(row: IntegrationRow, credentials: Credentials, signal: AbortSignal): OperationContext {
-    const http = row.sandbox ? sandboxOf(row).http(row.organizationId, row.identifier as PlatformIdentifier) : deps.http;
+    const http = row.sandbox ? sandboxOf().http(row.organizationId, row.identifier as PlatformIdentifier) : deps.http;
     return {
       credentials,
       instanceUrl: row.instanceUrl,

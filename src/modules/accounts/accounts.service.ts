@@ -383,9 +383,9 @@ async function signUp(input: SignUpInput, client: Client, opts: { viaAdmin?: boo
       return { organization: me, keys: await deps.organizations.listApiKeys(me.organizationId) };
     },
 
-    async createApiKey(session: SessionContext, name: string) {
+    async createApiKey(session: SessionContext, name: string, opts: { sandbox?: boolean } = {}) {
       const me = await requireRole(session, 'admin');
-      return deps.organizations.createApiKey(me.organizationId, name);
+      return deps.organizations.createApiKey(me.organizationId, name, opts);
     },
 
     async revokeApiKey(session: SessionContext, id: string) {

@@ -9,6 +9,8 @@ export interface CredentialOwner {
   planRateLimit: number | null;
   /** the scopes an OAuth token was granted (space-separated); null for API keys */
   scope: string | null;
+  /** a sandbox key (`tdk_test_…`) */
+  sandbox?: boolean;
 }
 
 export function createAuthRepository(db: Db) {
@@ -16,7 +18,7 @@ export function createAuthRepository(db: Db) {
   return {
     async findActiveApiKey(keyHash: string): Promise<CredentialOwner | undefined> {
       const [row] = await db
-        .select({ credentialId: apiKeys.id, organizationId: organizations.id, planName: plans.name, planRateLimit: plans.rateLimit })
+        .select({ credentialId: apiKeys.id, organizationId: organizations.id, planName: plans.name, planRateLimit: plans.rateLimit, sandbox: apiKeys.sandbox })
         .from(apiKeys)
         .innerJoin(organizations, eq(organizations.id, apiKeys.organizationId))
         .innerJoin(plans, eq(plans.name, organizations.planName))

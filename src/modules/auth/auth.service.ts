@@ -25,6 +25,8 @@ export interface AuthContext {
   readOnly: boolean;
   /** the signed-in person and their role, for calls of the first-party web app (session cookie) */
   session?: SessionContext & { role: MemberRole };
+  /** a sandbox key (`tdk_test_…`, issue 28): it sees and touches sandbox channels and their posts only (`http/sandbox-scope.ts`) */
+  sandbox?: boolean;
 }
 
 export interface AuthServiceOptions {
@@ -149,6 +151,7 @@ export function createAuthService(deps: {
         credential: { kind, id: owner.credentialId },
         planName: owner.planName,
         readOnly: owner.scope !== null && isReadOnlyScope(owner.scope),
+        ...(owner.sandbox ? { sandbox: true } : {}),
         rateKey: `api:${owner.organizationId}`,
         rateLimit: owner.planRateLimit ?? options.defaultRateLimit,
         rateWindowSeconds: options.rateWindowSeconds,

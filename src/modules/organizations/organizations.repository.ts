@@ -30,7 +30,7 @@ export function createOrganizationsRepository(db: Db) {
       return row;
     },
 
-    async insertApiKey(values: { organizationId: string; name: string; prefix: string; keyHash: string }) {
+    async insertApiKey(values: { organizationId: string; name: string; prefix: string; keyHash: string; sandbox?: boolean }) {
       const [row] = await db.insert(apiKeys).values(values).returning();
       return row!;
     },

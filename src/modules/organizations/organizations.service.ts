@@ -10,6 +10,7 @@ export interface ApiKeyView {
   organizationId: string;
   name: string;
   prefix: string;
+  sandbox: boolean;
   createdAt: string;
   lastUsedAt: string | null;
   revokedAt: string | null;
@@ -21,6 +22,7 @@ function keyView(row: Awaited<ReturnType<OrganizationsRepository['insertApiKey']
     organizationId: row.organizationId,
     name: row.name,
     prefix: row.prefix,
+    sandbox: row.sandbox,
     createdAt: row.createdAt.toISOString(),
     lastUsedAt: row.lastUsedAt?.toISOString() ?? null,
     revokedAt: row.revokedAt?.toISOString() ?? null,
@@ -37,13 +39,14 @@ export function createOrganizationsService(deps: {
 }) {
   const { organizations } = deps;
 
-  async function createApiKey(organizationId: string, name: string) {
+  async function createApiKey(organizationId: string, name: string, opts: { sandbox?: boolean } = {}) {
     const org = await organizations.findOrganization(organizationId);
     if (!org) throw notFound('Organization');
-    const apiKey = generateApiKey();
+    const apiKey = generateApiKey(opts);
     const row = await organizations.insertApiKey({
       organizationId,
       name,
+      sandbox: opts.sandbox === true,
       prefix: visiblePrefix(apiKey),
       keyHash: hashCredential(apiKey),
     });

@@ -22,6 +22,34 @@ export function createSandboxRepository(db: Db) {
       return row;
     },
 
+    /** whether the channel of the organisation is a sandbox channel (undefined: no such channel) */
+    async channelSandbox(organizationId: string, id: string): Promise<boolean | undefined> {
+      const [row] = await db
+        .select({ sandbox: integrations.sandbox })
+        .from(integrations)
+        .where(and(eq(integrations.id, id), eq(integrations.organizationId, organizationId)));
+      return row?.sandbox;
+    },
+
+    /** whether every channel the posts (by post id, or by group) are on is a sandbox channel; undefined: no such post */
+    async postsSandbox(organizationId: string, match: { postId: string } | { group: string }): Promise<boolean | undefined> {
+      const rows = await db
+        .select({ sandbox: integrations.sandbox })
+        .from(posts)
+        .innerJoin(integrations, eq(integrations.id, posts.integrationId))
+        .where(and(eq(posts.organizationId, organizationId), 'postId' in match ? eq(posts.id, match.postId) : eq(posts.group, match.group)));
+      if (rows.length === 0) return undefined;
+      return rows.every((r) => r.sandbox);
+    },
+
+    async sandboxChannelIds(organizationId: string): Promise<Set<string>> {
+      const rows = await db
+        .select({ id: integrations.id })
+        .from(integrations)
+        .where(and(eq(integrations.organizationId, organizationId), eq(integrations.sandbox, true)));
+      return new Set(rows.map((r) => r.id));
+    },
+
     /** the channel's posts that went out (the feed's items are matched to them by the platform id) */
     async publishedPosts(integrationId: string) {
       return db

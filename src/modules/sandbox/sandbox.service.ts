@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { AppError, fieldError, notFound } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { PLATFORM_IDENTIFIERS, type PlatformAdapter, type PlatformIdentifier } from '../../platforms/platform.js';
-import type { SandboxAccount, SandboxFault, SandboxFeedItem } from '../../platforms/sandbox/kit.js';
+import type { SandboxAccount, SandboxFeedItem } from '../../platforms/sandbox/kit.js';
 import type { SandboxPlatforms } from '../../platforms/sandbox/sandbox.js';
 import type { ConnectingPerson, ConnectService } from '../integrations/connect.service.js';
 import type { Integration } from '../integrations/integrations.schemas.js';
@@ -36,7 +36,7 @@ export function createSandboxService(deps: SandboxServiceDeps) {
     const p = platforms();
     if (!(PLATFORM_IDENTIFIERS as readonly string[]).includes(identifier)) throw fieldError('identifier', `Unknown platform "${identifier}"`);
     if (!p.available(identifier)) throw new AppError('PLATFORM_NOT_AVAILABLE', `There is no sandbox of ${identifier} yet`);
-    return identifier as PlatformIdentifier;
+    return identifier;
   }
 
   function accountOf(key: string, identifier: PlatformIdentifier, name?: string): SandboxAccount {
@@ -101,6 +101,14 @@ export function createSandboxService(deps: SandboxServiceDeps) {
   return {
     enabled: () => deps.platforms !== undefined,
 
+    /** What a sandbox key may reach (`http/sandbox-scope.ts`): sandbox channels and the posts on them only. */
+    scope: {
+      channel: (organizationId: string, id: string) => deps.repository.channelSandbox(organizationId, id),
+      post: (organizationId: string, postId: string) => deps.repository.postsSandbox(organizationId, { postId }),
+      group: (organizationId: string, group: string) => deps.repository.postsSandbox(organizationId, { group }),
+      channelIds: (organizationId: string) => deps.repository.sandboxChannelIds(organizationId),
+    },
+
     /** Connects a new sandbox channel of `identifier` (or, with `refresh`, reconnects that sandbox channel's account). */
     async connect(organizationId: string, identifier: string, input: { name?: string; refresh?: string } = {}, by?: ConnectingPerson): Promise<Integration> {
       const id = identifierOf(identifier);
@@ -153,7 +161,7 @@ export function createSandboxService(deps: SandboxServiceDeps) {
         const minutes = input.minutes ?? 5;
         p.setOutage(organizationId, identifier, input.kind === 'down' ? { down: minutes } : { slow: minutes, slowMs: (input.delaySeconds ?? 5) * 1000 });
       } else {
-        await p.fault(organizationId, identifier, input.kind as SandboxFault);
+        await p.fault(organizationId, identifier, input.kind);
       }
       return this.faults(organizationId, id, row.identifier);
     },

@@ -118,7 +118,7 @@ export function teamRoutes(accounts: AccountsService, oauth: OauthService): Fast
       '/api-keys',
       { schema: { tags, summary: 'Create an API key; the key is answered once', description: SESSION_ONLY, body: CreateApiKeyBodySchema, response: { 201: CreatedApiKeySchema, ...errorResponses('FORBIDDEN') } } },
       async (req, reply) => {
-        const made = await accounts.createApiKey(requireSession(req), req.body.name);
+        const made = await accounts.createApiKey(requireSession(req), req.body.name, { sandbox: req.body.sandbox });
         const { organizationId: _o, ...key } = made.key;
         return reply.status(201).send({ key, apiKey: made.apiKey });
       },

@@ -51,8 +51,16 @@ export const UserParamsSchema = z.object({ userId: z.string() });
 export const IdParamsSchema = z.object({ id: z.string() });
 export const RoleBodySchema = z.object({ role: Role });
 
-export const ApiKeySchema = z.object({ id: z.string(), name: z.string(), prefix: z.string(), createdAt: z.iso.datetime(), lastUsedAt: z.iso.datetime().nullable(), revokedAt: z.iso.datetime().nullable() });
-export const CreateApiKeyBodySchema = z.object({ name: z.string().trim().min(1).max(200) });
+export const ApiKeySchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  prefix: z.string(),
+  sandbox: z.boolean().describe('a sandbox key (`tdk_test_…`): it sees and touches sandbox channels and their posts only'),
+  createdAt: z.iso.datetime(), lastUsedAt: z.iso.datetime().nullable(), revokedAt: z.iso.datetime().nullable() });
+export const CreateApiKeyBodySchema = z.object({
+  name: z.string().trim().min(1).max(200),
+  sandbox: z.boolean().optional().describe('a sandbox key (`tdk_test_…`): it sees and touches sandbox channels and their posts only'),
+});
 export const CreatedApiKeySchema = z.object({ key: ApiKeySchema, apiKey: z.string().describe('the key, shown once') });
 
 export const ApprovedAppSchema = z.object({

@@ -12,7 +12,7 @@ import { DRIBBBLE_ORIGINS, startDribbbleSimulator, type DribbbleSimulator } from
 export default defineSandboxKit<DribbbleSimulator>({
   origins: [...DRIBBBLE_ORIGINS],
   app: SANDBOX_APPS.dribbble,
-  example: { settings: { title: 'Hello from the Tidings sandbox' }, media: 'image' },
+  example: { settings: { title: 'Hello from the Tidings sandbox' }, media: 'image', imageSize: { width: 800, height: 600 } },
   async start() {
     const sim = await startDribbbleSimulator();
     sim.addApp({ ...SANDBOX_APPS.dribbble });

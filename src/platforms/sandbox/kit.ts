@@ -84,7 +84,7 @@ export interface SandboxKit<S extends SandboxSimulator = Simulator> {
    */
   socketTarget?(sim: S, url: string): string | undefined;
   /** what a first post on the platform needs: the settings it requires (a subreddit, a board, a title…) and the media it takes */
-  example?: { settings?: Record<string, unknown>; media?: 'image' | 'video' | 'none' };
+  example?: { settings?: Record<string, unknown>; media?: 'image' | 'video' | 'none'; /** the picture size the platform takes, when it takes only some (Dribbble) */ imageSize?: { width: number; height: number } };
 }
 
 /** The simulators whose failures come in the generic kinds. */

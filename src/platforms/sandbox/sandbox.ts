@@ -129,7 +129,7 @@ export function createSandboxPlatforms(opts: SandboxPlatformsOptions) {
             override: () => (c.downUntil !== undefined && c.downUntil > opts.clock.now() ? unavailable() : undefined),
           };
         },
-        onRequest: opts.onRequest,
+        onRequest: (origin) => opts.onRequest?.(origin),
         socketTarget(url) {
           const i = running.get(keyOf(organizationId, identifier));
           if (!i?.kit.socketTarget || !i.kit.origins.includes(new URL(url).origin)) return undefined;
@@ -183,7 +183,7 @@ export function createSandboxPlatforms(opts: SandboxPlatformsOptions) {
 
     async close() {
       const all = await Promise.allSettled([...started.values()]);
-      await Promise.all(all.map((r) => (r.status === 'fulfilled' ? r.value.sim.close() : undefined)));
+      await Promise.all(all.flatMap((r) => (r.status === 'fulfilled' ? [r.value.sim.close()] : [])));
       started.clear();
       ready.clear();
       running.clear();

@@ -1,0 +1,71 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { AppError } from '../errors.js';
+import type { SandboxService } from '../modules/sandbox/sandbox.service.js';
+
+/**
+ * A sandbox key (`tdk_test_…`, issue 28) sees and touches the organisation's sandbox channels and
+ * the posts on them only: any other channel or post is NOT_FOUND to it, exactly as another
+ * organisation's would be, lists leave the others out, and it cannot connect a live channel.
+ * The organisation's shared things (media, webhooks, client groups, notifications) stay shared.
+ * Checked here, on the API's routes by their own parameters, so no service learns about keys.
+ */
+type Scope = SandboxService['scope'];
+
+const API = '/public/v1';
+/** routes whose `:id` / `:integrationId` is a channel */
+const CHANNEL_ROUTES = new Set(['/integrations/:id', '/integrations/:id/account', '/integration-settings/:id', '/integration-trigger/:id', '/find-slot/:id', '/analytics/:integrationId']);
+/** routes whose `:id` / `:postId` is a post */
+const POST_ROUTES = new Set(['/posts/:id', '/posts/:id/date', '/posts/:id/missing', '/posts/:id/release-id', '/posts/:id/settings', '/posts/:id/status', '/analytics/post/:postId']);
+const GROUP_ROUTES = new Set(['/posts/group/:group', '/posts/group/:group/date']);
+/** connecting a live channel */
+const LIVE_CONNECT = new Set(['/social/:identifier']);
+
+const notFound = (what: string) => new AppError('NOT_FOUND', `${what} not found`);
+
+export function installSandboxScope(app: FastifyInstance, scope: Scope) {
+  app.addHook('preHandler', async (req: FastifyRequest) => {
+    if (!req.auth?.sandbox) return;
+    const url = req.routeOptions.url?.startsWith(API) ? req.routeOptions.url.slice(API.length) : undefined;
+    if (url === undefined) return;
+    const org = req.auth.organizationId;
+    const params = (req.params ?? {}) as Record<string, string>;
+    if (LIVE_CONNECT.has(url)) {
+      throw new AppError('FORBIDDEN', 'A sandbox key connects sandbox channels only: POST /public/v1/sandbox/channels');
+    }
+    if (CHANNEL_ROUTES.has(url)) {
+      if ((await scope.channel(org, params.id ?? params.integrationId ?? '')) !== true) throw notFound('Integration');
+    } else if (POST_ROUTES.has(url)) {
+      if ((await scope.post(org, params.id ?? params.postId ?? '')) !== true) throw notFound('Post');
+    } else if (GROUP_ROUTES.has(url)) {
+      if ((await scope.group(org, params.group ?? '')) !== true) throw notFound('Post group');
+    } else if (url === '/posts' && req.method === 'POST') {
+      const body = req.body as { posts?: { integration?: { id?: unknown } }[] } | undefined;
+      const ids = new Set((body?.posts ?? []).map((p) => p.integration?.id).filter((id): id is string => typeof id === 'string'));
+      const allowed = await scope.channelIds(org);
+      for (const id of ids) if (!allowed.has(id)) throw notFound('Integration');
+    }
+  });
+
+  // Lists leave out what a sandbox key may not see.
+  app.addHook('preSerialization', async (req: FastifyRequest, _reply, payload: unknown) => {
+    if (!req.auth?.sandbox || req.method !== 'GET') return payload;
+    const url = req.routeOptions.url?.slice(API.length);
+    if (url === '/integrations' && Array.isArray(payload)) return (payload as { sandbox?: boolean }[]).filter((i) => i.sandbox === true);
+    if (url === '/posts' && payload && typeof payload === 'object' && Array.isArray((payload as { posts?: unknown }).posts)) {
+      const allowed = await scope.channelIds(req.auth.organizationId);
+      const list = payload as { posts: { integration: { id: string } }[] };
+      return { ...list, posts: list.posts.filter((p) => allowed.has(p.integration.id)) };
+    }
+    if (url === '/analytics/overview' && payload && typeof payload === 'object') {
+      const allowed = await scope.channelIds(req.auth.organizationId);
+      const o = payload as { channels: { id: string }[]; best: { integrationId: string } | null; worst: { integrationId: string } | null };
+      return {
+        ...o,
+        channels: o.channels.filter((c) => allowed.has(c.id)),
+        best: o.best && allowed.has(o.best.integrationId) ? o.best : null,
+        worst: o.worst && allowed.has(o.worst.integrationId) ? o.worst : null,
+      };
+    }
+    return payload;
+  });
+}

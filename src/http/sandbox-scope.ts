@@ -1,11 +1,11 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { AppError } from '../errors.js';
+import { AppError, validationError } from '../errors.js';
 import type { SandboxService } from '../modules/sandbox/sandbox.service.js';
 
 /**
  * A sandbox key (`tdk_test_…`, issue 28) sees and touches the organisation's sandbox channels and
  * the posts on them only: any other channel or post is NOT_FOUND to it, exactly as another
- * organisation's would be, lists leave the others out, and it cannot connect a live channel.
+ * organisation's would be (POST /posts: 400 naming the field, as for one), lists leave the others out, and it cannot connect a live channel.
  * The organisation's shared things (media, webhooks, client groups, notifications) stay shared.
  * Checked here, on the API's routes by their own parameters, so no service learns about keys.
  */
@@ -39,10 +39,13 @@ export function installSandboxScope(app: FastifyInstance, scope: Scope) {
     } else if (GROUP_ROUTES.has(url)) {
       if ((await scope.group(org, params.group ?? '')) !== true) throw notFound('Post group');
     } else if (url === '/posts' && req.method === 'POST') {
+      // As a channel of another organisation is answered: the field named.
       const body = req.body as { posts?: { integration?: { id?: unknown } }[] } | undefined;
-      const ids = new Set((body?.posts ?? []).map((p) => p.integration?.id).filter((id): id is string => typeof id === 'string'));
       const allowed = await scope.channelIds(org);
-      for (const id of ids) if (!allowed.has(id)) throw notFound('Integration');
+      const fields = (body?.posts ?? []).flatMap((p, i) =>
+        typeof p.integration?.id === 'string' && !allowed.has(p.integration.id) ? [{ path: `posts.${i}.integration.id`, message: 'No channel with this id in your organisation' }] : [],
+      );
+      if (fields.length > 0) throw validationError(fields);
     }
   });
 

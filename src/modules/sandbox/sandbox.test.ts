@@ -62,9 +62,49 @@ describe('a telegram sandbox channel', () => {
     expect(post.state).toBe('ERROR');
     expect(post.error).toMatch(/bot was kicked/);
     expect((await api.listChannels()).find((i) => i.id === channelId)!.refreshNeeded).toBe(true);
+    // the notification and the webhook event, as for a live channel
+    const notes = await api.call({ method: 'GET', url: '/public/v1/notifications' });
+    expect(notes.body).toMatch(/must be reconnected/);
+    const written = await api.t.deps.database.db.select().from(events).where(eq(events.organizationId, api.org.id));
+    expect(written.find((e) => e.type === 'integration.refresh_needed')!.payload).toMatchObject({ integration: { id: channelId, sandbox: true } });
     const again = await api.call({ method: 'POST', url: '/public/v1/sandbox/channels', payload: { identifier: 'telegram', refresh: channelId } });
     expect(again.statusCode, again.body).toBe(201);
     expect(again.json()).toMatchObject({ id: channelId, refreshNeeded: false, sandbox: true });
+  });
+
+  it('"duplicate" and "media_refused" faults: the next post is refused in Telegram\'s words, ERROR with post.failed', async () => {
+    for (const kind of ['duplicate', 'media_refused']) {
+      await api.call({ method: 'POST', url: `/public/v1/sandbox/channels/${channelId}/faults`, payload: { kind } });
+      const post = await api.settle(api.postIdOf(await api.createPost(channelId, {}, [{ content: `<p>refused ${kind}</p>` }])));
+      expect(post.state).toBe('ERROR');
+      expect(post.error).toMatch(/Bad Request/);
+    }
+    const written = await api.t.deps.database.db.select().from(events).where(eq(events.organizationId, api.org.id));
+    expect(written.filter((e) => e.type === 'post.failed').length).toBeGreaterThanOrEqual(2);
+  });
+
+  it('"down" for 2 minutes: posts wait and are retried (503), and publish once the platform is back', async () => {
+    const down = await api.call({ method: 'POST', url: `/public/v1/sandbox/channels/${channelId}/faults`, payload: { kind: 'down', minutes: 2 } });
+    expect(down.statusCode, down.body).toBe(200);
+    expect(Date.parse(down.json<{ downUntil: string }>().downUntil) - api.clock.now()).toBe(2 * 60_000);
+    const id = api.postIdOf(await api.createPost(channelId, {}, [{ content: '<p>while down</p>' }]));
+    const waiting = await api.eventually(async () => {
+      const p = await api.getPost(id);
+      return p.state === 'QUEUE' && p.nextAttemptAt && Date.parse(p.nextAttemptAt) > api.clock.now() ? p : undefined;
+    }, 'a failed first attempt waiting for its retry');
+    expect(waiting.error).toMatch(/Attempt 1 failed \(503 Service Temporarily Unavailable/);
+    // the clock moves on, retries after the outage go through
+    const post = await api.settle(id, { timeoutMs: 40_000 });
+    expect(post.state).toBe('PUBLISHED');
+    const after = await api.call({ method: 'GET', url: `/public/v1/sandbox/channels/${channelId}/faults` });
+    expect(after.json()).toEqual({ downUntil: null, slowUntil: null, slowSeconds: null });
+  });
+
+  it('"slow" is reported until ended', async () => {
+    const slow = await api.call({ method: 'POST', url: `/public/v1/sandbox/channels/${channelId}/faults`, payload: { kind: 'slow', minutes: 3, delaySeconds: 1 } });
+    expect(slow.json()).toMatchObject({ slowSeconds: 1, downUntil: null });
+    const ended = await api.call({ method: 'DELETE', url: `/public/v1/sandbox/channels/${channelId}/faults` });
+    expect(ended.json()).toEqual({ downUntil: null, slowUntil: null, slowSeconds: null });
   });
 
   it('bad input names the field', async () => {

@@ -109,8 +109,8 @@ export function createSandboxPlatforms(opts: SandboxPlatformsOptions) {
 
   const unavailable = (): PlatformResponse => ({
     status: 503,
-    headers: { 'content-type': 'text/html' },
-    body: '<html><head><title>503 Service Temporarily Unavailable</title></head><body><h1>503 Service Temporarily Unavailable</h1></body></html>',
+    headers: { 'content-type': 'text/plain' },
+    body: '503 Service Temporarily Unavailable',
   });
 
   return {

@@ -145,7 +145,8 @@ export async function startWrapcastSimulator(opts: WrapcastSimulatorOptions = {}
     const mapped = opts.mediaOrigins?.[target.origin];
     const fetchUrl = mapped ? `${mapped}${url.slice(target.origin.length)}` : url;
     try {
-      const res = await fetch(fetchUrl, { signal: AbortSignal.timeout(10_000) });
+      // One connection per fetch: none is left open in the service that served the picture (the in-process sandbox shares its process).
+      const res = await fetch(fetchUrl, { headers: { connection: 'close' }, signal: AbortSignal.timeout(10_000) });
       if (!res.ok) return { ok: false, message: `Embed url could not be fetched: ${url} (HTTP ${res.status})` };
       const bytes = Buffer.from(await res.arrayBuffer());
       return { ok: true, sha256: sha256(bytes), size: bytes.length };

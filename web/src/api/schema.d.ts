@@ -15416,6 +15416,8 @@ export interface paths {
                             id: string;
                             name: string;
                             prefix: string;
+                            /** @description a sandbox key (`tdk_test_…`): it sees and touches sandbox channels and their posts only */
+                            sandbox: boolean;
                             /** Format: date-time */
                             createdAt: string;
                             lastUsedAt: string | null;
@@ -15559,6 +15561,8 @@ export interface paths {
                 content: {
                     "application/json": {
                         name: string;
+                        /** @description a sandbox key (`tdk_test_…`): it sees and touches sandbox channels and their posts only */
+                        sandbox?: boolean;
                     };
                 };
             };
@@ -15586,6 +15590,8 @@ export interface paths {
                                 id: string;
                                 name: string;
                                 prefix: string;
+                                /** @description a sandbox key (`tdk_test_…`): it sees and touches sandbox channels and their posts only */
+                                sandbox: boolean;
                                 /** Format: date-time */
                                 createdAt: string;
                                 lastUsedAt: string | null;
@@ -15811,6 +15817,8 @@ export interface paths {
                             id: string;
                             name: string;
                             prefix: string;
+                            /** @description a sandbox key (`tdk_test_…`): it sees and touches sandbox channels and their posts only */
+                            sandbox: boolean;
                             /** Format: date-time */
                             createdAt: string;
                             lastUsedAt: string | null;

@@ -13,20 +13,22 @@ export function ApiKeysSettings() {
   const queryClient = useQueryClient();
   const keys = useQuery({ queryKey: settingsKeys.apiKeys, queryFn: () => unwrap(api.GET('/api-keys')) });
   const [name, setName] = useState('');
+  const [sandbox, setSandbox] = useState(false);
   // the new key lives only here, until "Done": the list (and the cache) never hold it
   const [made, setMade] = useState<CreatedApiKey | null>(null);
   const create = useMutation({
-    mutationFn: (keyName: string) => unwrap(api.POST('/api-keys', { body: { name: keyName } })),
+    mutationFn: (input: { name: string; sandbox: boolean }) => unwrap(api.POST('/api-keys', { body: input })),
     onSuccess: (created) => {
       setMade(created);
       setName('');
+      setSandbox(false);
       return queryClient.invalidateQueries({ queryKey: settingsKeys.apiKeys });
     },
   });
 
   function submit(e: FormEvent) {
     e.preventDefault();
-    create.mutate(name.trim());
+    create.mutate({ name: name.trim(), sandbox });
   }
 
   const origin = window.location.origin;
@@ -74,6 +76,12 @@ export function ApiKeysSettings() {
                 <Field label="Key name" hint="What uses it, e.g. “Nightly import script”." error={fieldError(create.error, 'name')}>
                   {(p) => <TextInput {...p} value={name} maxLength={200} required autoComplete="off" onChange={(e) => setName(e.target.value)} />}
                 </Field>
+                <label className="check">
+                  <input type="checkbox" checked={sandbox} onChange={(e) => setSandbox(e.target.checked)} />
+                  <span>
+                    Sandbox key (<code>tdk_test_…</code>): it sees and posts to sandbox channels only, never a live one
+                  </span>
+                </label>
                 <div className="form-actions">
                   <Button type="submit" disabled={create.isPending || !name.trim()}>
                     {create.isPending ? 'Creating…' : 'Create key'}
@@ -108,7 +116,10 @@ export function ApiKeysSettings() {
                   <tbody>
                     {keys.data.map((k) => (
                       <tr key={k.id}>
-                        <td>{k.name}</td>
+                        <td>
+                          {k.name}
+                          {k.sandbox ? <span className="sandbox-label"> · sandbox</span> : null}
+                        </td>
                         <td>
                           <code title="The start of the key, to tell keys apart">{k.prefix}…</code>
                         </td>

@@ -19,6 +19,7 @@ const VideoPage = lazy(() => import('../features/video/VideoPage.js'));
 const AnalyticsPage = lazy(() => import('../features/analytics/AnalyticsPage.js'));
 const NotificationsPage = lazy(() => import('../features/notifications/NotificationsPage.js'));
 const SettingsPage = lazy(() => import('../features/settings/SettingsPage.js'));
+const SandboxFeedPage = lazy(() => import('../features/sandbox/SandboxFeedPage.js'));
 
 export function createQueryClient() {
   return new QueryClient({
@@ -68,6 +69,7 @@ function Shell() {
             <Route path="/calendar" element={<CalendarPage />} />
             <Route path="/posts/:id" element={<PostDetailPage />} />
             <Route path="/channels" element={<ChannelsPage />} />
+            <Route path="/channels/:id/sandbox" element={<SandboxFeedPage />} />
             <Route path="/library" element={<MediaPage />} />
             <Route path="/video" element={<VideoPage />} />
             <Route path="/analytics" element={<AnalyticsPage />} />

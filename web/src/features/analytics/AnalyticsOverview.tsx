@@ -6,6 +6,7 @@ import { useTimeZone } from '../../api/session.js';
 import { EmptyState, ErrorNotice, Spinner } from '../../components/ui.js';
 import { formatDateTime, utcTitle } from '../../lib/time.js';
 import { ChannelAvatar } from '../channels/PlatformMark.js';
+import { useSandboxIds } from '../sandbox/queries.js';
 import type { Period } from './analytics-data.js';
 import './overview.css';
 
@@ -63,6 +64,8 @@ function PostCard({ title, post, channels }: { title: string; post: OverviewPost
 /** Every channel at a glance: totals, one row per channel, the best and worst posts, and the CSV. */
 export function AnalyticsOverview({ days, onOpenChannel }: { days: Period; onOpenChannel: (id: string) => void }) {
   const overview = useAnalyticsOverview(days);
+  // sandbox channels' figures are the simulator's: each row says so
+  const sandboxIds = useSandboxIds();
   const o = overview.data;
   if (overview.isPending) return <Spinner label="Loading the overview" />;
   if (!o) return <ErrorNotice error={overview.error} />;
@@ -110,10 +113,14 @@ export function AnalyticsOverview({ days, onOpenChannel }: { days: Period; onOpe
               <tr key={c.id} data-channel={c.id}>
                 <th scope="row">
                   <button type="button" className="linklike overview-channel" onClick={() => onOpenChannel(c.id)}>
-                    <ChannelAvatar picture={c.picture} identifier={c.identifier} name={c.name} size={26} />
+                    <ChannelAvatar picture={c.picture} identifier={c.identifier} name={c.name} size={26} sandbox={sandboxIds.has(c.id)} />
                     <span>
                       {c.name}
-                      <span className="hint"> {c.platform}</span>
+                      <span className="hint">
+                        {' '}
+                        {c.platform}
+                        {sandboxIds.has(c.id) ? ' · sandbox' : ''}
+                      </span>
                     </span>
                   </button>
                   {c.unavailable ? <span className="hint overview-unavailable">{c.unavailable}</span> : null}

@@ -40,13 +40,14 @@ function periodWindow(days: number): { startDate: string; endDate: string } {
 function ChannelLabel({ integration }: { integration: Integration }) {
   return (
     <span className="channel-label">
-      <ChannelAvatar picture={integration.picture} identifier={integration.identifier} name={integration.name} size={28} />
+      <ChannelAvatar picture={integration.picture} identifier={integration.identifier} name={integration.name} size={28} sandbox={integration.sandbox} />
       <span>
         <strong>{integration.name}</strong>
         <span className="hint">
           {' '}
           {platformName(integration.identifier)}
           {integration.profile ? ` · ${integration.profile}` : ''}
+          {integration.sandbox ? ' · sandbox (simulated figures)' : ''}
         </span>
       </span>
     </span>

@@ -58,13 +58,14 @@ export function CalendarFilters({ filters, onChange, integrations, groups }: { f
                   return (
                     <label key={i.id} className="cal-check">
                       <input type="checkbox" checked={checked} disabled={last} onChange={(e) => toggleChannel(i.id, e.target.checked)} />
-                      <ChannelAvatar picture={i.picture} platform={i.identifier} name={i.name} size={20} />
+                      <ChannelAvatar picture={i.picture} platform={i.identifier} name={i.name} size={20} channelId={i.id} />
                       <span>
                         {i.name}
                         <span className="hint cal-check-sub">
                           {platformName(i.identifier)}
                           {i.profile ? ` · ${i.profile}` : ''}
                           {i.disabled ? ' · disabled' : ''}
+                          {i.sandbox ? ' · sandbox' : ''}
                         </span>
                       </span>
                     </label>

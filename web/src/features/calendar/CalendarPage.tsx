@@ -16,6 +16,7 @@ import type { ComposeInitial } from '../compose/ComposeDialog.js';
 import { GettingStarted } from '../onboarding/GettingStarted.js';
 import { NewPostButton } from '../onboarding/NewPostButton.js';
 import { useConnectChannel } from '../onboarding/useConnectChannel.js';
+import { TrySandboxButton } from '../sandbox/TrySandbox.js';
 import { CalendarFilters } from './CalendarFilters.js';
 import { ChannelAvatar } from './ChannelAvatar.js';
 import { useFullCalendarRepairs } from './fullCalendarA11y.js';
@@ -91,7 +92,7 @@ function EventContent({ arg }: { arg: EventContentArg }) {
           <ul className="cal-channels" aria-label={p.channels.length > 1 ? `${p.channels.length} channels` : 'Channel'}>
             {p.channels.map((c) => (
               <li key={c.post.id} className={`cal-channel post-${c.post.state.toLowerCase()}`} title={c.label} data-post-id={c.post.id}>
-                <ChannelAvatar picture={c.post.integration.picture} platform={c.post.integration.providerIdentifier} name={c.post.integration.name} size={size} />
+                <ChannelAvatar picture={c.post.integration.picture} platform={c.post.integration.providerIdentifier} name={c.post.integration.name} size={size} channelId={c.post.integration.id} />
                 <span className="cal-channel-badge">
                   <StateIcon state={c.post.state} />
                 </span>
@@ -304,6 +305,8 @@ export default function CalendarPage() {
   const filtering = filters.channels.length > 0 || filters.states.length > 0;
   const noChannels = integrations.data?.length === 0;
   const connect = useConnectChannel();
+  // "Try it with sandbox channels": the composer opens with the new sandbox channels selected
+  const trySandbox = useCallback((made: { id: string }[]) => openComposer({ integrationIds: made.map((c) => c.id) }), [openComposer]);
   const timeFormat = useMemo(() => ({ hour: '2-digit', minute: '2-digit', hour12 }) as const, [hour12]);
 
   return (
@@ -313,7 +316,12 @@ export default function CalendarPage() {
         actions={<NewPostButton noChannels={noChannels} onNew={() => openComposer({})} onConnect={connect.open} />}
       />
 
-      <GettingStarted channels={integrations.data?.length} onConnect={connect.open} onWrite={() => openComposer({})} />
+      <GettingStarted
+        channels={integrations.data?.length}
+        onConnect={connect.open}
+        onWrite={() => openComposer({})}
+        connectExtraActions={<TrySandboxButton onConnected={trySandbox} />}
+      />
       {connect.dialog}
       {integrations.error ? <ErrorNotice error={integrations.error} /> : null}
       {groups.error ? <ErrorNotice error={groups.error} /> : null}
@@ -348,6 +356,12 @@ export default function CalendarPage() {
             <Button variant="ghost" aria-label="Dismiss" onClick={() => setFeedback(null)}>
               ×
             </Button>
+          </div>
+        ) : null}
+        {noChannels ? (
+          <div className="cal-empty">
+            <p>No channels yet: connect one to plan posts, or try Tidings first with sandbox channels (simulated platforms: nothing is published for real).</p>
+            <TrySandboxButton onConnected={trySandbox} />
           </div>
         ) : null}
         {posts.isSuccess && !noChannels && shown.length === 0 ? (

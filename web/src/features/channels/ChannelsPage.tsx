@@ -1,6 +1,7 @@
 import * as Menu from '@radix-ui/react-dropdown-menu';
 import { useQueryClient } from '@tanstack/react-query';
 import { useId, useMemo, useState } from 'react';
+import { Link } from 'react-router';
 import { queryKeys, useGroups, useIntegrations, type Group, type Integration } from '../../api/queries.js';
 import { useTimeZone } from '../../api/session.js';
 import { Button, EmptyState, ErrorNotice, Notice, PageHeader, Spinner } from '../../components/ui.js';
@@ -12,6 +13,8 @@ import { ACCOUNT_TOOLS, useConnectMessages } from './connect.js';
 import { DeleteGroupDialog, GroupNameDialog } from './GroupDialogs.js';
 import { useUpdateChannel } from './mutations.js';
 import { ChannelAvatar } from './PlatformMark.js';
+import { useConnectSandbox } from '../sandbox/queries.js';
+import { SandboxBadge } from '../sandbox/TrySandbox.js';
 import { orderSlots, slotInstant, slotToZoneTime } from './postingTimes.js';
 import './channels.css';
 
@@ -206,20 +209,30 @@ function ChannelRow({ channel, onDialog }: { channel: Integration; onDialog: (d:
     timeZone,
   );
   const account = ACCOUNT_TOOLS[channel.identifier];
-  const open = (kind: ChannelDialog) => onDialog({ kind, channel });
+  const sandboxReconnect = useConnectSandbox();
+  // a sandbox channel reconnects inside Tidings (after a "revoked" fault), with no platform to visit
+  const open = (kind: ChannelDialog) =>
+    kind === 'reconnect' && channel.sandbox ? sandboxReconnect.mutate({ identifier: channel.identifier, refresh: channel.id }) : onDialog({ kind, channel });
   const toggle = () => update.mutate({ id: channel.id, body: { disabled: !channel.disabled } });
   const ids = useId();
 
   return (
     <li className={`ch-row${channel.disabled ? ' is-disabled' : ''}`} data-channel={channel.id}>
-      <ChannelAvatar picture={channel.picture} identifier={channel.identifier} name={channel.name} />
+      <ChannelAvatar picture={channel.picture} identifier={channel.identifier} name={channel.name} sandbox={channel.sandbox} />
       <div className="ch-who">
         <span className="ch-name" id={`${ids}-name`}>
           {channel.name}
         </span>
+        {channel.sandbox ? <SandboxBadge /> : null}
         <span className="ch-meta">
           {platformName(channel.identifier)}
           {channel.profile ? <> · {channel.profile}</> : null}
+          {channel.sandbox ? (
+            <>
+              {' · '}
+              <Link to={`/channels/${encodeURIComponent(channel.id)}/sandbox`}>Sandbox feed</Link>
+            </>
+          ) : null}
         </span>
       </div>
       <ChannelState channel={channel} />

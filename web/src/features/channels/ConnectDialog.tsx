@@ -7,6 +7,8 @@ import { PLATFORM_NAMES, platformName } from '../../lib/platforms.js';
 import { instanceFromProfile, INSTANCE_OAUTH, openConnectWindow, useConnectMessages } from './connect.js';
 import { PlatformMark } from './PlatformMark.js';
 import { PlatformSetup } from './PlatformSetup.js';
+import { useConnectSandbox } from '../sandbox/queries.js';
+import '../sandbox/sandbox.css';
 
 // The JSON-Schema form library loads only when a credential form is shown.
 const CredentialsForm = lazy(() => import('./CredentialsForm.js').then((m) => ({ default: m.CredentialsForm })));
@@ -22,7 +24,7 @@ type Step =
   | { kind: 'credentials'; platform: PlatformIdentifier; schema: Record<string, unknown> }
   | { kind: 'waiting'; platform: PlatformIdentifier; url: string; blocked: boolean; closed: boolean }
   | { kind: 'failed'; platform: PlatformIdentifier; message: string }
-  | { kind: 'done'; platform: PlatformIdentifier; name: string; profile: string | null };
+  | { kind: 'done'; platform: PlatformIdentifier; name: string; profile: string | null; sandbox?: boolean };
 
 /**
  * Connecting a channel (or reconnecting one that needs it, `reconnect`): pick the platform, then
@@ -57,6 +59,18 @@ function ConnectFlow({ reconnect, onClose, onPicking }: { reconnect?: Integratio
   const refresh = reconnect?.id;
 
   const refetchChannels = () => queryClient.invalidateQueries({ queryKey: queryKeys.integrations });
+  const connectSandbox = useConnectSandbox();
+
+  /** A sandbox channel of the platform: connected at once inside Tidings, nothing to approve anywhere. */
+  async function sandbox(platform: PlatformIdentifier) {
+    setStep({ kind: 'starting', platform });
+    try {
+      const saved = await connectSandbox.mutateAsync({ identifier: platform });
+      setStep({ kind: 'done', platform, name: saved.name, profile: saved.profile, sandbox: true });
+    } catch (e) {
+      setStep({ kind: 'unavailable', platform, error: e });
+    }
+  }
 
   async function begin(platform: PlatformIdentifier, instance?: string) {
     setStep({ kind: 'starting', platform });
@@ -136,7 +150,7 @@ function ConnectFlow({ reconnect, onClose, onPicking }: { reconnect?: Integratio
 
   switch (step.kind) {
     case 'choose':
-      return reconnect ? <Spinner label="Starting" /> : <PlatformPicker onChoose={choose} />;
+      return reconnect ? <Spinner label="Starting" /> : <PlatformPicker onChoose={choose} onSandbox={(p) => void sandbox(p)} />;
 
     case 'starting':
       return (
@@ -267,7 +281,8 @@ function ConnectFlow({ reconnect, onClose, onPicking }: { reconnect?: Integratio
         <div className="ch-flow">
           <Notice kind="ok">
             {reconnect ? 'Reconnected' : 'Connected'}: <strong>{step.name}</strong>
-            {step.profile ? ` (${step.profile})` : ''} on {platformName(step.platform)}.
+            {step.profile ? ` (${step.profile})` : ''} on {platformName(step.platform)}
+            {step.sandbox ? `: a sandbox channel, whose posts go to Tidings' simulation of ${platformName(step.platform)}, never the real one` : ''}.
           </Notice>
           <div className="ch-dialog-actions">
             {reconnect ? null : (
@@ -296,7 +311,7 @@ function FlowHead({ platform }: { platform: PlatformIdentifier }) {
  * need the deployment's app at the platform ("Needs setup": choosing one says what to register).
  * Until the server has said which are ready (or if it cannot), every platform is offered.
  */
-function PlatformPicker({ onChoose }: { onChoose: (p: PlatformIdentifier, readiness?: PlatformReadiness) => void }) {
+function PlatformPicker({ onChoose, onSandbox }: { onChoose: (p: PlatformIdentifier, readiness?: PlatformReadiness) => void; onSandbox: (p: PlatformIdentifier) => void }) {
   const [filter, setFilter] = useState('');
   const platforms = usePlatforms();
   const readiness = useMemo(() => new Map((platforms.data ?? []).map((p) => [p.identifier, p])), [platforms.data]);
@@ -309,7 +324,7 @@ function PlatformPicker({ onChoose }: { onChoose: (p: PlatformIdentifier, readin
     const r = readiness.get(p);
     const blocked = r !== undefined && !r.ready;
     return (
-      <li key={p}>
+      <li key={p} className={r?.sandbox ? 'ch-platform-row' : undefined}>
         <button type="button" className={`ch-platform${blocked ? ' ch-platform-setup' : ''}`} onClick={() => onChoose(p, r)}>
           <PlatformMark identifier={p} size={30} />
           <span className="ch-platform-text">
@@ -317,6 +332,18 @@ function PlatformPicker({ onChoose }: { onChoose: (p: PlatformIdentifier, readin
             {blocked ? <span className="ch-badge-setup">{r.setup ? 'Needs setup' : 'Unavailable'}</span> : null}
           </span>
         </button>
+        {/* a sandbox channel needs no app at the platform: offered even where the platform needs setup */}
+        {r?.sandbox ? (
+          <button
+            type="button"
+            className="btn btn-secondary ch-sandbox-connect"
+            aria-label={`Connect a sandbox ${platformName(p)} channel`}
+            title={`A ${platformName(p)} channel simulated inside Tidings: try posting, media and failures; nothing reaches ${platformName(p)}`}
+            onClick={() => onSandbox(p)}
+          >
+            Sandbox
+          </button>
+        ) : null}
       </li>
     );
   };

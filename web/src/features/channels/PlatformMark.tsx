@@ -31,14 +31,22 @@ export function hueOf(name: string): number {
 /**
  * A channel's picture, or its initials on a colour of its own, always with its platform's mark as a
  * badge in the corner. One image for assistive technology, named "<channel> on <platform>".
+ * A sandbox channel (`sandbox`) gets a dashed amber ring and an "S" tag, and "(sandbox)" in its name.
  */
-export function ChannelAvatar({ picture, identifier, name, size = 40 }: { picture: string | null; identifier: string; name: string; size?: number }) {
+export function ChannelAvatar({ picture, identifier, name, size = 40, sandbox = false }: { picture: string | null; identifier: string; name: string; size?: number; sandbox?: boolean }) {
   const [broken, setBroken] = useState(false);
   const badge = Math.max(10, Math.round(size * 0.45));
   const initials = initialsOf(name);
   const letters = size < 26 ? initials.slice(0, 1) : initials;
   return (
-    <span className="ch-avatar" role="img" aria-label={`${name} on ${platformName(identifier)}`} style={{ width: size, height: size }}>
+    <span
+      className={sandbox ? 'ch-avatar ch-avatar-sandbox' : 'ch-avatar'}
+      role="img"
+      aria-label={`${name} on ${platformName(identifier)}${sandbox ? ' (sandbox)' : ''}`}
+      title={sandbox ? `${name}: sandbox ${platformName(identifier)} channel (nothing reaches ${platformName(identifier)})` : undefined}
+      data-sandbox={sandbox ? 'true' : undefined}
+      style={{ width: size, height: size }}
+    >
       {picture && !broken ? (
         <img src={picture} alt="" width={size} height={size} loading="lazy" referrerPolicy="no-referrer" onError={() => setBroken(true)} />
       ) : (
@@ -49,6 +57,11 @@ export function ChannelAvatar({ picture, identifier, name, size = 40 }: { pictur
       <span className="ch-avatar-badge">
         <PlatformMark identifier={identifier} size={badge} />
       </span>
+      {sandbox ? (
+        <span className="ch-avatar-sandbox-tag" style={{ width: badge, height: badge, fontSize: Math.round(badge * 0.62) }} aria-hidden="true">
+          S
+        </span>
+      ) : null}
     </span>
   );
 }

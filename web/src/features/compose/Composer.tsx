@@ -547,7 +547,7 @@ export function Composer({
                   <Avatar channel={c} size="sm" />
                   <span className="compose-chip-text">
                     <span className="compose-chip-name">{c.name}</span>
-                    <span className="compose-chip-sub">{why ? why : platformName(c.identifier)}</span>
+                    <span className="compose-chip-sub">{why ? why : `${platformName(c.identifier)}${c.sandbox ? ' · Sandbox' : ''}`}</span>
                   </span>
                 </button>
               </li>

@@ -7,8 +7,8 @@ import { MediaThumb } from './MediaPicker.js';
 import type { ComposeItem, Rules } from './model.js';
 
 /** The channel's avatar in the composer: the shared one (picture or initials, with its platform's mark). */
-export function Avatar({ channel, size = 'md' }: { channel: Pick<Integration, 'name' | 'picture' | 'identifier'>; size?: 'sm' | 'md' }) {
-  return <ChannelAvatar picture={channel.picture} identifier={channel.identifier} name={channel.name} size={size === 'sm' ? 26 : 38} />;
+export function Avatar({ channel, size = 'md' }: { channel: Pick<Integration, 'name' | 'picture' | 'identifier'> & { sandbox?: boolean }; size?: 'sm' | 'md' }) {
+  return <ChannelAvatar picture={channel.picture} identifier={channel.identifier} name={channel.name} size={size === 'sm' ? 26 : 38} sandbox={channel.sandbox} />;
 }
 
 const TOKEN = /https?:\/\/[^\s<>"]+|(?<![\p{L}\p{N}_])[#@][\p{L}\p{N}_]+(?:[.@-][\p{L}\p{N}_]+)*/gu;

@@ -6,6 +6,8 @@ import { Button, ErrorNotice, Notice, PageHeader, Spinner, StateBadge } from '..
 import { platformName } from '../../lib/platforms.js';
 import { formatDateTime, utcTitle } from '../../lib/time.js';
 import { ChannelAvatar } from '../channels/PlatformMark.js';
+import { useSandboxIds } from '../sandbox/queries.js';
+import { SandboxBadge } from '../sandbox/TrySandbox.js';
 import type { ComposeInitial } from '../compose/ComposeDialog.js';
 import { DeletePostDialog } from './DeletePostDialog.js';
 import { MissingPanel } from './MissingPanel.js';
@@ -103,7 +105,7 @@ function FailureNotice({ post, platform, tz }: { post: PostDetail; platform: str
   return null;
 }
 
-function Facts({ post, tz, platform }: { post: PostDetail; tz: string; platform: string }) {
+function Facts({ post, tz, platform, sandbox }: { post: PostDetail; tz: string; platform: string; sandbox: boolean }) {
   return (
     <aside className="card post-facts" aria-label="About this post">
       <dl>
@@ -113,9 +115,9 @@ function Facts({ post, tz, platform }: { post: PostDetail; tz: string; platform:
         </dd>
         <dt>Channel</dt>
         <dd className="post-channel">
-          <ChannelAvatar picture={post.integration.picture} identifier={post.integration.providerIdentifier} name={post.integration.name} size={24} />
+          <ChannelAvatar picture={post.integration.picture} identifier={post.integration.providerIdentifier} name={post.integration.name} size={24} sandbox={sandbox} />
           <span>
-            {post.integration.name} <span className="hint">({platform})</span>
+            {post.integration.name} <span className="hint">({platform}{sandbox ? ', sandbox' : ''})</span>
           </span>
         </dd>
         <dt>{post.state === 'DRAFT' || post.state === 'QUEUE' ? 'Publishes' : 'Planned for'}</dt>
@@ -220,6 +222,7 @@ function Thread({ post, tz, platform }: { post: PostDetail; tz: string; platform
 export default function PostDetailPage() {
   const { id = '' } = useParams();
   const tz = useTimeZone();
+  const sandboxIds = useSandboxIds();
   const navigate = useNavigate();
   const query = usePostDetail(id);
   const status = useChangeStatus(id);
@@ -293,6 +296,12 @@ export default function PostDetailPage() {
           <StateBadge state={post.state} />
           <span>{platform}</span>
           {post.state === 'PUBLISHED' ? <PlatformLink url={post.releaseURL} platform={platform} /> : null}
+          {sandboxIds.has(post.integration.id) ? (
+            <>
+              <SandboxBadge />
+              <Link to={`/channels/${encodeURIComponent(post.integration.id)}/sandbox`}>Open the sandbox feed</Link>
+            </>
+          ) : null}
         </p>
       </PageHeader>
       <ErrorNotice error={status.error} />
@@ -308,7 +317,7 @@ export default function PostDetailPage() {
           <MissingPanel post={post} />
           {post.state === 'PUBLISHED' ? <PostFigures post={post} /> : null}
         </div>
-        <Facts post={post} tz={tz} platform={platform} />
+        <Facts post={post} tz={tz} platform={platform} sandbox={sandboxIds.has(post.integration.id)} />
       </div>
       <DeletePostDialog post={post} open={confirmDelete} onOpenChange={setConfirmDelete} onConfirm={() => remove.mutate()} pending={remove.isPending} error={remove.error} />
       {compose ? (

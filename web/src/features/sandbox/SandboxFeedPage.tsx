@@ -13,7 +13,7 @@ import { SandboxBadge } from './TrySandbox.js';
 import './sandbox.css';
 
 /** An item with its replies (thread items answer their parent: `replyTo`). */
-interface Node {
+export interface Node {
   item: SandboxFeedItem;
   replies: Node[];
 }

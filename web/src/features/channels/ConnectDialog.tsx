@@ -337,7 +337,7 @@ function PlatformPicker({ onChoose, onSandbox }: { onChoose: (p: PlatformIdentif
           <button
             type="button"
             className="btn btn-secondary ch-sandbox-connect"
-            aria-label={`Connect a sandbox ${platformName(p)} channel`}
+            aria-label={`Sandbox ${platformName(p)} channel: connect one`}
             title={`A ${platformName(p)} channel simulated inside Tidings: try posting, media and failures; nothing reaches ${platformName(p)}`}
             onClick={() => onSandbox(p)}
           >

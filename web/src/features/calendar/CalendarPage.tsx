@@ -26,9 +26,12 @@ import {
   applyFilters,
   dateIn,
   groupEvents,
+  isOpenSlot,
   localeFirstDay,
   localeUses24h,
+  openSlotEvents,
   readSearch,
+  scrollTimeFor,
   slotInstant,
   todayIn,
   viewNameOf,
@@ -80,6 +83,7 @@ function offsetLabel(timeZone: string): string {
  * state's shape, its name for screen readers and on hover), the overall state and the first line.
  */
 function EventContent({ arg }: { arg: EventContentArg }) {
+  if (isOpenSlot(arg.event.extendedProps)) return <OpenSlotContent arg={arg} name={arg.event.extendedProps.name} />;
   const p = arg.event.extendedProps as GroupEventProps;
   const list = arg.view.type.startsWith('list');
   const label = p.state === 'MIXED' ? 'Mixed' : (STATE_LABEL[p.state] ?? p.state);
@@ -121,6 +125,22 @@ function EventContent({ arg }: { arg: EventContentArg }) {
 function allowDrop(span: DateSpanApi, moving: EventApi | null): boolean {
   if (!moving) return true;
   return (moving.extendedProps as GroupEventProps).fixed === undefined && span.start.getTime() >= Date.now();
+}
+
+/** An open posting slot of a channel: a light marker; a click plans a post there. */
+function OpenSlotContent({ arg, name }: { arg: EventContentArg; name: string }) {
+  return (
+    <div className="cal-open-slot-body" title={`Open slot on ${name}: click to plan a post at ${arg.timeText}`}>
+      {/* the row says the time; narrow columns keep room for the channel's name */}
+      <span aria-hidden="true">+</span>
+      <span className="cal-open-slot-name" aria-hidden="true">
+        {name}
+      </span>
+      <span className="visually-hidden">
+        Open slot on {name} at {arg.timeText}: plan a post
+      </span>
+    </div>
+  );
 }
 
 function renderEventContent(arg: EventContentArg) {
@@ -167,7 +187,7 @@ export default function CalendarPage() {
 
   const shown = useMemo(() => applyFilters(loaded, filters, integrations.data ?? []), [loaded, filters, integrations.data]);
   // one event per group (the channels of one request), the whole group known to each
-  const events = useMemo(() => groupEvents(shown, loaded), [shown, loaded]);
+  const groupEventList = useMemo(() => groupEvents(shown, loaded), [shown, loaded]);
 
   const [feedback, setFeedback] = useState<Feedback | null>(null);
   const [moved, setMoved] = useState<Moved | null>(null);
@@ -209,6 +229,14 @@ export default function CalendarPage() {
     );
   }, [place, setParams]);
   const view = place.view;
+  // the week and day views also show each channel's posting times that no post of it takes yet
+  const timeGrid = view === 'week' || view === 'day';
+  const events = useMemo(
+    () => (timeGrid ? [...groupEventList, ...openSlotEvents(integrations.data ?? [], loaded, range, filters)] : groupEventList),
+    [timeGrid, groupEventList, integrations.data, loaded, range, filters],
+  );
+  // the time grid opens an hour before now in the person's zone (fixed at first render)
+  const [scrollTime] = useState(() => scrollTimeFor(timeZone));
 
   const moveEvent = useCallback(
     async (info: EventDropArg) => {
@@ -280,12 +308,18 @@ export default function CalendarPage() {
   const onEventClick = useCallback(
     (info: EventClickArg) => {
       info.jsEvent.preventDefault();
+      const props = info.event.extendedProps;
+      if (isOpenSlot(props)) {
+        setFeedback(null);
+        openComposer({ date: props.at, integrationIds: [props.integrationId] });
+        return;
+      }
       // a click on one channel's avatar opens that channel's post; elsewhere, the group's first
       const avatar = info.jsEvent.target instanceof Element ? info.jsEvent.target.closest<HTMLElement>('[data-post-id]') : null;
       const id = avatar?.dataset.postId ?? (info.event.extendedProps as GroupEventProps).post.id;
       void navigate(`/posts/${encodeURIComponent(id)}`);
     },
-    [navigate],
+    [navigate, openComposer],
   );
 
   const onDateClick = useCallback(
@@ -398,7 +432,7 @@ export default function CalendarPage() {
           }}
           allDaySlot={false}
           slotDuration="00:30:00"
-          scrollTime="07:00:00"
+          scrollTime={scrollTime}
           slotLabelFormat={timeFormat}
           eventTimeFormat={timeFormat}
           displayEventEnd={false}

@@ -70,6 +70,34 @@ export function withSimulatorMode<T>(mode: SimulatorMode, start: () => Promise<T
   return modes.run(mode, start);
 }
 
+/**
+ * The mode of the simulator being started: call it synchronously at the top of a `start…Simulator`
+ * (before any await) and keep the answer for the simulator's lifetime.
+ */
+export function currentSimulatorMode(): SimulatorMode {
+  return modes.getStore() ?? 'listen';
+}
+
+/**
+ * Downloads a medium a platform pulls by URL. A URL whose origin is in `mediaOrigins` (a public
+ * origin → where it is really served) is fetched there. Any other URL is fetched as given in
+ * `listen` mode (tests), but never in `in-process` mode: the sandbox runs inside the service and may
+ * only reach the service itself, never an outside host a user could name. It rejects, so the
+ * simulator's own download-failure handling answers as the platform does.
+ */
+export async function mediaFetch(
+  mode: SimulatorMode,
+  mediaOrigins: Record<string, string> | Map<string, string> | undefined,
+  url: string,
+  init?: RequestInit,
+): Promise<Response> {
+  const u = new URL(url);
+  const mapped = mediaOrigins instanceof Map ? mediaOrigins.get(u.origin) : mediaOrigins && Object.hasOwn(mediaOrigins, u.origin) ? mediaOrigins[u.origin] : undefined;
+  if (mapped !== undefined) return fetch(`${mapped}${url.startsWith(u.origin) ? url.slice(u.origin.length) : `${u.pathname}${u.search}`}`, init);
+  if (mode === 'in-process') throw new Error(`the sandbox only downloads media from this service: ${u.origin} is not this service`);
+  return fetch(url, init);
+}
+
 export interface Simulator {
   readonly origin: string;
   readonly app: FastifyInstance;
@@ -101,7 +129,7 @@ export async function readMultipart(req: FastifyRequest): Promise<{ fields: Reco
 }
 
 export async function startSimulator(register: (app: FastifyInstance) => void | Promise<void>): Promise<Simulator> {
-  const mode = modes.getStore() ?? 'listen';
+  const mode = currentSimulatorMode();
   const app = Fastify({ logger: false, bodyLimit: 200 * 1024 * 1024 });
   await app.register(multipart, { limits: { fileSize: 2 * 1024 * 1024 * 1024 } });
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { startSimulator, type InjectedKind, type Simulator } from '../simulator.js';
+import { currentSimulatorMode, mediaFetch, startSimulator, type InjectedKind, type Simulator } from '../simulator.js';
 import type { OAuth2Controls } from './oauth2.simulator.js';
 
 /**
@@ -477,6 +477,7 @@ function pageOf<T extends { id: string }>(items: T[], p: Params, max: number, ne
 }
 
 export async function startMetaSimulator(opts: MetaSimulatorOptions = {}): Promise<MetaSimulator> {
+  const mode = currentSimulatorMode();
   const apps = new Map<string, MetaAppRecord>();
   const users = new Map<string, FacebookUserRecord>();
   const pages = new Map<string, FacebookPageRecord>();
@@ -577,11 +578,9 @@ export async function startMetaSimulator(opts: MetaSimulatorOptions = {}): Promi
   // Media pulled by Instagram
 
   async function pull(url: string): Promise<{ sha256: string; size: number; mimeType: string } | { error: string }> {
-    let target = url;
-    for (const [from, to] of Object.entries(opts.mediaOrigins ?? {})) if (url.startsWith(`${from}/`)) target = to + url.slice(from.length);
     if (!/^https?:\/\//.test(url)) return { error: 'The media URI is not a valid URL' };
     try {
-      const res = await fetch(target);
+      const res = await mediaFetch(mode, opts.mediaOrigins, url);
       if (res.status !== 200) return { error: `Media download has failed. The media URI doesn't meet our requirements (HTTP ${res.status}).` };
       const bytes = Buffer.from(await res.arrayBuffer());
       const kind = sniff(bytes);

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { startSimulator, type InjectedKind, type Simulator } from '../simulator.js';
+import { currentSimulatorMode, mediaFetch, startSimulator, type InjectedKind, type Simulator } from '../simulator.js';
 
 /**
  * A simulator of DEV's Forem API v1 (`https://dev.to/api`): users known by their API key (the
@@ -109,6 +109,7 @@ const slugify = (title: string) =>
 const fail = (reply: FastifyReply, status: number, error: string, headers: Record<string, string> = {}) => reply.status(status).headers(headers).send({ error, status });
 
 export async function startDevtoSimulator(opts: DevtoSimulatorOptions = {}): Promise<DevtoSimulator> {
+  const mode = currentSimulatorMode();
   const users = new Map<string, DevtoUserRecord>();
   const revoked = new Set<string>();
   const orgs: DevtoOrgRecord[] = [];
@@ -140,11 +141,9 @@ export async function startDevtoSimulator(opts: DevtoSimulatorOptions = {}): Pro
       return { ok: false, message: 'Validation failed: Main image is not a valid URL' };
     }
     if (target.protocol !== 'https:' && target.protocol !== 'http:') return { ok: false, message: 'Validation failed: Main image is not a valid URL' };
-    const mapped = opts.mediaOrigins?.[target.origin];
-    const fetchUrl = mapped ? `${mapped}${url.slice(target.origin.length)}` : url;
     let res: Response;
     try {
-      res = await fetch(fetchUrl, { signal: AbortSignal.timeout(10_000) });
+      res = await mediaFetch(mode, opts.mediaOrigins, url, { signal: AbortSignal.timeout(10_000) });
     } catch {
       return { ok: false, message: `Validation failed: Main image could not be downloaded from ${url}` };
     }

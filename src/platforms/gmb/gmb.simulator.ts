@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { startSimulator, type InjectedKind, type Simulator } from '../simulator.js';
+import { currentSimulatorMode, mediaFetch, startSimulator, type InjectedKind, type Simulator } from '../simulator.js';
 import type { OAuth2Controls } from '../common/oauth2.simulator.js';
 import { createGoogleOAuthSimulator, type GoogleOAuthApp, type GoogleUserRecord } from '../common/google-oauth.simulator.js';
 import { fixedWindowCounter } from '../common/rate-limit.simulator.js';
@@ -194,6 +194,7 @@ function secondsOf(t: unknown): number | undefined {
 }
 
 export async function startGmbSimulator(opts: GmbSimulatorOptions = {}): Promise<GmbSimulator> {
+  const mode = currentSimulatorMode();
   const apps = new Map<string, GoogleAppRecord>();
   const users = new Map<string, GoogleUserRecord>();
   const accounts: AccountRecord[] = [];
@@ -283,10 +284,9 @@ export async function startGmbSimulator(opts: GmbSimulatorOptions = {}): Promise
       return { ok: false, body: v4Invalid(field, `Invalid URL: ${url}`) };
     }
     if (!['http:', 'https:'].includes(target.protocol)) return { ok: false, body: v4Invalid(field, `Invalid URL: ${url}`) };
-    const mapped = opts.mediaOrigins?.[target.origin];
     let res: Response;
     try {
-      res = await fetch(mapped ? `${mapped}${url.slice(target.origin.length)}` : url, { signal: AbortSignal.timeout(10_000) });
+      res = await mediaFetch(mode, opts.mediaOrigins, url, { signal: AbortSignal.timeout(10_000) });
     } catch {
       return { ok: false, body: v4Invalid(field, `Failed to fetch the media from ${url}`) };
     }

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { startSimulator, type InjectedKind, type Simulator } from '../simulator.js';
+import { currentSimulatorMode, mediaFetch, startSimulator, type InjectedKind, type Simulator } from '../simulator.js';
 
 /**
  * A simulator of Hashnode's GraphQL API (`POST https://gql.hashnode.com`), a real (small) GraphQL
@@ -473,6 +473,7 @@ function pictureType(b: Buffer): string | undefined {
 }
 
 export async function startHashnodeSimulator(opts: HashnodeSimulatorOptions = {}): Promise<HashnodeSimulator> {
+  const mode = currentSimulatorMode();
   const users = new Map<string, HashnodeUserRecord>();
   const revoked = new Set<string>();
   const publications: HashnodePublicationRecord[] = [];
@@ -484,15 +485,9 @@ export async function startHashnodeSimulator(opts: HashnodeSimulatorOptions = {}
   const perMinute = opts.mutationsPerMinute ?? 500;
 
   async function pull(url: string): Promise<HashnodeCoverRecord | string> {
-    let target: URL;
+    if (!URL.canParse(url)) return 'Invalid cover image URL';
     try {
-      target = new URL(url);
-    } catch {
-      return 'Invalid cover image URL';
-    }
-    const mapped = opts.mediaOrigins?.[target.origin];
-    try {
-      const res = await fetch(mapped ? `${mapped}${url.slice(target.origin.length)}` : url, { signal: AbortSignal.timeout(10_000) });
+      const res = await mediaFetch(mode, opts.mediaOrigins, url, { signal: AbortSignal.timeout(10_000) });
       if (!res.ok) return `Could not fetch the cover image from ${url} (HTTP ${res.status})`;
       const bytes = Buffer.from(await res.arrayBuffer());
       const type = pictureType(bytes);

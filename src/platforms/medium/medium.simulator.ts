@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { startSimulator, type InjectedKind, type ReceivedMedia, type Simulator } from '../simulator.js';
+import { currentSimulatorMode, mediaFetch, startSimulator, type InjectedKind, type ReceivedMedia, type Simulator } from '../simulator.js';
 
 /**
  * A simulator of Medium's (archived, still running) API v1 at `https://api.medium.com/v1`:
@@ -91,6 +91,7 @@ export function pictureUrls(content: string, format: 'html' | 'markdown'): strin
 }
 
 export async function startMediumSimulator(opts: MediumSimulatorOptions = {}): Promise<MediumSimulator> {
+  const mode = currentSimulatorMode();
   const users = new Map<string, MediumUserRecord>();
   const tokens = new Map<string, { userId: string; revoked: boolean }>();
   const publications = new Map<string, MediumPublicationRecord>();
@@ -119,10 +120,9 @@ export async function startMediumSimulator(opts: MediumSimulatorOptions = {}): P
       return `Image URL is invalid: ${url}`;
     }
     if (target.protocol !== 'https:' && target.protocol !== 'http:') return `Image URL is invalid: ${url}`;
-    const mapped = opts.mediaOrigins?.[target.origin];
     let res: Response;
     try {
-      res = await fetch(mapped ? `${mapped}${url.slice(target.origin.length)}` : url, { signal: AbortSignal.timeout(10_000) });
+      res = await mediaFetch(mode, opts.mediaOrigins, url, { signal: AbortSignal.timeout(10_000) });
     } catch {
       return `Could not fetch image: ${url}`;
     }

@@ -5,7 +5,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import type { Event as NostrEvent, Filter } from 'nostr-tools';
 import * as nip10 from 'nostr-tools/nip10';
 import { getEventHash, verifyEvent } from 'nostr-tools/pure';
-import type { PublishedRecord } from '../simulator.js';
+import { currentSimulatorMode, mediaFetch, type PublishedRecord } from '../simulator.js';
 import type { InjectedKind } from '../simulator.js';
 
 /**
@@ -92,6 +92,7 @@ function isEventShape(e: unknown): e is NostrEvent {
 }
 
 export async function startNostrRelay(opts: NostrRelayOptions = {}): Promise<NostrRelaySimulator> {
+  const mode = currentSimulatorMode();
   const maxContentLength = opts.maxContentLength ?? 65_536;
   const events = new Map<string, StoredNote>();
   const received: NostrEvent[] = [];
@@ -123,10 +124,8 @@ export async function startNostrRelay(opts: NostrRelayOptions = {}): Promise<Nos
     for (const tag of e.tags.filter((t) => t[0] === 'imeta')) {
       const url = tag.slice(1).find((v) => v.startsWith('url '))?.slice(4);
       if (!url) continue;
-      const origin = new URL(url).origin;
-      const to = opts.mediaOrigins?.[origin];
       try {
-        const res = await fetch(to ? to + url.slice(origin.length) : url, { signal: AbortSignal.timeout(5000) });
+        const res = await mediaFetch(mode, opts.mediaOrigins, url, { signal: AbortSignal.timeout(5000) });
         if (!res.ok) throw new Error(`HTTP ${res.status}`);
         out.push(createHash('sha256').update(Buffer.from(await res.arrayBuffer())).digest('hex'));
       } catch (err) {

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { startSimulator, type InjectedKind, type Simulator } from '../simulator.js';
+import { currentSimulatorMode, mediaFetch, startSimulator, type InjectedKind, type Simulator } from '../simulator.js';
 import { createOAuth2Simulator, type OAuth2AppRecord, type OAuth2Failure, type OAuth2TokenRecord, type OAuth2Controls } from '../common/oauth2.simulator.js';
 import { fixedWindowCounter } from '../common/rate-limit.simulator.js';
 
@@ -152,6 +152,7 @@ function pictureType(b: Buffer): string | undefined {
 }
 
 export async function startPinterestSimulator(opts: PinterestSimulatorOptions = {}): Promise<PinterestSimulator> {
+  const mode = currentSimulatorMode();
   const users = new Map<string, PinterestUserRecord>();
   const boards: PinterestBoardRecord[] = [];
   const media = new Map<string, PinterestMediaRecord>();
@@ -303,11 +304,9 @@ export async function startPinterestSimulator(opts: PinterestSimulatorOptions = 
       return { ok: false, message: `Invalid parameters: "${url}" is not a valid URL` };
     }
     if (target.protocol !== 'https:') return { ok: false, message: `Invalid parameters: the image URL must be https: ${url}` };
-    const mapped = opts.mediaOrigins?.[target.origin];
-    const fetchUrl = mapped ? `${mapped}${url.slice(target.origin.length)}` : url;
     let res: Response;
     try {
-      res = await fetch(fetchUrl, { signal: AbortSignal.timeout(10_000) });
+      res = await mediaFetch(mode, opts.mediaOrigins, url, { signal: AbortSignal.timeout(10_000) });
     } catch {
       return { ok: false, message: `Unable to reach the URL: ${url}` };
     }

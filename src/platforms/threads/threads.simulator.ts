@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { startSimulator, type InjectedKind, type ReceivedMedia, type Simulator } from '../simulator.js';
+import { currentSimulatorMode, mediaFetch, startSimulator, type InjectedKind, type ReceivedMedia, type Simulator } from '../simulator.js';
 import type { OAuth2Controls } from '../common/oauth2.simulator.js';
 import { countThreadsText, THREADS_LINK_LIMIT, threadsLinks } from './text.js';
 
@@ -234,6 +234,7 @@ function sniff(b: Buffer): 'image/jpeg' | 'image/png' | 'video/mp4' | 'video/qui
 }
 
 export async function startThreadsSimulator(opts: ThreadsSimulatorOptions = {}): Promise<ThreadsSimulator> {
+  const mode = currentSimulatorMode();
   const now = opts.now ?? (() => Date.now());
   const polls: Record<ContainerType, number> = { TEXT: 0, IMAGE: 0, VIDEO: 2, CAROUSEL: 0, ...opts.polls };
   const publishQuota = opts.publishQuota ?? 250;
@@ -332,10 +333,9 @@ export async function startThreadsSimulator(opts: ThreadsSimulatorOptions = {}):
       return { problem: 'not a URL' };
     }
     if (u.protocol !== 'https:') return { problem: 'the URL is not https' };
-    const target = opts.mediaOrigins?.[u.origin];
     let res: Response;
     try {
-      res = await fetch(target ? target + url.slice(u.origin.length) : url, { redirect: 'follow', signal: AbortSignal.timeout(30_000) });
+      res = await mediaFetch(mode, opts.mediaOrigins, url, { redirect: 'follow', signal: AbortSignal.timeout(30_000) });
     } catch (e) {
       return { problem: `fetch failed (${(e as Error).message})` };
     }

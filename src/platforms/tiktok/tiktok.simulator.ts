@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { startSimulator, type InjectedKind, type ReceivedMedia, type Simulator } from '../simulator.js';
+import { currentSimulatorMode, mediaFetch, startSimulator, type InjectedKind, type ReceivedMedia, type Simulator } from '../simulator.js';
 import type { OAuth2Controls } from '../common/oauth2.simulator.js';
 
 /**
@@ -232,6 +232,7 @@ function sniff(b: Buffer): 'jpeg' | 'png' | 'webp' | 'gif' | 'mp4' | 'webm' | un
 }
 
 export async function startTiktokSimulator(opts: TiktokSimulatorOptions = {}): Promise<TiktokSimulator> {
+  const mode = currentSimulatorMode();
   const rules: ChunkRules = { minChunk: 5 * MiB, maxChunk: 64_000_000, maxFinalChunk: 128_000_000, maxChunks: 1000, maxVideoBytes: 4 * 1024 * MiB, ...opts.chunkRules };
   const limits = { init: 6, creator_info: 20, status: 30, ...opts.rateLimits };
   const photoFormats = opts.photoFormats ?? ['jpeg', 'webp'];
@@ -409,9 +410,7 @@ export async function startTiktokSimulator(opts: TiktokSimulatorOptions = {}): P
     const fetched: ReceivedMedia[] = [];
     try {
       for (const url of p.urls) {
-        const u = new URL(url);
-        const local = mediaOrigins.get(u.origin);
-        const res = await fetch(local ? `${local}${u.pathname}${u.search}` : url, { signal: AbortSignal.timeout(10_000) });
+        const res = await mediaFetch(mode, mediaOrigins, url, { signal: AbortSignal.timeout(10_000) });
         if (!res.ok) throw new Error('photo_pull_failed');
         const bytes = Buffer.from(await res.arrayBuffer());
         p.downloadedBytes += bytes.length;

@@ -1,6 +1,6 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { startSimulator, type InjectedKind, type Simulator } from '../simulator.js';
+import { currentSimulatorMode, mediaFetch, startSimulator, type InjectedKind, type Simulator } from '../simulator.js';
 import type { PublishedRecord } from '../simulator.js';
 
 /**
@@ -83,6 +83,7 @@ const fail = (reply: FastifyReply, status: number, code: string, message: string
   reply.status(status).send(property ? { code, message, property } : { code, message });
 
 export async function startWrapcastSimulator(opts: WrapcastSimulatorOptions = {}): Promise<WrapcastSimulator> {
+  const mode = currentSimulatorMode();
   const apps = new Map<string, NeynarApp>();
   const users = new Map<number, FarcasterUser>();
   const signers = new Map<string, SignerRecord>();
@@ -136,17 +137,10 @@ export async function startWrapcastSimulator(opts: WrapcastSimulatorOptions = {}
   }
 
   async function fetchEmbed(url: string): Promise<{ ok: true; sha256: string; size: number } | { ok: false; message: string }> {
-    let target: URL;
-    try {
-      target = new URL(url);
-    } catch {
-      return { ok: false, message: `Invalid embed url: ${url}` };
-    }
-    const mapped = opts.mediaOrigins?.[target.origin];
-    const fetchUrl = mapped ? `${mapped}${url.slice(target.origin.length)}` : url;
+    if (!URL.canParse(url)) return { ok: false, message: `Invalid embed url: ${url}` };
     try {
       // One connection per fetch: none is left open in the service that served the picture (the in-process sandbox shares its process).
-      const res = await fetch(fetchUrl, { headers: { connection: 'close' }, signal: AbortSignal.timeout(10_000) });
+      const res = await mediaFetch(mode, opts.mediaOrigins, url, { headers: { connection: 'close' }, signal: AbortSignal.timeout(10_000) });
       if (!res.ok) return { ok: false, message: `Embed url could not be fetched: ${url} (HTTP ${res.status})` };
       const bytes = Buffer.from(await res.arrayBuffer());
       return { ok: true, sha256: sha256(bytes), size: bytes.length };

@@ -14,6 +14,7 @@ type Readiness = {
   authKind: string;
   ready: boolean;
   available: boolean;
+  sandbox: boolean;
   setup: null | {
     app: string;
     variables: { name: string; set: boolean }[];
@@ -44,6 +45,14 @@ async function list(env: Record<string, string>) {
 }
 
 describe('GET /platforms', () => {
+  it('with SANDBOX=off: no platform offers a sandbox, and connecting a sandbox channel is refused', async () => {
+    const { body } = await list({ SANDBOX: 'off' });
+    expect(body.filter((p) => p.sandbox).map((p) => p.identifier)).toEqual([]);
+    const org = await t!.createOrg('Off');
+    const res = await call(t!.app, org.apiKey, { method: 'POST', url: '/public/v1/sandbox/channels', payload: { identifier: 'x' } });
+    expect(res.json<{ code: string; message: string }>()).toMatchObject({ code: 'PLATFORM_NOT_AVAILABLE', message: expect.stringMatching(/SANDBOX=off/) });
+  });
+
   it('without any app variables: credential and per-instance platforms are ready, the 22 with a deployment app say what is missing', async () => {
     const { body, byId } = await list({ PUBLIC_URL: 'https://social.example.org/' });
     expect(body.map((p) => p.identifier)).toEqual([...PLATFORM_IDENTIFIERS]);
@@ -51,6 +60,8 @@ describe('GET /platforms', () => {
     expect(byId.get('bluesky')).toMatchObject({ name: 'Bluesky', authKind: 'credentials', ready: true, available: true, setup: null });
     expect(byId.get('mastodon')).toMatchObject({ authKind: 'instance-oauth2', ready: true, setup: null });
     expect(byId.get('telegram')).toMatchObject({ ready: true, setup: null });
+    // every platform offers a sandbox here (SANDBOX is on by default)
+    expect(body.filter((p) => !p.sandbox).map((p) => p.identifier)).toEqual([]);
 
     expect(byId.get('x')).toEqual({
       identifier: 'x',
@@ -59,6 +70,8 @@ describe('GET /platforms', () => {
       instanceBased: false,
       ready: false,
       available: true,
+      // not ready for live channels, but a sandbox channel needs no app
+      sandbox: true,
       setup: {
         app: expect.stringContaining('OAuth 2.0'),
         variables: [

@@ -1,5 +1,6 @@
 import { and, asc, eq, isNotNull, isNull } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
+import { isUuid } from '../../lib/ids.js';
 import { integrations } from '../../db/schema/integrations.js';
 import { posts } from '../../db/schema/posts.js';
 
@@ -15,6 +16,7 @@ export function createSandboxRepository(db: Db) {
     },
 
     async channel(organizationId: string, id: string) {
+      if (!isUuid(id)) return undefined;
       const [row] = await db
         .select()
         .from(integrations)
@@ -24,6 +26,7 @@ export function createSandboxRepository(db: Db) {
 
     /** whether the channel of the organisation is a sandbox channel (undefined: no such channel) */
     async channelSandbox(organizationId: string, id: string): Promise<boolean | undefined> {
+      if (!isUuid(id)) return undefined;
       const [row] = await db
         .select({ sandbox: integrations.sandbox })
         .from(integrations)
@@ -33,6 +36,7 @@ export function createSandboxRepository(db: Db) {
 
     /** whether every channel the posts (by post id, or by group) are on is a sandbox channel; undefined: no such post */
     async postsSandbox(organizationId: string, match: { postId: string } | { group: string }): Promise<boolean | undefined> {
+      if ('postId' in match && !isUuid(match.postId)) return undefined;
       const rows = await db
         .select({ sandbox: integrations.sandbox })
         .from(posts)

@@ -16,7 +16,7 @@ export function sandboxRoutes(service: SandboxService): FastifyPluginAsyncZod {
           description:
             "A channel of any platform that runs the platform's real adapter against its simulator inside Tidings: publishing, media, threads, analytics and failures behave as on the platform, and nothing ever reaches the real one.",
           body: SandboxConnectBodySchema,
-          response: { 201: IntegrationSchema, ...errorResponses('PLAN_LIMIT_REACHED', 'CONFLICT', 'PLATFORM_NOT_AVAILABLE', 'PLATFORM_UNREACHABLE') },
+          response: { 201: IntegrationSchema, ...errorResponses('NOT_FOUND', 'PLAN_LIMIT_REACHED', 'CONFLICT', 'PLATFORM_NOT_AVAILABLE', 'PLATFORM_UNREACHABLE') },
         },
       },
       async (req, reply) => reply.status(201).send(await service.connect(req.auth.organizationId, req.body.identifier, req.body, connectingPersonOf(req.auth))),

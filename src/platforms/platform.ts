@@ -9,6 +9,9 @@ import type { LookupFunction } from '../lib/safe-address.js';
  * Fastify: everything they need comes in through `config` and the operation context.
  */
 
+/** Folders under src/platforms/ that are not platforms: what platforms share, and the sandbox. */
+export const SHARED_PLATFORM_FOLDERS: readonly string[] = ['common', 'sandbox'];
+
 export const PLATFORM_IDENTIFIERS = [
   'bluesky',
   'devto',

@@ -1,12 +1,12 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { PLATFORM_METADATA } from './metadata.js';
-import { PLATFORM_IDENTIFIERS } from './platform.js';
+import { PLATFORM_IDENTIFIERS, SHARED_PLATFORM_FOLDERS } from './platform.js';
 import { createPlatformRegistry } from './registry.js';
 import { renderWebPlatforms, WEB_PLATFORMS_FILE } from './web-list.js';
 
 const folders = readdirSync(new URL('.', import.meta.url), { withFileTypes: true })
-  .filter((d) => d.isDirectory() && d.name !== 'common')
+  .filter((d) => d.isDirectory() && !SHARED_PLATFORM_FOLDERS.includes(d.name))
   .map((d) => d.name);
 
 /**

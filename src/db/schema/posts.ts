@@ -76,6 +76,12 @@ export const posts = pgTable(
     /** when the pending publish last moved on (entered `pending`, or its token changed): polls back off from it and give up `pendingMaxMs` after it */
     pendingProgressAt: timestamp('pending_progress_at', { withTimezone: true }),
     publishedAt: timestamp('published_at', { withTimezone: true }),
+    /**
+     * The overdue-post watchdog (engines/publishing/overdue-watchdog.ts): the `publish_date` it
+     * reported this row overdue for (`post.overdue` and a notification), so each due time is
+     * reported once; a new date (rescheduled) arms it again.
+     */
+    overdueReportedFor: timestamp('overdue_reported_for', { withTimezone: true }),
     /** incremented on every change that must invalidate an already-enqueued publish job */
     version: bigint('version', { mode: 'number' }).notNull().default(1),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),

@@ -1,0 +1,1 @@
+ALTER TABLE "posts" ADD COLUMN "overdue_reported_for" timestamp with time zone;

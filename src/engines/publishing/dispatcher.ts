@@ -72,6 +72,21 @@ export function createDispatcher(deps: {
   let lastBeat = 0;
   const refillBatch = Math.max(1, Math.floor(options.capacity / 5));
   let lastRecovery = 0;
+  // Jobs whose publish is over, completed in pg-boss together at the next round (one statement and
+  // one commit for all of them, not one each). The row's outcome is already committed, so a job
+  // left 'active' by a crash before this only expires; its re-run finds the row done and stops.
+  const finished: string[] = [];
+
+  async function completeFinished() {
+    if (finished.length === 0) return;
+    const ids = finished.splice(0, finished.length);
+    try {
+      await jobs.boss.complete(PUBLISH_QUEUE, ids);
+    } catch (err) {
+      finished.push(...ids);
+      throw err;
+    }
+  }
 
   const wakeLoop = createWakeLoop({
     maxIdleMs: options.maxIdleMs,
@@ -141,7 +156,7 @@ export function createDispatcher(deps: {
     await platform.acquire();
     try {
       await deps.publisher.handle(job.data);
-      await jobs.boss.complete(PUBLISH_QUEUE, job.id);
+      finished.push(job.id);
     } catch (err) {
       deps.logger.error({ err, postId: job.data.postId }, 'publish job failed unexpectedly; it will be retried');
       await jobs.boss.fail(PUBLISH_QUEUE, job.id, { message: String(err) }).catch(() => undefined);
@@ -159,6 +174,7 @@ export function createDispatcher(deps: {
       await deps.beat();
       lastBeat = now;
     }
+    await completeFinished();
     if (now - lastRecovery >= Math.min(options.deadAfterMs, 30_000)) {
       lastRecovery = now;
       await recover();
@@ -203,6 +219,7 @@ export function createDispatcher(deps: {
       await wakeLoop.stop();
       for (const s of stops.splice(0)) await s();
       await Promise.race([Promise.allSettled([...inflight]), new Promise((r) => setTimeout(r, timeoutMs).unref())]);
+      await completeFinished().catch((err: unknown) => deps.logger.warn({ err }, 'publish jobs left active; they expire and their re-runs stop at the finished rows'));
     },
     /** Looks at the queue now (tests; a scheduling elsewhere in this process does it by itself). */
     poke,

@@ -10,6 +10,9 @@ import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
 import * as schema from './schema/index.js';
 import { lockDataDir, type DataDirLock } from './data-dir-lock.js';
+import { createPgliteTap, createPgPoolTap, type StatementRecording } from './statement-probe.js';
+
+export type { StatementRecording } from './statement-probe.js';
 
 export type Schema = typeof schema;
 /** The drizzle handle, identical in both modes. */
@@ -42,6 +45,12 @@ export interface Database {
    * Returns the function that stops listening.
    */
   listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>>;
+  /**
+   * Tests (statement budgets): records every statement this process sends from now on — drizzle's,
+   * pg-boss's, the rate limiter's — until `stop()`. The driver is only wrapped on the first call,
+   * so a process that never records pays nothing. LISTEN connections are not counted.
+   */
+  recordStatements(): StatementRecording;
 }
 
 // Resolves to src/db/migrations from both src/db/client.ts (tsx) and dist/db/client.js (built).
@@ -98,8 +107,10 @@ export async function openPglite(opts: PgliteOptions): Promise<Database> {
     throw e;
   }
   const db = drizzlePglite(client, { schema }) as unknown as Db;
+  const tap = createPgliteTap(client);
   return {
     kind: 'pglite',
+    recordStatements: () => tap.record(),
     db,
     sql: {
       async executeSql(text, values) {
@@ -153,11 +164,21 @@ export async function openPostgres(opts: PostgresOptions): Promise<Database> {
   const pool = new pg.Pool({ connectionString: opts.url, max: opts.poolSize });
   // A dropped idle connection must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
+  // Nor one that is checked out (a transaction between statements, pg-boss at work): pg-pool
+  // listens for errors on idle clients only, and node-postgres emits 'error' on a client whose
+  // connection ends under it, which without a listener ends the process (every process did when
+  // PostgreSQL restarted: test/e2e/faults.test.ts). The statement in flight is rejected all the
+  // same, and the pool discards the broken client when it is released.
+  pool.on('connect', (client) => {
+    client.on('error', () => undefined);
+  });
   const probe = await pool.connect();
   probe.release();
   const db = drizzlePg(pool, { schema }) as unknown as Db;
+  const tap = createPgPoolTap(pool);
   return {
     kind: 'postgres',
+    recordStatements: () => tap.record(),
     db,
     sql: {
       async executeSql(text, values) {
@@ -180,18 +201,40 @@ export async function openPostgres(opts: PostgresOptions): Promise<Database> {
       }
     },
     async listen(channel, onNotify) {
-      // A dedicated connection (a pooled one would be handed to other queries); reconnects if dropped.
+      // A dedicated connection (a pooled one would be handed to other queries); reconnects if
+      // dropped, trying again (1 s, doubling to 10 s) for as long as the database is away — a
+      // single try would leave the process deaf to NOTIFY after an outage longer than a second.
       let client: pg.Client | undefined;
       let stopped = false;
+      const reconnect = (delayMs: number) => {
+        if (stopped) return;
+        setTimeout(() => {
+          if (stopped) return;
+          connect().catch(() => reconnect(Math.min(delayMs * 2, 10_000)));
+        }, delayMs).unref();
+      };
       const connect = async () => {
         const c = new pg.Client({ connectionString: opts.url });
         c.on('notification', (n) => onNotify(n.payload ?? ''));
         c.on('error', () => {
           c.end().catch(() => undefined);
-          if (!stopped) setTimeout(() => void connect().catch(() => undefined), 1000).unref();
+          // A failure while connecting is the caller's to retry; a connection lost later is ours.
+          if (client === c) {
+            client = undefined;
+            reconnect(1000);
+          }
         });
-        await c.connect();
-        await c.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+        try {
+          await c.connect();
+          await c.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+        } catch (e) {
+          c.end().catch(() => undefined);
+          throw e;
+        }
+        if (stopped) {
+          await c.end().catch(() => undefined);
+          return;
+        }
         client = c;
         // A reconnect may have missed notifications: tell the listener to look again.
         onNotify('');

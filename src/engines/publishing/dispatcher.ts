@@ -88,18 +88,41 @@ export function createDispatcher(deps: {
     }
   }
 
+  // When the sleeping loop wakes by itself (epoch ms): a job scheduled for that time or later is
+  // found then, so its notice needs no look at the queue now. While slots are nearly all taken it is
+  // -Infinity: a finishing job wakes the loop, which then looks. A round in progress always goes again.
+  let wakesAt = -Infinity;
+  let inRound = false;
   const wakeLoop = createWakeLoop({
     maxIdleMs: options.maxIdleMs,
-    onError: (err) => deps.logger.error({ err }, 'publisher loop failed; retrying'),
+    onError: (err) => {
+      wakesAt = -Infinity;
+      deps.logger.error({ err }, 'publisher loop failed; retrying');
+    },
     async round() {
-      await tick();
-      if (held.size > 0 && options.capacity - held.size < refillBatch) return undefined;
-      const due = await nextDue();
-      // pg-boss takes jobs whose start is strictly before its now(): wake just after.
-      return due === undefined ? undefined : due - Date.now() + 2;
+      inRound = true;
+      try {
+        await tick();
+        if (held.size > 0 && options.capacity - held.size < refillBatch) {
+          wakesAt = -Infinity;
+          return undefined;
+        }
+        const due = await nextDue();
+        // pg-boss takes jobs whose start is strictly before its now(): wake just after.
+        const sleep = due === undefined ? options.maxIdleMs : Math.min(options.maxIdleMs, due - Date.now() + 2);
+        wakesAt = Date.now() + sleep;
+        return sleep;
+      } finally {
+        inRound = false;
+      }
     },
   });
   const poke = () => wakeLoop.poke();
+  /** A job was scheduled for `dueAt` (this process or a NOTIFY from another): look now only if it is due before the loop wakes anyway. */
+  const scheduled = (dueAt: Date | undefined) => {
+    const at = dueAt?.getTime();
+    if (inRound || at === undefined || Number.isNaN(at) || at < wakesAt) poke();
+  };
 
   function slotFor(map: Map<string, Semaphore>, key: string, limit: number) {
     let s = map.get(key);
@@ -204,8 +227,8 @@ export function createDispatcher(deps: {
       if (running) return;
       await jobs.ensureQueue(PUBLISH_QUEUE);
       running = true;
-      stops.push(deps.queue.onScheduled(() => poke()));
-      stops.push(await database.listen(PUBLISH_CHANNEL, () => poke()));
+      stops.push(deps.queue.onScheduled((dueAt) => scheduled(dueAt)));
+      stops.push(await database.listen(PUBLISH_CHANNEL, (payload) => scheduled(new Date(payload))));
       await deps.beat();
       lastBeat = deps.clock.now();
       await recover().catch((err: unknown) => deps.logger.error({ err }, 'publisher recovery failed'));

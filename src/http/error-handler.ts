@@ -4,6 +4,7 @@ import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
 import { AppError, ERROR_CODES, type ErrorCode, type FieldError } from '../errors.js';
+import { isDatabaseUnavailable } from '../lib/database-unavailable.js';
 import type { ErrorBody } from './error-schema.js';
 
 /** Fastify's own error codes, mapped to ours. */
@@ -30,9 +31,6 @@ const GENERIC_BY_STATUS: Record<number, ErrorCode> = {
   415: 'UNSUPPORTED_MEDIA_TYPE',
   429: 'RATE_LIMITED',
 };
-
-/** Driver errors that mean "the database is not there right now", not "the request is wrong". */
-const UNAVAILABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', '57P01', '57P02', '57P03', '53300']);
 
 interface Mapped {
   code: ErrorCode;
@@ -67,7 +65,9 @@ export function mapError(err: unknown): Mapped {
   }
   const fastifyCode = typeof e.code === 'string' ? FASTIFY_CODES[e.code] : undefined;
   if (fastifyCode) return { code: fastifyCode, message: FRAMEWORK_MESSAGES[fastifyCode] ?? e.message };
-  if (typeof e.code === 'string' && UNAVAILABLE.has(e.code)) {
+  // The database is not there right now (also when drizzle wraps the driver's error, and for a
+  // connection that ended under the request): 503 with Retry-After, never a 500.
+  if (isDatabaseUnavailable(err)) {
     return { code: 'SERVICE_UNAVAILABLE', message: 'A dependency is unavailable; retry shortly', headers: { 'retry-after': '5' } };
   }
   if (!isResponseSerializationError(err) && typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {

@@ -1,5 +1,6 @@
 import { channelRef, emitEvent, notifyIn, postEventPayload } from '../../core/events/events.js';
 import type { Tx } from '../../db/client.js';
+import { isDatabaseUnavailable } from '../../lib/database-unavailable.js';
 import { channelLabel, type IntegrationRow, type PostRow, type PublisherEnv } from './publisher-env.js';
 import { nextPoll, type Decision } from './retry-policy.js';
 
@@ -11,13 +12,29 @@ import { nextPoll, type Decision } from './retry-policy.js';
 export function createOutcomes(env: PublisherEnv) {
   const { posts, channels, queue } = env;
 
-  /** Runs `fn` in a transaction on the row, only while it is still the same attempt. */
+  /**
+   * Runs `fn` in a transaction on the row, only while it is still the same attempt. What the
+   * platform answered is known only to this process: if the database is away (restarting), the
+   * recording is tried again (0.25 s, doubling to 5 s) for up to `attemptTimeoutMs` instead of
+   * being dropped — else a post that was published would end "outcome unknown". Trying again is
+   * safe: the row is locked and re-read each time, and once the outcome (or another worker's
+   * reconciliation) committed, the attempt is no longer `sending` and nothing is done.
+   */
   async function whileSending<T>(rowId: string, fn: (tx: Tx, row: PostRow) => Promise<T>): Promise<T | undefined> {
-    return posts.transaction(async (tx) => {
-      const row = await posts.lockPost(tx, rowId);
-      if (!row || row.attemptState === null) return undefined;
-      return fn(tx, row);
-    });
+    const giveUpAt = Date.now() + env.options.attemptTimeoutMs;
+    for (let delayMs = 250; ; delayMs = Math.min(delayMs * 2, 5000)) {
+      try {
+        return await posts.transaction(async (tx) => {
+          const row = await posts.lockPost(tx, rowId);
+          if (!row || row.attemptState === null) return undefined;
+          return fn(tx, row);
+        });
+      } catch (e) {
+        if (!isDatabaseUnavailable(e) || Date.now() + delayMs > giveUpAt) throw e;
+        env.logger.warn({ err: e, postId: rowId }, 'the database is unavailable; recording the publish outcome again shortly');
+        await new Promise((r) => setTimeout(r, delayMs));
+      }
+    }
   }
 
   /** Ends `row` (and the thread items after it) ERROR with `reason`, notifying and emitting. */

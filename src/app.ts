@@ -3,7 +3,8 @@ import { serializerCompiler, validatorCompiler, type FastifyPluginAsyncZod, type
 import type { AppDeps } from './deps.js';
 import { installAuth } from './http/auth.js';
 import { completeResponses } from './http/error-schema.js';
-import { clientErrorHandler, installErrorHandling, newRequestId, sendError } from './http/error-handler.js';
+import { clientErrorHandler, installErrorHandling, requestIdOf, sendError } from './http/error-handler.js';
+import { installHttpMetrics, metricsRoute } from './http/metrics.js';
 import { trackInflight } from './http/inflight.js';
 import { installJsonParser } from './http/json-body.js';
 import { API_PREFIX, installOpenApi, servedApiUrl } from './http/openapi.js';
@@ -64,7 +65,7 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
     ...(opts.logger ? { loggerInstance: opts.logger } : { logger: false }),
     bodyLimit: config.jsonBodyLimitBytes,
     trustProxy: config.trustProxy,
-    genReqId: newRequestId,
+    genReqId: requestIdOf,
     // Clients set up for a self-hosted Postiz call the API under `/api/public/v1`.
     rewriteUrl: (req) => servedApiUrl(req.url ?? '/'),
     // The router's own refusals (malformed percent-encoding, over-long parameter) and requests
@@ -77,6 +78,8 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
   }).withTypeProvider<ZodTypeProvider>();
 
   if (opts.onRoute) app.addHook('onRoute', opts.onRoute);
+  // HTTP latency by route template and status, for every route registered below.
+  installHttpMetrics(app, deps.metrics.metrics);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   // Media URLs name PUBLIC_URL (or S3's addresses): the app's CSP lets its pages show them
@@ -96,6 +99,8 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
   await app.register(cookie);
   await installOpenApi(app, { publicUrl: config.publicUrl, version: VERSION });
   await app.register(healthRoutes(services.health));
+  // Prometheus metrics: 404 unless METRICS_TOKEN is set (the admin port, METRICS_PORT, serves them without one).
+  await app.register(metricsRoute(deps.metrics, config.metrics.token));
   await app.register(callbackRoutes(services.connect));
   await app.register(mediaFilesRoutes(services.media));
 
@@ -135,7 +140,7 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
       // Every route here answers the statuses of authentication, rate limit and request checks too.
       api.addHook('onRoute', completeResponses);
       installAuth(api, services.auth, { sessionCookie: cookieNames(config.accounts.secureCookies).session });
-      installRateLimit(api, { store: deps.rateStore, clock });
+      installRateLimit(api, { store: deps.rateStore, clock, metrics: deps.metrics.metrics });
       installSandboxScope(api, services.sandbox.scope);
       await api.register(integrationsRoutes(services.integrations));
       await api.register(connectRoutes(services.connect));
@@ -156,5 +161,23 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
     { prefix: API_PREFIX },
   );
 
+  return app;
+}
+
+/**
+ * The admin port (METRICS_PORT on METRICS_HOST, default 127.0.0.1), in every role — the one HTTP
+ * listener a `worker` process has: `GET /metrics` without a token (whoever reaches the address is
+ * trusted: keep it private), and `/healthz` and `/readyz` for probes of this very process.
+ */
+export async function buildAdminApp(deps: AppDeps, opts: { logger?: FastifyBaseLogger } = {}): Promise<FastifyInstance> {
+  const app = Fastify({ ...(opts.logger ? { loggerInstance: opts.logger } : { logger: false }), genReqId: requestIdOf, disableRequestLogging: true });
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  installErrorHandling(app);
+  app.addHook('onRequest', async (req, reply) => {
+    void reply.header('x-request-id', req.id);
+  });
+  await app.register(healthRoutes(deps.services.health));
+  await app.register(metricsRoute(deps.metrics, false));
   return app;
 }

@@ -117,6 +117,12 @@ const EnvSchema = z.object({
   MCP_SESSIONS: bool.default(true),
   MCP_SESSION_IDLE_TIMEOUT: duration.default(30 * 60_000),
   MCP_MAX_SESSIONS: positiveInt.default(1000),
+  // Observability (issue 29): /metrics behind a bearer token on the main port, and/or an admin port
+  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  METRICS_HOST: z.string().min(1).default('127.0.0.1'),
+  PUBLISH_OVERDUE_SECONDS: positiveInt.default(300),
+  PUBLISH_OVERDUE_CHECK_SECONDS: positiveInt.default(30),
   MCP_ALLOWED_ORIGINS: z
     .string()
     .optional()
@@ -188,6 +194,13 @@ export interface Config {
   s3: S3Config | undefined;
   /** people, sessions, mail and the OAuth server (issue 15) */
   accounts: AccountsConfig;
+  /**
+   * Prometheus metrics (issue 29): `GET /metrics` on the main port answers a bearer `token` (404
+   * without one); `port` (on `host`) serves /metrics, /healthz and /readyz without a token, in every role.
+   */
+  metrics: { token: string | undefined; port: number | undefined; host: string };
+  /** the overdue-post watchdog (worker processes): a post still queued `thresholdMs` after its time is reported, checked every `checkMs` */
+  overdue: { thresholdMs: number; checkMs: number };
 }
 
 export interface AccountsConfig {
@@ -385,6 +398,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       devicePollIntervalSeconds: e.DEVICE_POLL_INTERVAL_SECONDS,
       appRateLimit: { max: e.APP_RATE_LIMIT, windowSeconds: e.APP_RATE_WINDOW_SECONDS },
     },
+    metrics: { token: e.METRICS_TOKEN, port: e.METRICS_PORT, host: e.METRICS_HOST },
+    overdue: { thresholdMs: e.PUBLISH_OVERDUE_SECONDS * 1000, checkMs: e.PUBLISH_OVERDUE_CHECK_SECONDS * 1000 },
     publish: {
       maxLatenessMs: e.PUBLISH_MAX_LATENESS,
       concurrency: e.PUBLISH_CONCURRENCY,

@@ -1,6 +1,10 @@
+import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { platformEnvPrefix, setPlatformVariables, type Config, type Role } from './config.js';
-import { openPglite, openPostgres, type Database } from './db/client.js';
+import { MIGRATIONS_DIR, openPglite, openPostgres, type Database } from './db/client.js';
+import { createPrometheusMetrics, type MetricSources } from './core/metrics/prometheus.js';
+import { createOverdueRepository } from './engines/publishing/overdue.repository.js';
+import { createOverdueWatchdog } from './engines/publishing/overdue-watchdog.js';
 import { createJobEngine, type JobEngine, type Logger } from './jobs/job-engine.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { loadOrCreateEmbeddedSecret } from './lib/credentials-secret.js';
@@ -105,6 +109,20 @@ const TOKEN_KEEPER_INTERVAL_MS = 30 * 60_000;
 
 const silentLogger: Logger = { error: () => undefined, warn: () => undefined };
 
+/** How many migrations this build has (what `/readyz` expects the database to have applied). */
+function countMigrations(): number {
+  const journal = JSON.parse(readFileSync(join(MIGRATIONS_DIR, 'meta', '_journal.json'), 'utf8')) as { entries: unknown[] };
+  return journal.entries.length;
+}
+
+/** The pool figures of the metrics: pg's pool in PostgreSQL mode; the one connection of the embedded database. */
+function poolSource(database: Database, poolSize: number): MetricSources['pool'] {
+  if (database.kind !== 'postgres') return () => ({ max: 1, total: 1 });
+  // drizzle's node-postgres driver keeps the pg.Pool it was given at `$client`.
+  const pool = (database.db as unknown as { $client?: { totalCount: number; idleCount: number; waitingCount: number } }).$client;
+  return () => ({ max: poolSize, total: pool?.totalCount ?? 0, idle: pool?.idleCount ?? 0, waiting: pool?.waitingCount ?? 0 });
+}
+
 /** Composition root: config → database → repositories → services. */
 export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
   const role = opts.role ?? 'all';
@@ -198,6 +216,16 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
     // The publishing engine's own SQL (post rows on the queue, leases, attempts), the workers'
     // heartbeats, and the channel rows' credentials and marks (channel access, the publisher).
     const publishing = createPublishingRepository(database);
+    // Metrics (issue 29): one registry per app; process metrics only where they are served.
+    const overdueRepo = createOverdueRepository(db);
+    const prometheus = createPrometheusMetrics({
+      defaults: config.metrics.token !== undefined || config.metrics.port !== undefined,
+      sources: {
+        duePosts: () => overdueRepo.countDue(new Date(clock.now()), new Date(clock.now() - config.overdue.thresholdMs)),
+        pool: poolSource(database, config.databasePoolSize),
+      },
+    });
+    const metrics = prometheus.metrics;
     const heartbeats = createHeartbeatRepository(db);
     const channels = createChannelsRepository(db);
     const queue = createPublishQueue({ database, jobs, posts: publishing });
@@ -327,7 +355,14 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
         workRoot: videoWorkRoot,
         options: { requestWaitMs: config.video.requestWaitMs },
       }),
-      health: createHealthService({ health: createHealthRepository(database), clock, maxHeartbeatAgeSeconds: config.readyMaxHeartbeatAgeSeconds }),
+      health: createHealthService({
+        health: createHealthRepository(database),
+        clock,
+        maxHeartbeatAgeSeconds: config.readyMaxHeartbeatAgeSeconds,
+        role,
+        expectedMigrations: countMigrations(),
+        ownBeat: () => ownBeatAt,
+      }),
       onboarding: createOnboardingService({ accounts: repositories.accounts, organizations: repositories.organizations, integrations: repositories.integrations, posts: repositories.posts, clock }),
     };
 
@@ -374,6 +409,7 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
         attemptTimeoutMs: config.publish.attemptTimeoutMs,
       },
       logger: { warn: (obj, msg) => logger.warn(obj, msg), info: () => undefined },
+      metrics,
     });
     // Webhook deliveries: sent by worker processes (started in `startWorker`); `runOnce`/`drain` for tests.
     const webhookSender = createWebhookSender({ allowPrivateTargets: config.allowPrivateTargets, timeoutMs: config.webhooks.timeoutMs });
@@ -392,6 +428,7 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
         deadAfterMs: Math.max(3 * config.workerHeartbeatSeconds * 1000, 15_000),
       },
       logger: { warn: (obj, msg) => logger.warn(obj, msg), error: (obj, msg) => logger.error(obj, msg) },
+      metrics,
     });
     let videoWorker: VideoWorker | undefined;
     if (jobs && videoQueue) {
@@ -417,9 +454,21 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
           maxVideoBytes: config.media.maxVideoBytes,
         },
         logger,
+        metrics,
       });
     }
     let dispatcher: Dispatcher | undefined;
+    /** when this process's publisher loop last beat (`/readyz` of worker and all processes) */
+    let ownBeatAt: number | undefined;
+    let watchdogRun: { stop(): Promise<void> } | undefined;
+    const overdueWatchdog = createOverdueWatchdog({
+      overdue: overdueRepo,
+      clock,
+      metrics,
+      displayName: (identifier) => (identifier in adapters ? adapters[identifier as keyof typeof adapters].metadata.displayName : identifier),
+      options: { thresholdMs: config.overdue.thresholdMs, batchSize: 100 },
+      logger: { warn: (obj, msg) => logger.warn(obj, msg), error: (obj, msg) => logger.error(obj, msg) },
+    });
     let janitorRun: { stop(): Promise<void> } | undefined;
     let keeperRun: { stop(): Promise<void> } | undefined;
     const tokenKeeper = createTokenKeeper({
@@ -455,6 +504,8 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
       webhookDelivery,
       videoProviders,
       videoWorker,
+      metrics: prometheus,
+      overdueWatchdog,
       get dispatcher() {
         return dispatcher;
       },
@@ -471,7 +522,10 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
           adapters,
           clock,
           workerId: heartbeat.workerId,
-          beat: () => heartbeat.beat(),
+          beat: async () => {
+            await heartbeat.beat();
+            ownBeatAt = clock.now();
+          },
           heartbeatMs: config.workerHeartbeatSeconds * 1000,
           options: {
             capacity: config.publish.concurrency,
@@ -492,6 +546,8 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
         janitorRun = mediaJanitor.start({ clock, firstDelayMs: 5 * 60_000, intervalMs: 60 * 60_000 });
         // Tokens that must be renewed while valid, for channels nobody publishes to (worker only too).
         keeperRun = tokenKeeper.start({ clock, firstDelayMs: 60_000, intervalMs: TOKEN_KEEPER_INTERVAL_MS });
+        // Posts still queued PUBLISH_OVERDUE_SECONDS after their time: post.overdue and a notification, once each.
+        watchdogRun = overdueWatchdog.start({ firstDelayMs: config.overdue.checkMs, intervalMs: config.overdue.checkMs });
       },
       async close() {
         if (closed) return;
@@ -501,6 +557,7 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
         clearInterval(accountsTimer);
         await janitorRun?.stop();
         await keeperRun?.stop();
+        await watchdogRun?.stop();
         await videoWorker?.stop();
         await dispatcher?.stop();
         await webhookDelivery.stop();

@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import { pino } from 'pino';
 import { startAdminSocket } from './admin/admin-socket.js';
-import { buildApp } from './app.js';
+import { buildAdminApp, buildApp } from './app.js';
 import type { Config, Role } from './config.js';
 import { createDeps } from './deps.js';
 
@@ -17,8 +17,14 @@ export async function serve(config: Config, role: Role) {
   const deps = await createDeps(config, { role, logger: log });
   let app: Awaited<ReturnType<typeof buildApp>> | undefined;
   let adminServer: Server | undefined;
+  let adminApp: Awaited<ReturnType<typeof buildAdminApp>> | undefined;
   try {
     app = await buildApp(deps, { logger: log });
+    if (config.metrics.port !== undefined) {
+      // The admin port (metrics without a token, this process's /readyz), in every role.
+      adminApp = await buildAdminApp(deps, { logger: log });
+      await adminApp.listen({ port: config.metrics.port, host: config.metrics.host });
+    }
     if (role !== 'api') await deps.startWorker();
     if (!config.databaseUrl) {
       adminServer = await startAdminSocket(config.dataDir, deps.services, (err) => log.error({ err }, 'admin command failed'));
@@ -27,6 +33,7 @@ export async function serve(config: Config, role: Role) {
     else await app.ready();
   } catch (e) {
     adminServer?.close();
+    await adminApp?.close();
     await app?.close();
     await deps.close();
     throw e;
@@ -47,6 +54,7 @@ export async function serve(config: Config, role: Role) {
       adminServer?.close();
       await app?.close();
       await app?.inflight.drained(10_000);
+      await adminApp?.close();
       await deps.close();
       process.exit(0);
     })();

@@ -45,6 +45,8 @@ export interface BuildTestAppOptions {
   webApp?: BuildAppOptions['webApp'];
   /** Sees the origin of every request a sandbox channel sends. */
   onSandboxRequest?: CreateDepsOptions['onSandboxRequest'];
+  /** The process role (`serve --role`); default `all`. */
+  role?: CreateDepsOptions['role'];
 }
 
 /** A fresh app on its own fresh database (PGlite or PostgreSQL per TEST_DB), driven with `inject`. */
@@ -57,7 +59,7 @@ export async function buildTestApp(opts: BuildTestAppOptions = {}): Promise<Test
     DATA_DIR: '/nonexistent-test-data-dir',
     ...opts.env,
   });
-  const deps = await createDeps(config, { database: testDb.database, clock, remoteFetch: opts.remoteFetch, webhookResolve: opts.webhookResolve, logger: opts.logger, onSandboxRequest: opts.onSandboxRequest });
+  const deps = await createDeps(config, { role: opts.role, database: testDb.database, clock, remoteFetch: opts.remoteFetch, webhookResolve: opts.webhookResolve, logger: opts.logger, onSandboxRequest: opts.onSandboxRequest });
   const app = await buildApp(deps, { extraRoutes: opts.extraRoutes, webApp: opts.webApp ?? false, onRoute: opts.onRoute });
   const undocumented = recordUndocumentedStatuses(app);
   if (opts.startWorker) await deps.startWorker();

@@ -101,6 +101,20 @@ export function sendError(req: FastifyRequest, reply: FastifyReply, err: unknown
 
 export const newRequestId = () => `req-${randomBytes(6).toString('hex')}`;
 
+/** What an incoming `x-request-id` may be to be taken as the request's id: short, and only characters safe in logs and headers. */
+const REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
+
+/**
+ * The request's id (Fastify's `genReqId`): the caller's `x-request-id` when it is one value of
+ * 1–128 safe characters (a proxy or client correlating its logs with ours), else a new one. It is
+ * echoed in the `x-request-id` response header, in error bodies (`requestId`) and on every log line
+ * of the request (`reqId`).
+ */
+export function requestIdOf(req: { headers: Record<string, string | string[] | undefined> }): string {
+  const given = req.headers['x-request-id'];
+  return typeof given === 'string' && REQUEST_ID.test(given) ? given : newRequestId();
+}
+
 /**
  * Refusals of a request Node's HTTP parser could not read (headers too large, a malformed request
  * line, a client too slow to send), written straight to the socket in the one error shape.

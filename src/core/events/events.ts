@@ -9,6 +9,7 @@ export const EVENT_TYPES = [
   'post.published',
   'post.failed',
   'post.deleted',
+  'post.overdue',
   'integration.connected',
   'integration.refresh_needed',
   'integration.disconnected',

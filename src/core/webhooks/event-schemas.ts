@@ -57,6 +57,13 @@ export const EVENT_PAYLOAD_SCHEMAS = {
     failedAt: isoDate('when it failed'),
   }),
   'post.deleted': PostPartSchema.extend({ deletedAt: isoDate('when it was deleted') }),
+  'post.overdue': PostPartSchema.extend({
+    publishDate: isoDate('the time it was scheduled for'),
+    overdueSeconds: z.number().int().describe('how late it was when the watchdog found it, in seconds'),
+    attempts: z.number().int().describe('publish attempts made so far'),
+    error: z.string().nullable().describe('the last retry note (why the last attempt did not publish), or null'),
+    detectedAt: isoDate('when the watchdog found it'),
+  }),
   'integration.connected': z.object({
     integration: ChannelSchema,
     reconnected: z.boolean().describe('true when an existing channel was connected again (new credentials), false for a new channel'),
@@ -96,6 +103,7 @@ const DESCRIPTIONS: Record<EventType, string> = {
   'post.published': 'A post (or a thread item) was published on its platform.',
   'post.failed': 'A post (or a thread item) failed and will not be retried.',
   'post.deleted': 'A post was deleted.',
+  'post.overdue': 'A post is still not published `PUBLISH_OVERDUE_SECONDS` (default 300) after its scheduled time (the publisher is down, backed up or retrying). Sent once per scheduled time; `post.published` or `post.failed` follows when it ends.',
   'integration.connected': 'A channel was connected (or reconnected).',
   'integration.refresh_needed': "A channel's access is gone: reconnect it.",
   'integration.disconnected': 'A channel was disconnected; its queued posts failed.',

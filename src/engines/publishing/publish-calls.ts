@@ -23,14 +23,17 @@ export function createPlatformCalls(env: PublisherEnv, outcomes: Outcomes) {
     // had time to land (a client-side timeout: the request may still be under way at the platform).
     const canReconcile = adapterOrNone(env, integration)?.findRecent !== undefined;
     await whileSending(rowId, (tx, row) =>
-      carryOut(tx, row, integration, decide(failure, row.attempts, env.now(), { options, random: env.random, channel: channelLabel(env, integration), canReconcile })),
+      carryOut(tx, row, integration, decide(failure, row.attempts, env.now(), { options, random: env.random, channel: channelLabel(env, integration), canReconcile }), failure.kind),
     );
   }
 
   async function onResult(rowId: string, integration: IntegrationRow, result: PublishResult) {
     await whileSending(rowId, async (tx, row) => {
       if (result.status === 'published') await published(tx, row, integration, result.id, result.url, result.note);
-      else await outcomes.awaitProcessing(tx, row, result.token, result.pollAfterMs);
+      else {
+        env.metrics.publishOutcome(integration.identifier, 'pending', 'none');
+        await outcomes.awaitProcessing(tx, row, result.token, result.pollAfterMs);
+      }
     });
   }
 
@@ -66,7 +69,7 @@ export function createPlatformCalls(env: PublisherEnv, outcomes: Outcomes) {
     // A thread item is looked for among the replies to the item before it (comments are often not in the main listing).
     const replyTo = row.parentPostId && previous?.releaseId && root.releaseId ? { id: previous.releaseId, rootId: root.releaseId } : undefined;
     if (!integration || !adapter?.findRecent || integration.deletedAt || !integration.credentials || integration.refreshNeeded) {
-      await whileSending(rowId, (tx, r) => fail(tx, r, integration, OUTCOME_UNKNOWN));
+      await whileSending(rowId, (tx, r) => fail(tx, r, integration, OUTCOME_UNKNOWN, 'outcome_unknown'));
       return;
     }
     // From just before the attempt (a little clock skew between us and the platform allowed).
@@ -78,7 +81,7 @@ export function createPlatformCalls(env: PublisherEnv, outcomes: Outcomes) {
       // The platform will not let us look (a permission the app lacks: `unsupported`), the grant is
       // gone, or an hour has passed: the outcome stays unknown; else look again later.
       const failure = failureOf(e);
-      await whileSending(rowId, (tx, r) => carryOut(tx, r, integration, decideLookupFailure(failure, row.lastAttemptAt, env.now(), options)));
+      await whileSending(rowId, (tx, r) => carryOut(tx, r, integration, decideLookupFailure(failure, row.lastAttemptAt, env.now(), options), failure.kind));
       return;
     }
     // A platform post already recorded on another row (the same text posted before) is not ours.
@@ -93,7 +96,7 @@ export function createPlatformCalls(env: PublisherEnv, outcomes: Outcomes) {
         await published(tx, r, integration, match.id, match.url);
       } else {
         // The platform shows no such post: the request did not create one, so sending is safe.
-        await carryOut(tx, r, integration, decideNotArrived(r.attempts, env.now(), { options, channel: channelLabel(env, integration) }));
+        await carryOut(tx, r, integration, decideNotArrived(r.attempts, env.now(), { options, channel: channelLabel(env, integration) }), 'not_arrived');
       }
     });
   }
@@ -105,7 +108,7 @@ export function createPlatformCalls(env: PublisherEnv, outcomes: Outcomes) {
     const { integration } = await readItemContext(env, row);
     const adapter = integration && adapterOrNone(env, integration);
     if (!integration || !adapter?.checkPublish) {
-      await whileSending(rowId, (tx, r) => fail(tx, r, integration, OUTCOME_UNKNOWN));
+      await whileSending(rowId, (tx, r) => fail(tx, r, integration, OUTCOME_UNKNOWN, 'outcome_unknown'));
       return;
     }
     const token = row.pendingToken;
@@ -115,9 +118,10 @@ export function createPlatformCalls(env: PublisherEnv, outcomes: Outcomes) {
     } catch (e) {
       // `checkPublish` is idempotent by contract (it looks before any step that must not happen
       // twice), so whatever else went wrong, the same token is simply checked again later.
-      const decision = decideCheckFailure(failureOf(e), channelLabel(env, integration));
+      const failure = failureOf(e);
+      const decision = decideCheckFailure(failure, channelLabel(env, integration));
       if (decision.kind !== 'poll') {
-        await whileSending(rowId, (tx, r) => carryOut(tx, r, integration, decision));
+        await whileSending(rowId, (tx, r) => carryOut(tx, r, integration, decision, failure.kind));
         return;
       }
       env.logger.warn({ err: e, postId: rowId }, 'checking an asynchronous publish failed; checking again later');
@@ -128,12 +132,15 @@ export function createPlatformCalls(env: PublisherEnv, outcomes: Outcomes) {
     const progressAt = result.status === 'pending' && result.token !== token ? env.now() : (row.pendingProgressAt ?? row.lastAttemptAt ?? env.now());
     const givenUp = result.status === 'pending' ? pendingGivenUp(progressAt, env.now(), channelLabel(env, integration), options) : undefined;
     if (givenUp !== undefined) {
-      await whileSending(rowId, (tx, r) => fail(tx, r, integration, givenUp));
+      await whileSending(rowId, (tx, r) => fail(tx, r, integration, givenUp, 'pending_timeout'));
       return;
     }
     await whileSending(rowId, async (tx, r) => {
       if (result.status === 'published') await published(tx, r, integration, result.id, result.url, result.note);
-      else await outcomes.stillProcessing(tx, r, result.token, progressAt, result.pollAfterMs);
+      else {
+        env.metrics.publishOutcome(integration.identifier, 'pending', 'none');
+        await outcomes.stillProcessing(tx, r, result.token, progressAt, result.pollAfterMs);
+      }
     });
   }
 

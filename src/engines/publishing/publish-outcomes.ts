@@ -1,6 +1,7 @@
 import { channelRef, emitEvent, notifyIn, postEventPayload } from '../../core/events/events.js';
 import type { Tx } from '../../db/client.js';
 import { isDatabaseUnavailable } from '../../lib/database-unavailable.js';
+import type { PublishOutcomeKind } from '../../core/metrics/metrics.js';
 import { channelLabel, type IntegrationRow, type PostRow, type PublisherEnv } from './publisher-env.js';
 import { nextPoll, type Decision } from './retry-policy.js';
 
@@ -37,9 +38,16 @@ export function createOutcomes(env: PublisherEnv) {
     }
   }
 
-  /** Ends `row` (and the thread items after it) ERROR with `reason`, notifying and emitting. */
-  async function fail(tx: Tx, row: PostRow, integration: IntegrationRow | undefined, reason: string) {
+  /** The platform label of metrics: the channel's identifier, `unknown` when the channel row is gone. */
+  const platformOf = (row: PostRow, integration: IntegrationRow | undefined) => integration?.identifier ?? 'unknown';
+
+  /**
+   * Ends `row` (and the thread items after it) ERROR with `reason`, notifying and emitting.
+   * `kind`: what the metrics count it as (a `PlatformError` kind, or one of the words of `PublishOutcomeKind`).
+   */
+  async function fail(tx: Tx, row: PostRow, integration: IntegrationRow | undefined, reason: string, kind: PublishOutcomeKind = 'unknown') {
     const at = env.now();
+    env.metrics.publishOutcome(platformOf(row, integration), 'error', kind);
     await posts.markFailed(tx, row.id, reason, at);
     await posts.failLaterItems(tx, row.parentPostId ?? row.id, row.position, `Not published: item ${row.position + 1} of this thread failed`, at);
     const what = row.position === 0 ? 'Your post' : `Item ${row.position + 1} of your thread`;
@@ -50,6 +58,9 @@ export function createOutcomes(env: PublisherEnv) {
   /** `note`: the adapter's word on a partly successful publish (kept as the post's `error` text, else cleared). */
   async function published(tx: Tx, row: PostRow, integration: IntegrationRow | undefined, id: string, url: string, note?: string) {
     const at = env.now();
+    env.metrics.publishOutcome(platformOf(row, integration), 'published', 'none');
+    // Lag against the time the person chose: the first item only (thread items follow their own delay).
+    if (row.position === 0) env.metrics.publishLag(platformOf(row, integration), (at.getTime() - row.publishDate.getTime()) / 1000);
     await posts.markPublished(tx, row.id, { id, url: url || null, note: note ?? null }, at);
     if (row.position === 0) {
       // An inbox upload (TikTok) has no id or URL yet: the user finishes it in the app, then
@@ -84,27 +95,32 @@ export function createOutcomes(env: PublisherEnv) {
   }
 
   /** The channel's access is gone: mark it, notify, emit, and fail the post asking to reconnect. */
-  async function failForReconnect(tx: Tx, row: PostRow, integration: IntegrationRow, reason: string) {
+  async function failForReconnect(tx: Tx, row: PostRow, integration: IntegrationRow, reason: string, kind: PublishOutcomeKind) {
     const at = env.now();
     if (await channels.markRefreshNeeded(integration.id, at, tx)) {
       await notifyIn(tx, row.organizationId, `Channel ${integration.name} (${integration.identifier}) must be reconnected: ${reason}`, null, at);
     }
     await emitEvent(tx, row.organizationId, 'integration.refresh_needed', { integration: channelRef(integration), reason }, at);
-    return fail(tx, row, integration, `The channel must be reconnected: ${reason}`);
+    return fail(tx, row, integration, `The channel must be reconnected: ${reason}`, kind);
   }
 
-  /** Carries out the retry policy's `decision` on `row`, in the transaction `tx`. */
-  async function carryOut(tx: Tx, row: PostRow, integration: IntegrationRow, decision: Decision) {
+  /**
+   * Carries out the retry policy's `decision` on `row`, in the transaction `tx`. `kind`: the failure
+   * it answers, as the metrics count it (a `PlatformError` kind, `unknown`, `not_arrived`).
+   */
+  async function carryOut(tx: Tx, row: PostRow, integration: IntegrationRow, decision: Decision, kind: PublishOutcomeKind) {
     switch (decision.kind) {
       case 'retry':
+        env.metrics.publishOutcome(integration.identifier, 'retry', kind);
         if (decision.blockChannelUntil) await channels.blockPublishingUntil(integration.id, decision.blockChannelUntil, tx);
         return retryLater(tx, row, decision.at, decision.note);
       case 'final':
         if (decision.blockChannelUntil) await channels.blockPublishingUntil(integration.id, decision.blockChannelUntil, tx);
-        return fail(tx, row, integration, decision.message);
+        return fail(tx, row, integration, decision.message, kind);
       case 'reconnect':
-        return failForReconnect(tx, row, integration, decision.reason);
+        return failForReconnect(tx, row, integration, decision.reason, kind);
       case 'reconcile':
+        env.metrics.publishOutcome(integration.identifier, 'reconcile', kind);
         if (decision.note !== undefined) await posts.setError(tx, row.id, decision.note, env.now());
         await queue.schedule(tx, row.id, decision.at);
         return;

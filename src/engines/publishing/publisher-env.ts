@@ -3,6 +3,7 @@ import type { ChannelsRepository, IntegrationRow } from '../../core/channels/cha
 import type { PublishQueue } from '../../core/queues.js';
 import type { ImageFitter } from '../../core/media/image-fitter.js';
 import type { PlatformAdapter } from '../../platforms/platform.js';
+import type { Metrics } from '../../core/metrics/metrics.js';
 import type { PublishingRepository } from './publishing.repository.js';
 
 export type { IntegrationRow } from '../../core/channels/channels.repository.js';
@@ -60,6 +61,8 @@ export interface PublisherEnv {
   now: () => Date;
   /** random in [0, 1) */
   random: () => number;
+  /** publish outcomes and lag (engines record through the port, never prom-client) */
+  metrics: Metrics;
 }
 
 /** The channel's adapter, or none when its platform is unknown here. */

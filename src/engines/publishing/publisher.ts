@@ -2,6 +2,7 @@ import type { ChannelAccess } from '../../core/channels/channel-access.js';
 import type { ChannelsRepository } from '../../core/channels/channels.repository.js';
 import type { PublishQueue } from '../../core/queues.js';
 import type { Clock } from '../../lib/clock.js';
+import { noMetrics, type Metrics } from '../../core/metrics/metrics.js';
 import type { ImageFitter } from '../../core/media/image-fitter.js';
 import { PlatformError } from '../../platforms/platform.js';
 import { createPlatformCalls } from './publish-calls.js';
@@ -29,6 +30,8 @@ export interface PublisherDeps {
   mediaUrl: (storageKey: string) => string;
   /** random in [0, 1); tests pin it */
   random?: () => number;
+  /** outcomes by platform and failure kind, publish lag (none: not recorded) */
+  metrics?: Metrics;
 }
 
 /** What a job does after its claim (`fit`: re-encode pictures, then claim again). */
@@ -72,6 +75,7 @@ export function createPublisher(deps: PublisherDeps) {
     logger: deps.logger,
     now: () => new Date(deps.clock.now()),
     random: deps.random ?? (() => Math.random()),
+    metrics: deps.metrics ?? noMetrics,
   };
   const outcomes = createOutcomes(env);
   const calls = createPlatformCalls(env, outcomes);
@@ -90,7 +94,7 @@ export function createPublisher(deps: PublisherDeps) {
       const at = env.now();
       const verdict = mayPublish(row, integration, previous, at, env.options);
       if ('fail' in verdict) {
-        await outcomes.fail(tx, row, integration, verdict.fail);
+        await outcomes.fail(tx, row, integration, verdict.fail, 'precheck');
         return 'none';
       }
       if ('waitUntil' in verdict) {
@@ -104,7 +108,7 @@ export function createPublisher(deps: PublisherDeps) {
         input = await readSendInput(env, tx, row, row.attempts + 1, ready.fitted);
       } catch (e) {
         if (!(e instanceof PlatformError)) throw e;
-        await outcomes.fail(tx, row, integration, e.message);
+        await outcomes.fail(tx, row, integration, e.message, e.kind);
         return 'none';
       }
       if (input && 'toFit' in input) {

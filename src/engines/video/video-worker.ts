@@ -9,6 +9,7 @@ import { emitEvent } from '../../core/events/events.js';
 import { AppError } from '../../errors.js';
 import type { JobEngine, Logger } from '../../jobs/job-engine.js';
 import type { Clock } from '../../lib/clock.js';
+import { noMetrics, type Metrics } from '../../core/metrics/metrics.js';
 import { isUuid } from '../../lib/ids.js';
 import type { RemoteFetcher } from '../../core/media/remote-fetch.js';
 import type { MediaStorage } from '../../core/media/storage.js';
@@ -94,8 +95,11 @@ export function createVideoWorker(deps: {
   workRoot: string;
   options: VideoWorkerOptions;
   logger: Logger;
+  /** job outcomes by provider (none: not recorded) */
+  metrics?: Metrics;
 }) {
   const { video, clock, workerId, options } = deps;
+  const metrics = deps.metrics ?? noMetrics;
   const jobsDir = join(deps.workRoot, 'jobs');
   /** abort controllers of the jobs this process runs, by job id */
   const active = new Map<string, AbortController>();
@@ -143,6 +147,7 @@ export function createVideoWorker(deps: {
     try {
       await mkdir(workDir, { recursive: true });
       await run(row, workDir, ac.signal);
+      metrics.videoJob(row.provider, 'succeeded');
     } catch (e) {
       await settleFailure(row, e, ac.signal).catch((err: unknown) => deps.logger.error({ err, jobId: row.id }, 'recording a video job failure failed'));
     } finally {
@@ -219,16 +224,23 @@ export function createVideoWorker(deps: {
     if (reason === SHUTDOWN) return putBack(row.id, true);
     if (reason instanceof Error && reason.message === 'time limit') {
       await failJob(row.id, workerId, `the generation took longer than the time limit of ${Math.round(options.timeLimitMs / 1000)} s`);
+      metrics.videoJob(row.provider, 'failed');
       return;
     }
     if (e instanceof VideoProviderError || e instanceof AppError) {
       await failJob(row.id, workerId, e.message);
+      metrics.videoJob(row.provider, 'failed');
       return;
     }
     const message = e instanceof Error ? e.message : String(e);
     deps.logger.warn({ err: e, jobId: row.id, attempt: row.attempts }, 'video generation failed unexpectedly');
-    if (row.attempts < row.maxAttempts) return putBack(row.id, false, message);
+    if (row.attempts < row.maxAttempts) {
+      await putBack(row.id, false, message);
+      metrics.videoJob(row.provider, 'retry');
+      return;
+    }
     await failJob(row.id, workerId, `${message} (after ${row.attempts} attempts)`);
+    metrics.videoJob(row.provider, 'failed');
   }
 
   /**

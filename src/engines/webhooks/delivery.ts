@@ -2,6 +2,7 @@ import { createWakeLoop } from '../../lib/wake-loop.js';
 import type { Database, Tx } from '../../db/client.js';
 import type { Clock } from '../../lib/clock.js';
 import type { SecretBox } from '../../lib/secret-box.js';
+import { noMetrics, type Metrics } from '../../core/metrics/metrics.js';
 import { emitEvent, notifyIn, WEBHOOK_CHANNEL } from '../../core/events/events.js';
 import { createDeliveryRepository, type DeliveryChange, type DeliveryRow, type WebhookRow } from './delivery.repository.js';
 import type { SendResult, WebhookSender } from './send.js';
@@ -80,8 +81,11 @@ export function createWebhookDelivery(deps: {
   workerId: string;
   options: WebhookDeliveryOptions;
   logger: Logger;
+  /** delivery outcomes (none: not recorded) */
+  metrics?: Metrics;
 }) {
   const { database, options, clock } = deps;
+  const metrics = deps.metrics ?? noMetrics;
   const repo = createDeliveryRepository(database);
   const random = options.random ?? Math.random;
   /** in-flight sends per webhook id */
@@ -191,6 +195,7 @@ export function createWebhookDelivery(deps: {
     if (!webhook.enabled || webhook.deletedAt) {
       const at = new Date(clock.now());
       await repo.transaction((tx) => releaseAs(tx, deliveryId, { state: 'cancelled', nextAttemptAt: null, updatedAt: at }));
+      metrics.webhookDelivery('cancelled');
       return;
     }
 
@@ -272,9 +277,10 @@ export function createWebhookDelivery(deps: {
     const done = new Date(clock.now());
     if (result.ok) {
       await recordSuccess({ deliveryId: delivery.id, webhookId: hook.id, attempt, result, at, done });
+      metrics.webhookDelivery('delivered');
       return;
     }
-    await repo.transaction(async (tx) => {
+    const retried = await repo.transaction(async (tx) => {
       const outcome = { attempts: attempt, lastStatus: result.status ?? null, lastError: result.error, updatedAt: done };
       let nextAttemptAt: Date | null = null;
       // A failure locks the webhook row first: outcomes of its concurrent deliveries decide its
@@ -306,7 +312,9 @@ export function createWebhookDelivery(deps: {
         at,
         nextAttemptAt,
       });
+      return nextAttemptAt !== null;
     });
+    metrics.webhookDelivery(retried ? 'retry' : 'failed');
   }
 
   /** Embedded mode: leases found at start were taken by this process's previous incarnation, which is gone. */

@@ -4,9 +4,11 @@ import type { HealthService } from './health.service.js';
 
 const ReadinessSchema = z.object({
   ready: z.boolean(),
+  role: z.enum(['api', 'worker', 'all']),
   checks: z.object({
     database: z.object({ ok: z.boolean(), error: z.string().optional() }),
-    publisher: z.object({ ok: z.boolean(), lastBeatAt: z.string().nullable(), error: z.string().optional() }),
+    migrations: z.object({ ok: z.boolean(), applied: z.number().int().nullable(), expected: z.number().int(), error: z.string().optional() }),
+    publisher: z.object({ ok: z.boolean(), lastBeatAt: z.string().nullable(), required: z.boolean(), error: z.string().optional() }),
   }),
 });
 

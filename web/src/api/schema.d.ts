@@ -9201,7 +9201,7 @@ export interface paths {
                         /** @description http or https; must reach a public address (checked when saved and before every delivery) */
                         url: string;
                         /** @description event types to receive; empty or absent = all */
-                        events?: ("post.scheduled" | "post.published" | "post.failed" | "post.deleted" | "integration.connected" | "integration.refresh_needed" | "integration.disconnected" | "video.succeeded" | "video.failed" | "webhook.disabled")[];
+                        events?: ("post.scheduled" | "post.published" | "post.failed" | "post.deleted" | "post.overdue" | "integration.connected" | "integration.refresh_needed" | "integration.disconnected" | "video.succeeded" | "video.failed" | "webhook.disabled")[];
                         /** @description channel ids whose events to receive; empty or absent = every channel (events not about a channel always arrive) */
                         integrations?: string[];
                         /**
@@ -9612,7 +9612,7 @@ export interface paths {
                         /** @description http or https; must reach a public address (checked when saved and before every delivery) */
                         url?: string;
                         /** @description event types to receive; empty or absent = all */
-                        events?: ("post.scheduled" | "post.published" | "post.failed" | "post.deleted" | "integration.connected" | "integration.refresh_needed" | "integration.disconnected" | "video.succeeded" | "video.failed" | "webhook.disabled")[];
+                        events?: ("post.scheduled" | "post.published" | "post.failed" | "post.deleted" | "post.overdue" | "integration.connected" | "integration.refresh_needed" | "integration.disconnected" | "video.succeeded" | "video.failed" | "webhook.disabled")[];
                         /** @description channel ids whose events to receive; empty or absent = every channel (events not about a channel always arrive) */
                         integrations?: string[];
                         /** @description true re-enables a webhook the service disabled; false cancels its pending deliveries */
@@ -16961,6 +16961,88 @@ export interface webhooks {
                             };
                             /** @description when it was deleted (ISO 8601) */
                             deletedAt: string;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx status acknowledges the delivery; anything else (or no answer within the timeout) is retried. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "post.overdue": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * post.overdue
+         * @description A post is still not published `PUBLISH_OVERDUE_SECONDS` (default 300) after its scheduled time (the publisher is down, backed up or retrying). Sent once per scheduled time; `post.published` or `post.failed` follows when it ends. Signed as Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature` headers; verify with the webhook's secret).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description the event's id; the same in every delivery and retry of this event (the `webhook-id` header identifies the delivery) */
+                        id: string;
+                        /** @constant */
+                        type: "post.overdue";
+                        /** @description when the event happened (ISO 8601) */
+                        timestamp: string;
+                        data: {
+                            /** @description the post (one item of a thread) */
+                            postId: string;
+                            /** @description the first item of its thread (the post itself when it is the first); events of one root post are delivered in order */
+                            rootPostId: string;
+                            /** @description the group shared by the posts created in one request */
+                            group: string;
+                            /** @description 0 for the first item of a thread, 1 for the next, … */
+                            position: number;
+                            /** @description the channel the event is about */
+                            integration: {
+                                /** @description the channel (integration) id */
+                                id: string;
+                                /** @description the platform, e.g. `bluesky`; absent only when the channel row was gone when the event was written */
+                                identifier?: string;
+                                /** @description the channel name */
+                                name?: string;
+                                /**
+                                 * @description present (true) on the events of sandbox channels only
+                                 * @constant
+                                 */
+                                sandbox?: true;
+                            };
+                            /** @description the time it was scheduled for (ISO 8601) */
+                            publishDate: string;
+                            /** @description how late it was when the watchdog found it, in seconds */
+                            overdueSeconds: number;
+                            /** @description publish attempts made so far */
+                            attempts: number;
+                            /** @description the last retry note (why the last attempt did not publish), or null */
+                            error: string | null;
+                            /** @description when the watchdog found it (ISO 8601) */
+                            detectedAt: string;
                         };
                     };
                 };

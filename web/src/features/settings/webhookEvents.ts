@@ -10,6 +10,7 @@ export const EVENT_LABELS: Record<SubscribableEventType, string> = {
   'post.published': 'A post or thread item was published',
   'post.failed': 'A post or thread item failed and will not be retried',
   'post.deleted': 'A post was deleted',
+  'post.overdue': 'A post is late: still not published minutes after its time',
   'integration.connected': 'A channel was connected or reconnected',
   'integration.refresh_needed': 'A channel lost its access and must be reconnected',
   'integration.disconnected': 'A channel was disconnected (its queued posts failed)',

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Tx } from '../../db/client.js';
-import { events, notifications } from '../../db/schema/index.js';
+import { notifications } from '../../db/schema/index.js';
 
 function rowsOf(result: unknown): unknown[] {
   const r = result as { rows?: unknown[] } | unknown[];
@@ -13,34 +13,36 @@ function rowsOf(result: unknown): unknown[] {
  */
 export function createEventsRepository() {
   return {
-    async insertEvent(tx: Tx, row: { organizationId: string; type: string; payload: Record<string, unknown>; at: Date }): Promise<string> {
-      const [event] = await tx.insert(events).values({ organizationId: row.organizationId, type: row.type, payload: row.payload, createdAt: row.at }).returning({ id: events.id });
-      return event!.id;
-    },
-
     /**
-     * One pending delivery for each of the organisation's webhooks that take the event (only
-     * `webhookId` when given, whatever its filters); returns how many were queued.
+     * Appends the event with one pending delivery for each of the organisation's webhooks that take
+     * it (only `webhookId` when given, whatever its filters) and, when any was queued, a NOTIFY on
+     * `channel` (sent when `tx` commits): one statement, whatever the number of webhooks. Answers the
+     * event's id and how many deliveries were queued.
      */
-    async queueDeliveries(
+    async appendEvent(
       tx: Tx,
-      q: { organizationId: string; eventId: string; type: string; orderingKey: string | null; integrationId: string | null; webhookId?: string; at: Date },
-    ): Promise<number> {
-      const { organizationId, eventId, type, orderingKey, integrationId, at } = q;
-      const queued = await tx.execute(sql`
-    INSERT INTO webhook_deliveries (webhook_id, organization_id, event_id, event_type, ordering_key, next_attempt_at, created_at, updated_at)
-    SELECT w.id, w.organization_id, ${eventId}, ${type}, ${orderingKey}, ${at.toISOString()}::timestamptz, ${at.toISOString()}::timestamptz, ${at.toISOString()}::timestamptz
-    FROM webhooks w
-    WHERE w.organization_id = ${organizationId} AND w.deleted_at IS NULL
-      AND ${q.webhookId ? sql`w.id = ${q.webhookId}` : sql`w.enabled AND (jsonb_array_length(w.events) = 0 OR w.events ? ${type})
-      AND (${integrationId}::text IS NULL OR jsonb_array_length(w.integration_ids) = 0 OR w.integration_ids ? ${integrationId}::text)`}
-    RETURNING id`);
-      return rowsOf(queued).length;
-    },
-
-    /** Wakes delivery workers in every process listening on `channel` (sent when `tx` commits). */
-    async notifyChannel(tx: Tx, channel: string, organizationId: string): Promise<void> {
-      await tx.execute(sql`select pg_notify(${channel}, ${organizationId})`);
+      q: { organizationId: string; type: string; payload: Record<string, unknown>; orderingKey: string | null; integrationId: string | null; webhookId?: string; at: Date; channel: string },
+    ): Promise<{ id: string; queued: number }> {
+      const { organizationId, type, orderingKey, integrationId, channel } = q;
+      const at = q.at.toISOString();
+      const result = await tx.execute(sql`
+    WITH event AS (
+      INSERT INTO events (organization_id, type, payload, created_at)
+      VALUES (${organizationId}, ${type}, ${JSON.stringify(q.payload)}::jsonb, ${at}::timestamptz)
+      RETURNING id
+    ), queued AS (
+      INSERT INTO webhook_deliveries (webhook_id, organization_id, event_id, event_type, ordering_key, next_attempt_at, created_at, updated_at)
+      SELECT w.id, w.organization_id, event.id, ${type}, ${orderingKey}, ${at}::timestamptz, ${at}::timestamptz, ${at}::timestamptz
+      FROM webhooks w, event
+      WHERE w.organization_id = ${organizationId} AND w.deleted_at IS NULL
+        AND ${q.webhookId ? sql`w.id = ${q.webhookId}` : sql`w.enabled AND (jsonb_array_length(w.events) = 0 OR w.events ? ${type})
+        AND (${integrationId}::text IS NULL OR jsonb_array_length(w.integration_ids) = 0 OR w.integration_ids ? ${integrationId}::text)`}
+      RETURNING 1
+    ), counted AS (SELECT count(*)::int AS n FROM queued)
+    SELECT event.id, counted.n AS queued, CASE WHEN counted.n > 0 THEN pg_notify(${channel}, ${organizationId}) END AS notified
+    FROM event, counted`);
+      const row = rowsOf(result)[0] as { id: string; queued: number | string };
+      return { id: row.id, queued: Number(row.queued) };
     },
 
     async insertNotification(tx: Tx, row: { organizationId: string; content: string; link: string | null; at: Date }): Promise<void> {

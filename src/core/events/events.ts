@@ -31,14 +31,12 @@ export const WEBHOOK_CHANNEL = 'tidings_webhooks';
  * channel filter applies to events about a channel (`payload.integration.id`).
  */
 export async function emitEvent(tx: Tx, organizationId: string, type: EventType, payload: Record<string, unknown>, at: Date, opts: { webhookId?: string } = {}): Promise<string> {
-  const eventId = await repo.insertEvent(tx, { organizationId, type, payload, at });
   const integration = (payload.integration as { id?: unknown } | undefined)?.id;
   const integrationId = typeof integration === 'string' ? integration : null;
   const rootPost = payload.rootPostId ?? payload.postId;
   const orderingKey = type.startsWith('post.') && typeof rootPost === 'string' ? rootPost : null;
-  const queued = await repo.queueDeliveries(tx, { organizationId, eventId, type, orderingKey, integrationId, webhookId: opts.webhookId, at });
-  if (queued > 0) await repo.notifyChannel(tx, WEBHOOK_CHANNEL, organizationId);
-  return eventId;
+  const event = await repo.appendEvent(tx, { organizationId, type, payload, orderingKey, integrationId, webhookId: opts.webhookId, at, channel: WEBHOOK_CHANNEL });
+  return event.id;
 }
 
 /** Writes an organisation notification in the caller's transaction. */

@@ -11,11 +11,34 @@ export interface StatementRecording {
   readonly statements: readonly string[];
   /** Transactions begun among them: each BEGIN (pg-boss's multi-statement blocks included). */
   readonly transactions: number;
+  /**
+   * Transactions the database committed, as PostgreSQL counts them (`pg_stat_database.xact_commit`):
+   * each BEGIN … COMMIT, and each statement sent outside one (its own transaction, reads too).
+   */
+  readonly commits: number;
   /** Stops recording (the texts stay readable). */
   stop(): void;
 }
 
 const BEGIN = /^\s*(begin|start\s+transaction)\b/i;
+const COMMIT = /^\s*(commit|end)\b/i;
+const ROLLBACK = /^\s*rollback\b(?!\s+to\b)/i;
+/** A whole transaction in one text (pg-boss's blocks: `BEGIN; …; COMMIT;`). */
+const WHOLE = /\bcommit\s*;?\s*$/i;
+
+/**
+ * Follows one connection's transaction state, so that each statement can be told apart: inside
+ * a BEGIN … COMMIT block or a transaction of its own.
+ */
+function createBlockTracker() {
+  let inBlock = false;
+  return (text: string): boolean => {
+    const inside = inBlock;
+    if (BEGIN.test(text) && !WHOLE.test(text)) inBlock = true;
+    else if (COMMIT.test(text) || ROLLBACK.test(text)) inBlock = false;
+    return inside;
+  };
+}
 
 /**
  * The recordings running on one database. The driver is wrapped on the first `record()` only, so
@@ -29,16 +52,23 @@ export interface StatementTap {
 interface Recorder {
   statements: string[];
   transactions: number;
+  commits: number;
 }
 
-function createTap(install: (note: (text: string) => void, active: () => boolean) => void): StatementTap {
+/** Notes one statement sent; `inBlock`: it was sent inside a BEGIN … COMMIT block. */
+type Note = (text: string, inBlock: boolean) => void;
+
+function createTap(install: (note: Note, active: () => boolean) => void): StatementTap {
   const recorders = new Set<Recorder>();
   let installed = false;
-  const note = (text: string) => {
+  const note: Note = (text, inBlock) => {
     const begins = BEGIN.test(text);
+    // A block commits at its COMMIT; a statement outside any block is a transaction of its own.
+    const commits = inBlock ? COMMIT.test(text) : !ROLLBACK.test(text) && (!begins || WHOLE.test(text));
     for (const r of recorders) {
       r.statements.push(text);
       if (begins) r.transactions++;
+      if (commits) r.commits++;
     }
   };
   return {
@@ -47,7 +77,7 @@ function createTap(install: (note: (text: string) => void, active: () => boolean
         install(note, () => recorders.size > 0);
         installed = true;
       }
-      const r: Recorder = { statements: [], transactions: 0 };
+      const r: Recorder = { statements: [], transactions: 0, commits: 0 };
       recorders.add(r);
       return {
         get statements() {
@@ -55,6 +85,9 @@ function createTap(install: (note: (text: string) => void, active: () => boolean
         },
         get transactions() {
           return r.transactions;
+        },
+        get commits() {
+          return r.commits;
         },
         stop: () => void recorders.delete(r),
       };
@@ -83,8 +116,11 @@ export function createPgPoolTap(pool: pg.Pool): StatementTap {
       if (c[WRAPPED] || !active()) return;
       c[WRAPPED] = true;
       const query = c.query.bind(c) as (...args: unknown[]) => unknown;
+      const track = createBlockTracker();
       (c as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
-        if (active()) note(textOf(args[0]));
+        const text = textOf(args[0]);
+        const inBlock = track(text);
+        if (active()) note(text, inBlock);
         return query(...args);
       };
     });
@@ -102,45 +138,46 @@ export function createPgliteTap(client: PGlite): StatementTap {
     const query = client.query.bind(client);
     const exec = client.exec.bind(client);
     const transaction = client.transaction.bind(client);
+    // Outside `transaction`, PGlite runs nothing while a transaction is open: these are outside blocks.
     client.query = ((text: string, ...rest: unknown[]) => {
-      if (active()) note(text);
+      if (active()) note(text, false);
       return (query as (...a: unknown[]) => unknown)(text, ...rest);
     }) as PGlite['query'];
     client.exec = ((text: string, ...rest: unknown[]) => {
-      if (active()) note(text);
+      if (active()) note(text, false);
       return (exec as (...a: unknown[]) => unknown)(text, ...rest);
     }) as PGlite['exec'];
     client.transaction = (async (fn: (tx: Transaction) => Promise<unknown>) => {
       if (!active()) return transaction(fn);
-      note('BEGIN');
+      note('BEGIN', false);
       let rolledBack = false;
       try {
         const result = await transaction((tx) => {
           // The transaction object keeps its own state (`closed`, `listen`): inherit it, wrap the senders.
           const wrapped = Object.create(tx) as Transaction;
           wrapped.query = ((text: string, ...rest: unknown[]) => {
-            note(text);
+            note(text, true);
             return (tx.query as (...a: unknown[]) => unknown)(text, ...rest);
           }) as Transaction['query'];
           wrapped.exec = ((text: string, ...rest: unknown[]) => {
-            note(text);
+            note(text, true);
             return (tx.exec as (...a: unknown[]) => unknown)(text, ...rest);
           }) as Transaction['exec'];
           wrapped.sql = ((strings: TemplateStringsArray, ...params: unknown[]) => {
-            note(strings.join('$?'));
+            note(strings.join('$?'), true);
             return tx.sql(strings, ...params);
           }) as Transaction['sql'];
           wrapped.rollback = () => {
-            note('ROLLBACK');
+            note('ROLLBACK', true);
             rolledBack = true;
             return tx.rollback();
           };
           return fn(wrapped);
         });
-        if (!rolledBack) note('COMMIT');
+        if (!rolledBack) note('COMMIT', true);
         return result;
       } catch (e) {
-        if (!rolledBack) note('ROLLBACK');
+        if (!rolledBack) note('ROLLBACK', true);
         throw e;
       }
     }) as PGlite['transaction'];

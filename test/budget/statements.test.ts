@@ -20,7 +20,9 @@ import { openTestDatabase, testDbKind, type TestDbKind } from '../test-db.js';
 
 /**
  * Statement budgets (issue 29): how many statements (round trips to the database, BEGIN and COMMIT
- * included) and transactions each operation costs, counted by `Database.recordStatements()` on the
+ * included), transactions (BEGIN … COMMIT blocks) and commits (as PostgreSQL's xact_commit counts
+ * them, which publish-bench reports per post: each block, and each statement outside a block,
+ * reads too) each operation costs, counted by `Database.recordStatements()` on the
  * driver itself — drizzle's, pg-boss's and the rate limiter's statements alike — after a warm-up
  * (caches full, queues known). Each budget is exactly today's count: an added round trip fails
  * here with the number and the list of statements; a removed one fails too, and the budget is
@@ -38,7 +40,10 @@ const kind: TestDbKind = testDbKind();
 
 interface Budget {
   statements: number;
+  /** BEGIN … COMMIT blocks */
   transactions: number;
+  /** transactions committed as PostgreSQL counts them (xact_commit): blocks, and each statement outside one */
+  commits: number;
 }
 type PerDriver = Record<TestDbKind, Budget>;
 
@@ -52,8 +57,8 @@ function shorten(text: string): string {
 function expectWithin(name: string, rec: StatementRecording, budget: PerDriver) {
   const listed = rec.statements.map((s, i) => `  ${i + 1}. ${shorten(s)}`).join('\n');
   expect(
-    { statements: rec.statements.length, transactions: rec.transactions },
-    `${name} on ${kind}: ${rec.statements.length} statements, ${rec.transactions} transactions (budget ${budget[kind].statements} / ${budget[kind].transactions}):\n${listed}\n`,
+    { statements: rec.statements.length, transactions: rec.transactions, commits: rec.commits },
+    `${name} on ${kind}: ${rec.statements.length} statements, ${rec.transactions} transactions, ${rec.commits} commits (budget ${budget[kind].statements} / ${budget[kind].transactions} / ${budget[kind].commits}):\n${listed}\n`,
   ).toEqual(budget[kind]);
 }
 
@@ -144,6 +149,8 @@ describe('the statement recording', () => {
     await database.sql.executeSql('SELECT 5');
     expect(rec.statements.map((s) => s.toLowerCase())).toEqual(['select 1', 'begin', 'select 2', 'select 3', 'commit', 'begin', 'select 4', 'rollback']);
     expect(rec.transactions).toBe(2);
+    // 'select 1' on its own, the first block; the rolled-back block commits nothing
+    expect(rec.commits).toBe(2);
   });
 });
 
@@ -167,8 +174,8 @@ describe('statement budgets of the public API', () => {
     //           2 the channels (integrations ⟕ customers of the organisation).
     // pglite:   the channels only.
     expectWithin('GET /integrations (auth cached)', rec, {
-      pglite: { statements: 1, transactions: 0 },
-      postgres: { statements: 2, transactions: 0 },
+      pglite: { statements: 1, transactions: 0, commits: 1 },
+      postgres: { statements: 2, transactions: 0, commits: 2 },
     });
   });
 
@@ -180,8 +187,8 @@ describe('statement budgets of the public API', () => {
     //           2 tidings_rate_take, 3 the channels.
     // pglite:   1 the key's owner, 2 the channels.
     expectWithin('GET /integrations (auth looked up)', rec, {
-      pglite: { statements: 2, transactions: 0 },
-      postgres: { statements: 3, transactions: 0 },
+      pglite: { statements: 2, transactions: 0, commits: 2 },
+      postgres: { statements: 3, transactions: 0, commits: 3 },
     });
   });
 
@@ -211,8 +218,8 @@ describe('statement budgets of the public API', () => {
     //   deliveries (none here: no webhook); COMMIT.
     // So 3 (+1 on postgres) + 2 + 7 per channel.
     expectWithin('POST /posts, 1 channel', rec, {
-      pglite: { statements: 12, transactions: 1 },
-      postgres: { statements: 13, transactions: 1 },
+      pglite: { statements: 12, transactions: 1, commits: 4 },
+      postgres: { statements: 13, transactions: 1, commits: 5 },
     });
   });
 
@@ -221,8 +228,8 @@ describe('statement budgets of the public API', () => {
     const rec = await measure(t, async () => expect(await createPosts(channels)).toHaveLength(5));
     // The same as one channel, the 7 statements per post five times, in one transaction.
     expectWithin('POST /posts, 5 channels', rec, {
-      pglite: { statements: 40, transactions: 1 },
-      postgres: { statements: 41, transactions: 1 },
+      pglite: { statements: 40, transactions: 1, commits: 4 },
+      postgres: { statements: 41, transactions: 1, commits: 5 },
     });
   });
 });
@@ -321,9 +328,11 @@ describe('statement budgets of the workers', () => {
     //   post.published event; insert its webhook deliveries; the thread's next item; COMMIT;
     // pg-boss complete;
     // the loop's round the finished job wakes: pg-boss fetch (nothing), the next due time.
+    // Commits: the 2 blocks and the 7 statements outside them (3 fetches, the lease, 2 looks at
+    // the next due time, the complete).
     expectWithin('one publish (telegram)', rec, {
-      pglite: { statements: 21, transactions: 2 },
-      postgres: { statements: 21, transactions: 2 },
+      pglite: { statements: 21, transactions: 2, commits: 9 },
+      postgres: { statements: 21, transactions: 2, commits: 9 },
     });
   });
 
@@ -344,8 +353,8 @@ describe('statement budgets of the workers', () => {
     // (the request to the receiver)
     // 3 record the outcomes in one statement (attempt log rows, delivery state, webhook's streak).
     expectWithin('one webhook delivery', rec, {
-      pglite: { statements: 3, transactions: 0 },
-      postgres: { statements: 3, transactions: 0 },
+      pglite: { statements: 3, transactions: 0, commits: 3 },
+      postgres: { statements: 3, transactions: 0, commits: 3 },
     });
   });
 });

@@ -170,7 +170,8 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
  * trusted: keep it private), and `/healthz` and `/readyz` for probes of this very process.
  */
 export async function buildAdminApp(deps: AppDeps, opts: { logger?: FastifyBaseLogger } = {}): Promise<FastifyInstance> {
-  const app = Fastify({ ...(opts.logger ? { loggerInstance: opts.logger } : { logger: false }), genReqId: requestIdOf, disableRequestLogging: true });
+  // Probes and scrapes come every few seconds: only this port's warnings and errors are logged.
+  const app = Fastify({ ...(opts.logger ? { loggerInstance: opts.logger.child({ port: 'admin' }, { level: 'warn' }) } : { logger: false }), genReqId: requestIdOf });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   installErrorHandling(app);

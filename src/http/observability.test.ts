@@ -1,5 +1,8 @@
+import { Writable } from 'node:stream';
 import { eq } from 'drizzle-orm';
+import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
+import { buildAdminApp, buildApp } from '../app.js';
 import { posts } from '../db/schema/posts.js';
 import { realtimeManualClock, waitFor } from '../../test/factories.js';
 import { call, expectError, useTestApp, type TestApp, type TestOrg } from '../../test/helpers.js';
@@ -68,6 +71,38 @@ describe('/metrics without METRICS_TOKEN', () => {
     const none = await t.app.inject({ method: 'GET', url: '/healthz' });
     expect(none.headers['x-request-id']).toMatch(/^req-[0-9a-f]{12}$/);
   });
+
+  it("request log lines carry the request's id (reqId), the caller's when it sent one", async () => {
+    const lines: Record<string, unknown>[] = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _enc, done) {
+        for (const l of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(l) as Record<string, unknown>);
+        done();
+      },
+    });
+    const logged = await buildApp(t.deps, { logger: pino({ level: 'info' }, sink), webApp: false });
+    try {
+      await logged.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'trace-123' } });
+      const mine = lines.filter((l) => l.reqId === 'trace-123');
+      expect(mine.map((l) => l.msg)).toEqual(['incoming request', 'request completed']);
+    } finally {
+      await logged.close();
+    }
+  });
+
+  it('the admin app (METRICS_PORT) serves /metrics without a token, and /readyz of this process', async () => {
+    const admin = await buildAdminApp(t.deps);
+    try {
+      const metrics = await admin.inject({ method: 'GET', url: '/metrics' });
+      expect(metrics.statusCode, metrics.body).toBe(200);
+      expect(metrics.body).toContain('# TYPE tidings_publish_outcomes_total counter');
+      const ready = await admin.inject({ method: 'GET', url: '/readyz' });
+      expect(ready.json()).toMatchObject({ role: 'all', checks: { database: { ok: true }, migrations: { ok: true } } });
+      expect((await admin.inject({ method: 'GET', url: '/public/v1/integrations' })).statusCode).toBe(404);
+    } finally {
+      await admin.close();
+    }
+  });
 });
 
 describe('/metrics with METRICS_TOKEN', () => {
@@ -112,6 +147,9 @@ describe('/metrics with METRICS_TOKEN', () => {
     // scrape-time gauges are read from the database
     expect(sample(text, 'tidings_posts_due_unpublished')).toBe(0);
     expect(sample(text, 'tidings_db_pool_connections', { state: 'total' })).toBeGreaterThanOrEqual(1);
+    // PostgreSQL: the pg pool's figures; embedded: its one connection
+    if (t.deps.database.kind === 'postgres') expect(sample(text, 'tidings_db_pool_connections', { state: 'idle' })).toBeGreaterThanOrEqual(0);
+    else expect(sample(text, 'tidings_db_pool_connections', { state: 'max' })).toBe(1);
   });
 
   it('a publish counts one published outcome for its platform and one lag sample; a refused one counts its failure kind', async () => {

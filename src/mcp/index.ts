@@ -21,6 +21,7 @@ export async function installMcp(app: FastifyInstance, deps: AppDeps, logger: Fa
     tools: allTools(services),
     extensions: [resources(services), prompts(services)],
     rateStore: deps.rateStore,
+    onRateLimited: () => deps.metrics.metrics.rateLimitRefused('mcp'),
     clock: deps.clock,
     logger: logger.child({ frontDoor: 'mcp' }),
     version: VERSION,

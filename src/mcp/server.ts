@@ -23,6 +23,8 @@ export interface McpDeps {
    */
   extensions?: ((server: Server, charged: ChargedCaller) => void)[];
   rateStore: SlidingLogStore;
+  /** a call refused by the rate limit (counted in `tidings_rate_limit_refusals_total{front="mcp"}`) */
+  onRateLimited?: () => void;
   clock: Clock;
   logger: FastifyBaseLogger;
   version: string;
@@ -114,6 +116,7 @@ export function createMcpServerFactory(deps: McpDeps) {
         structuredContent,
       };
     } catch (err) {
+      if (err instanceof AppError && err.code === 'RATE_LIMITED') deps.onRateLimited?.();
       if (err instanceof AppError && err.status < 500 && err.code !== 'INTERNAL') {
         log.info({ code: err.code, ms: deps.clock.now() - started }, err.message);
         return errorResult(err, requestId);
@@ -133,6 +136,7 @@ export function createMcpServerFactory(deps: McpDeps) {
       await takeFromBudget(deps.rateStore, context, deps.clock.now());
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
+      if (err.code === 'RATE_LIMITED') deps.onRateLimited?.();
       throw new McpError(ErrorCode.InvalidRequest, err.message, { code: err.code, retryAfterSeconds: Number(err.extra.headers?.['retry-after']) });
     }
     return context;

@@ -181,7 +181,7 @@ export function createDispatcher(deps: {
       await deps.publisher.handle(job.data);
       finished.push(job.id);
     } catch (err) {
-      deps.logger.error({ err, postId: job.data.postId }, 'publish job failed unexpectedly; it will be retried');
+      deps.logger.error({ err, jobId: job.id, postId: job.data.postId }, 'publish job failed unexpectedly; it will be retried');
       await jobs.boss.fail(PUBLISH_QUEUE, job.id, { message: String(err) }).catch(() => undefined);
       // Released below; the next recovery pass reschedules the row (it stays leased to us).
     } finally {

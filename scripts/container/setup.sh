@@ -36,8 +36,8 @@ for pair in podman:podman buildah:buildah runc:runc podman-compose:podman-compos
 done
 if [ ${#missing[@]} -gt 0 ]; then
   echo "installing ${missing[*]}"
-  apt-get install -y -qq "${missing[@]}" >/dev/null 2>&1 \
-    || { apt-get update -qq && apt-get install -y -qq "${missing[@]}" >/dev/null; }
+  apt-get install -y -qq -o DPkg::Lock::Timeout=300 "${missing[@]}" >/dev/null 2>&1 \
+    || { apt-get update -qq && apt-get install -y -qq -o DPkg::Lock::Timeout=300 "${missing[@]}" >/dev/null; }
 fi
 podman --version
 

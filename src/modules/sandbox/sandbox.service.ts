@@ -66,10 +66,12 @@ export function createSandboxService(deps: SandboxServiceDeps) {
     organizationId: string,
     identifier: PlatformIdentifier,
     account: SandboxAccount,
-    opts: { refresh?: string; by?: ConnectingPerson } = {},
+    opts: { refresh?: string; by?: ConnectingPerson; restoring?: boolean } = {},
   ): Promise<Integration> {
     const p = platforms();
-    await p.instance(organizationId, identifier);
+    // the simulator with the organisation's channels taken back; not while taking them back
+    // (`restore` runs inside `instance`, which would then wait on itself for ever)
+    if (!opts.restoring) await p.instance(organizationId, identifier);
     const connection = await p.addAccount(organizationId, identifier, account);
     const service = deps.connectService(organizationId, identifier, account.key);
     if (connection.kind === 'credentials') {
@@ -130,7 +132,7 @@ export function createSandboxService(deps: SandboxServiceDeps) {
       for (const row of await deps.repository.channelsOf(organizationId, identifier)) {
         if (!row.sandboxKey) continue;
         try {
-          await connectAccount(organizationId, identifier, accountOf(row.sandboxKey, identifier, row.name), { refresh: row.id });
+          await connectAccount(organizationId, identifier, accountOf(row.sandboxKey, identifier, row.name), { refresh: row.id, restoring: true });
         } catch (err) {
           deps.logger.warn({ err, integrationId: row.id }, 'a sandbox channel could not be taken back by its restarted simulator');
         }

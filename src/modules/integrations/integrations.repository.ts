@@ -6,8 +6,49 @@ import { customers, integrations, memberships, oauthAccessTokens, oauthGrants, p
 export type IntegrationRow = typeof integrations.$inferSelect;
 export type NewIntegration = typeof integrations.$inferInsert;
 
+/** The columns a channel's answer shows (`toIntegration`): no credentials, no tokens. */
+const viewColumns = {
+  id: integrations.id,
+  name: integrations.name,
+  identifier: integrations.identifier,
+  picture: integrations.picture,
+  disabled: integrations.disabled,
+  profile: integrations.profile,
+  refreshNeeded: integrations.refreshNeeded,
+  sandbox: integrations.sandbox,
+  postingTimes: integrations.postingTimes,
+  defaultSettings: integrations.defaultSettings,
+  createdAt: integrations.createdAt,
+  updatedAt: integrations.updatedAt,
+};
+export type IntegrationView = Pick<IntegrationRow, keyof typeof viewColumns>;
+
 export function createIntegrationsRepository(db: Db) {
+  // GET /integrations is the most frequent call of all (clients poll it): its query is built once
+  // and prepared (on PostgreSQL a named statement per connection, parsed and planned once).
+  const listViews = (withCustomer: boolean) =>
+    db
+      .select({ integration: viewColumns, customer: { id: customers.id, name: customers.name } })
+      .from(integrations)
+      .leftJoin(customers, and(eq(customers.id, integrations.customerId), isNull(customers.deletedAt)))
+      .where(
+        and(
+          eq(integrations.organizationId, sql.placeholder('organizationId')),
+          isNull(integrations.deletedAt),
+          withCustomer ? eq(integrations.customerId, sql.placeholder('customerId')) : undefined,
+        ),
+      )
+      .orderBy(asc(integrations.createdAt), asc(integrations.id))
+      .prepare(withCustomer ? 'integrations_views_of_customer' : 'integrations_views');
+  const views = listViews(false);
+  const viewsOfCustomer = listViews(true);
+
   return {
+    /** The organisation's live channels as answers show them (`customerId`: of that client only). */
+    async listIntegrationViews(organizationId: string, filter: { customerId?: string } = {}) {
+      return filter.customerId === undefined ? views.execute({ organizationId }) : viewsOfCustomer.execute({ organizationId, customerId: filter.customerId });
+    },
+
     /** Every live channel of the organisation (disabled and refresh-needed ones included). */
     async listIntegrations(organizationId: string, filter: { customerId?: string } = {}) {
       return db

@@ -6,7 +6,7 @@ import { isPlatformIdentifier, type PlatformIdentifier } from '../../platforms/p
 import type { GroupsRepository } from '../groups/groups.repository.js';
 import { describeSettings } from './integration-settings.js';
 import type { Integration, UpdateIntegrationBody } from './integrations.schemas.js';
-import type { IntegrationRow, IntegrationsRepository } from './integrations.repository.js';
+import type { IntegrationRow, IntegrationsRepository, IntegrationView } from './integrations.repository.js';
 
 /** What a channel of a platform this build does not carry (yet) answers: nothing may be posted. */
 const UNKNOWN_PLATFORM_SETTINGS: ReturnType<typeof describeSettings> = {
@@ -20,7 +20,7 @@ const UNKNOWN_PLATFORM_SETTINGS: ReturnType<typeof describeSettings> = {
   tools: [],
 };
 
-export function toIntegration(row: IntegrationRow, customer: { id: string; name: string } | null): Integration {
+export function toIntegration(row: IntegrationView, customer: { id: string; name: string } | null): Integration {
   // Credentials never leave the service: this is the only mapping to the wire.
   return {
     id: row.id,
@@ -83,7 +83,7 @@ export function createIntegrationsService(deps: {
   return {
     async listIntegrations(organizationId: string, customerId?: string): Promise<Integration[]> {
       if (customerId !== undefined && !isUuid(customerId)) return [];
-      const rows = await integrations.listIntegrations(organizationId, { customerId });
+      const rows = await integrations.listIntegrationViews(organizationId, { customerId });
       return rows.map((r) => toIntegration(r.integration, r.customer));
     },
 

@@ -26,7 +26,11 @@ export interface SqlRows {
 
 /** Raw SQL executor, as pg-boss's `db` option wants it. */
 export interface SqlExecutor {
-  executeSql(text: string, values?: unknown[]): Promise<SqlRows>;
+  /**
+   * `name`: a statement sent very often with the same text (the rate limiter's take) is prepared
+   * once per PostgreSQL connection under this name; PGlite ignores it.
+   */
+  executeSql(text: string, values?: unknown[], name?: string): Promise<SqlRows>;
 }
 
 export interface Database {
@@ -181,8 +185,8 @@ export async function openPostgres(opts: PostgresOptions): Promise<Database> {
     recordStatements: () => tap.record(),
     db,
     sql: {
-      async executeSql(text, values) {
-        const res = await pool.query(text, values);
+      async executeSql(text, values, name) {
+        const res = name ? await pool.query({ name, text, values }) : await pool.query(text, values);
         return { rows: res.rows as Record<string, unknown>[] };
       },
     },

@@ -13,7 +13,7 @@ export function createPostgresStore(sql: SqlExecutor): SlidingLogStore {
         limit,
         windowMs,
         now,
-      ]);
+      ], 'tidings_rate_take');
       const row = rows[0]!;
       return { admitted: row.admitted === true, count: Number(row.counted), oldest: Number(row.oldest ?? now) };
     },

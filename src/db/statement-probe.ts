@@ -16,6 +16,11 @@ export interface StatementRecording {
    * each BEGIN … COMMIT, and each statement sent outside one (its own transaction, reads too).
    */
   readonly commits: number;
+  /**
+   * Statements sent while recording that have not been answered yet: work an operation leaves
+   * running (a loop's next look) is over once this is 0 and nothing more is sent.
+   */
+  readonly inFlight: number;
   /** Stops recording (the texts stay readable). */
   stop(): void;
 }
@@ -55,12 +60,23 @@ interface Recorder {
   commits: number;
 }
 
-/** Notes one statement sent; `inBlock`: it was sent inside a BEGIN … COMMIT block. */
-type Note = (text: string, inBlock: boolean) => void;
+/**
+ * Notes one statement sent; `inBlock`: it was sent inside a BEGIN … COMMIT block. Answers the
+ * function to call once the database has answered it.
+ */
+type Note = (text: string, inBlock: boolean) => () => void;
+
+/** Calls `done` when `result` (a promise, usually) settles; answers `result` untouched. */
+function whenAnswered<T>(result: T, done: () => void): T {
+  if (result && typeof (result as { then?: unknown }).then === 'function') (result as unknown as PromiseLike<unknown>).then(done, done);
+  else done();
+  return result;
+}
 
 function createTap(install: (note: Note, active: () => boolean) => void): StatementTap {
   const recorders = new Set<Recorder>();
   let installed = false;
+  let inFlight = 0;
   const note: Note = (text, inBlock) => {
     const begins = BEGIN.test(text);
     // A block commits at its COMMIT; a statement outside any block is a transaction of its own.
@@ -70,6 +86,13 @@ function createTap(install: (note: Note, active: () => boolean) => void): Statem
       if (begins) r.transactions++;
       if (commits) r.commits++;
     }
+    inFlight++;
+    let answered = false;
+    return () => {
+      if (answered) return;
+      answered = true;
+      inFlight--;
+    };
   };
   return {
     record() {
@@ -88,6 +111,9 @@ function createTap(install: (note: Note, active: () => boolean) => void): Statem
         },
         get commits() {
           return r.commits;
+        },
+        get inFlight() {
+          return inFlight;
         },
         stop: () => void recorders.delete(r),
       };
@@ -120,8 +146,19 @@ export function createPgPoolTap(pool: pg.Pool): StatementTap {
       (c as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
         const text = textOf(args[0]);
         const inBlock = track(text);
-        if (active()) note(text, inBlock);
-        return query(...args);
+        if (!active()) return query(...args);
+        const done = note(text, inBlock);
+        // pool.query hands its callback on; drizzle awaits the promise.
+        const last = args.length - 1;
+        const cb = args[last];
+        if (typeof cb === 'function') {
+          args[last] = (...answer: unknown[]) => {
+            done();
+            return (cb as (...a: unknown[]) => unknown)(...answer);
+          };
+          return query(...args);
+        }
+        return whenAnswered(query(...args), done);
       };
     });
   });
@@ -140,44 +177,40 @@ export function createPgliteTap(client: PGlite): StatementTap {
     const transaction = client.transaction.bind(client);
     // Outside `transaction`, PGlite runs nothing while a transaction is open: these are outside blocks.
     client.query = ((text: string, ...rest: unknown[]) => {
-      if (active()) note(text, false);
-      return (query as (...a: unknown[]) => unknown)(text, ...rest);
+      const sent = (query as (...a: unknown[]) => unknown)(text, ...rest);
+      return active() ? whenAnswered(sent, note(text, false)) : sent;
     }) as PGlite['query'];
     client.exec = ((text: string, ...rest: unknown[]) => {
-      if (active()) note(text, false);
-      return (exec as (...a: unknown[]) => unknown)(text, ...rest);
+      const sent = (exec as (...a: unknown[]) => unknown)(text, ...rest);
+      return active() ? whenAnswered(sent, note(text, false)) : sent;
     }) as PGlite['exec'];
     client.transaction = (async (fn: (tx: Transaction) => Promise<unknown>) => {
       if (!active()) return transaction(fn);
-      note('BEGIN', false);
+      const begun = note('BEGIN', false);
       let rolledBack = false;
       try {
         const result = await transaction((tx) => {
+          begun();
           // The transaction object keeps its own state (`closed`, `listen`): inherit it, wrap the senders.
           const wrapped = Object.create(tx) as Transaction;
-          wrapped.query = ((text: string, ...rest: unknown[]) => {
-            note(text, true);
-            return (tx.query as (...a: unknown[]) => unknown)(text, ...rest);
-          }) as Transaction['query'];
-          wrapped.exec = ((text: string, ...rest: unknown[]) => {
-            note(text, true);
-            return (tx.exec as (...a: unknown[]) => unknown)(text, ...rest);
-          }) as Transaction['exec'];
-          wrapped.sql = ((strings: TemplateStringsArray, ...params: unknown[]) => {
-            note(strings.join('$?'), true);
-            return tx.sql(strings, ...params);
-          }) as Transaction['sql'];
+          wrapped.query = ((text: string, ...rest: unknown[]) =>
+            whenAnswered((tx.query as (...a: unknown[]) => unknown)(text, ...rest), note(text, true))) as Transaction['query'];
+          wrapped.exec = ((text: string, ...rest: unknown[]) =>
+            whenAnswered((tx.exec as (...a: unknown[]) => unknown)(text, ...rest), note(text, true))) as Transaction['exec'];
+          wrapped.sql = ((strings: TemplateStringsArray, ...params: unknown[]) =>
+            whenAnswered(tx.sql(strings, ...params), note(strings.join('$?'), true))) as Transaction['sql'];
           wrapped.rollback = () => {
-            note('ROLLBACK', true);
             rolledBack = true;
-            return tx.rollback();
+            return whenAnswered(tx.rollback(), note('ROLLBACK', true));
           };
           return fn(wrapped);
         });
-        if (!rolledBack) note('COMMIT', true);
+        // PGlite has sent its COMMIT (or ROLLBACK) and had the answer by now.
+        if (!rolledBack) note('COMMIT', true)();
         return result;
       } catch (e) {
-        if (!rolledBack) note('ROLLBACK', true);
+        begun();
+        if (!rolledBack) note('ROLLBACK', true)();
         throw e;
       }
     }) as PGlite['transaction'];

@@ -3,6 +3,7 @@ import { eq } from 'drizzle-orm';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { buildAdminApp, buildApp } from '../app.js';
+import { answer, startReceiver } from '../core/webhooks/receiver.testkit.js';
 import { posts } from '../db/schema/posts.js';
 import { realtimeManualClock, waitFor } from '../../test/factories.js';
 import { call, expectError, useTestApp, type TestApp, type TestOrg } from '../../test/helpers.js';
@@ -107,7 +108,7 @@ describe('/metrics without METRICS_TOKEN', () => {
 
 describe('/metrics with METRICS_TOKEN', () => {
   const clock = realtimeManualClock();
-  const { t, orgs } = useTestApp({ clock, startWorker: true, env: { METRICS_TOKEN: TOKEN, API_RATE_LIMIT: '40' } }, 'Acme', 'Busy');
+  const { t, orgs } = useTestApp({ clock, startWorker: true, env: { METRICS_TOKEN: TOKEN, API_RATE_LIMIT: '40', ALLOW_PRIVATE_TARGETS: 'true' } }, 'Acme', 'Busy');
 
   async function sandboxChannel(org: TestOrg): Promise<string> {
     const res = await call(t.app, org.apiKey, { method: 'POST', url: '/public/v1/sandbox/channels', payload: { identifier: 'telegram' } });
@@ -186,6 +187,29 @@ describe('/metrics with METRICS_TOKEN', () => {
     text = await scrape(t);
     expect(sample(text, 'tidings_rate_limit_refusals_total', { front: 'api' })).toBe(1);
     expect(sample(text, 'tidings_http_request_duration_seconds_count', { method: 'GET', route: '/public/v1/integrations', status_code: '429' })).toBe(1);
+  });
+
+  it('webhook deliveries count by outcome: delivered, and retry when the receiver fails', async () => {
+    const good = await startReceiver(answer(200, 'ok'));
+    const bad = await startReceiver(answer(500, 'down'));
+    try {
+      for (const [name, receiver] of [['good', good], ['bad', bad]] as const) {
+        const made = await call(t.app, orgs.acme.apiKey, { method: 'POST', url: '/public/v1/webhooks', payload: { name, url: receiver.url } });
+        expect(made.statusCode, made.body).toBe(201);
+        const sent = await call(t.app, orgs.acme.apiKey, { method: 'POST', url: `/public/v1/webhooks/${made.json<{ id: string }>().id}/test` });
+        expect(sent.statusCode, sent.body).toBeLessThan(300);
+      }
+      const text = await waitFor(async () => {
+        const s = await scrape(t);
+        return sample(s, 'tidings_webhook_deliveries_total', { outcome: 'delivered' }) === 1 && sample(s, 'tidings_webhook_deliveries_total', { outcome: 'retry' }) === 1 ? s : undefined;
+      }, 15_000, 'one delivered and one retried delivery');
+      expect(sample(text, 'tidings_webhook_deliveries_total', { outcome: 'failed' })).toBeUndefined();
+      expect(good.requests).toHaveLength(1);
+      expect(bad.requests).toHaveLength(1);
+    } finally {
+      await good.close();
+      await bad.close();
+    }
   });
 
   it('requests no route takes share one route label', async () => {

@@ -333,8 +333,8 @@ describe('statement budgets of the workers', () => {
     // outcome: BEGIN; the post FOR UPDATE; update it PUBLISHED; insert the notification; the
     //   post.published event with its webhook deliveries and their NOTIFY (one CTE); the thread's
     //   next item; COMMIT;
-    // pg-boss complete;
-    // the loop's round the finished job wakes: pg-boss fetch (nothing), the next due time.
+    // the loop's round the finished job wakes: pg-boss complete (of every job finished since the
+    //   last round, one statement), pg-boss fetch (nothing), the next due time.
     // Commits: the 2 blocks and the 7 statements outside them (3 fetches, the lease, 2 looks at
     // the next due time, the complete).
     expectWithin('one publish (telegram)', rec, {

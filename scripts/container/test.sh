@@ -28,10 +28,10 @@ cleanup() {
   local status=$?
   set +e
   if [ "$status" != 0 ]; then
-    [ -n "$cid" ] && { echo "--- logs of the container (last 40 lines)"; podman logs --tail 40 "$cid" 2>&1; }
+    [ -n "$cid" ] && { echo "--- logs of the container (last 40 lines but requests)"; podman logs "$cid" 2>&1 | grep -v '"reqId"' | tail -40; }
     if [ -n "$compose_up" ]; then
       for c in $(podman ps -a --filter "label=io.podman.compose.project=$run" --format '{{.Names}}'); do
-        echo "--- logs of $c (last 30 lines)"; podman logs --tail 30 "$c" 2>&1
+        echo "--- logs of $c (last 30 lines but requests)"; podman logs "$c" 2>&1 | grep -v '"reqId"' | tail -30
       done
     fi
   fi
@@ -71,10 +71,10 @@ api() {
   cat "$out/body.json"
 }
 
-# connect_channel: connects a sandbox Mastodon channel (its simulator runs inside the service,
+# connect_channel: connects a sandbox Telegram channel (its simulator runs inside the service,
 # docs/sandbox.md). Sets CHANNEL.
 connect_channel() {
-  CHANNEL=$(api POST /sandbox/channels '{"identifier":"mastodon"}' | json 'j.id')
+  CHANNEL=$(api POST /sandbox/channels '{"identifier":"telegram"}' | json 'j.id')
 }
 
 # publish_one: posts to $CHANNEL due now, waits until the post is PUBLISHED and checks that the
@@ -93,7 +93,7 @@ publish_one() {
     sleep 0.5
   done
   api GET "/sandbox/channels/$channel/feed" | json 'j.items.map((i) => i.post?.id)' | grep -q "\"$POST_ID\"" \
-    || fail "the Mastodon simulator does not hold post $POST_ID"
+    || fail "the Telegram simulator does not hold post $POST_ID"
 }
 
 # (a) build ---------------------------------------------------------------------------------------

@@ -45,8 +45,9 @@ export function createSandboxService(deps: SandboxServiceDeps) {
   }
 
   /** Follows the simulator's authorisation page (approving as the account) to the redirect back to us, and finishes there. */
-  async function consent(organizationId: string, identifier: PlatformIdentifier, url: string): Promise<Record<string, string>> {
-    const { sim, kit } = await platforms().instance(organizationId, identifier);
+  async function consent(organizationId: string, identifier: PlatformIdentifier, url: string, restoring: boolean): Promise<Record<string, string>> {
+    const p = platforms();
+    const { sim, kit } = await (restoring ? p.started(organizationId, identifier) : p.instance(organizationId, identifier));
     if (!sim.app) throw new AppError('PLATFORM_NOT_AVAILABLE', `The sandbox ${identifier} has no authorisation page`);
     const app = sim.app;
     let at = new URL(url);
@@ -83,7 +84,7 @@ export function createSandboxService(deps: SandboxServiceDeps) {
       await connection.approve();
       const begun = await service.beginConnect(organizationId, identifier, { ...(opts.refresh ? { refresh: opts.refresh } : {}), ...(connection.instanceUrl ? { instanceUrl: connection.instanceUrl } : {}) });
       if (!begun.url) throw new AppError('PLATFORM_NOT_AVAILABLE', `${identifier} gave no authorisation page`);
-      const back = await consent(organizationId, identifier, begun.url);
+      const back = await consent(organizationId, identifier, begun.url, !!opts.restoring);
       return (await service.completeConnect(identifier, back)).integration;
     });
     consents.set(lock, run);

@@ -142,6 +142,9 @@ export function createSandboxPlatforms(opts: SandboxPlatformsOptions) {
 
     instance,
 
+    /** The organisation's simulator of the platform once started, without waiting for its channels to be taken back (what taking them back uses). */
+    started: start,
+
     /** Makes the account in the organisation's simulator and says how to connect it. */
     async addAccount(organizationId: string, identifier: PlatformIdentifier, account: SandboxAccount): Promise<SandboxConnection> {
       const { kit, sim } = await start(organizationId, identifier);

@@ -46,9 +46,7 @@ const LATENCY_MS = 50;
 const OUTAGE_POSTS_PER_CHANNEL = 4;
 const OUTAGE_5XX_MS = 5000;
 const STORM_429_MS = 4000;
-const RETRY_AFTER_SECONDS = 2;
-/** A request unanswered at a SIGKILL may be lost this long before the kill as seen by the simulator (busy machine). */
-const KILL_SLACK_MS = 1000;
+const RETRY_AFTER_SECONDS = 3;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const log = (msg: string) => console.info(`[faults] ${msg}`);
@@ -179,6 +177,8 @@ describe.skipIf(SKIP_REASON !== undefined)('many processes under faults: 2 APIs 
   const channelIds: string[] = [];
   let dbRestarts = 0;
   let startRetries = 0;
+  /** Posts a SIGKILLed worker had marked `sending`: these alone may end "outcome unknown" (Telegram cannot be asked). */
+  const sendingAtKill = new Set<string>();
   /** Every process this file started (their output, for counting what they logged). */
   const started: ServiceProcess[] = [];
   const logged = (what: string) => started.reduce((n, s) => n + s.output().split(what).length - 1, 0);
@@ -307,6 +307,18 @@ describe.skipIf(SKIP_REASON !== undefined)('many processes under faults: 2 APIs 
     }
   }
 
+  /** Contents of the rows a worker process (by pid) has marked `sending`. */
+  async function sendingOf(pid: number) {
+    const c = new pg.Client({ connectionString: env.DATABASE_URL });
+    await c.connect();
+    try {
+      const { rows } = await c.query<{ content: string }>(`SELECT content FROM posts WHERE attempt_state = 'sending' AND lease_owner LIKE $1`, [`%:${pid}:%`]);
+      return rows.map((r) => r.content);
+    } finally {
+      await c.end();
+    }
+  }
+
   /** Heartbeat of a worker process (its id contains its pid), newer than `since`. */
   async function workerBeatsSince(pids: number[], since: Date) {
     const c = new pg.Client({ connectionString: env.DATABASE_URL });
@@ -333,10 +345,11 @@ describe.skipIf(SKIP_REASON !== undefined)('many processes under faults: 2 APIs 
 
   /**
    * The verdict on a set of posts: each sent exactly once, on its own channel, and PUBLISHED with
-   * the simulator's message id — or, only for a request unanswered when a worker was SIGKILLed,
-   * ERROR "outcome unknown" with the message sent once.
+   * the simulator's message id — or, only for an attempt a SIGKILLed worker had under way
+   * (`sendingAtKill`: rows it had marked `sending`, read from the database right after the kill),
+   * ERROR "outcome unknown" with the message created at most once.
    */
-  function judge(plan: Planned[], views: Map<string, PostView>, workerKills: number[]) {
+  function judge(plan: Planned[], views: Map<string, PostView>, sendingAtKill: Set<string>) {
     const problems: string[] = [];
     const tolerated: string[] = [];
     const byText = messagesByText();
@@ -351,19 +364,16 @@ describe.skipIf(SKIP_REASON !== undefined)('many processes under faults: 2 APIs 
         published++;
         if (msgs.length === 0) problems.push(`LOST: "${p.content}" is PUBLISHED but the simulator never created it`);
         else if (v.releaseId !== String(msgs[0]!.messageId)) problems.push(`"${p.content}": releaseId ${v.releaseId}, the simulator made ${msgs[0]!.messageId}`);
-      } else if (v.state === 'ERROR' && v.error?.startsWith('outcome unknown')) {
+      } else if (v.state === 'ERROR' && v.error?.startsWith('outcome unknown') && sendingAtKill.has(p.content)) {
         const arrivals = simArrivals(p.content);
-        const inFlightAtKill = arrivals.some((at) => workerKills.some((k) => at <= k && at >= k - LATENCY_MS - KILL_SLACK_MS));
-        const attemptAt = v.lastAttemptAt ? Date.parse(v.lastAttemptAt) : NaN;
-        const attemptAtKill = workerKills.some((k) => attemptAt <= k && attemptAt >= k - KILL_SLACK_MS);
-        if (msgs.length === 1 && inFlightAtKill) tolerated.push(`"${p.content}" was in flight at a worker's SIGKILL: outcome unknown (sent once)`);
-        else if (msgs.length === 0 && arrivals.length === 0 && attemptAtKill) {
-          const gap = Math.min(...workerKills.filter((k) => k >= attemptAt).map((k) => k - attemptAt));
-          tolerated.push(`"${p.content}": attempt recorded ${gap} ms before a worker's SIGKILL, request never left: outcome unknown`);
-        }
-        else problems.push(`"${p.content}" ended outcome unknown outside a worker kill (${msgs.length} messages, arrivals ${arrivals.map((a) => new Date(a).toISOString()).join(', ') || 'none'}, attempt ${v.lastAttemptAt})`);
+        tolerated.push(
+          msgs.length === 1
+            ? `"${p.content}": its worker was SIGKILLed before recording the answer: outcome unknown (created once)`
+            : `"${p.content}": its worker was SIGKILLed between recording the attempt and sending (${arrivals.length} requests arrived): outcome unknown`,
+        );
       } else {
-        problems.push(`"${p.content}" ended ${v.state}: ${v.error}`);
+        const arrivals = simArrivals(p.content).map((a) => new Date(a).toISOString());
+        problems.push(`"${p.content}" ended ${v.state}: ${v.error} (${msgs.length} messages, arrivals ${arrivals.join(', ') || 'none'}, attempt ${v.lastAttemptAt})`);
       }
     }
     // Nothing of this round the simulator received may be foreign to its plan.
@@ -472,9 +482,12 @@ describe.skipIf(SKIP_REASON !== undefined)('many processes under faults: 2 APIs 
         5,
       );
       const w = Math.floor(Math.random() * 2);
+      const victim = workers[w]!.child.pid!;
       await kill(workers[w], `worker ${w}`);
       workers[w] = undefined;
-      log(`SIGKILL worker ${w} with publishes in flight, ${burstMessages()} published (t+${Date.now() - t0} ms)`);
+      // What it had under way: rows it marked `sending` (no one takes them over for 15 s).
+      for (const c of await sendingOf(victim)) sendingAtKill.add(c);
+      log(`SIGKILL worker ${w} with publishes in flight (${sendingAtKill.size} attempts under way), ${burstMessages()} published (t+${Date.now() - t0} ms)`);
       restarts.push(restart('worker', `worker ${w}`).then((s) => (workers[w] = s)));
       // The database goes away (as if it crashed) while posts are being created and published.
       const before = burstMessages();
@@ -494,8 +507,7 @@ describe.skipIf(SKIP_REASON !== undefined)('many processes under faults: 2 APIs 
 
     const views = await settle(plan, 150_000, 'burst');
     await sleep(2500); // a late duplicate would arrive now
-    const workerKills = kills.filter((k) => k.what.startsWith('worker')).map((k) => k.at);
-    const { problems, tolerated, published } = judge(plan, views, workerKills);
+    const { problems, tolerated, published } = judge(plan, views, sendingAtKill);
 
     const lags = plan
       .map((p) => {
@@ -579,7 +591,7 @@ describe.skipIf(SKIP_REASON !== undefined)('many processes under faults: 2 APIs 
 
     const views = await settle(plan, 120_000, 'outage');
     await sleep(2500);
-    const { problems, published } = judge(plan, views, []);
+    const { problems, published } = judge(plan, views, new Set());
     const recs = proxy.records.filter(mine);
     const refused5xx = recs.filter((r) => r.answer === '5xx').length;
     const refused429 = recs.filter((r) => r.answer === '429').length;
@@ -591,8 +603,10 @@ describe.skipIf(SKIP_REASON !== undefined)('many processes under faults: 2 APIs 
     const doneAfter = after.length ? Math.max(...after) : 0;
     const attempts = [...views.values()].map((v) => v.attempts).sort((a, b) => a - b);
     // Per-channel backoff: after a 429 with retry_after, that channel sends nothing until the
-    // platform's time has passed (but for a request already claimed when the 429 came back).
-    const CLAIMED_SLACK_MS = 500;
+    // platform's time has passed — but for a request another process had already claimed before
+    // the block committed (per-channel limits are per process), which on a busy machine can
+    // leave most of a second later.
+    const CLAIMED_SLACK_MS = 1000;
     const early = recs.filter((r) => r.answer === '429').flatMap((r) =>
       recs.filter((x) => x.chat === r.chat && x.at > r.at + CLAIMED_SLACK_MS && x.at < r.at + RETRY_AFTER_SECONDS * 1000 - 50).map((x) => `${x.chat}: a send ${x.at - r.at} ms after a 429`),
     );

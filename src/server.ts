@@ -39,7 +39,7 @@ export async function serve(config: Config, role: Role) {
     throw e;
   }
   log.info(
-    { role, mode: deps.database.kind, publicUrl: config.publicUrl, readyMs: Math.round(performance.now() - started) },
+    { role, mode: deps.database.kind, publicUrl: config.publicUrl, readyMs: Math.round(performance.now() - started), ...(adminApp ? { adminUrl: `http://${config.metrics.host}:${config.metrics.port}` } : {}) },
     role === 'worker' ? 'Tidings worker running' : `Tidings listening on http://${config.host}:${config.port}`,
   );
 

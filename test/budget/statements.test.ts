@@ -218,24 +218,24 @@ describe('statement budgets of the public API', () => {
     // postgres only: tidings_rate_take. Then, before the transaction:
     //   the channels named (integrations by ids), the organisation's scheduled posts this month
     //   (count, for the plan's limit), the organisation's plan (organizations ⋈ plans);
-    // BEGIN; per post: insert the post; schedule it (update due_at, lease, version + 1, returning
-    //   the previous job id); pg-boss insert of the publish job; update posts.publish_job_id;
-    //   pg_notify (wakes the dispatchers); the post.created event with its webhook deliveries
-    //   and their NOTIFY (one CTE; no webhook here); COMMIT.
-    // So 3 (+1 on postgres) + 2 + 6 per channel.
+    // BEGIN; per post: insert the post; schedule it (update due_at, lease, version + 1 and the
+    //   new job's id chosen in the service, returning the previous job id); pg-boss insert of the
+    //   publish job; pg_notify (wakes the dispatchers); the post.created event with its webhook
+    //   deliveries and their NOTIFY (one CTE; no webhook here); COMMIT.
+    // So 3 (+1 on postgres) + 2 + 5 per channel.
     expectWithin('POST /posts, 1 channel', rec, {
-      pglite: { statements: 11, transactions: 1, commits: 4 },
-      postgres: { statements: 12, transactions: 1, commits: 5 },
+      pglite: { statements: 10, transactions: 1, commits: 4 },
+      postgres: { statements: 11, transactions: 1, commits: 5 },
     });
   });
 
   it('POST /public/v1/posts with five channels', async () => {
     await createPosts(channels);
     const rec = await measure(t, async () => expect(await createPosts(channels)).toHaveLength(5));
-    // The same as one channel, the 6 statements per post five times, in one transaction.
+    // The same as one channel, the 5 statements per post five times, in one transaction.
     expectWithin('POST /posts, 5 channels', rec, {
-      pglite: { statements: 35, transactions: 1, commits: 4 },
-      postgres: { statements: 36, transactions: 1, commits: 5 },
+      pglite: { statements: 30, transactions: 1, commits: 4 },
+      postgres: { statements: 31, transactions: 1, commits: 5 },
     });
   });
 });
@@ -324,22 +324,22 @@ describe('statement budgets of the workers', () => {
     const rec = await publishOne('Budget publish');
     // The same on both drivers (their order differs: on PostgreSQL the loop's look runs on
     // another connection while the claim runs):
-    // the loop's round: pg-boss fetch (takes the job), lease the row (update posts ⋈ integrations
-    //   by id and version), pg-boss fetch again (nothing more is due), the next due time
+    // the loop's round: pg-boss fetch (takes the job; fewer than asked, so no second fetch), lease
+    //   the row (update posts ⋈ integrations by id and version), the next due time
     //   (min(start_after) of the queue);
-    // claim: BEGIN; the post FOR UPDATE; its channel (readItemContext); its channel again
-    //   (readSendInput reads the context a second time); mark the attempt sending; COMMIT;
+    // claim: BEGIN; the post FOR UPDATE; its channel (readItemContext, which the send input
+    //   reuses); mark the attempt sending; COMMIT;
     // (the request to the platform)
     // outcome: BEGIN; the post FOR UPDATE; update it PUBLISHED; insert the notification; the
     //   post.published event with its webhook deliveries and their NOTIFY (one CTE); the thread's
     //   next item; COMMIT;
     // the loop's round the finished job wakes: pg-boss complete (of every job finished since the
     //   last round, one statement), pg-boss fetch (nothing), the next due time.
-    // Commits: the 2 blocks and the 7 statements outside them (3 fetches, the lease, 2 looks at
+    // Commits: the 2 blocks and the 6 statements outside them (2 fetches, the lease, 2 looks at
     // the next due time, the complete).
     expectWithin('one publish (telegram)', rec, {
-      pglite: { statements: 20, transactions: 2, commits: 9 },
-      postgres: { statements: 20, transactions: 2, commits: 9 },
+      pglite: { statements: 18, transactions: 2, commits: 8 },
+      postgres: { statements: 18, transactions: 2, commits: 8 },
     });
   });
 

@@ -25,6 +25,8 @@ export interface ToFit {
   target: ImageTarget;
 }
 
+export type ItemContext = Awaited<ReturnType<typeof readItemContext>>;
+
 /** The row's place: its channel, the thread's first item (settings, root release id) and the item before it. */
 export async function readItemContext(env: PublisherEnv, row: PostRow, q?: Tx | Db) {
   const integration = await env.channels.findChannel(row.integrationId, q);
@@ -60,8 +62,16 @@ async function loadMedia(env: PublisherEnv, row: PostRow, q: Tx | Db, imageRule:
  * `PlatformError('rejected')` for a picture that could not be re-encoded (unfittable ones were
  * refused when the post was made).
  */
-export async function readSendInput(env: PublisherEnv, q: Tx | Db, row: PostRow, attempts: number, fitted: Fitted): Promise<SendInput | ToFit | undefined> {
-  const { integration, root, previous } = await readItemContext(env, row, q);
+export async function readSendInput(
+  env: PublisherEnv,
+  q: Tx | Db,
+  row: PostRow,
+  attempts: number,
+  fitted: Fitted,
+  /** the row's context, when the caller has just read it in the same transaction */
+  context?: ItemContext,
+): Promise<SendInput | ToFit | undefined> {
+  const { integration, root, previous } = context ?? (await readItemContext(env, row, q));
   if (!integration) return undefined;
   const rule = adapterOrNone(env, integration)?.metadata.media.image;
   const target = rule && imageTargetOf(rule);

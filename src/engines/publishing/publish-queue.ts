@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Database, Tx } from '../../db/client.js';
 import type { JobEngine } from '../../jobs/job-engine.js';
 import type { PublishingRepository } from './publishing.repository.js';
@@ -26,12 +27,13 @@ export function createPublishQueue(deps: { database: Database; jobs: JobEngine |
     /** Schedules `postId` to be published at `dueAt` (now or later), replacing any job it had. */
     async schedule(tx: Tx, postId: string, dueAt: Date): Promise<void> {
       if (!deps.jobs) throw new Error('The job engine is not running in this process');
-      const row = await deps.posts.bumpForSchedule(tx, postId, dueAt);
+      // The job's id is chosen here, so the row names it in the same statement that bumps its version.
+      const jobId = randomUUID();
+      const row = await deps.posts.bumpForSchedule(tx, postId, dueAt, jobId);
       if (!row) return;
       if (row.oldJob) await cancelJob(tx, row.oldJob);
       const data: PublishJobData = { postId, version: row.version };
-      const jobId = await deps.jobs.send(PUBLISH_QUEUE, data, { startAfter: dueAt, retryLimit: 0, expireInSeconds: 15 * 60 }, tx);
-      await deps.posts.setPublishJob(tx, postId, jobId);
+      await deps.jobs.send(PUBLISH_QUEUE, data, { id: jobId, startAfter: dueAt, retryLimit: 0, expireInSeconds: 15 * 60 }, tx);
       await deps.posts.notifyPublishers(tx, PUBLISH_CHANNEL, dueAt);
     },
 

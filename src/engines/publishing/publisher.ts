@@ -90,7 +90,8 @@ export function createPublisher(deps: PublisherDeps) {
       if (!row || row.version !== job.version || row.deletedAt !== null || row.state !== 'QUEUE') return 'none';
       if (row.attemptState === 'sending') return 'reconcile';
       if (row.attemptState === 'pending') return 'check';
-      const { integration, previous } = await readItemContext(env, row, tx);
+      const context = await readItemContext(env, row, tx);
+      const { integration, previous } = context;
       const at = env.now();
       const verdict = mayPublish(row, integration, previous, at, env.options);
       if ('fail' in verdict) {
@@ -105,7 +106,7 @@ export function createPublisher(deps: PublisherDeps) {
       // at once (a crash in between ends "outcome unknown" where it cannot be reconciled).
       let input;
       try {
-        input = await readSendInput(env, tx, row, row.attempts + 1, ready.fitted);
+        input = await readSendInput(env, tx, row, row.attempts + 1, ready.fitted, context);
       } catch (e) {
         if (!(e instanceof PlatformError)) throw e;
         await outcomes.fail(tx, row, integration, e.message, e.kind);

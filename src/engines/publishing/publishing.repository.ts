@@ -19,18 +19,14 @@ export function createPublishingRepository(database: Database) {
 
     // ── The queue (publish-queue.ts) ──────────────────────────────────────────────────────────
 
-    /** Bumps the row's version for a new job due at `dueAt`; answers the new version and the job it had. */
-    async bumpForSchedule(tx: Tx, postId: string, dueAt: Date) {
+    /** Bumps the row's version for the new job `jobId` due at `dueAt`; answers the new version and the job it had. */
+    async bumpForSchedule(tx: Tx, postId: string, dueAt: Date, jobId: string) {
       const [row] = await tx
         .update(posts)
-        .set({ version: sql`${posts.version} + 1`, dueAt, leaseOwner: null })
+        .set({ version: sql`${posts.version} + 1`, dueAt, leaseOwner: null, publishJobId: jobId })
         .where(eq(posts.id, postId))
         .returning({ version: posts.version, oldJob: sql<string | null>`(select publish_job_id from posts where id = ${postId})` });
       return row;
-    },
-
-    async setPublishJob(tx: Tx, postId: string, jobId: string | null) {
-      await tx.update(posts).set({ publishJobId: jobId }).where(eq(posts.id, postId));
     },
 
     /** Wakes publishers in every process listening on `channel` (sent when `tx` commits). */

@@ -12,8 +12,10 @@ export const UNMATCHED_ROUTE = 'unmatched';
  * the status code. Installed on the root instance, before the routes, so it sees them all.
  */
 export function installHttpMetrics(app: FastifyInstance, metrics: PrometheusMetrics['metrics']) {
-  app.addHook('onResponse', async (req, reply) => {
+  // A callback hook, not an async one: no promise per request on the hottest path.
+  app.addHook('onResponse', (req, reply, done) => {
     metrics.httpRequest(req.method, req.routeOptions.url ?? UNMATCHED_ROUTE, reply.statusCode, reply.elapsedTime / 1000);
+    done();
   });
 }
 

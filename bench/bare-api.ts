@@ -8,6 +8,8 @@
  *     rate-limit headers;
  *   - the organisation's channels (integrations ⟕ customers, only the columns the answer shows);
  *   - the same JSON body as Tidings, serialised by Fastify's default (JSON.stringify).
+ * The rate take and the channels are named statements (prepared once per connection), as Tidings
+ * sends them, so the floor has the same database work.
  * No validation, hooks, request ids, metrics or error shapes: it is the floor the service is
  * measured against, not a second implementation. Started by api-bench.ts:
  *   DATABASE_URL=… PORT=… node --import tsx bench/bare-api.ts
@@ -72,7 +74,7 @@ app.get('/public/v1/integrations', async (req, reply) => {
     owner = { org: rows[0].org, limit: rows[0].rate_limit ?? defaultLimit, until: now + CACHE_MS };
     owners.set(hash, owner);
   }
-  const { rows: takes } = await pool.query<{ admitted: boolean; counted: string; oldest: string | null }>(TAKE_SQL, [`api:${owner.org}`, owner.limit, windowMs, now]);
+  const { rows: takes } = await pool.query<{ admitted: boolean; counted: string; oldest: string | null }>({ name: 'bare_take', text: TAKE_SQL, values: [`api:${owner.org}`, owner.limit, windowMs, now] });
   const take = takes[0]!;
   const reset = Math.max(0, Math.ceil((Number(take.oldest ?? now) + windowMs - now) / 1000));
   const remaining = Math.max(0, owner.limit - Number(take.counted));
@@ -85,7 +87,7 @@ app.get('/public/v1/integrations', async (req, reply) => {
     'x-ratelimit-reset': reset,
   });
   if (!take.admitted) return reply.code(429).send({ code: 'RATE_LIMITED' });
-  const { rows } = await pool.query<ChannelRow>(CHANNELS_SQL, [owner.org]);
+  const { rows } = await pool.query<ChannelRow>({ name: 'bare_channels', text: CHANNELS_SQL, values: [owner.org] });
   return rows.map((r) => ({
     id: r.id,
     name: r.name,

@@ -22,6 +22,10 @@ export interface PublishJobData {
  */
 export function createPublishQueue(deps: { database: Database; jobs: JobEngine | undefined; posts: PublishingRepository }) {
   const listeners = new Set<(dueAt: Date) => void>();
+  // The earliest due time each open transaction has already announced: a later one adds nothing (a
+  // dispatcher woken for the earlier job reads the queue then), so a request scheduling five posts
+  // for one time sends one NOTIFY, not five.
+  const announced = new WeakMap<Tx, number>();
 
   return {
     /** Schedules `postId` to be published at `dueAt` (now or later), replacing any job it had. */
@@ -34,7 +38,11 @@ export function createPublishQueue(deps: { database: Database; jobs: JobEngine |
       if (row.oldJob) await cancelJob(tx, row.oldJob);
       const data: PublishJobData = { postId, version: row.version };
       await deps.jobs.send(PUBLISH_QUEUE, data, { id: jobId, startAfter: dueAt, retryLimit: 0, expireInSeconds: 15 * 60 }, tx);
-      await deps.posts.notifyPublishers(tx, PUBLISH_CHANNEL, dueAt);
+      const earlier = announced.get(tx);
+      if (earlier === undefined || dueAt.getTime() < earlier) {
+        await deps.posts.notifyPublishers(tx, PUBLISH_CHANNEL, dueAt);
+        announced.set(tx, dueAt.getTime());
+      }
     },
 
     /** Takes `postId` off the queue (its job, if any, is cancelled and made stale). */

@@ -322,12 +322,19 @@ describe.skipIf(SKIP_REASON !== undefined)('many processes under faults: 2 APIs 
     }
   }
 
-  /** Contents of the queued rows leased to a worker process (by pid). */
+  /**
+   * Contents of the queued rows leased to a worker process (by pid), and of those whose job is
+   * fetched (`active`) but not leased yet — which, when that worker is dead, wait as long.
+   */
   async function leasedTo(pid: number) {
     const c = new pg.Client({ connectionString: env.DATABASE_URL });
     await c.connect();
     try {
-      const { rows } = await c.query<{ content: string }>(`SELECT content FROM posts WHERE state = 'QUEUE' AND lease_owner LIKE $1`, [`%:${pid}:%`]);
+      const { rows } = await c.query<{ content: string }>(
+        `SELECT p.content FROM posts p WHERE p.state = 'QUEUE' AND (p.lease_owner LIKE $1
+           OR (p.lease_owner IS NULL AND EXISTS (SELECT 1 FROM pgboss.job j WHERE j.id = p.publish_job_id AND j.state = 'active')))`,
+        [`%:${pid}:%`],
+      );
       return rows.map((r) => r.content);
     } finally {
       await c.end();

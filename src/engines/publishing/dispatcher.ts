@@ -67,6 +67,12 @@ export function createDispatcher(deps: {
   const platformSlots = new Map<string, Semaphore>();
   const channelSlots = new Map<string, Semaphore>();
   const held = new Set<string>();
+  /**
+   * Posts whose jobs this process fetched but could not lease (the database went away in between):
+   * the next recovery pass takes them back, instead of waiting, as for a dead process's, until
+   * the job is `deadAfterMs` old (they were up to 20 s late after a PostgreSQL restart).
+   */
+  const fetchedNotLeased = new Set<string>();
   let running = false;
   const stops: (() => Promise<void> | void)[] = [];
   const inflight = new Set<Promise<void>>();
@@ -159,7 +165,7 @@ export function createDispatcher(deps: {
     // A job fetched by a process that died (or whose lease failed) before the row was leased is
     // `active` in pg-boss with no lease on the row: nobody runs it, and on expiry it only fails.
     // Another live worker leases what it fetched within moments, so only older ones are taken.
-    const unleasedIds = await posts.findUnleasedStarted(PUBLISH_QUEUE, options.soleWorker ? 0 : options.deadAfterMs / 1000);
+    const unleasedIds = [...new Set([...(await posts.findUnleasedStarted(PUBLISH_QUEUE, options.soleWorker ? 0 : options.deadAfterMs / 1000)), ...fetchedNotLeased])];
     const unleased = unleasedIds.map((id) => ({ id, dueAt: null, owner: null }));
     const stray = [...orphans, ...mine.filter((r) => !held.has(r.id)), ...unleased.filter((r) => !held.has(r.id))];
     for (const r of stray) {
@@ -168,6 +174,7 @@ export function createDispatcher(deps: {
         if (!row || row.state !== 'QUEUE' || row.leaseOwner !== r.owner || (r.owner === deps.workerId && held.has(r.id))) return;
         await deps.queue.schedule(tx, row.id, new Date(Math.max(now, row.dueAt?.getTime() ?? now)));
       });
+      fetchedNotLeased.delete(r.id);
     }
     if (stray.length > 0) deps.logger.warn({ count: stray.length }, 'publisher took over posts leased to a stopped worker');
   }
@@ -220,7 +227,14 @@ export function createDispatcher(deps: {
       if (fetched.length === 0) break;
       // Fewer than asked: the queue has no more due now, so no second fetch to learn it.
       const drained = fetched.length < free;
-      const routes = await lease(fetched.map((j) => j.data));
+      let routes: Awaited<ReturnType<typeof lease>>;
+      try {
+        routes = await lease(fetched.map((j) => j.data));
+      } catch (err) {
+        for (const job of fetched) fetchedNotLeased.add(job.data.postId);
+        if (isDatabaseUnavailable(err)) lastRecovery = 0;
+        throw err;
+      }
       for (const job of fetched) {
         held.add(job.data.postId);
         const p = runJob(job, routes.get(job.data.postId)).finally(() => {

@@ -8,7 +8,7 @@ import { startTelegramSimulator, type TelegramSimulator } from '../../src/platfo
 import { TEST_SECRET } from '../helpers.js';
 import { testDbKind } from '../test-db.js';
 import { findPostgresBin, startPrivatePostgres, type PrivatePostgres } from './private-postgres.js';
-import { runCli, startService, type ServiceProcess } from './processes.js';
+import { pollerEvery, runCli, sleep, startService, type ServiceProcess } from './processes.js';
 
 /**
  * Many processes under faults (PostgreSQL mode): two `serve --role api` and two `serve --role
@@ -48,18 +48,9 @@ const OUTAGE_5XX_MS = 5000;
 const STORM_429_MS = 4000;
 const RETRY_AFTER_SECONDS = 3;
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const log = (msg: string) => console.info(`[faults] ${msg}`);
 
-async function waitUntil<T>(fn: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs: number, what: string, everyMs = 250): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(everyMs);
-  }
-}
+const waitUntil = pollerEvery(250);
 
 function percentile(sorted: number[], p: number) {
   if (sorted.length === 0) return NaN;

@@ -71,3 +71,22 @@ export function startService(args: string[], env: Record<string, string>, timeou
     });
   });
 }
+
+export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/**
+ * A `waitUntil(fn, timeoutMs, what, everyMs?)` that calls `fn` every `everyMs` (by default
+ * `defaultEveryMs`) until it answers something truthy, and answers that; after `timeoutMs` it throws
+ * naming `what`. Each test file picks the default pace its processes can bear.
+ */
+export function pollerEvery(defaultEveryMs: number) {
+  return async function waitUntil<T>(fn: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs: number, what: string, everyMs = defaultEveryMs): Promise<T> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const v = await fn();
+      if (v) return v;
+      if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+      await sleep(everyMs);
+    }
+  };
+}

@@ -6,7 +6,7 @@ import { startMastodonSimulator, type MastodonSimulator } from '../../src/platfo
 import { startTelegramSimulator, type TelegramSimulator } from '../../src/platforms/telegram/telegram.simulator.js';
 import { TEST_SECRET } from '../helpers.js';
 import { openTestDatabase, testDbKind, withAdminClient, type TestDatabase } from '../test-db.js';
-import { runCli, startService, type ServiceProcess } from './processes.js';
+import { pollerEvery, runCli, sleep, startService, type ServiceProcess } from './processes.js';
 
 /**
  * Crash tests of the publisher with real processes (API.md §6 "never publish the same post twice",
@@ -92,17 +92,8 @@ interface SentRequest {
   content: string;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function waitUntil<T>(fn: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs: number, what: string, everyMs = 50): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(everyMs);
-  }
-}
+const waitUntil = pollerEvery(50);
 
 /** The two platform simulators and what they saw. */
 class Platforms {

@@ -113,7 +113,7 @@ export function createConnectService(deps: ConnectDeps) {
       }
     } else {
       const existing = await deps.integrations.findByAccount(organizationId, identifier, account.internalId);
-      if (!existing) await deps.plans.assertWithinLimit(organizationId, 'channels', await deps.integrations.countLiveIntegrations(organizationId));
+      if (!existing) await deps.plans.assertWithinLimit(organizationId, 'channels', () => deps.integrations.countLiveIntegrations(organizationId));
       // A sandbox channel is never made live, nor a live one sandbox.
       else if (existing.sandbox !== (deps.sandboxKey !== undefined)) {
         throw new AppError('CONFLICT', `${account.profile ?? account.name} is already connected as a ${existing.sandbox ? 'sandbox' : 'live'} channel`);
@@ -199,7 +199,7 @@ export function createConnectService(deps: ConnectDeps) {
       const refreshIntegrationId = await refreshTarget(organizationId, identifier, query.refresh);
       // The account is known only when the user comes back, so a new channel must fit the plan now.
       if (!refreshIntegrationId) {
-        await deps.plans.assertWithinLimit(organizationId, 'channels', await deps.integrations.countLiveIntegrations(organizationId));
+        await deps.plans.assertWithinLimit(organizationId, 'channels', () => deps.integrations.countLiveIntegrations(organizationId));
       }
       const instanceUrl = m.instanceBased ? normaliseInstance(query.instanceUrl) : undefined;
       const known = instanceUrl ? await deps.states.findInstanceApp(identifier, instanceUrl) : undefined;

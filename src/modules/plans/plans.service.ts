@@ -23,15 +23,19 @@ export function createPlansService(deps: { plans: PlansRepository }) {
     },
 
     /**
-     * Throws PLAN_LIMIT_REACHED (403) when adding `adding` more to `currentUsage` would pass the
-     * organisation's plan limit. The message names the limit, the plan and the figures.
+     * Throws PLAN_LIMIT_REACHED (403) when adding `adding` more to the current usage would pass the
+     * organisation's plan limit. The message names the limit, the plan and the figures. `usage` is
+     * a number, or a function counting it, called only when the plan sets this limit (an unlimited
+     * plan costs no count).
      */
-    async assertWithinLimit(organizationId: string, limit: PlanLimit, currentUsage: number, adding = 1) {
+    async assertWithinLimit(organizationId: string, limit: PlanLimit, usage: number | (() => Promise<number>), adding = 1) {
       const plan = await deps.plans.findPlanOfOrganization(organizationId);
       if (!plan) return;
       const { column, label } = PLAN_LIMITS[limit];
       const max = plan[column];
-      if (max !== null && currentUsage + adding > max) {
+      if (max === null) return;
+      const currentUsage = typeof usage === 'number' ? usage : await usage();
+      if (currentUsage + adding > max) {
         throw new AppError(
           'PLAN_LIMIT_REACHED',
           `Plan limit reached: ${limit} — the "${plan.name}" plan allows ${max} ${label} and ${currentUsage} are in use`,

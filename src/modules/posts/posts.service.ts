@@ -129,8 +129,7 @@ function toOut(root: PostRow, items: PostRow[], integration: { id: string; ident
     const month = new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1));
     // Capped: after December 9999 comes year 10000, which PostgreSQL does not accept as written.
     const next = new Date(Math.min(Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1), MAX_INSTANT_MS));
-    const used = await repo.countScheduledInMonth(organizationId, month, next);
-    await deps.plans.assertWithinLimit(organizationId, 'scheduledPostsPerMonth', used, adding);
+    await deps.plans.assertWithinLimit(organizationId, 'scheduledPostsPerMonth', () => repo.countScheduledInMonth(organizationId, month, next), adding);
   }
 
   /** `post.scheduled`, in the transaction that queues the post (or moves it). */

@@ -71,7 +71,7 @@ export function createWebhooksService(deps: {
 
     /** Answers the secret, once; it is stored sealed and never shown again. */
     async createWebhook(organizationId: string, body: CreateWebhookBody) {
-      await plans.assertWithinLimit(organizationId, 'webhooks', await webhooks.countLiveWebhooks(organizationId));
+      await plans.assertWithinLimit(organizationId, 'webhooks', () => webhooks.countLiveWebhooks(organizationId));
       const url = await checkUrl(body.url);
       const integrationIds = await checkIntegrations(organizationId, body.integrations ?? []);
       const secret = newWebhookSecret();

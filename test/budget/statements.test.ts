@@ -329,19 +329,19 @@ describe('statement budgets of the workers', () => {
     // the loop's round: pg-boss fetch (takes the job; fewer than asked, so no second fetch), lease
     //   the row (update posts ⋈ integrations by id and version), the next due time
     //   (min(start_after) of the queue);
-    // claim: BEGIN; the post FOR UPDATE; its channel (readItemContext, which the send input
-    //   reuses); mark the attempt sending; COMMIT;
+    // claim: BEGIN; the post FOR UPDATE with its channel (one join; readItemContext and the send
+    //   input reuse it); mark the attempt sending; COMMIT;
     // (the request to the platform)
-    // outcome: BEGIN; the post FOR UPDATE; update it PUBLISHED; insert the notification; the
-    //   post.published event with its webhook deliveries and their NOTIFY (one CTE); the thread's
-    //   next item; COMMIT;
+    // outcome: BEGIN; the post FOR UPDATE; update it PUBLISHED, answering the thread's next item;
+    //   the post.published event with its webhook deliveries, their NOTIFY and the notification
+    //   (one CTE); COMMIT;
     // the loop's round the finished job wakes: pg-boss complete (of every job finished since the
     //   last round, one statement), pg-boss fetch (nothing), the next due time.
     // Commits: the 2 blocks and the 6 statements outside them (2 fetches, the lease, 2 looks at
     // the next due time, the complete).
     expectWithin('one publish (telegram)', rec, {
-      pglite: { statements: 18, transactions: 2, commits: 8 },
-      postgres: { statements: 18, transactions: 2, commits: 8 },
+      pglite: { statements: 15, transactions: 2, commits: 8 },
+      postgres: { statements: 15, transactions: 2, commits: 8 },
     });
   });
 

@@ -21,7 +21,18 @@ export function createEventsRepository() {
      */
     async appendEvent(
       tx: Tx,
-      q: { organizationId: string; type: string; payload: Record<string, unknown>; orderingKey: string | null; integrationId: string | null; webhookId?: string; at: Date; channel: string },
+      q: {
+        organizationId: string;
+        type: string;
+        payload: Record<string, unknown>;
+        orderingKey: string | null;
+        integrationId: string | null;
+        webhookId?: string;
+        at: Date;
+        channel: string;
+        /** a notification written in the same statement */
+        notify?: { content: string; link: string | null };
+      },
     ): Promise<{ id: string; queued: number }> {
       const { organizationId, type, orderingKey, integrationId, channel } = q;
       const at = q.at.toISOString();
@@ -38,7 +49,10 @@ export function createEventsRepository() {
         AND ${q.webhookId ? sql`w.id = ${q.webhookId}` : sql`w.enabled AND (jsonb_array_length(w.events) = 0 OR w.events ? ${type})
         AND (${integrationId}::text IS NULL OR jsonb_array_length(w.integration_ids) = 0 OR w.integration_ids ? ${integrationId}::text)`}
       RETURNING 1
-    ), counted AS (SELECT count(*)::int AS n FROM queued)
+    )${q.notify ? sql`, noted AS (
+      INSERT INTO notifications (organization_id, content, link, created_at)
+      VALUES (${organizationId}, ${q.notify.content}, ${q.notify.link}, ${at}::timestamptz)
+    )` : sql``}, counted AS (SELECT count(*)::int AS n FROM queued)
     SELECT event.id, counted.n AS queued, CASE WHEN counted.n > 0 THEN pg_notify(${channel}, ${organizationId}) END AS notified
     FROM event, counted`);
       const row = rowsOf(result)[0] as { id: string; queued: number | string };

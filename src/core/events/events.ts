@@ -28,14 +28,22 @@ export const WEBHOOK_CHANNEL = 'tidings_webhooks';
  * organisation's enabled webhooks whose filters take it (`webhookId` limits it to one webhook, as
  * `webhook.test` and `webhook.disabled` are). Both exist exactly when the change they report
  * commits, so no event is lost or invented. `post.*` events are ordered per root post; the
- * channel filter applies to events about a channel (`payload.integration.id`).
+ * channel filter applies to events about a channel (`payload.integration.id`). `notify`: an
+ * organisation notification written in the same statement (as `notifyIn` would, one round trip less).
  */
-export async function emitEvent(tx: Tx, organizationId: string, type: EventType, payload: Record<string, unknown>, at: Date, opts: { webhookId?: string } = {}): Promise<string> {
+export async function emitEvent(
+  tx: Tx,
+  organizationId: string,
+  type: EventType,
+  payload: Record<string, unknown>,
+  at: Date,
+  opts: { webhookId?: string; notify?: { content: string; link: string | null } } = {},
+): Promise<string> {
   const integration = (payload.integration as { id?: unknown } | undefined)?.id;
   const integrationId = typeof integration === 'string' ? integration : null;
   const rootPost = payload.rootPostId ?? payload.postId;
   const orderingKey = type.startsWith('post.') && typeof rootPost === 'string' ? rootPost : null;
-  const event = await repo.appendEvent(tx, { organizationId, type, payload, orderingKey, integrationId, webhookId: opts.webhookId, at, channel: WEBHOOK_CHANNEL });
+  const event = await repo.appendEvent(tx, { organizationId, type, payload, orderingKey, integrationId, webhookId: opts.webhookId, at, channel: WEBHOOK_CHANNEL, notify: opts.notify });
   return event.id;
 }
 

@@ -183,10 +183,18 @@ export function createDispatcher(deps: {
     const limits = route && isPlatformIdentifier(route.identifier) ? deps.adapters[route.identifier].metadata.concurrency : { perPlatform: 1, perChannel: 1 };
     const platform = slotFor(platformSlots, route?.identifier ?? '?', limits.perPlatform);
     const channel = slotFor(channelSlots, route?.integrationId ?? '?', limits.perChannel);
+    // The channel's slot for the whole job (its posts go one after the other, in order); the
+    // platform's from before the claim until the platform answered, not while the outcome is written.
     await channel.acquire();
     await platform.acquire();
+    let platformHeld = true;
+    const requestDone = () => {
+      if (!platformHeld) return;
+      platformHeld = false;
+      platform.release();
+    };
     try {
-      await deps.publisher.handle(job.data);
+      await deps.publisher.handle(job.data, requestDone);
       finished.push(job.id);
     } catch (err) {
       deps.logger.error({ err, jobId: job.id, postId: job.data.postId }, 'publish job failed unexpectedly; it will be retried');
@@ -197,7 +205,7 @@ export function createDispatcher(deps: {
       // failure waits for the periodic pass, so a job that always throws does not spin.
       if (isDatabaseUnavailable(err)) lastRecovery = 0;
     } finally {
-      platform.release();
+      requestDone();
       channel.release();
       held.delete(job.data.postId);
     }

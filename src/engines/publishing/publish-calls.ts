@@ -9,7 +9,9 @@ import { decide, decideCheckFailure, decideLookupFailure, decideNotArrived, fail
  * The three calls a job makes to the platform, each outside any transaction (a request can take
  * minutes): `send` the attempt recorded by the claim, `check` an asynchronous publish, and
  * `reconcile` an attempt found `sending` (did the post arrive?). What each answer leads to is
- * recorded through `outcomes`, only while the row is still the same attempt.
+ * recorded through `outcomes`, only while the row is still the same attempt. `requestDone` is
+ * called as soon as the platform answered (or failed), before the outcome is recorded: the
+ * dispatcher's per-platform slot is held only for the request.
  */
 export function createPlatformCalls(env: PublisherEnv, outcomes: Outcomes) {
   const { access, options } = env;
@@ -31,28 +33,30 @@ export function createPlatformCalls(env: PublisherEnv, outcomes: Outcomes) {
     await whileSending(rowId, async (tx, row) => {
       if (result.status === 'published') await published(tx, row, integration, result.id, result.url, result.note);
       else {
-        env.metrics.publishOutcome(integration.identifier, 'pending', 'none');
+        outcomes.count(tx, () => env.metrics.publishOutcome(integration.identifier, 'pending', 'none'));
         await outcomes.awaitProcessing(tx, row, result.token, result.pollAfterMs);
       }
     });
   }
 
   /** Sends the attempt: pictures re-encoded for the platform are opened from memory, the others as stored. */
-  async function send(rowId: string, input: SendInput) {
+  async function send(rowId: string, input: SendInput, requestDone: () => void = noop) {
     const { integration, item, fittedBlobs, settings, replyTo, idempotencyKey } = input;
     let result: PublishResult;
     try {
-      result = await access.run(
-        integration,
-        (adapter, ctx) => {
-          const openMedia: typeof ctx.openMedia = (m) => {
-            const fitted = fittedBlobs.get(m.id);
-            return fitted ? Promise.resolve(fitted) : ctx.openMedia(m);
-          };
-          return adapter.publish({ item, settings, replyTo, idempotencyKey }, { ...ctx, openMedia });
-        },
-        timeout(),
-      );
+      result = await access
+        .run(
+          integration,
+          (adapter, ctx) => {
+            const openMedia: typeof ctx.openMedia = (m) => {
+              const fitted = fittedBlobs.get(m.id);
+              return fitted ? Promise.resolve(fitted) : ctx.openMedia(m);
+            };
+            return adapter.publish({ item, settings, replyTo, idempotencyKey }, { ...ctx, openMedia });
+          },
+          timeout(),
+        )
+        .finally(requestDone);
     } catch (e) {
       await onPlatformError(rowId, integration, e);
       return;
@@ -61,7 +65,7 @@ export function createPlatformCalls(env: PublisherEnv, outcomes: Outcomes) {
   }
 
   /** A row left `sending`: find out from the platform whether the post arrived. */
-  async function reconcile(rowId: string) {
+  async function reconcile(rowId: string, requestDone: () => void = noop) {
     const row = await env.posts.findPost(rowId);
     if (!row || row.attemptState !== 'sending') return;
     const { integration, root, previous } = await readItemContext(env, row);
@@ -76,7 +80,7 @@ export function createPlatformCalls(env: PublisherEnv, outcomes: Outcomes) {
     const since = new Date((row.lastAttemptAt ?? row.updatedAt).getTime() - 2 * 60_000);
     let recent: Awaited<ReturnType<NonNullable<PlatformAdapter['findRecent']>>>;
     try {
-      recent = await access.run(integration, (a, ctx) => a.findRecent!({ since, limit: 50, settings: root.settings, ...(replyTo ? { replyTo } : {}) }, ctx), timeout());
+      recent = await access.run(integration, (a, ctx) => a.findRecent!({ since, limit: 50, settings: root.settings, ...(replyTo ? { replyTo } : {}) }, ctx), timeout()).finally(requestDone);
     } catch (e) {
       // The platform will not let us look (a permission the app lacks: `unsupported`), the grant is
       // gone, or an hour has passed: the outcome stays unknown; else look again later.
@@ -102,7 +106,7 @@ export function createPlatformCalls(env: PublisherEnv, outcomes: Outcomes) {
   }
 
   /** Checks an asynchronous publish (`pending`) with its token. */
-  async function check(rowId: string) {
+  async function check(rowId: string, requestDone: () => void = noop) {
     const row = await env.posts.findPost(rowId);
     if (!row?.pendingToken) return;
     const { integration } = await readItemContext(env, row);
@@ -114,7 +118,7 @@ export function createPlatformCalls(env: PublisherEnv, outcomes: Outcomes) {
     const token = row.pendingToken;
     let result: PublishResult;
     try {
-      result = await access.run(integration, (a, ctx) => a.checkPublish!(token, ctx), timeout());
+      result = await access.run(integration, (a, ctx) => a.checkPublish!(token, ctx), timeout()).finally(requestDone);
     } catch (e) {
       // `checkPublish` is idempotent by contract (it looks before any step that must not happen
       // twice), so whatever else went wrong, the same token is simply checked again later.
@@ -138,7 +142,7 @@ export function createPlatformCalls(env: PublisherEnv, outcomes: Outcomes) {
     await whileSending(rowId, async (tx, r) => {
       if (result.status === 'published') await published(tx, r, integration, result.id, result.url, result.note);
       else {
-        env.metrics.publishOutcome(integration.identifier, 'pending', 'none');
+        outcomes.count(tx, () => env.metrics.publishOutcome(integration.identifier, 'pending', 'none'));
         await outcomes.stillProcessing(tx, r, result.token, progressAt, result.pollAfterMs);
       }
     });
@@ -146,6 +150,8 @@ export function createPlatformCalls(env: PublisherEnv, outcomes: Outcomes) {
 
   return { send, reconcile, check };
 }
+
+function noop() {}
 
 /** Whether a platform post's text is the text we sent (platforms rewrite links and markup). */
 export function sameContent(theirs: string, ours: string): boolean {

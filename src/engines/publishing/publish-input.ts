@@ -27,9 +27,12 @@ export interface ToFit {
 
 export type ItemContext = Awaited<ReturnType<typeof readItemContext>>;
 
-/** The row's place: its channel, the thread's first item (settings, root release id) and the item before it. */
-export async function readItemContext(env: PublisherEnv, row: PostRow, q?: Tx | Db) {
-  const integration = await env.channels.findChannel(row.integrationId, q);
+/**
+ * The row's place: its channel, the thread's first item (settings, root release id) and the item
+ * before it. `known`: the channel's row when the caller read it already (with the post's lock).
+ */
+export async function readItemContext(env: PublisherEnv, row: PostRow, q?: Tx | Db, known?: { integration: IntegrationRow | undefined }) {
+  const integration = known ? known.integration : await env.channels.findChannel(row.integrationId, q);
   const root = row.parentPostId ? await env.posts.findPost(row.parentPostId, q) : row;
   const prev = row.parentPostId ? await env.posts.findPreviousItem(row.parentPostId, row.position, q) : undefined;
   const previous = row.position === 1 ? root : prev;

@@ -14,6 +14,27 @@ export function createOutcomes(env: PublisherEnv) {
   const { posts, channels, queue } = env;
 
   /**
+   * Metrics of outcomes are counted once their transaction committed: a transaction tried again
+   * (the database away) or rolled back counts nothing. `count(tx, …)` holds the count until then;
+   * outside `inTransaction` it counts at once.
+   */
+  const afterCommit = new WeakMap<Tx, (() => void)[]>();
+  function count(tx: Tx, record: () => void) {
+    const later = afterCommit.get(tx);
+    if (later) later.push(record);
+    else record();
+  }
+  async function inTransaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    const later: (() => void)[] = [];
+    const result = await posts.transaction((tx) => {
+      afterCommit.set(tx, later);
+      return fn(tx);
+    });
+    for (const record of later) record();
+    return result;
+  }
+
+  /**
    * Runs `fn` in a transaction on the row, only while it is still the same attempt. What the
    * platform answered is known only to this process: if the database is away (restarting), the
    * recording is tried again (0.25 s, doubling to 5 s) for up to `attemptTimeoutMs` instead of
@@ -22,16 +43,18 @@ export function createOutcomes(env: PublisherEnv) {
    * reconciliation) committed, the attempt is no longer `sending` and nothing is done.
    */
   async function whileSending<T>(rowId: string, fn: (tx: Tx, row: PostRow) => Promise<T>): Promise<T | undefined> {
-    const giveUpAt = Date.now() + env.options.attemptTimeoutMs;
+    // The waits add up to at most `attemptTimeoutMs` (counted, not read from a clock: an injected one may stand still).
+    let waited = 0;
     for (let delayMs = 250; ; delayMs = Math.min(delayMs * 2, 5000)) {
       try {
-        return await posts.transaction(async (tx) => {
+        return await inTransaction(async (tx) => {
           const row = await posts.lockPost(tx, rowId);
           if (!row || row.attemptState === null) return undefined;
           return fn(tx, row);
         });
       } catch (e) {
-        if (!isDatabaseUnavailable(e) || Date.now() + delayMs > giveUpAt) throw e;
+        if (!isDatabaseUnavailable(e) || waited + delayMs > env.options.attemptTimeoutMs) throw e;
+        waited += delayMs;
         env.logger.warn({ err: e, postId: rowId }, 'the database is unavailable; recording the publish outcome again shortly');
         await new Promise((r) => setTimeout(r, delayMs));
       }
@@ -47,32 +70,33 @@ export function createOutcomes(env: PublisherEnv) {
    */
   async function fail(tx: Tx, row: PostRow, integration: IntegrationRow | undefined, reason: string, kind: PublishOutcomeKind = 'unknown') {
     const at = env.now();
-    env.metrics.publishOutcome(platformOf(row, integration), 'error', kind);
+    count(tx, () => env.metrics.publishOutcome(platformOf(row, integration), 'error', kind));
     await posts.markFailed(tx, row.id, reason, at);
     await posts.failLaterItems(tx, row.parentPostId ?? row.id, row.position, `Not published: item ${row.position + 1} of this thread failed`, at);
     const what = row.position === 0 ? 'Your post' : `Item ${row.position + 1} of your thread`;
-    await notifyIn(tx, row.organizationId, `${what} on ${channelLabel(env, integration)} failed: ${reason}`, null, at);
-    await emitEvent(tx, row.organizationId, 'post.failed', { ...postEventPayload(row, integration), error: reason, failedAt: at.toISOString() }, at);
+    const notify = { content: `${what} on ${channelLabel(env, integration)} failed: ${reason}`, link: null };
+    await emitEvent(tx, row.organizationId, 'post.failed', { ...postEventPayload(row, integration), error: reason, failedAt: at.toISOString() }, at, { notify });
   }
 
   /** `note`: the adapter's word on a partly successful publish (kept as the post's `error` text, else cleared). */
   async function published(tx: Tx, row: PostRow, integration: IntegrationRow | undefined, id: string, url: string, note?: string) {
     const at = env.now();
-    env.metrics.publishOutcome(platformOf(row, integration), 'published', 'none');
+    const platform = platformOf(row, integration);
+    count(tx, () => env.metrics.publishOutcome(platform, 'published', 'none'));
     // Lag against the time the person chose: the first item only (thread items follow their own delay).
-    if (row.position === 0) env.metrics.publishLag(platformOf(row, integration), (at.getTime() - row.publishDate.getTime()) / 1000);
-    await posts.markPublished(tx, row.id, { id, url: url || null, note: note ?? null }, at);
-    if (row.position === 0) {
-      // An inbox upload (TikTok) has no id or URL yet: the user finishes it in the app, then
-      // records the real one with `PUT /posts/{id}/release-id` (candidates: `GET /posts/{id}/missing`).
-      const content = url
-        ? `Your post has been published on ${channelLabel(env, integration)} at ${url}`
-        : `Your post was sent to ${channelLabel(env, integration)}; its id there is not known yet: see GET /posts/${row.id}/missing to record it`;
-      await notifyIn(tx, row.organizationId, content, url || null, at);
-    }
-    await emitEvent(tx, row.organizationId, 'post.published', { ...postEventPayload(row, integration), releaseId: id, releaseURL: url || null, publishedAt: at.toISOString() }, at);
+    if (row.position === 0) count(tx, () => env.metrics.publishLag(platform, (at.getTime() - row.publishDate.getTime()) / 1000));
+    const next = await posts.markPublished(tx, { id: row.id, rootId: row.parentPostId ?? row.id, position: row.position }, { id, url: url || null, note: note ?? null }, at);
+    // An inbox upload (TikTok) has no id or URL yet: the user finishes it in the app, then
+    // records the real one with `PUT /posts/{id}/release-id` (candidates: `GET /posts/{id}/missing`).
+    const notify =
+      row.position !== 0
+        ? undefined
+        : url
+          ? { content: `Your post has been published on ${channelLabel(env, integration)} at ${url}`, link: url }
+          : { content: `Your post was sent to ${channelLabel(env, integration)}; its id there is not known yet: see GET /posts/${row.id}/missing to record it`, link: null };
+    const payload = { ...postEventPayload(row, integration), releaseId: id, releaseURL: url || null, publishedAt: at.toISOString() };
+    await emitEvent(tx, row.organizationId, 'post.published', payload, at, { notify });
     // The next thread item follows `delay` minutes after this one.
-    const next = await posts.findNextItem(tx, row.parentPostId ?? row.id, row.position);
     if (next && next.state === 'QUEUE') await queue.schedule(tx, next.id, new Date(at.getTime() + next.delay * 60_000));
   }
 
@@ -111,7 +135,7 @@ export function createOutcomes(env: PublisherEnv) {
   async function carryOut(tx: Tx, row: PostRow, integration: IntegrationRow, decision: Decision, kind: PublishOutcomeKind) {
     switch (decision.kind) {
       case 'retry':
-        env.metrics.publishOutcome(integration.identifier, 'retry', kind);
+        count(tx, () => env.metrics.publishOutcome(integration.identifier, 'retry', kind));
         if (decision.blockChannelUntil) await channels.blockPublishingUntil(integration.id, decision.blockChannelUntil, tx);
         return retryLater(tx, row, decision.at, decision.note);
       case 'final':
@@ -120,14 +144,14 @@ export function createOutcomes(env: PublisherEnv) {
       case 'reconnect':
         return failForReconnect(tx, row, integration, decision.reason, kind);
       case 'reconcile':
-        env.metrics.publishOutcome(integration.identifier, 'reconcile', kind);
+        count(tx, () => env.metrics.publishOutcome(integration.identifier, 'reconcile', kind));
         if (decision.note !== undefined) await posts.setError(tx, row.id, decision.note, env.now());
         await queue.schedule(tx, row.id, decision.at);
         return;
     }
   }
 
-  return { whileSending, fail, published, awaitProcessing, stillProcessing, carryOut };
+  return { inTransaction, count, whileSending, fail, published, awaitProcessing, stillProcessing, carryOut };
 }
 
 export type Outcomes = ReturnType<typeof createOutcomes>;

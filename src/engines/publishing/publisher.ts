@@ -85,12 +85,13 @@ export function createPublisher(deps: PublisherDeps) {
    * before anything is sent), or answers 'fit' when pictures must be re-encoded first (nothing recorded).
    */
   async function claim(job: PublishJobData, ready: Ready): Promise<Step> {
-    return env.posts.transaction(async (tx): Promise<Step> => {
-      const row = await env.posts.lockPost(tx, job.postId);
+    return outcomes.inTransaction(async (tx): Promise<Step> => {
+      const locked = await env.posts.lockPostWithChannel(tx, job.postId);
+      const row = locked?.row;
       if (!row || row.version !== job.version || row.deletedAt !== null || row.state !== 'QUEUE') return 'none';
       if (row.attemptState === 'sending') return 'reconcile';
       if (row.attemptState === 'pending') return 'check';
-      const context = await readItemContext(env, row, tx);
+      const context = await readItemContext(env, row, tx, locked);
       const { integration, previous } = context;
       const at = env.now();
       const verdict = mayPublish(row, integration, previous, at, env.options);
@@ -129,8 +130,11 @@ export function createPublisher(deps: PublisherDeps) {
   }
 
   return {
-    /** Handles one publish job (the dispatcher looks for the next due job when it returns). */
-    async handle(job: PublishJobData): Promise<void> {
+    /**
+     * Handles one publish job (the dispatcher looks for the next due job when it returns).
+     * `requestDone`: called once the platform answered, before the outcome is recorded (at most once; not at all when no request was made).
+     */
+    async handle(job: PublishJobData, requestDone?: () => void): Promise<void> {
       const ready: Ready = { fitted: new Map(), fitTried: false };
       let step = await claim(job, ready);
       if (step === 'fit' && ready.toFit) {
@@ -138,9 +142,9 @@ export function createPublisher(deps: PublisherDeps) {
         ready.fitTried = true;
         step = await claim(job, ready);
       }
-      if (step === 'send' && ready.send) await calls.send(job.postId, ready.send);
-      else if (step === 'reconcile') await calls.reconcile(job.postId);
-      else if (step === 'check') await calls.check(job.postId);
+      if (step === 'send' && ready.send) await calls.send(job.postId, ready.send, requestDone);
+      else if (step === 'reconcile') await calls.reconcile(job.postId, requestDone);
+      else if (step === 'check') await calls.check(job.postId, requestDone);
     },
   };
 }

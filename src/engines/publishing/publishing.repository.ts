@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, inArray, isNotNull, isNull, notInArray, sql } from 'drizzle-orm';
+import { and, eq, gt, inArray, isNotNull, isNull, notInArray, sql } from 'drizzle-orm';
 import type { Database, Db, Tx } from '../../db/client.js';
 import { integrations, media, posts } from '../../db/schema/index.js';
 import { isUuid } from '../../lib/ids.js';
@@ -110,23 +110,21 @@ export function createPublishingRepository(database: Database) {
       return row;
     },
 
+    /**
+     * The row, locked for the rest of the transaction, with its channel's row (one statement: a
+     * claim needs both; the channel is not locked).
+     */
+    async lockPostWithChannel(tx: Tx, id: string) {
+      const [found] = await tx.select({ post: posts, integration: integrations }).from(posts).leftJoin(integrations, eq(integrations.id, posts.integrationId)).where(eq(posts.id, id)).for('update', { of: posts });
+      return found ? { row: found.post, integration: found.integration ?? undefined } : undefined;
+    },
+
     /** The live thread item just before `position` under `parentPostId`. */
     async findPreviousItem(parentPostId: string, position: number, q: Tx | Db = db) {
       const [row] = await q
         .select()
         .from(posts)
         .where(and(eq(posts.parentPostId, parentPostId), eq(posts.position, position - 1), isNull(posts.deletedAt)))
-        .limit(1);
-      return row;
-    },
-
-    /** The first live thread item after `position` under `rootId`. */
-    async findNextItem(tx: Tx, rootId: string, position: number) {
-      const [row] = await tx
-        .select()
-        .from(posts)
-        .where(and(eq(posts.parentPostId, rootId), gt(posts.position, position), isNull(posts.deletedAt)))
-        .orderBy(asc(posts.position))
         .limit(1);
       return row;
     },
@@ -177,11 +175,20 @@ export function createPublishingRepository(database: Database) {
       await tx.update(posts).set({ error, updatedAt: at }).where(eq(posts.id, id));
     },
 
-    async markPublished(tx: Tx, id: string, release: { id: string; url: string | null; note: string | null }, at: Date) {
-      await tx
+    /**
+     * Marks the row published and answers, in the same statement, the thread's next live item after
+     * it (`rootId`, `position`: the row's thread and place), whose job the outcome schedules.
+     */
+    async markPublished(tx: Tx, row: { id: string; rootId: string; position: number }, release: { id: string; url: string | null; note: string | null }, at: Date) {
+      const [done] = await tx
         .update(posts)
         .set({ state: 'PUBLISHED', releaseId: release.id, releaseUrl: release.url, publishedAt: at, error: release.note, attemptState: null, pendingToken: null, pendingProgressAt: null, leaseOwner: null, dueAt: null, publishJobId: null, updatedAt: at })
-        .where(eq(posts.id, id));
+        .where(eq(posts.id, row.id))
+        .returning({
+          next: sql<{ id: string; state: string; delay: number } | null>`(select json_build_object('id', n.id, 'state', n.state, 'delay', n.delay) from posts n
+            where n.parent_post_id = ${row.rootId} and n.position > ${row.position} and n.deleted_at is null order by n.position limit 1)`,
+        });
+      return done?.next ?? undefined;
     },
 
     async markFailed(tx: Tx, id: string, reason: string, at: Date) {

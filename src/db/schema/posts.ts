@@ -18,7 +18,7 @@ import { integrations } from './integrations.js';
 import { organizations } from './organizations.js';
 
 export const postStateEnum = pgEnum('post_state', ['DRAFT', 'QUEUE', 'PUBLISHED', 'ERROR']);
-export const creationMethodEnum = pgEnum('creation_method', ['API', 'CLI', 'WEB', 'MCP', 'UNKNOWN']);
+export const creationMethodEnum = pgEnum('creation_method', ['API', 'CLI', 'WEB', 'MCP', 'UNKNOWN', 'IMPORT', 'FEED', 'SERIES', 'EVERGREEN']);
 
 /** A media item of a post as stored on the row (the media library row holds the rest). */
 export interface PostImage {

@@ -18,6 +18,20 @@ export const IDEMPOTENCY_TTL_MS = 24 * 3600_000;
 
 type StoredImage = { id: string; path: string; type?: 'image' | 'video'; mimeType?: string; alt?: string | null; thumbnail?: string | null };
 
+/** How `createPosts` is called: by a front door (`creationMethod`), and what it may do differently. */
+export interface CreatePostsOptions {
+  idempotencyKey?: string;
+  creationMethod: NewPostRow['creationMethod'] & string;
+  /** check only: nothing is written (answers status 200 and no body) */
+  dryRun?: boolean;
+  /** write in the caller's transaction (the caller calls `notifyScheduled(result.scheduled)` after its commit) */
+  tx?: Tx;
+  /** columns set on every new row (a series' link, an import's id…) */
+  rowExtras?: Partial<NewPostRow>;
+  /** the caller counted the plan's scheduled-post limit itself (a bulk import counts all its rows at once) */
+  skipPlanCheck?: boolean;
+}
+
 export interface PostsServiceDeps {
   posts: PostsRepository;
   /** the media library's rows that posts attach */
@@ -166,8 +180,13 @@ function toOut(root: PostRow, items: PostRow[], integration: { id: string; ident
     /**
      * `POST /posts`: creates (or, with `group` / `value[].id`, edits) the posts of one request, all
      * in one transaction with their publish jobs. Field errors name `posts.N.…` paths.
+     *
+     * For the other front doors (imports, feeds, series — `CreatePostsOptions`): `dryRun` checks
+     * everything a request can be checked for without writing (edits' rows are checked only when
+     * written) and answers 200 with no body; `tx` writes in the caller's transaction, which then
+     * calls `notifyScheduled(result.scheduled)` once it committed; `rowExtras` are set on every new row.
      */
-    async createPosts(organizationId: string, body: CreatePostsBody, opts: { idempotencyKey?: string; creationMethod: 'API' | 'CLI' | 'WEB' | 'MCP' }) {
+    async createPosts(organizationId: string, body: CreatePostsBody, opts: CreatePostsOptions) {
       const requestHash = createHash('sha256').update(JSON.stringify(body)).digest('hex');
       if (opts.idempotencyKey !== undefined) {
         const previous = await repo.findIdempotency(organizationId, opts.idempotencyKey, new Date(clock.now() - IDEMPOTENCY_TTL_MS));
@@ -241,16 +260,18 @@ function toOut(root: PostRow, items: PostRow[], integration: { id: string; ident
       }
       if (fields.length > 0) throw validationError(fields);
 
-      if (type !== 'draft') {
+      if (type !== 'draft' && opts.skipPlanCheck !== true) {
         const newRoots = body.posts.filter((p) => p.value[0]?.id === undefined).length;
         if (newRoots > 0) await assertScheduledWithinPlan(organizationId, publishDate, newRoots);
       }
+      if (opts.dryRun) return { replayed: false, status: 200, body: undefined as unknown, scheduled: [] as Date[] };
 
       const group = randomUUID();
       const creationMethod = opts.creationMethod;
       const scheduled: Date[] = [];
 
-      const result = await repo.transaction(async (tx) => {
+      const inTransaction = <T>(fn: (tx: Tx) => Promise<T>) => (opts.tx ? fn(opts.tx) : repo.transaction(fn));
+      const result = await inTransaction(async (tx) => {
         // Edits: the rows being replaced, locked.
         const editedIds = body.posts.flatMap((p) => p.value.map((v) => v.id).filter((x): x is string => typeof x === 'string'));
         const oldGroups = [...new Set(body.posts.map((p) => p.group).filter((g): g is string => typeof g === 'string' && g.length > 0))];
@@ -334,7 +355,7 @@ function toOut(root: PostRow, items: PostRow[], integration: { id: string; ident
               if (existing.publishJobId && (rowState !== 'QUEUE' || j > 0)) await queue.cancel(tx, existing.id);
             } else {
               [row] = (await repo.insertRows(tx, [
-                { ...(values as NewPostRow), organizationId, integrationId: channel.id, creationMethod, createdAt: at },
+                { ...(values as NewPostRow), ...opts.rowExtras, organizationId, integrationId: channel.id, creationMethod, createdAt: at },
               ])) as [PostRow];
             }
             if (j === 0) {
@@ -364,8 +385,13 @@ function toOut(root: PostRow, items: PostRow[], integration: { id: string; ident
         }
         return out;
       });
-      for (const d of scheduled) queue.notifyScheduled(d);
-      return { replayed: false, status: 201, body: result as unknown };
+      if (!opts.tx) for (const d of scheduled) queue.notifyScheduled(d);
+      return { replayed: false, status: 201, body: result as unknown, scheduled };
+    },
+
+    /** Wakes this process's publisher for posts written by `createPosts` in a caller's transaction (after it committed). */
+    notifyScheduled(dates: Date[]) {
+      for (const d of dates) queue.notifyScheduled(d);
     },
 
     async listPosts(organizationId: string, q: { startDate: string; endDate: string; customer?: string }) {

@@ -15,6 +15,9 @@ export const EVENT_TYPES = [
   'integration.disconnected',
   'video.succeeded',
   'video.failed',
+  'series.created',
+  'feed.item_posted',
+  'import.completed',
   'webhook.disabled',
   'webhook.test',
 ] as const;

@@ -88,6 +88,32 @@ export const EVENT_PAYLOAD_SCHEMAS = {
     credits: z.number().int().describe('plan video credits given back'),
     failedAt: isoDate('when it failed'),
   }),
+  'series.created': z.object({
+    series: z
+      .object({
+        id: z.string().describe('the series (`GET /series/{id}`)'),
+        frequency: z.string().describe('`daily`, `weekly` or `monthly`'),
+        interval: z.number().int().describe('every how many days, weeks or months'),
+        time: z.string().describe('the local time of each occurrence, HH:mm'),
+        timeZone: z.string().describe('the IANA time zone of that time'),
+      })
+      .describe('the repeating post'),
+    occurrences: z.number().int().describe('occurrences created with it (more are created ahead as time goes on)'),
+    createdAt: isoDate('when it was created'),
+  }),
+  'feed.item_posted': z.object({
+    feed: z.object({ id: z.string().describe('the feed (`GET /feeds/{id}`)'), url: z.string() }).describe('the feed the item came from'),
+    item: z.object({ key: z.string().describe("the item's guid, or its link when it has none"), title: z.string().nullable(), link: z.string().nullable() }).describe('the feed item'),
+    group: z.string().describe('the group of the posts made from it'),
+    posts: z.array(z.object({ postId: z.string(), integration: ChannelRefSchema })).describe('one post per channel'),
+    mode: z.string().describe('`now`, `slot` (the next free posting time) or `draft`'),
+    postedAt: isoDate('when the posts were created'),
+  }),
+  'import.completed': z.object({
+    import: z.object({ id: z.string().describe('the import (`GET /imports/{id}`)'), format: z.string().describe('`csv` or `json`'), rows: z.number().int() }).describe('the import'),
+    created: z.object({ groups: z.number().int(), posts: z.number().int() }).describe('what it created'),
+    completedAt: isoDate('when it finished'),
+  }),
   'webhook.disabled': z.object({
     webhook: z.object({ id: z.string(), name: z.string(), url: z.string() }).describe('the webhook that was disabled'),
     reason: z.string().describe('why the service disabled it (the receiver answered 410 Gone, or deliveries failed for 24 h)'),
@@ -109,6 +135,9 @@ const DESCRIPTIONS: Record<EventType, string> = {
   'integration.disconnected': 'A channel was disconnected; its queued posts failed.',
   'video.succeeded': 'A generated video is ready in the media library (`POST /generate-video`).',
   'video.failed': 'A video generation failed for good; its credits were given back.',
+  'series.created': 'A repeating post (a series) was created, with its first occurrences (`POST /series`, or `inter` on `POST /posts`).',
+  'feed.item_posted': 'A new item of an RSS, Atom or JSON feed was posted (or made a draft) on the feed\'s channels.',
+  'import.completed': 'A bulk import (`POST /imports`) finished and created its posts.',
   'webhook.disabled': 'The service disabled this webhook. Sent to that webhook only.',
   'webhook.test': 'Sent by `POST /webhooks/{id}/test`, to that webhook only.',
 };

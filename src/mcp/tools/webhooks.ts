@@ -23,7 +23,7 @@ const HINTS = {
   integrations: 'channel ids (from list_channels) whose events to receive; leave out or [] for every channel',
 };
 const FIELDS =
-  'A webhook POSTs each event (post.scheduled, post.published, post.failed, post.deleted, post.overdue, integration.connected / refresh_needed / disconnected, video.succeeded / failed, webhook.disabled) to its `url`, signed as Standard Webhooks with its secret. ' +
+  'A webhook POSTs each event (post.scheduled, post.published, post.failed, post.deleted, post.overdue, integration.connected / refresh_needed / disconnected, video.succeeded / failed, series.created, feed.item_posted, import.completed, webhook.disabled) to its `url`, signed as Standard Webhooks with its secret. ' +
   '`events` and `integrations` filter what it receives (empty = everything). Dates in answers are ISO 8601, UTC.';
 
 function describeWebhook(w: { id: string; name: string; url: string; enabled: boolean; disabledReason: string | null }): string {

@@ -9201,7 +9201,7 @@ export interface paths {
                         /** @description http or https; must reach a public address (checked when saved and before every delivery) */
                         url: string;
                         /** @description event types to receive; empty or absent = all */
-                        events?: ("post.scheduled" | "post.published" | "post.failed" | "post.deleted" | "post.overdue" | "integration.connected" | "integration.refresh_needed" | "integration.disconnected" | "video.succeeded" | "video.failed" | "webhook.disabled")[];
+                        events?: ("post.scheduled" | "post.published" | "post.failed" | "post.deleted" | "post.overdue" | "integration.connected" | "integration.refresh_needed" | "integration.disconnected" | "video.succeeded" | "video.failed" | "series.created" | "feed.item_posted" | "import.completed" | "webhook.disabled")[];
                         /** @description channel ids whose events to receive; empty or absent = every channel (events not about a channel always arrive) */
                         integrations?: string[];
                         /**
@@ -9612,7 +9612,7 @@ export interface paths {
                         /** @description http or https; must reach a public address (checked when saved and before every delivery) */
                         url?: string;
                         /** @description event types to receive; empty or absent = all */
-                        events?: ("post.scheduled" | "post.published" | "post.failed" | "post.deleted" | "post.overdue" | "integration.connected" | "integration.refresh_needed" | "integration.disconnected" | "video.succeeded" | "video.failed" | "webhook.disabled")[];
+                        events?: ("post.scheduled" | "post.published" | "post.failed" | "post.deleted" | "post.overdue" | "integration.connected" | "integration.refresh_needed" | "integration.disconnected" | "video.succeeded" | "video.failed" | "series.created" | "feed.item_posted" | "import.completed" | "webhook.disabled")[];
                         /** @description channel ids whose events to receive; empty or absent = every channel (events not about a channel always arrive) */
                         integrations?: string[];
                         /** @description true re-enables a webhook the service disabled; false cancels its pending deliveries */
@@ -17374,6 +17374,225 @@ export interface webhooks {
                             credits: number;
                             /** @description when it failed (ISO 8601) */
                             failedAt: string;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx status acknowledges the delivery; anything else (or no answer within the timeout) is retried. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "series.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * series.created
+         * @description A repeating post (a series) was created, with its first occurrences (`POST /series`, or `inter` on `POST /posts`). Signed as Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature` headers; verify with the webhook's secret).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description the event's id; the same in every delivery and retry of this event (the `webhook-id` header identifies the delivery) */
+                        id: string;
+                        /** @constant */
+                        type: "series.created";
+                        /** @description when the event happened (ISO 8601) */
+                        timestamp: string;
+                        data: {
+                            /** @description the repeating post */
+                            series: {
+                                /** @description the series (`GET /series/{id}`) */
+                                id: string;
+                                /** @description `daily`, `weekly` or `monthly` */
+                                frequency: string;
+                                /** @description every how many days, weeks or months */
+                                interval: number;
+                                /** @description the local time of each occurrence, HH:mm */
+                                time: string;
+                                /** @description the IANA time zone of that time */
+                                timeZone: string;
+                            };
+                            /** @description occurrences created with it (more are created ahead as time goes on) */
+                            occurrences: number;
+                            /** @description when it was created (ISO 8601) */
+                            createdAt: string;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx status acknowledges the delivery; anything else (or no answer within the timeout) is retried. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "feed.item_posted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * feed.item_posted
+         * @description A new item of an RSS, Atom or JSON feed was posted (or made a draft) on the feed's channels. Signed as Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature` headers; verify with the webhook's secret).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description the event's id; the same in every delivery and retry of this event (the `webhook-id` header identifies the delivery) */
+                        id: string;
+                        /** @constant */
+                        type: "feed.item_posted";
+                        /** @description when the event happened (ISO 8601) */
+                        timestamp: string;
+                        data: {
+                            /** @description the feed the item came from */
+                            feed: {
+                                /** @description the feed (`GET /feeds/{id}`) */
+                                id: string;
+                                url: string;
+                            };
+                            /** @description the feed item */
+                            item: {
+                                /** @description the item's guid, or its link when it has none */
+                                key: string;
+                                title: string | null;
+                                link: string | null;
+                            };
+                            /** @description the group of the posts made from it */
+                            group: string;
+                            /** @description one post per channel */
+                            posts: {
+                                postId: string;
+                                /** @description the channel the event is about */
+                                integration: {
+                                    /** @description the channel (integration) id */
+                                    id: string;
+                                    /** @description the platform, e.g. `bluesky`; absent only when the channel row was gone when the event was written */
+                                    identifier?: string;
+                                    /** @description the channel name */
+                                    name?: string;
+                                    /**
+                                     * @description present (true) on the events of sandbox channels only
+                                     * @constant
+                                     */
+                                    sandbox?: true;
+                                };
+                            }[];
+                            /** @description `now`, `slot` (the next free posting time) or `draft` */
+                            mode: string;
+                            /** @description when the posts were created (ISO 8601) */
+                            postedAt: string;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx status acknowledges the delivery; anything else (or no answer within the timeout) is retried. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "import.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * import.completed
+         * @description A bulk import (`POST /imports`) finished and created its posts. Signed as Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature` headers; verify with the webhook's secret).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description the event's id; the same in every delivery and retry of this event (the `webhook-id` header identifies the delivery) */
+                        id: string;
+                        /** @constant */
+                        type: "import.completed";
+                        /** @description when the event happened (ISO 8601) */
+                        timestamp: string;
+                        data: {
+                            /** @description the import */
+                            import: {
+                                /** @description the import (`GET /imports/{id}`) */
+                                id: string;
+                                /** @description `csv` or `json` */
+                                format: string;
+                                rows: number;
+                            };
+                            /** @description what it created */
+                            created: {
+                                groups: number;
+                                posts: number;
+                            };
+                            /** @description when it finished (ISO 8601) */
+                            completedAt: string;
                         };
                     };
                 };

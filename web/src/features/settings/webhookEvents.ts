@@ -16,6 +16,9 @@ export const EVENT_LABELS: Record<SubscribableEventType, string> = {
   'integration.disconnected': 'A channel was disconnected (its queued posts failed)',
   'video.succeeded': 'A generated video is ready in the media library',
   'video.failed': 'A video generation failed (its credits were given back)',
+  'series.created': 'A repeating post was created',
+  'feed.item_posted': 'A new feed item was posted',
+  'import.completed': 'A bulk import finished',
   'webhook.disabled': 'The service disabled this webhook',
 };
 
@@ -25,5 +28,6 @@ export const EVENT_TYPES = Object.keys(EVENT_LABELS) as SubscribableEventType[];
 export const EVENT_GROUPS: { label: string; types: SubscribableEventType[] }[] = [
   { label: 'Posts', types: EVENT_TYPES.filter((t) => t.startsWith('post.')) },
   { label: 'Channels', types: EVENT_TYPES.filter((t) => t.startsWith('integration.')) },
+  { label: 'Autopilot', types: ['series.created', 'feed.item_posted', 'import.completed'] },
   { label: 'Webhook', types: EVENT_TYPES.filter((t) => t.startsWith('webhook.')) },
 ];

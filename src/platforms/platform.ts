@@ -200,7 +200,7 @@ export interface PlatformMetadata {
   thread: { supported: boolean; kind?: 'reply' | 'comment' };
   /** the platform processes media/posts asynchronously (publish may answer `pending`) */
   asyncProcessing: boolean;
-  /** how many publishes may run at once, per platform and per channel */
+  /** per worker process: requests to the platform at once (`perPlatform`), and jobs of one channel at once (`perChannel`) */
   concurrency: { perPlatform: number; perChannel: number };
   /**
    * Settings of a post on this platform, with the reference's field names. `null`: the platform

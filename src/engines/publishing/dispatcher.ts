@@ -45,7 +45,8 @@ class Semaphore {
  * other processes, a direct call in this one), so pg-boss's polling interval never sets the lag.
  * Jobs it takes are leased to this worker on the post row; a worker that dies leaves leases that
  * the others (or its own restart) take over. Concurrency: `capacity` jobs per process, and per
- * platform and per channel the limits of the platform's metadata (per process).
+ * platform and per channel the limits of the platform's metadata (per process; the channel's for
+ * the whole job, the platform's until its request is answered).
  */
 export function createDispatcher(deps: {
   /** listens for jobs scheduled by other processes */

@@ -7,3 +7,4 @@ export * from './webhooks.js';
 export * from './accounts.js';
 export * from './oauth.js';
 export * from './video.js';
+export * from './imports.js';

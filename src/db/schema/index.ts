@@ -8,3 +8,5 @@ export * from './accounts.js';
 export * from './oauth.js';
 export * from './video.js';
 export * from './imports.js';
+export * from './series.js';
+export * from './evergreen.js';

@@ -10,3 +10,4 @@ export * from './video.js';
 export * from './imports.js';
 export * from './series.js';
 export * from './evergreen.js';
+export * from './feeds.js';

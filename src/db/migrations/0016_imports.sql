@@ -14,9 +14,5 @@ CREATE TABLE "imports" (
 	"completed_at" timestamp with time zone
 );
 --> statement-breakpoint
-ALTER TABLE "posts" ADD COLUMN "series_id" uuid;--> statement-breakpoint
-ALTER TABLE "posts" ADD COLUMN "series_index" integer;--> statement-breakpoint
 ALTER TABLE "imports" ADD CONSTRAINT "imports_organization_id_organizations_id_fk" FOREIGN KEY ("organization_id") REFERENCES "public"."organizations"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
-CREATE INDEX "imports_org_idx" ON "imports" USING btree ("organization_id","created_at");--> statement-breakpoint
-ALTER TABLE "posts" ADD CONSTRAINT "posts_series_id_post_series_id_fk" FOREIGN KEY ("series_id") REFERENCES "public"."post_series"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
-CREATE UNIQUE INDEX "posts_series_occurrence_idx" ON "posts" USING btree ("series_id","series_index","integration_id","position");
+CREATE INDEX "imports_org_idx" ON "imports" USING btree ("organization_id","created_at");

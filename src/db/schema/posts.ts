@@ -12,8 +12,10 @@ import {
   primaryKey,
   text,
   timestamp,
+  uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core';
+import { postSeries } from './series.js';
 import { integrations } from './integrations.js';
 import { organizations } from './organizations.js';
 
@@ -87,8 +89,13 @@ export const posts = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
     deletedAt: timestamp('deleted_at', { withTimezone: true }),
+    /** the series this post is an occurrence of (modules/series), and which occurrence (0-based) */
+    seriesId: uuid('series_id').references((): AnyPgColumn => postSeries.id, { onDelete: 'set null' }),
+    seriesIndex: integer('series_index'),
   },
   (t) => [
+    // The backstop against creating an occurrence twice (the series row's lock is the first guard).
+    uniqueIndex('posts_series_occurrence_idx').on(t.seriesId, t.seriesIndex, t.integrationId, t.position),
     index('posts_org_publish_idx').on(t.organizationId, t.publishDate),
     index('posts_group_idx').on(t.organizationId, t.group),
     index('posts_parent_idx').on(t.parentPostId),

@@ -1,4 +1,5 @@
 import { createWakeLoop } from '../../lib/wake-loop.js';
+import { Semaphore } from '../../lib/semaphore.js';
 import { isDatabaseUnavailable } from '../../lib/database-unavailable.js';
 import type { Database } from '../../db/client.js';
 import type { JobEngine } from '../../jobs/job-engine.js';
@@ -19,24 +20,6 @@ export interface DispatcherOptions {
   deadAfterMs: number;
   /** embedded mode: this is the only process, so every other lease is a dead one */
   soleWorker: boolean;
-}
-
-class Semaphore {
-  private active = 0;
-  private readonly waiting: (() => void)[] = [];
-  constructor(private readonly limit: number) {}
-  async acquire() {
-    if (this.active < this.limit) {
-      this.active++;
-      return;
-    }
-    await new Promise<void>((r) => this.waiting.push(r));
-  }
-  release() {
-    const next = this.waiting.shift();
-    if (next) next();
-    else this.active--;
-  }
 }
 
 /**

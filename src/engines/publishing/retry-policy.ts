@@ -92,8 +92,10 @@ export function backoffMs(attempt: number, retryAfterSeconds: number | undefined
  *   posts, look once the request has had time to land (`retryBaseMs`); else it ends {@link OUTCOME_UNKNOWN}.
  * - `transient`: retry with {@link backoffMs} until `maxAttempts`, then final.
  * - `rate_limited`: the channel is blocked until the platform's `Retry-After` (60 s when it gave
- *   none, at least 1 s) and the post retried then; `maxAttempts + 4` attempts before it is final
- *   (a slow-down is not the post's fault, so it gets a few more).
+ *   none, at least 1 s) and the post retried then, plus a jitter of up to a tenth of the wait (at
+ *   most 5 s) so that the channels one platform slowed down together do not all come back at the
+ *   same instant; `maxAttempts + 4` attempts before it is final (a slow-down is not the post's
+ *   fault, so it gets a few more).
  * - `auth_expired`, `reconnect_required`: reconnect. `rejected`, `unsupported`: final at once.
  */
 export function decide(failure: Failure, attempt: number, now: Date, ctx: PolicyContext): Decision {
@@ -112,11 +114,13 @@ export function decide(failure: Failure, attempt: number, now: Date, ctx: Policy
       return { kind: 'final', message: `${channel} could not be reached after ${attemptsText(attempt)}: ${failure.message}` };
     }
     case 'rate_limited': {
-      const at = new Date(now.getTime() + Math.max(1, failure.retryAfterSeconds ?? 60) * 1000);
+      const waitMs = Math.max(1, failure.retryAfterSeconds ?? 60) * 1000;
+      const blocked = new Date(now.getTime() + waitMs);
       if (attempt < options.maxAttempts + 4) {
-        return { kind: 'retry', at, note: `${channel} asked to slow down; retrying at ${at.toISOString()}`, blockChannelUntil: at };
+        const at = new Date(blocked.getTime() + Math.floor(ctx.random() * Math.min(5000, waitMs / 10)));
+        return { kind: 'retry', at, note: `${channel} asked to slow down; retrying at ${at.toISOString()}`, blockChannelUntil: blocked };
       }
-      return { kind: 'final', message: `${channel} kept refusing with "slow down": ${failure.message}`, blockChannelUntil: at };
+      return { kind: 'final', message: `${channel} kept refusing with "slow down": ${failure.message}`, blockChannelUntil: blocked };
     }
     case 'auth_expired':
     case 'reconnect_required':

@@ -66,8 +66,8 @@ describe('decide: a failed send', () => {
     const { context, calls } = ctx();
     const decision = decide(failure, attempt, NOW, context);
     expect(decision.kind).toBe(expected);
-    // Only a transient retry draws jitter (one draw): a pinned `random` sequence stays in step.
-    expect(calls.random).toBe(decision.kind === 'retry' && failure.kind === 'transient' ? 1 : 0);
+    // Only a retry draws jitter (one draw, transient or rate_limited): a pinned `random` sequence stays in step.
+    expect(calls.random).toBe(decision.kind === 'retry' ? 1 : 0);
   });
 
   it.each([
@@ -122,6 +122,15 @@ describe('decide: a failed send', () => {
         ? { kind: 'retry', at: later(waitMs), note: `${CHANNEL} asked to slow down; retrying at ${iso(waitMs)}`, blockChannelUntil: later(waitMs) }
         : { kind: 'final', message: `${CHANNEL} kept refusing with "slow down": Too Many Requests`, blockChannelUntil: later(waitMs) },
     );
+  });
+
+  it.each([
+    { name: 'a tenth of a 30 s wait', retryAfter: 30, random: 0.5, jitterMs: 1_500 },
+    { name: 'at most 5 s', retryAfter: 7200, random: ALMOST_1, jitterMs: 4_999 },
+    { name: 'a second: up to 100 ms', retryAfter: 1, random: ALMOST_1, jitterMs: 99 },
+  ])('rate_limited retry jitter: $name', ({ retryAfter, random, jitterMs }) => {
+    const decision = decide(rateLimited(retryAfter), 1, NOW, ctx({ random: () => random }).context);
+    expect(decision).toMatchObject({ kind: 'retry', at: later(retryAfter * 1000 + jitterMs), blockChannelUntil: later(retryAfter * 1000) });
   });
 
   it.each([

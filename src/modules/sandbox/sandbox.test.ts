@@ -116,3 +116,33 @@ describe('a telegram sandbox channel', () => {
     expect(fault.json<{ fields: { path: string }[] }>().fields.map((f) => f.path)).toEqual(['kind']);
   });
 });
+
+describe('a mastodon sandbox channel in two organisations', () => {
+  it('each organisation connects and publishes: its own simulator gets an app of its own (the instance app stored by the first is checked and registered again)', async () => {
+    const other = await api.t.createOrg('Second');
+    for (const apiKey of [undefined, other.apiKey]) {
+      const call = (opts: { method: 'GET' | 'POST'; url: string; payload?: unknown }) =>
+        apiKey ? api.t.app.inject({ ...opts, headers: { authorization: apiKey } } as never) : api.call(opts as never);
+      const res = await call({ method: 'POST', url: '/public/v1/sandbox/channels', payload: { identifier: 'mastodon' } });
+      expect(res.statusCode, res.body).toBe(201);
+      const channel = res.json<{ id: string }>();
+      const created = await call({
+        method: 'POST',
+        url: '/public/v1/posts',
+        payload: { type: 'now', shortLink: false, tags: [], posts: [{ integration: { id: channel.id }, value: [{ content: '<p>Hello from a sandbox toot</p>', image: [] }], settings: {} }] },
+      });
+      expect(created.statusCode, created.body).toBe(201);
+      const feedHas = async () => {
+        const feed = await call({ method: 'GET', url: `/public/v1/sandbox/channels/${channel.id}/feed` });
+        return feed.json<{ items: { text: string }[] }>().items.some((i) => i.text.includes('Hello from a sandbox toot'));
+      };
+      for (let i = 0; i < 100 && !(await feedHas()); i++) {
+        await api.releaseDueJobs();
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      const post = await call({ method: 'GET', url: `/public/v1/posts/${created.json<{ postId: string }[]>()[0]!.postId}` });
+      const feed = await call({ method: 'GET', url: `/public/v1/sandbox/channels/${channel.id}/feed` });
+      expect(await feedHas(), `${apiKey ? 'second' : 'first'}: ${post.body.slice(0, 600)} ${feed.body.slice(0, 300)}`).toBe(true);
+    }
+  });
+});

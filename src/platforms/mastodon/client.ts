@@ -111,6 +111,19 @@ export async function registerApp(ctx: Pick<OperationContext, 'http' | 'clock'>,
   return { clientId: body.client_id, clientSecret: body.client_secret, redirectUri, scopes: SCOPES };
 }
 
+/**
+ * Whether the instance still knows the app (`app`'s client id and secret): an admin may have
+ * deleted it, or the instance been rebuilt. Asks for an app-level token (client_credentials); only
+ * `invalid_client` means gone — any other failure is taken as "still there", so a slow or failing
+ * instance does not make us register a new app on every connect.
+ */
+export async function appStillRegistered(ctx: Pick<OperationContext, 'http'>, instance: string, app: InstanceApp): Promise<boolean> {
+  const res = await call(ctx, instance, null, 'POST', '/oauth/token', { grant_type: 'client_credentials', client_id: app.clientId, client_secret: app.clientSecret, scope: 'read' });
+  if (res.status !== 400 && res.status !== 401) return true;
+  const error = (res.body as { error?: unknown } | null)?.error;
+  return error !== 'invalid_client';
+}
+
 /** true when the attachment is processed; false while Mastodon answers 206 (or 200 without a URL yet). */
 export async function mediaReady(ctx: OperationContext, c: MastodonCredentials, id: string): Promise<boolean> {
   const res = await call(ctx, c.instanceUrl, c.accessToken, 'GET', `/api/v1/media/${encodeURIComponent(id)}`);

@@ -15,7 +15,7 @@ import {
   type PublishResult,
   type ValidationIssue,
 } from '../platform.js';
-import { call, mediaReady, postStatus, registerApp, SCOPES, uploadMedia, verifyCredentials, type InstanceApp, type MastodonCredentials, type Status, type StatusBody } from './client.js';
+import { appStillRegistered, call, mediaReady, postStatus, registerApp, SCOPES, uploadMedia, verifyCredentials, type InstanceApp, type MastodonCredentials, type Status, type StatusBody } from './client.js';
 import { mastodonResult } from './errors.js';
 import { MASTODON_MAX_CHARACTERS, MastodonSettingsSchema, mastodonMetadata } from './metadata.js';
 
@@ -142,13 +142,15 @@ export function createMastodonAdapter(options: MastodonAdapterOptions = {}): Pla
 
     /**
      * Registers Tidings on the instance unless `instanceApp` is an app already registered there
-     * for this redirect URI and these scopes. PKCE is always sent: Mastodon ≥ 4.3 checks it,
+     * for this redirect URI and these scopes — and still known to the instance (an admin may have
+     * deleted it; checked with an app-level token). PKCE is always sent: Mastodon ≥ 4.3 checks it,
      * older servers ignore the extra parameters.
      */
     async beginConnect({ state, redirectUri, codeChallenge, instanceUrl, instanceApp }, ctx) {
       const instance = instanceOrigin(instanceUrl);
       const known = readApp(instanceApp);
-      const reusable = known && known.redirectUri === redirectUri && known.scopes === SCOPES ? known : undefined;
+      const matching = known && known.redirectUri === redirectUri && known.scopes === SCOPES ? known : undefined;
+      const reusable = matching && (await appStillRegistered(ctx, instance, matching)) ? matching : undefined;
       const app = reusable ?? (await registerApp(ctx, instance, redirectUri));
       const query = new URLSearchParams({ response_type: 'code', client_id: app.clientId, redirect_uri: redirectUri, scope: SCOPES, state });
       if (codeChallenge) {

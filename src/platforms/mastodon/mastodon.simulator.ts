@@ -151,6 +151,8 @@ export async function startMastodonSimulator(options: MastodonSimulatorOptions =
 
   const accounts = new Map<string, SimAccount>();
   const apps = new Map<string, SimApp>();
+  /** app-level tokens (client_credentials grant) → the app's client id */
+  const appTokens = new Map<string, string>();
   const tokens = new Map<string, SimToken>();
   const codes = new Map<string, { clientId: string; redirectUri: string; accountId: string; scopes: string[]; challenge: string | null }>();
   const statuses: SimStatus[] = [];
@@ -315,6 +317,12 @@ export async function startMastodonSimulator(options: MastodonSimulatorOptions =
       if (!client || body.client_secret !== client.clientSecret) {
         return reply.status(401).send({ error: 'invalid_client', error_description: 'Client authentication failed due to unknown client, no client authentication included, or unsupported authentication method.' });
       }
+      if (body.grant_type === 'client_credentials') {
+        // An app-level token (no user): what a client uses to check that its registration still exists.
+        const token = randomBytes(32).toString('base64url');
+        appTokens.set(token, client.clientId);
+        return { access_token: token, token_type: 'Bearer', scope: scopeList(body.scope ?? 'read').join(' '), created_at: Math.floor(now() / 1000) };
+      }
       if (body.grant_type !== 'authorization_code') return reply.status(400).send({ error: 'unsupported_grant_type', error_description: 'The authorization grant type is not supported by the authorization server.' });
       const code = typeof body.code === 'string' ? codes.get(body.code) : undefined;
       if (!code) return invalidGrant();
@@ -328,6 +336,14 @@ export async function startMastodonSimulator(options: MastodonSimulatorOptions =
       const token: SimToken = { token: randomBytes(32).toString('base64url'), accountId: code.accountId, clientId: client.clientId, scopes: code.scopes, revoked: false };
       tokens.set(token.token, token);
       return { access_token: token.token, token_type: 'Bearer', scope: code.scopes.join(' '), created_at: Math.floor(now() / 1000) };
+    });
+
+    app.get('/api/v1/apps/verify_credentials', async (req, reply) => {
+      const bearer = /^Bearer (.+)$/.exec(String(req.headers.authorization ?? ''))?.[1];
+      const clientId = bearer ? (appTokens.get(bearer) ?? tokens.get(bearer)?.clientId) : undefined;
+      const registered = clientId ? apps.get(clientId) : undefined;
+      if (!registered) return reply.status(401).send({ error: 'The access token is invalid' });
+      return { id: registered.id, name: registered.name, website: registered.website, scopes: registered.scopes, redirect_uris: registered.redirectUris };
     });
 
     app.get('/api/v2/instance', async () => ({

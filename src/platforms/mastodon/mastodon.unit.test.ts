@@ -67,6 +67,31 @@ describe('mastodon specifics', () => {
     });
   });
 
+  it('registers again when the instance no longer knows the stored app (deleted by an admin, instance rebuilt)', async () => {
+    await withSim(async (sim, ctx) => {
+      const first = await connect(sim, ctx);
+      await first.complete();
+      sim.apps.clear();
+      const again = await connect(sim, ctx, first.app);
+      expect(again.begun.instanceApp).toMatchObject({ redirectUri: REDIRECT, scopes: 'read write' });
+      expect(again.begun.instanceApp!.clientId).not.toBe(first.app!.clientId);
+      expect(new URL(again.begun.url).searchParams.get('client_id')).toBe(again.begun.instanceApp!.clientId);
+      expect((await again.complete()).profile).toBe('@alice@mastodon.example');
+      expect(sim.apps.size).toBe(1);
+    });
+  });
+
+  it('keeps the stored app when the instance fails to answer the check (no new registration on a bad day)', async () => {
+    await withSim(async (sim, ctx) => {
+      const first = await connect(sim, ctx);
+      await first.complete();
+      sim.inject({ path: /^\/oauth\/token/, status: 503, body: { error: 'Service Unavailable' } });
+      const begun = await adapter.beginConnect!({ state: 's3', redirectUri: REDIRECT, instanceUrl: INSTANCE, instanceApp: first.app }, ctx);
+      expect(begun.instanceApp).toBeUndefined();
+      expect(sim.apps.size).toBe(1);
+    });
+  });
+
   it('is refused by the token endpoint with a wrong PKCE verifier, and a code works once', async () => {
     await withSim(async (sim, ctx) => {
       const bad = await connect(sim, ctx, undefined, { verifier: createPkce().verifier });

@@ -51,6 +51,8 @@ import { createMediaRepository } from './modules/media/media.repository.js';
 import { createMediaService } from './modules/media/media.service.js';
 import { createPostsRepository } from './modules/posts/posts.repository.js';
 import { createPostsService } from './modules/posts/posts.service.js';
+import { createImportsRepository } from './modules/imports/imports.repository.js';
+import { createImportsService } from './modules/imports/imports.service.js';
 import { createMemoryStore } from './rate-limit/memory-store.js';
 import { createPostgresStore } from './rate-limit/postgres-store.repository.js';
 import { createRedisStore } from './rate-limit/redis-store.js';
@@ -291,6 +293,7 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
       logger: platformLogger,
       timeoutMs: config.platformTimeoutSeconds * 1000,
     };
+    const postsService = createPostsService({ posts: repositories.posts, media: repositories.media, queue, adapters, plans, access, clock });
     const services = {
       organizations,
       ...accounts.services,
@@ -335,7 +338,20 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
         clock,
       }),
       media,
-      posts: createPostsService({ posts: repositories.posts, media: repositories.media, queue, adapters, plans, access, clock }),
+      posts: postsService,
+      // Bulk import and export (issue 30 part 4): every post through the posts service.
+      imports: createImportsService({
+        imports: createImportsRepository(db),
+        posts: postsService,
+        postsRepo: repositories.posts,
+        plans,
+        media,
+        mediaRepo: repositories.media,
+        remote: remoteFetcher,
+        maxMediaBytes: Math.max(config.media.maxImageBytes, config.media.maxVideoBytes),
+        clock,
+        logger,
+      }),
       webhooks: createWebhooksService({
         webhooks: repositories.webhooks,
         plans,

@@ -21,6 +21,7 @@ import { healthRoutes } from './modules/health/health.routes.js';
 import { integrationsRoutes } from './modules/integrations/integrations.routes.js';
 import { notificationsRoutes } from './modules/notifications/notifications.routes.js';
 import { postsRoutes } from './modules/posts/posts.routes.js';
+import { seriesRoutes } from './modules/series/series.routes.js';
 import { importsRoutes } from './modules/imports/imports.routes.js';
 import { webhooksRoutes } from './modules/webhooks/webhooks.routes.js';
 import { teamRoutes } from './modules/team/team.routes.js';
@@ -150,7 +151,8 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
       await api.register(analyticsRoutes(services.analytics));
       await api.register(groupsRoutes(services.groups));
       await api.register(notificationsRoutes(services.notifications));
-      await api.register(postsRoutes(services.posts));
+      await api.register(postsRoutes(services.posts, services.series));
+      await api.register(seriesRoutes(services.series));
       await api.register(importsRoutes(services.imports, config.jsonBodyLimitBytes));
       await api.register(mediaRoutes(services.media, config.media));
       await api.register(webhooksRoutes(services.webhooks));

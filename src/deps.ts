@@ -51,6 +51,9 @@ import { createMediaRepository } from './modules/media/media.repository.js';
 import { createMediaService } from './modules/media/media.service.js';
 import { createPostsRepository } from './modules/posts/posts.repository.js';
 import { createPostsService } from './modules/posts/posts.service.js';
+import { createSeriesRepository } from './modules/series/series.repository.js';
+import { createSeriesService } from './modules/series/series.service.js';
+import { startSeriesExtender } from './modules/series/series-extender.js';
 import { createImportsRepository } from './modules/imports/imports.repository.js';
 import { createImportsService } from './modules/imports/imports.service.js';
 import { createMemoryStore } from './rate-limit/memory-store.js';
@@ -124,6 +127,9 @@ function poolSource(database: Database, poolSize: number): MetricSources['pool']
   const pool = (database.db as unknown as { $client?: { totalCount: number; idleCount: number; waitingCount: number } }).$client;
   return () => ({ max: poolSize, total: pool?.totalCount ?? 0, idle: pool?.idleCount ?? 0, waiting: pool?.waitingCount ?? 0 });
 }
+
+/** How often worker processes extend repeating posts' occurrences (a config variable later). */
+const SERIES_EXTEND_INTERVAL_MS = 15 * 60_000;
 
 /** Composition root: config → database → repositories → services. */
 export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
@@ -339,6 +345,8 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
       }),
       media,
       posts: postsService,
+      // Recurring posts (issue 30 part 1): occurrences are created through the posts service.
+      series: createSeriesService({ series: createSeriesRepository(db), posts: postsService, queue, clock }),
       // Bulk import and export (issue 30 part 4): every post through the posts service.
       imports: createImportsService({
         imports: createImportsRepository(db),
@@ -477,6 +485,7 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
     /** when this process's publisher loop last beat (`/readyz` of worker and all processes) */
     let ownBeatAt: number | undefined;
     let watchdogRun: { stop(): Promise<void> } | undefined;
+    let seriesRun: { stop(): Promise<void> } | undefined;
     const overdueWatchdog = createOverdueWatchdog({
       overdue: overdueRepo,
       clock,
@@ -564,6 +573,8 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
         keeperRun = tokenKeeper.start({ clock, firstDelayMs: 60_000, intervalMs: TOKEN_KEEPER_INTERVAL_MS });
         // Posts still queued PUBLISH_OVERDUE_SECONDS after their time: post.overdue and a notification, once each.
         watchdogRun = overdueWatchdog.start({ firstDelayMs: config.overdue.checkMs, intervalMs: config.overdue.checkMs });
+        // Repeating posts: occurrences created a horizon ahead (each series under its row's lock, so workers may race).
+        seriesRun = startSeriesExtender(services.series, { firstDelayMs: 30_000, intervalMs: SERIES_EXTEND_INTERVAL_MS, logger: { warn: (obj, msg) => logger.warn(obj, msg), error: (obj, msg) => logger.error(obj, msg) } });
       },
       async close() {
         if (closed) return;
@@ -574,6 +585,7 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
         await janitorRun?.stop();
         await keeperRun?.stop();
         await watchdogRun?.stop();
+        await seriesRun?.stop();
         await videoWorker?.stop();
         await dispatcher?.stop();
         await webhookDelivery.stop();

@@ -68,6 +68,8 @@ describe('OpenAPI', () => {
       '/sandbox/channels',
       '/sandbox/channels/{id}/faults',
       '/sandbox/channels/{id}/feed',
+      '/series',
+      '/series/{id}',
       '/social/{identifier}',
       '/upload',
       '/upload-from-url',

@@ -14,7 +14,7 @@ export interface ToolContext {
   signal: AbortSignal;
 }
 
-type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 /** The public route a tool covers, as `METHOD /path` under /public/v1 with Fastify's `:param` names. */
 export type RouteKey = `${Method} /${string}`;
 

@@ -8,6 +8,7 @@ import { notificationTools } from './notifications.js';
 import { postTools } from './posts.js';
 import { postizTools } from './postiz.js';
 import { sandboxTools } from './sandbox.js';
+import { seriesTools } from './series.js';
 import { videoTools } from './video.js';
 import { webhookTools } from './webhooks.js';
 
@@ -23,6 +24,7 @@ export function allTools(services: AppDeps['services']): ToolDefinition[] {
     ...webhookTools(services.webhooks),
     ...videoTools(services.video),
     ...sandboxTools(services.sandbox),
+    ...seriesTools(services.series),
     ...postizTools(services),
   ];
 }

@@ -45,7 +45,7 @@ export function postTools(posts: PostsService) {
         shortLink: 'shorten the links in the text (false: keep them as written)',
         tags: 'labels for the calendar, each { value, label }',
         posts: 'one entry per channel',
-        inter: 'leave out (repeating posts are not offered yet)',
+        inter: 'repeat every N days (1..365): a daily series from `date`; for weekly or monthly rules and local times use create_series',
         creationMethod: 'leave out (recorded as MCP)',
         republish: 'leave out',
       },

@@ -47,11 +47,11 @@ export function createMediaRepository(db: Db) {
       return row;
     },
     /** Live media of the organisation named by id or by the path the service gave it (posts attaching media). */
-    async findLive(organizationId: string, ids: string[], paths: string[]) {
+    async findLive(organizationId: string, ids: string[], paths: string[], q: Tx | Db = db) {
       const validIds = [...new Set(ids.filter(isUuid))];
       const validPaths = [...new Set(paths)];
       if (validIds.length === 0 && validPaths.length === 0) return [];
-      return db
+      return q
         .select()
         .from(media)
         .where(and(live(organizationId), or(validIds.length ? inArray(media.id, validIds) : undefined, validPaths.length ? inArray(media.path, validPaths) : undefined)));

@@ -1,6 +1,6 @@
 import { and, asc, eq, gte, inArray, isNull, lt, lte, ne, or, sql } from 'drizzle-orm';
 import type { Db, Tx } from '../../db/client.js';
-import { idempotencyKeys, integrations, posts } from '../../db/schema/index.js';
+import { idempotencyKeys, integrations, posts, postSeries } from '../../db/schema/index.js';
 import { isUuid } from '../../lib/ids.js';
 
 export type PostRow = typeof posts.$inferSelect;
@@ -18,10 +18,10 @@ export function createPostsRepository(db: Db) {
     },
 
     /** Live channels of the organisation among `ids` (non-UUIDs are simply not found). */
-    async findIntegrations(organizationId: string, ids: string[]) {
+    async findIntegrations(organizationId: string, ids: string[], q: Tx | Db = db) {
       const valid = [...new Set(ids.filter(isUuid))];
       if (valid.length === 0) return [];
-      return db
+      return q
         .select()
         .from(integrations)
         .where(and(eq(integrations.organizationId, organizationId), inArray(integrations.id, valid), isNull(integrations.deletedAt)));
@@ -106,9 +106,15 @@ export function createPostsRepository(db: Db) {
     async listRoots(organizationId: string, filter: { start: Date; end: Date; customerId?: string } | { group: string }) {
       const range = 'group' in filter ? undefined : filter;
       const roots = await db
-        .select({ post: posts, integration: { id: integrations.id, identifier: integrations.identifier, name: integrations.name, picture: integrations.picture } })
+        .select({
+          post: posts,
+          integration: { id: integrations.id, identifier: integrations.identifier, name: integrations.name, picture: integrations.picture },
+          // Postiz's `inter` (repeat every N days): the interval of a daily series
+          inter: sql<number | null>`case when ${postSeries.rule}->>'frequency' = 'daily' then (${postSeries.rule}->>'interval')::int end`,
+        })
         .from(posts)
         .innerJoin(integrations, eq(integrations.id, posts.integrationId))
+        .leftJoin(postSeries, eq(postSeries.id, posts.seriesId))
         .where(
           and(
             eq(posts.organizationId, organizationId),

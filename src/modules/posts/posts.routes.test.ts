@@ -282,11 +282,14 @@ describe('posts routes', () => {
       expect(paths(res)).toEqual(['posts.0.value.1']);
     });
 
-    it('inter (recurring) is refused as not supported yet', async () => {
-      const res = await create(acme, body(date, [xEntry()], { inter: 7 }));
-      const b = expectError(res, 400, 'VALIDATION_FAILED');
-      expect(b.fields!.map((f) => f.path)).toEqual(['inter']);
-      expect(b.fields![0]!.message).toMatch(/not supported yet/);
+    it('inter (repeat every N days) creates a repeating post (src/modules/series); bad values are refused naming inter', async () => {
+      const res = await create(acme, body(date, [xEntry('inter 7')], { inter: 7 }));
+      expect(res.statusCode, res.body).toBe(201);
+      expect(res.json<Created>()).toHaveLength(1);
+      for (const inter of [0, 366, 2.5, 'x']) {
+        const b = expectError(await create(acme, body(date, [xEntry()], { inter })), 400, 'VALIDATION_FAILED');
+        expect(b.fields!.map((f) => f.path)).toEqual(['inter']);
+      }
       // null means "not recurring"
       await createOne(date, xEntry('inter null'), { inter: null });
     });

@@ -27,7 +27,12 @@ const IdempotencyHeaders = z.looseObject({
 });
 
 
-export function postsRoutes(service: PostsService): FastifyPluginAsyncZod {
+/** What `inter` (repeat every N days) is handed to: the series module (wired in app.ts). */
+export interface RepeatingPosts {
+  createFromInter(organizationId: string, body: z.infer<typeof CreatePostsBodySchema> & { inter: number }): Promise<z.infer<typeof CreatePostsResponseSchema>>;
+}
+
+export function postsRoutes(service: PostsService, repeating?: RepeatingPosts): FastifyPluginAsyncZod {
   return async (app) => {
     app.post(
       '/posts',
@@ -43,6 +48,10 @@ export function postsRoutes(service: PostsService): FastifyPluginAsyncZod {
         },
       },
       async (req, reply) => {
+        const inter = req.body.inter;
+        if (typeof inter === 'number' && repeating) {
+          return reply.status(201).send(await repeating.createFromInter(req.auth.organizationId, { ...req.body, inter }));
+        }
         const creationMethod = req.auth.credential.kind === 'session' ? 'WEB' : req.body.creationMethod === 'CLI' ? 'CLI' : 'API';
         const r = await service.createPosts(req.auth.organizationId, req.body, { idempotencyKey: req.headers['idempotency-key'], creationMethod });
         if (r.replayed) void reply.header('idempotent-replayed', 'true');

@@ -92,13 +92,19 @@ export const CreatePostsBodySchema = z
     shortLink: z.boolean().default(false),
     tags: z.array(z.looseObject({ value: z.string(), label: z.string() })).max(50).default([]),
     posts: z.array(PostEntrySchema).min(1, 'At least one post').max(50),
-    inter: z.unknown().optional(),
+    inter: z
+      .union([z.number().int().min(1).max(365), z.null()], { error: 'Must be a whole number of days, 1..365 (or null)' })
+      .optional()
+      .describe('repeat every N days: creates a daily series starting at `date` (answers the first occurrence, as without it)'),
     creationMethod: z.string().optional(),
     republish: z.boolean().optional(),
   })
   .superRefine((b, ctx) => {
-    if (b.inter !== undefined && b.inter !== null) {
-      ctx.addIssue({ code: 'custom', path: ['inter'], message: 'Recurring posts are not supported yet' });
+    if (typeof b.inter === 'number' && b.type !== 'schedule' && b.type !== 'draft') {
+      ctx.addIssue({ code: 'custom', path: ['inter'], message: 'Only with type "schedule" or "draft"' });
+    }
+    if (typeof b.inter === 'number' && b.posts.some((p) => p.group !== undefined || p.value.some((v) => v.id !== undefined))) {
+      ctx.addIssue({ code: 'custom', path: ['inter'], message: 'Only when creating posts (not with an existing group or ids)' });
     }
     if (b.date === undefined && b.type !== 'now') ctx.addIssue({ code: 'custom', path: ['date'], message: 'Required' });
     if (b.date !== undefined) {
@@ -144,7 +150,7 @@ export const PostSchema = z
     releaseURL: z.string().nullable(),
     releaseId: z.string().nullable(),
     state: z.enum(['DRAFT', 'QUEUE', 'PUBLISHED', 'ERROR']),
-    intervalInDays: z.null(),
+    intervalInDays: z.number().int().nullable().describe('repeat every N days (Postiz; the same as `inter`), else null'),
     group: z.string(),
     creationMethod: z.string(),
     settings: z.record(z.string(), z.unknown()),
@@ -157,6 +163,8 @@ export const PostSchema = z
     thread: z.array(ThreadItemSchema).describe('items published after the first, as replies or comments'),
     createdAt: z.iso.datetime(),
     updatedAt: z.iso.datetime(),
+    seriesId: z.string().nullable().optional().describe('Extension: the series (repeating post) this post is an occurrence of (`GET /series/{id}`)'),
+    inter: z.number().int().nullable().optional().describe('repeat every N days (a daily series; Postiz `inter`), else null'),
   })
   .meta({ id: 'Post' });
 

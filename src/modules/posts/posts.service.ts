@@ -86,25 +86,27 @@ export function createPostsService(deps: PostsServiceDeps) {
     return issues;
   }
 
-  function listedOut(listed: { roots: { post: PostRow; integration: Parameters<typeof toOut>[2] }[]; items: PostRow[] }) {
+  function listedOut(listed: { roots: { post: PostRow; integration: Parameters<typeof toOut>[2]; inter?: number | null }[]; items: PostRow[] }) {
   const byRoot = new Map<string, PostRow[]>();
   for (const it of listed.items) {
     const list = byRoot.get(it.parentPostId!) ?? [];
     list.push(it);
     byRoot.set(it.parentPostId!, list);
   }
-  return listed.roots.map((r) => toOut(r.post, byRoot.get(r.post.id) ?? [], r.integration));
+  return listed.roots.map((r) => toOut(r.post, byRoot.get(r.post.id) ?? [], r.integration, r.inter ?? null));
 }
 
-function toOut(root: PostRow, items: PostRow[], integration: { id: string; identifier: string; name: string; picture: string | null }): PostOut {
+function toOut(root: PostRow, items: PostRow[], integration: { id: string; identifier: string; name: string; picture: string | null }, inter: number | null = null): PostOut {
     return {
+      seriesId: root.seriesId,
+      inter,
       id: root.id,
       content: root.content,
       publishDate: root.publishDate.toISOString(),
       releaseURL: root.releaseUrl,
       releaseId: root.releaseId,
       state: root.state,
-      intervalInDays: null,
+      intervalInDays: inter,
       group: root.group,
       creationMethod: root.creationMethod,
       settings: root.settings,
@@ -204,7 +206,7 @@ function toOut(root: PostRow, items: PostRow[], integration: { id: string; ident
       const fields: FieldError[] = [];
 
       // Channels.
-      const channels = new Map((await repo.findIntegrations(organizationId, body.posts.map((p) => p.integration.id))).map((i) => [i.id, i]));
+      const channels = new Map((await repo.findIntegrations(organizationId, body.posts.map((p) => p.integration.id), opts.tx)).map((i) => [i.id, i]));
       body.posts.forEach((p, i) => {
         if (!channels.has(p.integration.id)) fields.push({ path: `posts.${i}.integration.id`, message: 'No channel with this id in your organisation' });
       });
@@ -220,6 +222,8 @@ function toOut(root: PostRow, items: PostRow[], integration: { id: string; ident
         organizationId,
         refs.map((r) => r.id).filter((x): x is string => typeof x === 'string'),
         refs.map((r) => r.path).filter((x): x is string => typeof x === 'string'),
+        // In the caller's transaction when it gave one (PGlite runs one transaction at a time: a read beside it would wait for it).
+        opts.tx,
       );
       const byId = new Map(mediaRows.map((m) => [m.id, m]));
       const byPath = new Map(mediaRows.map((m) => [m.path, m]));

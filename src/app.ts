@@ -23,6 +23,7 @@ import { notificationsRoutes } from './modules/notifications/notifications.route
 import { postsRoutes } from './modules/posts/posts.routes.js';
 import { seriesRoutes } from './modules/series/series.routes.js';
 import { importsRoutes } from './modules/imports/imports.routes.js';
+import { evergreenRoutes } from './modules/evergreen/evergreen.routes.js';
 import { webhooksRoutes } from './modules/webhooks/webhooks.routes.js';
 import { teamRoutes } from './modules/team/team.routes.js';
 import { onboardingRoutes } from './modules/onboarding/onboarding.routes.js';
@@ -154,6 +155,7 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
       await api.register(postsRoutes(services.posts, services.series));
       await api.register(seriesRoutes(services.series));
       await api.register(importsRoutes(services.imports, config.jsonBodyLimitBytes));
+      await api.register(evergreenRoutes(services.evergreen));
       await api.register(mediaRoutes(services.media, config.media));
       await api.register(webhooksRoutes(services.webhooks));
       await api.register(videoRoutes(services.video));

@@ -56,6 +56,9 @@ import { createSeriesService } from './modules/series/series.service.js';
 import { startSeriesExtender } from './modules/series/series-extender.js';
 import { createImportsRepository } from './modules/imports/imports.repository.js';
 import { createImportsService } from './modules/imports/imports.service.js';
+import { createEvergreenRepository } from './modules/evergreen/evergreen.repository.js';
+import { createEvergreenService } from './modules/evergreen/evergreen.service.js';
+import { startEvergreenFill } from './modules/evergreen/evergreen-filler.js';
 import { createMemoryStore } from './rate-limit/memory-store.js';
 import { createPostgresStore } from './rate-limit/postgres-store.repository.js';
 import { createRedisStore } from './rate-limit/redis-store.js';
@@ -130,6 +133,8 @@ function poolSource(database: Database, poolSize: number): MetricSources['pool']
 
 /** How often worker processes extend repeating posts' occurrences (a config variable later). */
 const SERIES_EXTEND_INTERVAL_MS = 15 * 60_000;
+/** How often worker processes fill evergreen queues' free slots (a config variable later). */
+const EVERGREEN_FILL_INTERVAL_MS = 10 * 60_000;
 
 /** Composition root: config → database → repositories → services. */
 export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
@@ -360,6 +365,14 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
         clock,
         logger,
       }),
+      // Evergreen queues (issue 30 part 2): free posting-time slots filled through the posts service.
+      evergreen: createEvergreenService({
+        evergreen: createEvergreenRepository(db),
+        posts: postsService,
+        integrations: createIntegrationsService({ integrations: repositories.integrations, groups: repositories.groups, clock, notify: (organizationId, content) => notifications.notify(organizationId, content) }),
+        clock,
+        notify: (organizationId, content) => notifications.notify(organizationId, content),
+      }),
       webhooks: createWebhooksService({
         webhooks: repositories.webhooks,
         plans,
@@ -486,6 +499,7 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
     let ownBeatAt: number | undefined;
     let watchdogRun: { stop(): Promise<void> } | undefined;
     let seriesRun: { stop(): Promise<void> } | undefined;
+    let evergreenRun: { stop(): Promise<void> } | undefined;
     const overdueWatchdog = createOverdueWatchdog({
       overdue: overdueRepo,
       clock,
@@ -574,6 +588,8 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
         // Posts still queued PUBLISH_OVERDUE_SECONDS after their time: post.overdue and a notification, once each.
         watchdogRun = overdueWatchdog.start({ firstDelayMs: config.overdue.checkMs, intervalMs: config.overdue.checkMs });
         // Repeating posts: occurrences created a horizon ahead (each series under its row's lock, so workers may race).
+        // Evergreen queues: free slots filled a horizon ahead (one fill per channel slot, so workers may race).
+        evergreenRun = startEvergreenFill(services.evergreen, { firstDelayMs: 45_000, intervalMs: EVERGREEN_FILL_INTERVAL_MS, logger: { warn: (obj, msg) => logger.warn(obj, msg), error: (obj, msg) => logger.error(obj, msg) } });
         seriesRun = startSeriesExtender(services.series, { firstDelayMs: 30_000, intervalMs: SERIES_EXTEND_INTERVAL_MS, logger: { warn: (obj, msg) => logger.warn(obj, msg), error: (obj, msg) => logger.error(obj, msg) } });
       },
       async close() {
@@ -586,6 +602,7 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
         await keeperRun?.stop();
         await watchdogRun?.stop();
         await seriesRun?.stop();
+        await evergreenRun?.stop();
         await videoWorker?.stop();
         await dispatcher?.stop();
         await webhookDelivery.stop();

@@ -68,7 +68,7 @@ export const evergreenUses = pgTable(
       .references(() => integrations.id, { onDelete: 'cascade' }),
     postId: uuid('post_id').references(() => posts.id, { onDelete: 'set null' }),
     slotAt: timestamp('slot_at', { withTimezone: true }).notNull(),
-    outcome: text('outcome').$type<'published' | 'failed'>(),
+    outcome: text('outcome').$type<'published' | 'failed' | 'cancelled'>(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [

@@ -102,12 +102,20 @@ export function createIntegrationsRepository(db: Db) {
       return row;
     },
 
-    /** Publish instants (ms) already used by live posts of the organisation within [from, to). */
-    async findTakenInstants(organizationId: string, from: Date, to: Date) {
+    /** Publish instants (ms) already used by live posts of the organisation (of one channel when `integrationId` is given) within [from, to). */
+    async findTakenInstants(organizationId: string, from: Date, to: Date, integrationId?: string) {
       const rows = await db
         .select({ at: posts.publishDate })
         .from(posts)
-        .where(and(eq(posts.organizationId, organizationId), isNull(posts.deletedAt), gte(posts.publishDate, from), lt(posts.publishDate, to)));
+        .where(
+          and(
+            eq(posts.organizationId, organizationId),
+            isNull(posts.deletedAt),
+            gte(posts.publishDate, from),
+            lt(posts.publishDate, to),
+            integrationId === undefined ? undefined : eq(posts.integrationId, integrationId),
+          ),
+        );
       return new Set(rows.map((r) => r.at.getTime()));
     },
 

@@ -46,6 +46,11 @@ const DAY_MS = 86_400_000;
 /** find-slot looks this far ahead at most (the reference's search never ends). */
 const FIND_SLOT_MAX_DAYS = 3660;
 
+/** A channel's posting times (minutes after midnight UTC), ascending; the defaults when it has none. */
+function postingMinutes(postingTimes: { time: number }[]) {
+  return (postingTimes.length > 0 ? postingTimes : DEFAULT_POSTING_TIMES).map((t) => t.time).sort((a, b) => a - b);
+}
+
 export function createIntegrationsService(deps: {
   integrations: IntegrationsRepository;
   groups: GroupsRepository;
@@ -155,9 +160,7 @@ export function createIntegrationsService(deps: {
      */
     async findSlot(organizationId: string, id: string) {
       const { integration } = await getRow(organizationId, id);
-      const times = (integration.postingTimes.length > 0 ? integration.postingTimes : DEFAULT_POSTING_TIMES)
-        .map((t) => t.time)
-        .sort((a, b) => a - b);
+      const times = postingMinutes(integration.postingTimes);
       const now = clock.now();
       const today = Math.floor(now / DAY_MS) * DAY_MS;
       const chunkDays = 31;
@@ -173,6 +176,24 @@ export function createIntegrationsService(deps: {
         }
       }
       throw new AppError('CONFLICT', `No free posting slot in the next ${FIND_SLOT_MAX_DAYS} days`);
+    },
+
+    /**
+     * The channel's posting-time instants (ms) in (from, to], ascending, each with whether the
+     * channel itself already has a live post at that instant (evergreen queues fill the free ones).
+     */
+    async channelSlots(organizationId: string, id: string, from: number, to: number) {
+      const { integration } = await getRow(organizationId, id);
+      const times = postingMinutes(integration.postingTimes);
+      const taken = await integrations.findTakenInstants(organizationId, new Date(from), new Date(to + 1), id);
+      const out: { at: number; taken: boolean }[] = [];
+      for (let day = Math.floor(from / DAY_MS) * DAY_MS - DAY_MS; day <= to; day += DAY_MS) {
+        for (const minutes of times) {
+          const at = day + minutes * 60_000;
+          if (at > from && at <= to) out.push({ at, taken: taken.has(at) });
+        }
+      }
+      return out.sort((a, b) => a.at - b.at);
     },
   };
 }

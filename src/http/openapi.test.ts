@@ -34,10 +34,13 @@ describe('OpenAPI', () => {
       '/api-keys/{id}',
       '/approved-apps',
       '/approved-apps/{id}',
+      '/exports/posts',
       '/find-slot/{id}',
       '/generate-video',
       '/groups',
       '/groups/{id}',
+      '/imports',
+      '/imports/{id}',
       '/integration-settings/{id}',
       '/integration-trigger/{id}',
       '/integrations',
@@ -124,6 +127,8 @@ describe('OpenAPI', () => {
       expect(statuses, id).toEqual(expect.arrayContaining(expected));
       // One success each, but POST /generate-video: the media item (201) or, when the video is still being made, the job (202).
       if (id === 'POST /generate-video') expect(statuses.filter((s) => s.startsWith('2'))).toEqual(['201', '202']);
+      // POST /imports: the dry-run report (200), the created import (201) or the background import to poll (202).
+      else if (id === 'POST /imports') expect(statuses.filter((s) => s.startsWith('2'))).toEqual(['200', '201', '202']);
       else expect(statuses.filter((s) => s.startsWith('2')), id).toHaveLength(1);
       for (const status of statuses.filter((s) => Number(s) >= 400)) {
         expect(op.responses[status]!.content!['application/json']!.schema, `${id} ${status}`).toEqual({ $ref: '#/components/schemas/Error' });

@@ -3,6 +3,7 @@ import type { ToolDefinition } from '../tool.js';
 import { analyticsTools } from './analytics.js';
 import { channelTools } from './channels.js';
 import { customerTools } from './customers.js';
+import { importTools } from './imports.js';
 import { mediaTools } from './media.js';
 import { notificationTools } from './notifications.js';
 import { postTools } from './posts.js';
@@ -17,6 +18,7 @@ export function allTools(services: AppDeps['services']): ToolDefinition[] {
   return [
     ...channelTools(services),
     ...postTools(services.posts),
+    ...importTools(services.imports),
     ...mediaTools(services.media),
     ...analyticsTools(services.analytics),
     ...notificationTools(services.notifications),

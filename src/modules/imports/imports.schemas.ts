@@ -54,8 +54,8 @@ export const ImportJobSchema = z.object({
 export const ImportParamsSchema = z.object({ id: z.string() });
 
 export const ExportQuerySchema = z.object({
-  startDate: InstantSchema,
-  endDate: InstantSchema,
-  format: z.enum(['csv', 'json']).default('csv'),
-  customer: z.string().optional(),
+  startDate: InstantSchema.describe('start of the window (posts whose publish date is in it), ISO 8601'),
+  endDate: InstantSchema.describe('end of the window, ISO 8601'),
+  format: z.enum(['csv', 'json']).default('csv').describe('csv (default) or json (an array of row objects)'),
+  customer: z.string().optional().describe("only this customer's channels"),
 });

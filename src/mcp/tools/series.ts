@@ -12,6 +12,12 @@ import {
 import { defineTool } from '../tool.js';
 
 const SERIES_ID = 'the series id (from list_series or create_series)';
+const BODY_HINTS = {
+  rule: 'when it repeats: { frequency: daily|weekly|monthly, interval, weekdays? ["MO",…] (weekly), monthDays? [1..31 or -1] (monthly), time "HH:mm", timeZone (IANA, e.g. Europe/Berlin), startDate "YYYY-MM-DD", until? "YYYY-MM-DD", count? }',
+  type: '"schedule" (occurrences are queued) or "draft"',
+  shortLink: 'leave out (false)',
+  tags: 'labels for the calendar, each { value, label }',
+};
 const ABOUT =
   'A series is a repeating post: a rule (daily / weekly / monthly every `interval`, optional weekdays or month days, a local `time` in an IANA `timeZone`, from `startDate`, until a date or for a `count`) and a post body as for create_posts. ' +
   'Each occurrence is a real post (its own id and state) created ahead for 30 days; 09:00 Europe/Berlin stays 09:00 local across daylight-saving changes.';
@@ -25,6 +31,7 @@ export function seriesTools(series: SeriesService) {
       route: 'POST /series',
       description: `${ABOUT} Answers the series and its first occurrences (their post ids).`,
       input: { body: CreateSeriesBodySchema },
+      hints: BODY_HINTS,
       output: CreateSeriesResponseSchema,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
       run: (ctx, { body }) => series.createSeries(ctx.organizationId, body),
@@ -63,7 +70,7 @@ export function seriesTools(series: SeriesService) {
         `"This and following": the series ends before the occurrence \`fromPostId\` (its unpublished occurrences from there are deleted) and a new series starts there with the new rule and/or body. To change one occurrence only, edit its post (create_posts with its group and ids). ${ABOUT}`,
       input: { params: SeriesParamsSchema, body: UpdateSeriesBodySchema },
       rename: { 'params.id': 'seriesId' },
-      hints: { seriesId: SERIES_ID },
+      hints: { seriesId: SERIES_ID, ...BODY_HINTS, rule: `the new rule (default: the old one from that occurrence's date); ${BODY_HINTS.rule}` },
       output: CreateSeriesResponseSchema.extend({ endedSeriesId: z.string(), deleted: z.array(z.string()) }),
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
       run: (ctx, { params, body }) => series.updateFollowing(ctx.organizationId, params.id, body),

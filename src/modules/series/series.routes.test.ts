@@ -189,6 +189,13 @@ describe('series routes', () => {
     expectError(await api('GET', `/series/${r.series.id}`), 404, 'NOT_FOUND');
   });
 
+  it('a sandbox key cannot make a series on a live channel (the field named, as POST /posts does)', async () => {
+    const made = await t.deps.services.organizations.createApiKey(acme.id, 'sandbox', { sandbox: true });
+    const res = await api('POST', '/series', { rule: rule(), posts: [entry(sky)] }, made.apiKey);
+    expectError(res, 400, 'VALIDATION_FAILED');
+    expect(res.json<{ fields: { path: string }[] }>().fields.map((f) => f.path)).toEqual(['posts.0.integration.id']);
+  });
+
   it('a series whose channel is gone is marked broken with the reason, and the organisation notified once', async () => {
     const gone = (await createChannel(t, acme, 'bluesky', { name: 'Short-lived' })).id;
     const r = await createSeries({ rule: { frequency: 'daily', interval: 1, time: '09:00', timeZone: 'UTC', startDate: '2026-10-11' }, posts: [entry(gone)] });

@@ -38,7 +38,7 @@ export function installSandboxScope(app: FastifyInstance, scope: Scope) {
       if ((await scope.post(org, params.id ?? params.postId ?? '')) !== true) throw notFound('Post');
     } else if (GROUP_ROUTES.has(url)) {
       if ((await scope.group(org, params.group ?? '')) !== true) throw notFound('Post group');
-    } else if ((url === '/posts' || url === '/series') && req.method === 'POST') {
+    } else if (((url === '/posts' || url === '/series') && req.method === 'POST') || (url === '/series/:id' && req.method === 'PATCH')) {
       // As a channel of another organisation is answered: the field named.
       const body = req.body as { posts?: { integration?: { id?: unknown } }[] } | undefined;
       const allowed = await scope.channelIds(org);

@@ -194,6 +194,10 @@ describe('series routes', () => {
     const res = await api('POST', '/series', { rule: rule(), posts: [entry(sky)] }, made.apiKey);
     expectError(res, 400, 'VALIDATION_FAILED');
     expect(res.json<{ fields: { path: string }[] }>().fields.map((f) => f.path)).toEqual(['posts.0.integration.id']);
+    const r = await createSeries({ rule: rule({ count: 2 }), posts: [entry(sky)], type: 'draft' });
+    const patch = await api('PATCH', `/series/${r.series.id}`, { scope: 'following', fromPostId: r.occurrences[0]!.posts[0]!.postId, posts: [entry(sky)] }, made.apiKey);
+    expectError(patch, 400, 'VALIDATION_FAILED');
+    expect(patch.json<{ fields: { path: string }[] }>().fields.map((f) => f.path)).toEqual(['posts.0.integration.id']);
   });
 
   it('a series whose channel is gone is marked broken with the reason, and the organisation notified once', async () => {

@@ -319,7 +319,7 @@ export function createImportsService(deps: {
   }
 
   /** Every check short of writing: the rows, the media (reachable, not downloaded), each group through the posts service's dry run. */
-  async function check(organizationId: string, rows: FileRow[]) {
+  async function check(organizationId: string, rows: FileRow[], opts: { postsDryRun: boolean } = { postsDryRun: true }) {
     const channels = await deps.imports.listChannels(organizationId);
     const planned = plan(rows, channels);
     const { urls, library } = await libraryMedia(organizationId, planned.groups);
@@ -336,7 +336,7 @@ export function createImportsService(deps: {
       },
     );
     const problems = [...planned.problems, ...mediaProblems(planned.groups, failed)];
-    for (const g of planned.groups) {
+    for (const g of opts.postsDryRun ? planned.groups : []) {
       try {
         await deps.posts.createPosts(organizationId, bodyOf(g, (u) => (library.has(u) ? { path: u } : undefined)), { creationMethod: 'IMPORT', dryRun: true, skipPlanCheck: true });
       } catch (e) {
@@ -353,8 +353,11 @@ export function createImportsService(deps: {
 
   /** Creates every group in one transaction (or nothing); `onProgress` hears rows done. */
   async function create(organizationId: string, rows: FileRow[], format: ImportFormat, importId: string | undefined, onProgress?: (done: number) => void) {
-    const checked = await check(organizationId, rows);
-    if (checked.problems.length > 0) failWith(checked.problems);
+    // The posts service's own checks run once, in the transaction below: it validates each group
+    // before writing it, so every group's problems are collected there and the transaction rolls back.
+    const checked = await check(organizationId, rows, { postsDryRun: false });
+    // A file with problems gets the whole list, the posts service's checks included.
+    if (checked.problems.length > 0) failWith((await check(organizationId, rows)).problems);
     const { groups, library } = checked;
     // Media not in the library are downloaded into it first (a failed import leaves them there, unused).
     const uploaded = new Map<string, string>();

@@ -3,6 +3,7 @@ import type { ToolDefinition } from '../tool.js';
 import { analyticsTools } from './analytics.js';
 import { channelTools } from './channels.js';
 import { customerTools } from './customers.js';
+import { evergreenTools } from './evergreen.js';
 import { importTools } from './imports.js';
 import { mediaTools } from './media.js';
 import { notificationTools } from './notifications.js';
@@ -27,6 +28,7 @@ export function allTools(services: AppDeps['services']): ToolDefinition[] {
     ...videoTools(services.video),
     ...sandboxTools(services.sandbox),
     ...seriesTools(services.series),
+    ...evergreenTools(services.evergreen),
     ...postizTools(services),
   ];
 }

@@ -9746,9 +9746,13 @@ export interface paths {
         get: {
             parameters: {
                 query: {
+                    /** @description start of the window (posts whose publish date is in it), ISO 8601 */
                     startDate: string;
+                    /** @description end of the window, ISO 8601 */
                     endDate: string;
+                    /** @description csv (default) or json (an array of row objects) */
                     format?: "csv" | "json";
+                    /** @description only this customer's channels */
                     customer?: string;
                 };
                 header?: never;
@@ -9900,6 +9904,2902 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/evergreen": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organisation's evergreen queues */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EvergreenQueue"][];
+                    };
+                };
+                /** @description Bad Request. `code` is one of `VALIDATION_FAILED`, `BAD_REQUEST`, `MALFORMED_JSON`, `BODY_TOO_DEEP`, `MALFORMED_URL`, `PLATFORM_APP_NOT_CONFIGURED`. */
+                400: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                403: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                429: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal Server Error. `code` is `INTERNAL`. */
+                500: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service Unavailable. `code` is `SERVICE_UNAVAILABLE`. */
+                503: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Create an evergreen queue
+         * @description A queue holds posts to recycle: Tidings fills each of its channels' free posting-time slots (`postingTimes` of the channel) up to `horizonDays` ahead, never repeating an item on a channel within `minGapDays`. Unknown channel ids are named in a 400.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        name: string;
+                        /** @description channel ids the queue fills; empty or absent = every channel of the organisation */
+                        integrations?: string[];
+                        /**
+                         * @description default `sequence`
+                         * @default sequence
+                         * @enum {string}
+                         */
+                        order?: "sequence" | "shuffle";
+                        /**
+                         * @description default 30
+                         * @default 30
+                         */
+                        minGapDays?: number;
+                        /**
+                         * @description default 7
+                         * @default 7
+                         */
+                        horizonDays?: number;
+                        /**
+                         * @description default true
+                         * @default true
+                         */
+                        enabled?: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description Created */
+                201: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EvergreenQueue"];
+                    };
+                };
+                /** @description Bad Request. `code` is one of `VALIDATION_FAILED`, `BAD_REQUEST`, `MALFORMED_JSON`, `BODY_TOO_DEEP`, `MALFORMED_URL`, `PLATFORM_APP_NOT_CONFIGURED`. */
+                400: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                403: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Payload Too Large. `code` is `PAYLOAD_TOO_LARGE`. */
+                413: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unsupported Media Type. `code` is `UNSUPPORTED_MEDIA_TYPE`. */
+                415: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                429: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal Server Error. `code` is `INTERNAL`. */
+                500: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service Unavailable. `code` is `SERVICE_UNAVAILABLE`. */
+                503: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/evergreen/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One evergreen queue, with its paused channels */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EvergreenQueue"];
+                    };
+                };
+                /** @description Bad Request. `code` is one of `VALIDATION_FAILED`, `BAD_REQUEST`, `MALFORMED_JSON`, `BODY_TOO_DEEP`, `MALFORMED_URL`, `PLATFORM_APP_NOT_CONFIGURED`. */
+                400: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                403: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                404: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description URI Too Long. `code` is `URI_TOO_LONG`. */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                429: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal Server Error. `code` is `INTERNAL`. */
+                500: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service Unavailable. `code` is `SERVICE_UNAVAILABLE`. */
+                503: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /**
+         * Delete an evergreen queue
+         * @description The posts it already created stay scheduled; delete them as posts.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            /** @enum {boolean} */
+                            deleted: true;
+                        };
+                    };
+                };
+                /** @description Bad Request. `code` is one of `VALIDATION_FAILED`, `BAD_REQUEST`, `MALFORMED_JSON`, `BODY_TOO_DEEP`, `MALFORMED_URL`, `PLATFORM_APP_NOT_CONFIGURED`. */
+                400: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                403: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                404: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Payload Too Large. `code` is `PAYLOAD_TOO_LARGE`. */
+                413: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description URI Too Long. `code` is `URI_TOO_LONG`. */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unsupported Media Type. `code` is `UNSUPPORTED_MEDIA_TYPE`. */
+                415: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                429: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal Server Error. `code` is `INTERNAL`. */
+                500: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service Unavailable. `code` is `SERVICE_UNAVAILABLE`. */
+                503: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /** Change an evergreen queue (fields given only) */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        name?: string;
+                        /** @description channel ids the queue fills; empty or absent = every channel of the organisation */
+                        integrations?: string[];
+                        /**
+                         * @description `sequence`: items in turn by position (round robin); `shuffle`: a random eligible item for each slot
+                         * @enum {string}
+                         */
+                        order?: "sequence" | "shuffle";
+                        /** @description an item is not posted again on a channel within this many days (its variations count as the same item) */
+                        minGapDays?: number;
+                        /** @description how far ahead free slots are filled */
+                        horizonDays?: number;
+                        enabled?: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EvergreenQueue"];
+                    };
+                };
+                /** @description Bad Request. `code` is one of `VALIDATION_FAILED`, `BAD_REQUEST`, `MALFORMED_JSON`, `BODY_TOO_DEEP`, `MALFORMED_URL`, `PLATFORM_APP_NOT_CONFIGURED`. */
+                400: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                403: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                404: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Payload Too Large. `code` is `PAYLOAD_TOO_LARGE`. */
+                413: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description URI Too Long. `code` is `URI_TOO_LONG`. */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unsupported Media Type. `code` is `UNSUPPORTED_MEDIA_TYPE`. */
+                415: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                429: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal Server Error. `code` is `INTERNAL`. */
+                500: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service Unavailable. `code` is `SERVICE_UNAVAILABLE`. */
+                503: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/evergreen/{id}/items": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The items of a queue, by position */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EvergreenItem"][];
+                    };
+                };
+                /** @description Bad Request. `code` is one of `VALIDATION_FAILED`, `BAD_REQUEST`, `MALFORMED_JSON`, `BODY_TOO_DEEP`, `MALFORMED_URL`, `PLATFORM_APP_NOT_CONFIGURED`. */
+                400: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                403: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                404: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description URI Too Long. `code` is `URI_TOO_LONG`. */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                429: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal Server Error. `code` is `INTERNAL`. */
+                500: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service Unavailable. `code` is `SERVICE_UNAVAILABLE`. */
+                503: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Add an item (a post to recycle) at the end of the queue
+         * @description Checked against the platform rules of each channel of the queue (text length in the platform's counting, media, settings): a 400 names `content`, `variations.N`, `media.N` or `settings.<platform>…`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        content: string;
+                        /**
+                         * @description other wordings of the same post, used in turn after `content`
+                         * @default []
+                         */
+                        variations?: string[];
+                        /**
+                         * @description media ids from the library
+                         * @default []
+                         */
+                        media?: string[];
+                        /**
+                         * @description settings per platform identifier (e.g. `{ "x": { … } }`); absent: the channel's saved defaults
+                         * @default {}
+                         */
+                        settings?: {
+                            [key: string]: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Created */
+                201: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EvergreenItem"];
+                    };
+                };
+                /** @description Bad Request. `code` is one of `VALIDATION_FAILED`, `BAD_REQUEST`, `MALFORMED_JSON`, `BODY_TOO_DEEP`, `MALFORMED_URL`, `PLATFORM_APP_NOT_CONFIGURED`. */
+                400: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                403: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                404: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Payload Too Large. `code` is `PAYLOAD_TOO_LARGE`. */
+                413: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description URI Too Long. `code` is `URI_TOO_LONG`. */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unsupported Media Type. `code` is `UNSUPPORTED_MEDIA_TYPE`. */
+                415: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                429: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal Server Error. `code` is `INTERNAL`. */
+                500: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service Unavailable. `code` is `SERVICE_UNAVAILABLE`. */
+                503: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/evergreen/{id}/items/{itemId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One item of a queue */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    itemId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EvergreenItem"];
+                    };
+                };
+                /** @description Bad Request. `code` is one of `VALIDATION_FAILED`, `BAD_REQUEST`, `MALFORMED_JSON`, `BODY_TOO_DEEP`, `MALFORMED_URL`, `PLATFORM_APP_NOT_CONFIGURED`. */
+                400: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                403: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                404: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description URI Too Long. `code` is `URI_TOO_LONG`. */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                429: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal Server Error. `code` is `INTERNAL`. */
+                500: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service Unavailable. `code` is `SERVICE_UNAVAILABLE`. */
+                503: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Remove an item from the queue (posts made from it stay) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    itemId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            /** @enum {boolean} */
+                            deleted: true;
+                        };
+                    };
+                };
+                /** @description Bad Request. `code` is one of `VALIDATION_FAILED`, `BAD_REQUEST`, `MALFORMED_JSON`, `BODY_TOO_DEEP`, `MALFORMED_URL`, `PLATFORM_APP_NOT_CONFIGURED`. */
+                400: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                403: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                404: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Payload Too Large. `code` is `PAYLOAD_TOO_LARGE`. */
+                413: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description URI Too Long. `code` is `URI_TOO_LONG`. */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unsupported Media Type. `code` is `UNSUPPORTED_MEDIA_TYPE`. */
+                415: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                429: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal Server Error. `code` is `INTERNAL`. */
+                500: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service Unavailable. `code` is `SERVICE_UNAVAILABLE`. */
+                503: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /** Change an item (fields given only; checked like a new one) */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    itemId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        content?: string;
+                        /** @description other wordings of the same post, used in turn after `content` */
+                        variations?: string[];
+                        /** @description media ids from the library */
+                        media?: string[];
+                        /** @description settings per platform identifier (e.g. `{ "x": { … } }`); absent: the channel's saved defaults */
+                        settings?: {
+                            [key: string]: {
+                                [key: string]: unknown;
+                            };
+                        };
+                        position?: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EvergreenItem"];
+                    };
+                };
+                /** @description Bad Request. `code` is one of `VALIDATION_FAILED`, `BAD_REQUEST`, `MALFORMED_JSON`, `BODY_TOO_DEEP`, `MALFORMED_URL`, `PLATFORM_APP_NOT_CONFIGURED`. */
+                400: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                403: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                404: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Payload Too Large. `code` is `PAYLOAD_TOO_LARGE`. */
+                413: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description URI Too Long. `code` is `URI_TOO_LONG`. */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unsupported Media Type. `code` is `UNSUPPORTED_MEDIA_TYPE`. */
+                415: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                429: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal Server Error. `code` is `INTERNAL`. */
+                500: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service Unavailable. `code` is `SERVICE_UNAVAILABLE`. */
+                503: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/evergreen/{id}/fill": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Fill the free slots of the queue now
+         * @description What worker processes do periodically: answers the posts created and the free slots left empty (no item eligible). Never fills a channel slot twice, also when fills race.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description posts created by this fill */
+                            created: {
+                                integrationId: string;
+                                /** Format: date-time */
+                                at: string;
+                                itemId: string;
+                                /** @description 0 = the item's content, N = its variation N */
+                                variation: number;
+                                postId: string;
+                            }[];
+                            /** @description free slots left empty: no item was eligible (all used within the gap) */
+                            empty: {
+                                integrationId: string;
+                                /** Format: date-time */
+                                at: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Bad Request. `code` is one of `VALIDATION_FAILED`, `BAD_REQUEST`, `MALFORMED_JSON`, `BODY_TOO_DEEP`, `MALFORMED_URL`, `PLATFORM_APP_NOT_CONFIGURED`. */
+                400: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                403: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                404: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Payload Too Large. `code` is `PAYLOAD_TOO_LARGE`. */
+                413: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description URI Too Long. `code` is `URI_TOO_LONG`. */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unsupported Media Type. `code` is `UNSUPPORTED_MEDIA_TYPE`. */
+                415: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                429: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal Server Error. `code` is `INTERNAL`. */
+                500: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service Unavailable. `code` is `SERVICE_UNAVAILABLE`. */
+                503: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/evergreen/{id}/plan": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The slots the queue would fill next (planned, not yet created)
+         * @description Each free slot of its channels in the next `days` days with the item and variation it would get (`itemId` null: it would stay empty). Writes nothing; paused channels are left out.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description how many days ahead (default 7) */
+                    days?: number;
+                };
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            slots: {
+                                integrationId: string;
+                                /** Format: date-time */
+                                at: string;
+                                /** @description null: the slot would stay empty (no item eligible) */
+                                itemId: string | null;
+                                variation: number | null;
+                                content: string | null;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Bad Request. `code` is one of `VALIDATION_FAILED`, `BAD_REQUEST`, `MALFORMED_JSON`, `BODY_TOO_DEEP`, `MALFORMED_URL`, `PLATFORM_APP_NOT_CONFIGURED`. */
+                400: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                403: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                404: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description URI Too Long. `code` is `URI_TOO_LONG`. */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                429: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal Server Error. `code` is `INTERNAL`. */
+                500: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service Unavailable. `code` is `SERVICE_UNAVAILABLE`. */
+                503: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/evergreen/{id}/channels/{integrationId}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Resume a channel the queue paused after repeated failures */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    integrationId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EvergreenQueue"];
+                    };
+                };
+                /** @description Bad Request. `code` is one of `VALIDATION_FAILED`, `BAD_REQUEST`, `MALFORMED_JSON`, `BODY_TOO_DEEP`, `MALFORMED_URL`, `PLATFORM_APP_NOT_CONFIGURED`. */
+                400: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                403: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                404: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Payload Too Large. `code` is `PAYLOAD_TOO_LARGE`. */
+                413: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description URI Too Long. `code` is `URI_TOO_LONG`. */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unsupported Media Type. `code` is `UNSUPPORTED_MEDIA_TYPE`. */
+                415: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                429: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal Server Error. `code` is `INTERNAL`. */
+                500: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service Unavailable. `code` is `SERVICE_UNAVAILABLE`. */
+                503: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -20065,6 +22965,43 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
         };
+        EvergreenQueueInput: {
+            id: string;
+            name: string;
+            /** @description channel ids; empty = all */
+            integrations: string[];
+            /** @enum {string} */
+            order: "sequence" | "shuffle";
+            minGapDays: number;
+            horizonDays: number;
+            enabled: boolean;
+            /** @description channels with a failure count or a pause in this queue */
+            channels: {
+                integrationId: string;
+                consecutiveFailures: number;
+                paused: boolean;
+                pausedAt: string | null;
+                pausedReason: string | null;
+            }[];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        EvergreenItemInput: {
+            id: string;
+            position: number;
+            content: string;
+            variations: string[];
+            media: string[];
+            settings: {
+                [key: string]: {
+                    [key: string]: unknown;
+                };
+            };
+            /** Format: date-time */
+            createdAt: string;
+        };
         WebhookInput: {
             id: string;
             name: string;
@@ -20604,6 +23541,43 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+        };
+        EvergreenQueue: {
+            id: string;
+            name: string;
+            /** @description channel ids; empty = all */
+            integrations: string[];
+            /** @enum {string} */
+            order: "sequence" | "shuffle";
+            minGapDays: number;
+            horizonDays: number;
+            enabled: boolean;
+            /** @description channels with a failure count or a pause in this queue */
+            channels: {
+                integrationId: string;
+                consecutiveFailures: number;
+                paused: boolean;
+                pausedAt: string | null;
+                pausedReason: string | null;
+            }[];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        EvergreenItem: {
+            id: string;
+            position: number;
+            content: string;
+            variations: string[];
+            media: string[];
+            settings: {
+                [key: string]: {
+                    [key: string]: unknown;
+                };
+            };
+            /** Format: date-time */
+            createdAt: string;
         };
         Webhook: {
             id: string;

@@ -46,6 +46,14 @@ export function installSandboxScope(app: FastifyInstance, scope: Scope) {
         typeof p.integration?.id === 'string' && !allowed.has(p.integration.id) ? [{ path: `posts.${i}.integration.id`, message: 'No channel with this id in your organisation' }] : [],
       );
       if (fields.length > 0) throw validationError(fields);
+    } else if ((url === '/evergreen' && req.method === 'POST') || (url === '/evergreen/:id' && req.method === 'PATCH')) {
+      // An evergreen queue filled by a sandbox key's request names its sandbox channels (empty would mean all, live ones too).
+      const body = req.body as { integrations?: unknown[] } | undefined;
+      const allowed = await scope.channelIds(org);
+      if (req.method === 'POST' && (body?.integrations ?? []).length === 0) throw validationError([{ path: 'integrations', message: 'A sandbox key names the sandbox channels the queue fills' }]);
+      const fields = (body?.integrations ?? []).flatMap((id, i) => (typeof id === 'string' && !allowed.has(id) ? [{ path: `integrations.${i}`, message: `Unknown channel ${id}` }] : []));
+      if (req.method === 'PATCH' && body?.integrations !== undefined && body.integrations.length === 0) fields.push({ path: 'integrations', message: 'A sandbox key names the sandbox channels the queue fills' });
+      if (fields.length > 0) throw validationError(fields);
     }
   });
 

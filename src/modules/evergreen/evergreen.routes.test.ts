@@ -280,6 +280,18 @@ describe('evergreen queues', () => {
     expect(expectError(badPatch, 400, 'VALIDATION_FAILED').fields!.map((f) => f.path)).toEqual(['order']);
   });
 
+  it('a sandbox key names sandbox channels only (a live channel, or none = all, is a 400 naming the field)', async () => {
+    const live = await createChannel(t, acme, 'telegram', { name: 'Live TG' });
+    const made = await t.deps.services.organizations.createApiKey(acme.id, 'sandbox', { sandbox: true });
+    const named = await api('POST', '/evergreen', { name: 'S', integrations: [live.id] }, made.apiKey);
+    expect(expectError(named, 400, 'VALIDATION_FAILED').fields!.map((f) => f.path)).toEqual(['integrations.0']);
+    const all = await api('POST', '/evergreen', { name: 'S' }, made.apiKey);
+    expect(expectError(all, 400, 'VALIDATION_FAILED').fields!.map((f) => f.path)).toEqual(['integrations']);
+    const queue = await createQueue({ name: 'Live', integrations: [live.id] });
+    const patch = await api('PATCH', `/evergreen/${queue.id}`, { integrations: [] }, made.apiKey);
+    expect(expectError(patch, 400, 'VALIDATION_FAILED').fields!.map((f) => f.path)).toEqual(['integrations']);
+  });
+
   it('non-UUID and unknown ids are 404; another organisation sees nothing', async () => {
     const x = await createChannel(t, acme, 'x', { name: 'Acme X2', defaultSettings: { who_can_reply_post: 'everyone' } });
     const queue = await createQueue({ name: 'Mine', integrations: [x.id] });

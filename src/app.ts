@@ -25,6 +25,7 @@ import { seriesRoutes } from './modules/series/series.routes.js';
 import { importsRoutes } from './modules/imports/imports.routes.js';
 import { evergreenRoutes } from './modules/evergreen/evergreen.routes.js';
 import { webhooksRoutes } from './modules/webhooks/webhooks.routes.js';
+import { feedsRoutes } from './modules/feeds/feeds.routes.js';
 import { teamRoutes } from './modules/team/team.routes.js';
 import { onboardingRoutes } from './modules/onboarding/onboarding.routes.js';
 import { videoRoutes } from './modules/video/video.routes.js';
@@ -158,6 +159,7 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
       await api.register(evergreenRoutes(services.evergreen));
       await api.register(mediaRoutes(services.media, config.media));
       await api.register(webhooksRoutes(services.webhooks));
+      await api.register(feedsRoutes(services.feeds));
       await api.register(videoRoutes(services.video));
       await api.register(sandboxRoutes(services.sandbox));
       await api.register(teamRoutes(services.accounts, services.oauth));

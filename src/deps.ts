@@ -59,6 +59,8 @@ import { createImportsService } from './modules/imports/imports.service.js';
 import { createEvergreenRepository } from './modules/evergreen/evergreen.repository.js';
 import { createEvergreenService } from './modules/evergreen/evergreen.service.js';
 import { startEvergreenFill } from './modules/evergreen/evergreen-filler.js';
+import { createFeedsRepository } from './modules/feeds/feeds.repository.js';
+import { createFeedsService, startFeedPoller } from './modules/feeds/feeds.service.js';
 import { createMemoryStore } from './rate-limit/memory-store.js';
 import { createPostgresStore } from './rate-limit/postgres-store.repository.js';
 import { createRedisStore } from './rate-limit/redis-store.js';
@@ -135,6 +137,9 @@ function poolSource(database: Database, poolSize: number): MetricSources['pool']
 const SERIES_EXTEND_INTERVAL_MS = 15 * 60_000;
 /** How often worker processes fill evergreen queues' free slots (a config variable later). */
 const EVERGREEN_FILL_INTERVAL_MS = 10 * 60_000;
+
+/** How often worker processes look for due feeds (each feed has its own interval). */
+const FEED_POLL_INTERVAL_MS = 60_000;
 
 /** Composition root: config → database → repositories → services. */
 export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
@@ -292,6 +297,19 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
     });
     const accounts = createAccounts({ config, repositories, sessions, organizations, rateStore, clock, logger, onTokensRevoked: (ids) => ids.forEach((id) => auth.invalidate({ credentialId: id })) });
     closers.push(async () => accounts.mailer.close());
+    // RSS/Atom/JSON Feed autoposting (issue 30 part 3): posts through the posts service, slots from
+    // the integrations service, images through the media library, fetched with the upload-from-url guard.
+    const feeds = createFeedsService({
+      feeds: createFeedsRepository(db),
+      posts: createPostsService({ posts: repositories.posts, media: repositories.media, queue, adapters, plans, access, clock }),
+      findSlot: (organizationId, id) =>
+        createIntegrationsService({ integrations: repositories.integrations, groups: repositories.groups, clock, notify: (o, c) => notifications.notify(o, c) }).findSlot(organizationId, id),
+      importImage: (organizationId, url) => media.uploadFromUrl(organizationId, url),
+      notify: (organizationId, content, link) => notifications.notify(organizationId, content, link),
+      remote: remoteFetcher,
+      adapters,
+      clock,
+    });
     // names only (never values) of the platform app variables that are set
     const platformVariables = setPlatformVariables(config);
     const connectDeps = {
@@ -400,6 +418,7 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
         expectedMigrations: countMigrations(),
         ownBeat: () => ownBeatAt,
       }),
+      feeds,
       onboarding: createOnboardingService({ accounts: repositories.accounts, organizations: repositories.organizations, integrations: repositories.integrations, posts: repositories.posts, clock }),
     };
 
@@ -498,6 +517,7 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
     /** when this process's publisher loop last beat (`/readyz` of worker and all processes) */
     let ownBeatAt: number | undefined;
     let watchdogRun: { stop(): Promise<void> } | undefined;
+    let feedsRun: { stop(): Promise<void> } | undefined;
     let seriesRun: { stop(): Promise<void> } | undefined;
     let evergreenRun: { stop(): Promise<void> } | undefined;
     const overdueWatchdog = createOverdueWatchdog({
@@ -587,6 +607,8 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
         keeperRun = tokenKeeper.start({ clock, firstDelayMs: 60_000, intervalMs: TOKEN_KEEPER_INTERVAL_MS });
         // Posts still queued PUBLISH_OVERDUE_SECONDS after their time: post.overdue and a notification, once each.
         watchdogRun = overdueWatchdog.start({ firstDelayMs: config.overdue.checkMs, intervalMs: config.overdue.checkMs });
+        // Feeds: the due ones polled every minute (each leased to one poller; an item is posted once ever).
+        feedsRun = startFeedPoller(feeds, { firstDelayMs: 20_000, intervalMs: FEED_POLL_INTERVAL_MS, logger });
         // Repeating posts: occurrences created a horizon ahead (each series under its row's lock, so workers may race).
         // Evergreen queues: free slots filled a horizon ahead (one fill per channel slot, so workers may race).
         evergreenRun = startEvergreenFill(services.evergreen, { firstDelayMs: 45_000, intervalMs: EVERGREEN_FILL_INTERVAL_MS, logger: { warn: (obj, msg) => logger.warn(obj, msg), error: (obj, msg) => logger.error(obj, msg) } });
@@ -601,6 +623,7 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
         await janitorRun?.stop();
         await keeperRun?.stop();
         await watchdogRun?.stop();
+        await feedsRun?.stop();
         await seriesRun?.stop();
         await evergreenRun?.stop();
         await videoWorker?.stop();

@@ -59,11 +59,25 @@ export interface RemoteFile {
   body: AsyncIterable<Buffer>;
   /** drops the rest of the body (the connection is closed); harmless once the body was read */
   cancel(): void;
+  /** the answer's status: a 2xx, or 304 when the caller sent conditional headers (`headers`) and the resource did not change (empty body) */
+  status: number;
+  /** a response header (lower-case name), e.g. `etag`, `last-modified`, `content-type` */
+  header(name: string): string | null;
+}
+
+/** What a caller may add to a fetch (feeds: conditional requests). */
+export interface RemoteOpenOptions {
+  maxBytes: number;
+  signal?: AbortSignal;
+  /** extra request headers (e.g. `if-none-match`); with a conditional header a 304 answer is returned, not thrown */
+  headers?: Record<string, string>;
+  /** the Accept header (default: images and videos first) */
+  accept?: string;
 }
 
 export interface RemoteFetcher {
   /** Follows redirects to a 2xx answer and returns its body unread. `signal` cancels everything. */
-  open(url: string, opts: { maxBytes: number; signal?: AbortSignal }): Promise<RemoteFile>;
+  open(url: string, opts: RemoteOpenOptions): Promise<RemoteFile>;
   close(): Promise<void>;
 }
 
@@ -97,7 +111,8 @@ export function createRemoteFetcher(opts: RemoteFetchOptions): RemoteFetcher {
     }
   }
 
-  async function open(input: string, { maxBytes, signal }: { maxBytes: number; signal?: AbortSignal }): Promise<RemoteFile> {
+  async function open(input: string, { maxBytes, signal, headers: extraHeaders, accept }: RemoteOpenOptions): Promise<RemoteFile> {
+    const conditional = extraHeaders !== undefined && Object.keys(extraHeaders).some((h) => /^if-(none-match|modified-since)$/i.test(h));
     let url: URL;
     try {
       url = new URL(input);
@@ -125,7 +140,7 @@ export function createRemoteFetcher(opts: RemoteFetchOptions): RemoteFetcher {
           signal: combined,
           dispatcher: agent,
           // identity: Content-Length is then the real size, and nothing is inflated behind our back
-          headers: { 'user-agent': opts.userAgent ?? 'Tidings', accept: 'image/*, video/*;q=0.9, */*;q=0.5', 'accept-encoding': 'identity' },
+          headers: { ...extraHeaders, 'user-agent': opts.userAgent ?? 'Tidings', accept: accept ?? 'image/*, video/*;q=0.9, */*;q=0.5', 'accept-encoding': 'identity' },
         });
       } catch (err) {
         const blocked = blockedCause(err);
@@ -144,6 +159,11 @@ export function createRemoteFetcher(opts: RemoteFetchOptions): RemoteFetcher {
           throw new RemoteFetchError('invalid_url', `${url.host} redirected to an invalid URL`);
         }
         continue;
+      }
+      if (res.status === 304 && conditional) {
+        await res.body?.cancel().catch(() => undefined);
+        const notModified = res;
+        return { url, contentLength: 0, body: (async function* () {})(), cancel: () => undefined, status: 304, header: (name) => notModified.headers.get(name) };
       }
       if (res.status < 200 || res.status > 299) {
         await res.body?.cancel().catch(() => undefined);
@@ -173,6 +193,8 @@ export function createRemoteFetcher(opts: RemoteFetchOptions): RemoteFetcher {
         cancel: () => {
           local.abort();
         },
+        status: res.status,
+        header: (name) => res.headers.get(name),
       };
     }
   }

@@ -4,6 +4,7 @@ import { analyticsTools } from './analytics.js';
 import { channelTools } from './channels.js';
 import { customerTools } from './customers.js';
 import { evergreenTools } from './evergreen.js';
+import { feedTools } from './feeds.js';
 import { importTools } from './imports.js';
 import { mediaTools } from './media.js';
 import { notificationTools } from './notifications.js';
@@ -29,6 +30,7 @@ export function allTools(services: AppDeps['services']): ToolDefinition[] {
     ...sandboxTools(services.sandbox),
     ...seriesTools(services.series),
     ...evergreenTools(services.evergreen),
+    ...feedTools(services.feeds),
     ...postizTools(services),
   ];
 }

@@ -34,11 +34,6 @@ export function createImportsRepository(db: Db) {
       const [r] = await db.select().from(imports).where(and(eq(imports.organizationId, organizationId), eq(imports.id, id)));
       return r;
     },
-
-    /** Imports a stopped process left unfinished (run again at start). */
-    async unfinished() {
-      return db.select().from(imports).where(and(isNull(imports.completedAt)));
-    },
   };
 }
 

@@ -406,11 +406,12 @@ export function createImportsService(deps: {
         onProgress?.(done);
       }
       if (problems.length > 0) failWith(problems);
-      const values = { status: 'completed' as const, doneRows: rows.length, createdGroups: groups.length, createdPosts: posts, problems: [], source: null, updatedAt: at, completedAt: at };
+      const doneAt = now();
+      const values = { status: 'completed' as const, doneRows: rows.length, createdGroups: groups.length, createdPosts: posts, problems: [], source: null, updatedAt: doneAt, completedAt: doneAt };
       const saved = importId
         ? (await deps.imports.update(importId, values, tx), { id: importId })
         : await deps.imports.insert({ organizationId, format, totalRows: rows.length, createdAt: at, ...values }, tx);
-      await emitEvent(tx, organizationId, 'import.completed', { import: { id: saved.id, format, rows: rows.length }, created: { groups: groups.length, posts }, completedAt: at.toISOString() }, at);
+      await emitEvent(tx, organizationId, 'import.completed', { import: { id: saved.id, format, rows: rows.length }, created: { groups: groups.length, posts }, completedAt: doneAt.toISOString() }, doneAt);
       return saved;
     });
     deps.posts.notifyScheduled(scheduled);

@@ -6,6 +6,7 @@ import { loadConfig } from '../../config.js';
 import { createDeps } from '../../deps.js';
 import { call, expectError, manualClock, TEST_SECRET, useTestApp } from '../../../test/helpers.js';
 import { createChannel } from '../../../test/factories.js';
+import { feedItems } from '../../db/schema/index.js';
 
 /**
  * Feeds through the HTTP API against a real HTTP server on loopback (ALLOW_PRIVATE_TARGETS lifts
@@ -222,6 +223,24 @@ describe('Atom and JSON Feed, backfill', () => {
     expect(two.outcome).toBe('draft');
     const res = await call(t.app, orgs.acme.apiKey, { method: 'GET', url: `/public/v1/posts/${two.posts[0]!.postId}` });
     expect(res.json<{ content: string; status?: string }>()).toMatchObject({ content: 'Two https://j.example/2' });
+  });
+});
+
+describe('crash recovery and slots', () => {
+  it('an item a crashed poller left pending is posted by the next poll, once; slot mode schedules at the next free slot', async () => {
+    serve('/slot.xml', { body: rss([{ guid: 's1', title: 'S1', date: 'Mon, 02 Nov 2026 10:00:00 GMT' }]) });
+    const feed = await createFeed({ url: `${origin}/slot.xml`, integrationIds: [sky], mode: 'slot' });
+    // a poller claimed s2 and died before making its posts
+    await t.testDb.database.db.insert(feedItems).values({ feedId: feed.id, key: 's2', title: 'S2', link: null, firstSeenAt: new Date(t.clock.now()), outcome: 'pending' });
+    serve('/slot.xml', { body: rss([{ guid: 's1', title: 'S1', date: 'Mon, 02 Nov 2026 10:00:00 GMT' }, { guid: 's2', title: 'S2', date: 'Tue, 03 Nov 2026 10:00:00 GMT' }]) });
+    await poll(feed.id);
+    await poll(feed.id);
+    const s2 = (await items(feed.id)).filter((i) => i.key === 's2');
+    expect(s2.map((i) => [i.outcome, i.posts.length])).toEqual([['posted', 1]]);
+    const post = await call(t.app, orgs.acme.apiKey, { method: 'GET', url: `/public/v1/posts/${s2[0]!.posts[0]!.postId}` });
+    const slot = await call(t.app, orgs.acme.apiKey, { method: 'GET', url: `/public/v1/find-slot/${sky}` });
+    expect(Date.parse(post.json<{ publishDate: string }>().publishDate)).toBeGreaterThan(t.clock.now());
+    expect(slot.json<{ date: string }>().date).not.toBe(post.json<{ publishDate: string }>().publishDate);
   });
 });
 

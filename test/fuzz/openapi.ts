@@ -45,6 +45,8 @@ export interface Operation {
   statuses: Set<string>;
   /** response body schemas by status */
   responseSchemas: Map<string, Schema>;
+  /** the media types each status documents (a CSV download lists text/csv) */
+  responseTypes: Map<string, string[]>;
 }
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
@@ -64,9 +66,11 @@ export function operationsOf(doc: OpenApiDocument): Operation[] {
       const content = op.requestBody?.content ?? {};
       const json = content['application/json'];
       const responseSchemas = new Map<string, Schema>();
+      const responseTypes = new Map<string, string[]>();
       for (const [status, r] of Object.entries(op.responses ?? {})) {
         const schema = r.content?.['application/json']?.schema;
         if (schema !== undefined) responseSchemas.set(status, schema);
+        responseTypes.set(status, Object.keys(r.content ?? {}));
       }
       out.push({
         name: `${method.toUpperCase()} ${path}`,
@@ -77,6 +81,7 @@ export function operationsOf(doc: OpenApiDocument): Operation[] {
         otherBodyTypes: Object.keys(content).filter((t) => t !== 'application/json'),
         statuses: new Set(Object.keys(op.responses ?? {})),
         responseSchemas,
+        responseTypes,
       });
     }
   }

@@ -107,7 +107,16 @@ export function importsRoutes(service: ImportsService, bodyLimit: number): Fasti
           tags: ['Imports'],
           summary: 'Export the posts of a window as CSV or JSON, in the format POST /imports takes back',
           querystring: ExportQuerySchema,
-          response: { 200: z.string().describe('the file (text/csv or application/json)'), ...errorResponses('FORBIDDEN') },
+          response: {
+            200: {
+              description: 'the file, in the format asked for',
+              content: {
+                'text/csv': { schema: z.string().describe('CSV with a header line (format=csv)') },
+                'application/json': { schema: z.array(z.record(z.string(), z.unknown())).describe('one object per row (format=json)') },
+              },
+            },
+            ...errorResponses('FORBIDDEN'),
+          },
         },
       },
       async (req, reply) => {

@@ -20,6 +20,7 @@ const AnalyticsPage = lazy(() => import('../features/analytics/AnalyticsPage.js'
 const NotificationsPage = lazy(() => import('../features/notifications/NotificationsPage.js'));
 const SettingsPage = lazy(() => import('../features/settings/SettingsPage.js'));
 const SandboxFeedPage = lazy(() => import('../features/sandbox/SandboxFeedPage.js'));
+const AutopilotPage = lazy(() => import('../features/autopilot/AutopilotPage.js'));
 
 export function createQueryClient() {
   return new QueryClient({
@@ -74,6 +75,7 @@ function Shell() {
             <Route path="/video" element={<VideoPage />} />
             <Route path="/analytics" element={<AnalyticsPage />} />
             <Route path="/notifications" element={<NotificationsPage />} />
+            <Route path="/autopilot/*" element={<AutopilotPage />} />
             <Route path="/settings/*" element={<SettingsPage />} />
             <Route path="*" element={<NotFound />} />
           </Routes>

@@ -11,6 +11,7 @@ const NAV = [
   { to: '/library', label: 'Media library' },
   { to: '/video', label: 'Video' },
   { to: '/analytics', label: 'Analytics' },
+  { to: '/autopilot', label: 'Autopilot' },
   { to: '/settings', label: 'Settings' },
 ];
 

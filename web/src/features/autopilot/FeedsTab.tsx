@@ -1,0 +1,4 @@
+/** Placeholder until this tab is built (issue 30, part 5). */
+export function FeedsTab() {
+  return <p>Coming in this change.</p>;
+}

@@ -123,6 +123,11 @@ const EnvSchema = z.object({
   METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   PUBLISH_OVERDUE_SECONDS: positiveInt.default(300),
   PUBLISH_OVERDUE_CHECK_SECONDS: positiveInt.default(30),
+  // Autopilot (issue 30): how often worker processes run its periodic parts; imports run as a job above a row count
+  SERIES_EXTEND_INTERVAL_SECONDS: positiveInt.default(900),
+  EVERGREEN_FILL_INTERVAL_SECONDS: positiveInt.default(600),
+  FEED_CHECK_INTERVAL_SECONDS: positiveInt.default(60),
+  IMPORT_BACKGROUND_ROWS: positiveInt.default(2000),
   MCP_ALLOWED_ORIGINS: z
     .string()
     .optional()
@@ -201,6 +206,12 @@ export interface Config {
   metrics: { token: string | undefined; port: number | undefined; host: string };
   /** the overdue-post watchdog (worker processes): a post still queued `thresholdMs` after its time is reported, checked every `checkMs` */
   overdue: { thresholdMs: number; checkMs: number };
+  /**
+   * Autopilot (issue 30), worker processes: extend repeating posts every `seriesExtendMs`, fill
+   * evergreen queues every `evergreenFillMs`, look for due feeds every `feedCheckMs` (each feed has
+   * its own poll interval); an import of more than `importBackgroundRows` rows answers 202 and runs as a job.
+   */
+  autopilot: { seriesExtendMs: number; evergreenFillMs: number; feedCheckMs: number; importBackgroundRows: number };
 }
 
 export interface AccountsConfig {
@@ -400,6 +411,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     metrics: { token: e.METRICS_TOKEN, port: e.METRICS_PORT, host: e.METRICS_HOST },
     overdue: { thresholdMs: e.PUBLISH_OVERDUE_SECONDS * 1000, checkMs: e.PUBLISH_OVERDUE_CHECK_SECONDS * 1000 },
+    autopilot: {
+      seriesExtendMs: e.SERIES_EXTEND_INTERVAL_SECONDS * 1000,
+      evergreenFillMs: e.EVERGREEN_FILL_INTERVAL_SECONDS * 1000,
+      feedCheckMs: e.FEED_CHECK_INTERVAL_SECONDS * 1000,
+      importBackgroundRows: e.IMPORT_BACKGROUND_ROWS,
+    },
     publish: {
       maxLatenessMs: e.PUBLISH_MAX_LATENESS,
       concurrency: e.PUBLISH_CONCURRENCY,

@@ -14,7 +14,15 @@ describe('loadConfig', () => {
       logLevel: 'info',
       // a blip costs a second or two; later retries back off from 30 s
       publish: expect.objectContaining({ retryFirstMs: 1000, retryBaseMs: 30_000, maxAttempts: 6 }),
+      autopilot: { seriesExtendMs: 900_000, evergreenFillMs: 600_000, feedCheckMs: 60_000, importBackgroundRows: 2000 },
     });
+  });
+
+  it('maps the autopilot intervals and refuses a zero', () => {
+    const c = loadConfig({ SERIES_EXTEND_INTERVAL_SECONDS: '60', EVERGREEN_FILL_INTERVAL_SECONDS: '30', FEED_CHECK_INTERVAL_SECONDS: '5', IMPORT_BACKGROUND_ROWS: '100' });
+    expect(c.autopilot).toEqual({ seriesExtendMs: 60_000, evergreenFillMs: 30_000, feedCheckMs: 5_000, importBackgroundRows: 100 });
+    expect(() => loadConfig({ FEED_CHECK_INTERVAL_SECONDS: '0' })).toThrow(/FEED_CHECK_INTERVAL_SECONDS/);
+    expect(() => loadConfig({ IMPORT_BACKGROUND_ROWS: 'many' })).toThrow(/IMPORT_BACKGROUND_ROWS/);
   });
 
   it('names the variable of a wrong value', () => {

@@ -133,14 +133,6 @@ function poolSource(database: Database, poolSize: number): MetricSources['pool']
   return () => ({ max: poolSize, total: pool?.totalCount ?? 0, idle: pool?.idleCount ?? 0, waiting: pool?.waitingCount ?? 0 });
 }
 
-/** How often worker processes extend repeating posts' occurrences (a config variable later). */
-const SERIES_EXTEND_INTERVAL_MS = 15 * 60_000;
-/** How often worker processes fill evergreen queues' free slots (a config variable later). */
-const EVERGREEN_FILL_INTERVAL_MS = 10 * 60_000;
-
-/** How often worker processes look for due feeds (each feed has its own interval). */
-const FEED_POLL_INTERVAL_MS = 60_000;
-
 /** Composition root: config → database → repositories → services. */
 export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
   const role = opts.role ?? 'all';
@@ -382,6 +374,7 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
         maxMediaBytes: Math.max(config.media.maxImageBytes, config.media.maxVideoBytes),
         clock,
         logger,
+        options: { backgroundThreshold: config.autopilot.importBackgroundRows },
       }),
       // Evergreen queues (issue 30 part 2): free posting-time slots filled through the posts service.
       evergreen: createEvergreenService({
@@ -608,11 +601,11 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
         // Posts still queued PUBLISH_OVERDUE_SECONDS after their time: post.overdue and a notification, once each.
         watchdogRun = overdueWatchdog.start({ firstDelayMs: config.overdue.checkMs, intervalMs: config.overdue.checkMs });
         // Feeds: the due ones polled every minute (each leased to one poller; an item is posted once ever).
-        feedsRun = startFeedPoller(feeds, { firstDelayMs: 20_000, intervalMs: FEED_POLL_INTERVAL_MS, logger });
+        feedsRun = startFeedPoller(feeds, { firstDelayMs: 20_000, intervalMs: config.autopilot.feedCheckMs, logger });
         // Repeating posts: occurrences created a horizon ahead (each series under its row's lock, so workers may race).
         // Evergreen queues: free slots filled a horizon ahead (one fill per channel slot, so workers may race).
-        evergreenRun = startEvergreenFill(services.evergreen, { firstDelayMs: 45_000, intervalMs: EVERGREEN_FILL_INTERVAL_MS, logger: { warn: (obj, msg) => logger.warn(obj, msg), error: (obj, msg) => logger.error(obj, msg) } });
-        seriesRun = startSeriesExtender(services.series, { firstDelayMs: 30_000, intervalMs: SERIES_EXTEND_INTERVAL_MS, logger: { warn: (obj, msg) => logger.warn(obj, msg), error: (obj, msg) => logger.error(obj, msg) } });
+        evergreenRun = startEvergreenFill(services.evergreen, { firstDelayMs: 45_000, intervalMs: config.autopilot.evergreenFillMs, logger: { warn: (obj, msg) => logger.warn(obj, msg), error: (obj, msg) => logger.error(obj, msg) } });
+        seriesRun = startSeriesExtender(services.series, { firstDelayMs: 30_000, intervalMs: config.autopilot.seriesExtendMs, logger: { warn: (obj, msg) => logger.warn(obj, msg), error: (obj, msg) => logger.error(obj, msg) } });
       },
       async close() {
         if (closed) return;

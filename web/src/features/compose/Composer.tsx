@@ -7,6 +7,7 @@ import { useNavigate } from 'react-router';
 import { z } from 'zod';
 import { api, ApiFailure, unwrap } from '../../api/client.js';
 import { queryKeys, useIntegrations, type CreatePostsBody, type Integration } from '../../api/queries.js';
+import type { paths } from '../../api/schema.js';
 import { useTimeZone } from '../../api/session.js';
 import { Button, ErrorNotice, Field, Notice, Spinner } from '../../components/ui.js';
 import { platformName } from '../../lib/platforms.js';
@@ -34,6 +35,8 @@ import {
   type Rules,
 } from './model.js';
 import { Avatar, PreviewCard } from './Preview.js';
+import { RepeatControl } from './RepeatControl.js';
+import { buildRule, describeRule, NO_REPEAT, repeatProblems, type RepeatChoice } from './repeat.js';
 import { announce } from './toast.js';
 
 // rjsf and its schema machinery load only when a selected channel has settings.
@@ -44,6 +47,18 @@ const whenSchema = z.object({
   time: z.string().regex(/^\d{2}:\d{2}$/, 'Choose a time'),
 });
 type When = z.infer<typeof whenSchema>;
+
+type SeriesBody = paths['/series']['post']['requestBody']['content']['application/json'];
+const RULE_FIELD: Record<string, string> = { interval: 'every how many', until: 'last date', count: 'number of posts', weekdays: 'days of the week' };
+
+/** A problem's place as the footer names it (the repeat rule's fields by their labels). */
+function whereName(where: Problem['where']): string {
+  if (where.kind === 'other' && /^rule(\.|$)/.test(where.path)) {
+    const field = where.path.split('.')[1];
+    return field ? `repeat: ${RULE_FIELD[field] ?? field}` : 'repeat';
+  }
+  return describeWhere(where);
+}
 
 const SHARED = 'shared';
 /** problems shown on a post item's fields */
@@ -129,6 +144,10 @@ export function Composer({
   const [slotChannel, setSlotChannel] = useState<string>('');
   const [slotNote, setSlotNote] = useState<{ text: string; bad?: boolean }>();
   const [slotBusy, setSlotBusy] = useState(false);
+  /** "Repeat" (issue 30): a new post only; repeating saves a series (POST /series) instead of posts */
+  const [repeat, setRepeat] = useState<RepeatChoice>(NO_REPEAT);
+  const canRepeat = !initialState.edit;
+  const repeating = canRepeat && repeat.frequency !== 'none';
 
   const channels = useMemo(() => integrations.data ?? [], [integrations.data]);
   const byId = useMemo(() => new Map(channels.map((c) => [c.id, c])), [channels]);
@@ -267,7 +286,15 @@ export function Composer({
   }
 
   const liveLocal = checked ? localProblems(state, rulesOf, channels) : [];
-  const problems = [...liveLocal, ...apiProblems];
+  // the repeat rule's own problems (checked here, or the API's `rule.*` fields) show beside it
+  const ruleLocal = checked && repeating ? repeatProblems(repeat, whenValues.date ?? '') : {};
+  const ruleErrors: Record<string, string> = { ...ruleLocal };
+  for (const p of apiProblems) if (p.where.kind === 'other' && /^rule(\.|$)/.test(p.where.path)) ruleErrors[p.where.path] ??= p.message;
+  const problems: Problem[] = [
+    ...liveLocal,
+    ...Object.entries(ruleLocal).map(([path, message]) => ({ where: { kind: 'other' as const, path }, message })),
+    ...apiProblems,
+  ];
 
   const save = useMutation({
     /** `queuedAt`: the channel whose next open slot "Add to queue" took */
@@ -295,16 +322,37 @@ export function Composer({
       );
       onDone();
     },
-    onError: (e, v) => {
-      setFailure(e);
-      if (e instanceof ApiFailure && e.body.fields && e.body.fields.length > 0) {
-        const found = problemsFromApi(e.body.fields, v.order);
-        setApiProblems(found);
-        const first = found.find((p) => p.channelId);
-        if (first) setTab(tabFor(first));
-        setRefusals((n) => n + 1);
-      }
+    onError: (e, v) => refusedBy(e, v.order),
+  });
+
+  /** The API's refusal: its fields shown where they are (a channel's tab, the date, the repeat rule). */
+  function refusedBy(e: unknown, order: string[]) {
+    setFailure(e);
+    if (e instanceof ApiFailure && e.body.fields && e.body.fields.length > 0) {
+      const found = problemsFromApi(e.body.fields, order);
+      setApiProblems(found);
+      const first = found.find((p) => p.channelId);
+      if (first) setTab(tabFor(first));
+      setRefusals((n) => n + 1);
+    }
+  }
+
+  const saveSeries = useMutation({
+    mutationFn: (v: { body: SeriesBody; order: string[] }) => unwrap(api.POST('/series', { body: v.body })),
+    onSuccess: (res, v) => {
+      finish();
+      void queryClient.invalidateQueries({ queryKey: ['posts'] });
+      void queryClient.invalidateQueries({ queryKey: ['series'] });
+      const on = names(v.order.map((id) => byId.get(id)?.name ?? 'a channel'));
+      const first = res.occurrences[0];
+      const made = first?.posts[0]?.postId;
+      announce(
+        `${v.body.type === 'draft' ? 'Repeating drafts' : 'Repeating post'} on ${on}: ${describeRule(res.series.rule)}.${first ? ` First on ${formatDateTime(first.publishDate, tz)}.` : ''}`,
+        made ? { href: `/posts/${encodeURIComponent(made)}`, label: 'Open the first post', open: (href) => void navigate(href) } : undefined,
+      );
+      onDone();
     },
+    onError: (e, v) => refusedBy(e, v.order),
   });
 
   // ---- state updates ------------------------------------------------------------------------
@@ -434,7 +482,33 @@ export function Composer({
     save.mutate({ ...buildPostsBody(state, { type, date, rules: rulesOf }), type, ...(queuedAt ? { queuedAt } : {}) });
   }
 
+  /** Saving with "Repeat" on: a series from the chosen local date and time (schedule or draft). */
+  function submitSeries(type: 'schedule' | 'draft', w: When) {
+    setFailure(null);
+    setRefused(false);
+    setApiProblems([]);
+    if (state.channels.length === 0) {
+      setFailure(new Error('Choose at least one channel.'));
+      return;
+    }
+    setChecked(true);
+    const local = type === 'schedule' ? localProblems(state, rulesOf, channels) : [];
+    const ruleLocal = repeatProblems(repeat, w.date);
+    if (local.length > 0 || Object.keys(ruleLocal).length > 0) {
+      if (local[0]) setTab(tabFor(local[0]));
+      setRefused(true);
+      setRefusals((n) => n + 1);
+      return;
+    }
+    const { body, order } = buildPostsBody(state, { type, date: undefined, rules: rulesOf });
+    saveSeries.mutate({ body: { rule: buildRule(repeat, w, tz), type, shortLink: body.shortLink, tags: body.tags, posts: body.posts }, order });
+  }
+
   function act(type: PostType) {
+    if (repeating && (type === 'schedule' || type === 'draft')) {
+      void when.handleSubmit((w) => submitSeries(type, w))();
+      return;
+    }
     if (type === 'now') {
       submit(type, undefined);
       return;
@@ -505,7 +579,7 @@ export function Composer({
   const sharedUsers = selected.filter((c) => usesShared(state, c.id));
   const noThreads = sharedUsers.filter((c) => rulesOf[c.id] && !threadSupported(rulesOf[c.id]));
   const published = state.edit?.published ?? false;
-  const busy = save.isPending;
+  const busy = save.isPending || saveSeries.isPending;
   const locked = new Set(Object.keys(state.edit?.rowIds ?? {}));
 
   const missingList = draftEntries.flatMap(([channelId], i) => {
@@ -596,6 +670,18 @@ export function Composer({
               <p className={slotNote.bad ? 'error' : 'hint'} role="status">
                 {slotNote.text}
               </p>
+            ) : null}
+            {canRepeat ? (
+              <RepeatControl
+                value={repeat}
+                onChange={(next) => {
+                  setRepeat(next);
+                  setApiProblems((l) => l.filter((x) => !(x.where.kind === 'other' && /^rule(\.|$)/.test(x.where.path))));
+                }}
+                start={whenSchema.safeParse(whenValues).success ? { date: whenValues.date, time: whenValues.time } : undefined}
+                timeZone={tz}
+                errors={ruleErrors}
+              />
             ) : null}
           </fieldset>
 
@@ -761,7 +847,7 @@ export function Composer({
                           }}
                         >
                           {c ? `${c.name} · ` : ''}
-                          {describeWhere(p.where)}
+                          {whereName(p.where)}
                         </button>
                         : {p.message}
                       </li>
@@ -785,19 +871,23 @@ export function Composer({
               <Button variant="secondary" onClick={() => act('draft')} disabled={busy || rulesPending}>
                 Save as draft
               </Button>
-              <Button variant="secondary" onClick={() => act('now')} disabled={busy || rulesPending}>
-                Post now
-              </Button>
-              <Button
-                variant="secondary"
-                onClick={() => void addToQueue()}
-                disabled={busy || rulesPending || slotBusy}
-                title="Schedule it at the next open posting time of the selected channels"
-              >
-                Add to queue
-              </Button>
+              {repeating ? null : (
+                <>
+                  <Button variant="secondary" onClick={() => act('now')} disabled={busy || rulesPending}>
+                    Post now
+                  </Button>
+                  <Button
+                    variant="secondary"
+                    onClick={() => void addToQueue()}
+                    disabled={busy || rulesPending || slotBusy}
+                    title="Schedule it at the next open posting time of the selected channels"
+                  >
+                    Add to queue
+                  </Button>
+                </>
+              )}
               <Button onClick={() => act('schedule')} disabled={busy || rulesPending}>
-                Schedule
+                {repeating ? 'Schedule repeating' : 'Schedule'}
               </Button>
             </>
           )}

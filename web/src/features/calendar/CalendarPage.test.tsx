@@ -152,6 +152,16 @@ describe('the calendar page', () => {
     expect(screen.getByRole('button', { name: 'Try again' })).toBeTruthy();
   });
 
+  it('marks the occurrences of a repeating post, and only those, as "Repeating"', async () => {
+    postsAnswer = () => json({ posts: [{ ...POSTS[0]!, seriesId: 's1', intervalInDays: null }, { ...POSTS[1]!, seriesId: null }] });
+    renderAt('/calendar?view=month&date=2025-03-05');
+    const repeating = (await screen.findByText('Spring launch & party')).closest('.cal-event') as HTMLElement;
+    expect(within(repeating).getByRole('img', { name: 'Repeating' })).toBeTruthy();
+    expect(repeating.getAttribute('title')).toContain('Repeating');
+    const single = screen.getByText('Draft about pricing').closest('.cal-event') as HTMLElement;
+    expect(within(single).queryByRole('img', { name: 'Repeating' })).toBeNull();
+  });
+
   it('says when nothing is planned', async () => {
     postsAnswer = () => json({ posts: [] });
     renderAt('/calendar?view=list&date=2025-03-05');

@@ -21,7 +21,7 @@ import { CalendarFilters } from './CalendarFilters.js';
 import { ChannelAvatar } from './ChannelAvatar.js';
 import { useFullCalendarRepairs } from './fullCalendarA11y.js';
 import { moveBack, moveGroup, type GroupPlace } from './reschedule.js';
-import { StateIcon } from './StateIcon.js';
+import { RepeatIcon, StateIcon } from './StateIcon.js';
 import {
   applyFilters,
   dateIn,
@@ -107,6 +107,7 @@ function EventContent({ arg }: { arg: EventContentArg }) {
           <span className="cal-event-channel" aria-hidden={p.channels.length > 1 && !list ? true : undefined}>
             {p.channel}
           </span>
+          {p.channels.some((c) => c.post.seriesId) ? <RepeatIcon /> : null}
           <span className="cal-event-mark">
             {p.state === 'MIXED' ? null : <StateIcon state={p.state} />}
             <span className={list ? 'cal-event-state' : 'cal-event-state visually-hidden'}>{label}</span>

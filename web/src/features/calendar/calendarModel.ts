@@ -221,7 +221,8 @@ export function groupToEvent(key: string, posts: CalendarPost[], members: Calend
     const error = c.post.state === 'ERROR' && c.post.error ? ` · Error: ${c.post.error}` : '';
     return `${c.label}${parts}${error}`;
   });
-  const tooltip = `${lines.join('\n')}\n${utcTitle(first.publishDate)}${text ? `\n${text}` : ''}${fixed ? `\n${fixed}` : ''}`;
+  const repeating = posts.some((p) => p.seriesId);
+  const tooltip = `${lines.join('\n')}\n${utcTitle(first.publishDate)}${repeating ? ' · Repeating' : ''}${text ? `\n${text}` : ''}${fixed ? `\n${fixed}` : ''}`;
   // the event takes the colour of the state that most needs a look
   const tint = state === 'MIXED' ? ATTENTION.find((s) => states.has(s))! : state;
   return {
@@ -234,7 +235,7 @@ export function groupToEvent(key: string, posts: CalendarPost[], members: Calend
     editable: true,
     startEditable: true,
     durationEditable: false,
-    classNames: ['post-event', `post-${tint.toLowerCase()}`, ...(state === 'MIXED' ? ['post-mixed'] : []), ...(movable ? [] : ['post-fixed'])],
+    classNames: ['post-event', `post-${tint.toLowerCase()}`, ...(state === 'MIXED' ? ['post-mixed'] : []), ...(movable ? [] : ['post-fixed']), ...(repeating ? ['post-repeating'] : [])],
     extendedProps: { group: first.group, post: first, channels, members, state, text, channel, fixed, tooltip } satisfies GroupEventProps,
   } satisfies EventInput;
 }

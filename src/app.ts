@@ -145,7 +145,11 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
       api.addHook('onRoute', completeResponses);
       installAuth(api, services.auth, { sessionCookie: cookieNames(config.accounts.secureCookies).session });
       installRateLimit(api, { store: deps.rateStore, clock, metrics: deps.metrics.metrics });
-      installSandboxScope(api, services.sandbox.scope);
+      installSandboxScope(api, services.sandbox.scope, {
+        series: (org, id) => services.series.channelIdsOf(org, id),
+        evergreen: (org, id) => services.evergreen.channelIdsOf(org, id),
+        feed: (org, id) => services.feeds.channelIdsOf(org, id),
+      });
       await api.register(integrationsRoutes(services.integrations));
       await api.register(connectRoutes(services.connect));
       await api.register(platformsRoutes(services.platforms));

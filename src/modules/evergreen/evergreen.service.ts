@@ -315,6 +315,8 @@ export function createEvergreenService(deps: {
   }
 
   return {
+    /** the channels a queue fills (empty: all; undefined: no such queue), for the sandbox key scope */
+    channelIdsOf: async (organizationId: string, id: string) => (isUuid(id) ? (await repo.findQueue(organizationId, id))?.integrationIds : undefined),
     listQueues: async (organizationId: string) => Promise.all((await repo.listQueues(organizationId)).map(view)),
 
     getQueue: async (organizationId: string, id: string) => view(await getQueueRow(organizationId, id)),

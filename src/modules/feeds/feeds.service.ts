@@ -412,6 +412,11 @@ export function createFeedsService(deps: FeedsServiceDeps) {
       return feedOut(done ?? feed);
     },
 
+    /** the channels a feed posts on (undefined: no such feed), for the sandbox key scope */
+    async channelIdsOf(organizationId: string, id: string) {
+      return (isUuid(id) ? await repo.findFeed(organizationId, id) : undefined)?.integrationIds;
+    },
+
     async listFeeds(organizationId: string) {
       return { feeds: (await repo.listFeeds(organizationId)).map(feedOut) };
     },

@@ -1,4 +1,6 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createChannel } from '../../../test/factories.js';
 import { call, useTestApp } from '../../../test/helpers.js';
 
@@ -7,7 +9,19 @@ import { call, useTestApp } from '../../../test/helpers.js';
  * their posts only: live ones are NOT_FOUND to it, lists leave them out, and it cannot connect a
  * live channel. The organisation's live key still sees everything.
  */
-const { t, orgs } = useTestApp({ env: {} }, 'Acme');
+// a local feed for the autopilot checks (loopback needs ALLOW_PRIVATE_TARGETS)
+const { t, orgs } = useTestApp({ env: { ALLOW_PRIVATE_TARGETS: 'true' } }, 'Acme');
+let feedServer: Server;
+let feedUrl: string;
+beforeAll(async () => {
+  feedServer = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/rss+xml' });
+    res.end('<?xml version="1.0"?><rss version="2.0"><channel><title>News</title><link>https://acme.test/</link><item><guid>a</guid><title>A</title><link>https://acme.test/a</link></item></channel></rss>');
+  });
+  await new Promise<void>((r) => feedServer.listen(0, '127.0.0.1', r));
+  feedUrl = `http://127.0.0.1:${(feedServer.address() as AddressInfo).port}/feed.xml`;
+});
+afterAll(() => new Promise<void>((r) => feedServer.close(() => r())));
 let sandboxKey: string;
 let live: { id: string };
 let sandboxChannel: { id: string };
@@ -96,5 +110,71 @@ describe('a sandbox key', () => {
       payload: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
     });
     expect(mcp.statusCode).toBe(403);
+  });
+
+  it('sees the repeating posts, evergreen queues and feeds on sandbox channels only; the others are 404 whatever it tries', async () => {
+    const api = (key: string, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: object) =>
+      call(t.app, key, { method, url: `/public/v1${url}`, ...(payload ? { payload } : {}) });
+    const made = async (key: string, url: string, payload: object) => {
+      const res = await api(key, 'POST', url, payload);
+      expect(res.statusCode, res.body).toBe(201);
+      return res.json<{ id?: string; series?: { id: string } }>();
+    };
+    const rule = { frequency: 'daily', time: '09:00', timeZone: 'UTC', startDate: '2030-01-01', count: 3 };
+    const seriesOn = (id: string) => ({ rule, type: 'draft', posts: draft(id, '<p>again</p>').posts });
+    const liveSeries = (await made(orgs.acme.apiKey, '/series', seriesOn(live.id))).series!.id;
+    const mySeries = (await made(sandboxKey, '/series', seriesOn(sandboxChannel.id))).series!.id;
+    const liveQueue = (await made(orgs.acme.apiKey, '/evergreen', { name: 'Live', integrations: [live.id], order: 'sequence' })).id!;
+    const everyQueue = (await made(orgs.acme.apiKey, '/evergreen', { name: 'Every channel', integrations: [], order: 'sequence' })).id!;
+    const myQueue = (await made(sandboxKey, '/evergreen', { name: 'Mine', integrations: [sandboxChannel.id], order: 'sequence' })).id!;
+    const liveFeed = (await made(orgs.acme.apiKey, '/feeds', { url: feedUrl, integrationIds: [live.id] })).id!;
+    const myFeed = (await made(sandboxKey, '/feeds', { url: feedUrl, integrationIds: [sandboxChannel.id] })).id!;
+
+    // lists: its own only; the live key lists all
+    expect((await api(sandboxKey, 'GET', '/series')).json<{ series: { id: string }[] }>().series.map((s) => s.id)).toEqual([mySeries]);
+    expect((await api(sandboxKey, 'GET', '/evergreen')).json<{ id: string }[]>().map((q) => q.id)).toEqual([myQueue]);
+    expect((await api(sandboxKey, 'GET', '/feeds')).json<{ feeds: { id: string }[] }>().feeds.map((f) => f.id)).toEqual([myFeed]);
+    expect((await api(orgs.acme.apiKey, 'GET', '/series')).json<{ series: unknown[] }>().series).toHaveLength(2);
+    expect((await api(orgs.acme.apiKey, 'GET', '/evergreen')).json<unknown[]>()).toHaveLength(3);
+
+    // the live ones (and the queue that fills every channel) are 404, and nothing changes
+    const tries: [method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: object][] = [
+      ['GET', `/series/${liveSeries}`],
+      ['DELETE', `/series/${liveSeries}`],
+      ['GET', `/evergreen/${liveQueue}`],
+      ['PATCH', `/evergreen/${liveQueue}`, { name: 'taken' }],
+      ['DELETE', `/evergreen/${everyQueue}`],
+      ['GET', `/evergreen/${liveQueue}/items`],
+      ['POST', `/evergreen/${liveQueue}/items`, { content: 'sneaky' }],
+      ['POST', `/evergreen/${everyQueue}/fill`],
+      ['GET', `/evergreen/${everyQueue}/plan`],
+      ['POST', `/evergreen/${liveQueue}/channels/${live.id}/resume`],
+      ['GET', `/feeds/${liveFeed}`],
+      ['GET', `/feeds/${liveFeed}/items`],
+      ['POST', `/feeds/${liveFeed}/poll`],
+      ['DELETE', `/feeds/${liveFeed}`],
+    ];
+    for (const [method, url, payload] of tries) {
+      const res = await api(sandboxKey, method, url, payload);
+      expect(res.statusCode, `${method} ${url}: ${res.body}`).toBe(404);
+    }
+    expect((await api(orgs.acme.apiKey, 'GET', `/series/${liveSeries}`)).statusCode).toBe(200);
+    expect((await api(orgs.acme.apiKey, 'GET', `/evergreen/${liveQueue}`)).json<{ name: string }>().name).toBe('Live');
+    expect((await api(orgs.acme.apiKey, 'GET', `/evergreen/${liveQueue}/items`)).json<unknown[]>()).toHaveLength(0);
+    expect((await api(orgs.acme.apiKey, 'GET', `/evergreen/${everyQueue}`)).statusCode).toBe(200);
+    expect((await api(orgs.acme.apiKey, 'GET', `/feeds/${liveFeed}`)).statusCode).toBe(200);
+
+    // a feed on a live channel is refused with the field named
+    const sneaky = await api(sandboxKey, 'POST', '/feeds', { url: feedUrl, integrationIds: [sandboxChannel.id, live.id] });
+    expect(sneaky.statusCode).toBe(400);
+    expect(sneaky.json<{ fields: { path: string }[] }>().fields.map((f) => f.path)).toEqual(['integrationIds.1']);
+    const moved = await api(sandboxKey, 'PATCH', `/feeds/${myFeed}`, { integrationIds: [live.id] });
+    expect(moved.statusCode).toBe(400);
+
+    // its own are reachable
+    expect((await api(sandboxKey, 'GET', `/series/${mySeries}`)).statusCode).toBe(200);
+    expect((await api(sandboxKey, 'GET', `/evergreen/${myQueue}/plan`)).statusCode).toBe(200);
+    expect((await api(sandboxKey, 'GET', `/feeds/${myFeed}/items`)).statusCode).toBe(200);
+    expect((await api(sandboxKey, 'DELETE', `/series/${mySeries}`)).statusCode).toBe(200);
   });
 });

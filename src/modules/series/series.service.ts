@@ -200,6 +200,12 @@ export function createSeriesService(deps: SeriesServiceDeps) {
       return r.occurrences[0]?.posts ?? [];
     },
 
+    /** the channels a series posts on (undefined: no such series), for the sandbox key scope */
+    async channelIdsOf(organizationId: string, id: string) {
+      const row = await repo.find(organizationId, id);
+      return row ? (row.template as Template).posts.map((p) => p.integration.id) : undefined;
+    },
+
     async listSeries(organizationId: string) {
       return { series: (await repo.list(organizationId, LIST_MAX)).map(out) };
     },

@@ -38,12 +38,14 @@ export function StateIcon({ state }: { state: PostState }) {
 
 /**
  * The mark of an occurrence of a repeating post (a series): two arrows in a loop. Not decorative:
- * it is the only place the calendar says so, so it is an image named "Repeating".
+ * it is the only place the calendar says so, so it is an image named "Repeating" (decorative
+ * beside a heading that says it).
  */
-export function RepeatIcon({ size = 12 }: { size?: number }) {
+export function RepeatIcon({ size = 12, decorative = false }: { size?: number; decorative?: boolean }) {
+  const named = decorative ? ({ 'aria-hidden': true } as const) : ({ role: 'img', 'aria-label': 'Repeating' } as const);
   return (
-    <svg width={size} height={size} viewBox="0 0 12 12" role="img" aria-label="Repeating" focusable={false} className="cal-repeat-icon">
-      <title>Repeating</title>
+    <svg width={size} height={size} viewBox="0 0 12 12" {...named} focusable={false} className="cal-repeat-icon">
+      {decorative ? null : <title>Repeating</title>}
       <path d="M2 5.2V4.6A1.8 1.8 0 0 1 3.8 2.8H9.5M8 1.3l1.5 1.5L8 4.3" fill="none" stroke="currentColor" strokeWidth="1.3" strokeLinecap="round" strokeLinejoin="round" />
       <path d="M10 6.8v.6a1.8 1.8 0 0 1-1.8 1.8H2.5M4 10.7L2.5 9.2 4 7.7" fill="none" stroke="currentColor" strokeWidth="1.3" strokeLinecap="round" strokeLinejoin="round" />
     </svg>

@@ -14,6 +14,7 @@ import { MissingPanel } from './MissingPanel.js';
 import { useChangeStatus, useDeletePost, usePostDetail, type PostDetail } from './post-queries.js';
 import { PostFigures } from './PostFigures.js';
 import { RichContent } from './RichContent.js';
+import { SeriesPanel } from './SeriesPanel.js';
 import './post-detail.css';
 
 const ComposeDialog = lazy(() => import('../compose/ComposeDialog.js'));
@@ -314,6 +315,7 @@ export default function PostDetailPage() {
             <MediaStrip items={post.image} />
           </section>
           <Thread post={post} tz={tz} platform={platform} />
+          {post.seriesId ? <SeriesPanel post={post} tz={tz} /> : null}
           <MissingPanel post={post} />
           {post.state === 'PUBLISHED' ? <PostFigures post={post} /> : null}
         </div>

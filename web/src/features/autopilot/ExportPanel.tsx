@@ -59,10 +59,10 @@ export function ExportPanel() {
       <p className="hint">The posts planned in a window (days in {timeZone}), in the same columns the import takes: edit them in a spreadsheet and import them back, or keep a copy.</p>
       <form className="export-form" onSubmit={submit} noValidate>
         <div className="export-dates">
-          <Field label="From" error={touched ? fromError : undefined}>
+          <Field label="First day" error={touched ? fromError : undefined}>
             {(p) => <TextInput {...p} type="date" value={from} onChange={(e) => setFrom(e.target.value)} required />}
           </Field>
-          <Field label="To" error={touched ? toError : undefined}>
+          <Field label="Last day" error={touched ? toError : undefined}>
             {(p) => <TextInput {...p} type="date" value={to} min={from || undefined} onChange={(e) => setTo(e.target.value)} required />}
           </Field>
         </div>

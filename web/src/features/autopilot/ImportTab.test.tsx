@@ -150,9 +150,10 @@ describe('import', () => {
     expect(posts[1]!.search.has('dryRun')).toBe(false);
     expect(posts[1]!.text).toBe(ndjson);
     expect(posts[1]!.contentType).toBe('application/x-ndjson');
-    expect(screen.getByRole('link', { name: /See them in the calendar/ }).getAttribute('href')).toBe('/calendar?view=week&date=2031-01-05');
-    // the check is spent: importing again takes a new check
+    expect(screen.getByRole('link', { name: /See them in the calendar/ }).getAttribute('href')).toBe('/calendar?date=2031-01-05');
+    // the file is spent: importing again takes a file and a new check
     expect(screen.getByRole<HTMLButtonElement>('button', { name: 'Import posts' }).disabled).toBe(true);
+    expect(screen.getByRole<HTMLButtonElement>('button', { name: 'Check file' }).disabled).toBe(true);
   });
 
   it('a 202 shows the progress of the background import until it is done', async () => {
@@ -202,8 +203,8 @@ describe('export', () => {
       clicks.push(this.download);
     });
     renderPage(<ImportTab />);
-    const from = screen.getByLabelText('From');
-    const to = screen.getByLabelText('To');
+    const from = screen.getByLabelText('First day');
+    const to = screen.getByLabelText('Last day');
     expect((from as HTMLInputElement).value).toMatch(/^\d{4}-\d{2}-\d{2}$/);
     await user.clear(from);
     await user.type(from, '2031-03-01');
@@ -226,10 +227,10 @@ describe('export', () => {
     const user = userEvent.setup();
     const calls = serve({ 'GET /integrations': () => channels });
     renderPage(<ImportTab />);
-    await user.clear(screen.getByLabelText('From'));
-    await user.type(screen.getByLabelText('From'), '2031-03-10');
-    await user.clear(screen.getByLabelText('To'));
-    await user.type(screen.getByLabelText('To'), '2031-03-01');
+    await user.clear(screen.getByLabelText('First day'));
+    await user.type(screen.getByLabelText('First day'), '2031-03-10');
+    await user.clear(screen.getByLabelText('Last day'));
+    await user.type(screen.getByLabelText('Last day'), '2031-03-01');
     await user.click(screen.getByRole('button', { name: 'Download' }));
     expect(await screen.findByText('The last day is before the first.')).toBeTruthy();
     expect(calls.some((c) => c.path === '/exports/posts')).toBe(false);

@@ -90,7 +90,9 @@ function ImportPanel() {
         setOutcome({ kind: 'done', done: r.data as ImportDone, firstDate });
         void queryClient.invalidateQueries({ queryKey: ['posts'] });
       }
+      // the file is spent: importing it again would create its posts twice
       setChecked(null);
+      setFile(null);
     },
   });
 
@@ -168,7 +170,7 @@ function ExampleLink({ names, timeZone }: { names: { id: string; name: string; d
   }, [csv]);
   if (!href) return null;
   return (
-    <a href={href} download="tidings-import-example.csv">
+    <a className="import-example" href={href} download="tidings-import-example.csv">
       Download an example CSV
     </a>
   );
@@ -210,12 +212,17 @@ function FileDrop({ file, onFile }: { file: File | null; onFile: (f: File) => vo
         File to import
       </label>
       <p className="hint">{over ? 'Drop the file here' : 'CSV, JSON or NDJSON, up to 5 MB: choose it or drag it here.'}</p>
+      <Button variant="secondary" onClick={() => input.current?.click()} aria-describedby={file ? `${inputId}-chosen` : undefined}>
+        {file ? 'Choose another file…' : 'Choose a file…'}
+      </Button>
+      {/* the button opens it; the label names it (and a test can give it files) */}
       <input
         ref={input}
         id={inputId}
         type="file"
         accept={ACCEPT}
-        className="import-file-input"
+        className="visually-hidden"
+        tabIndex={-1}
         onChange={(e) => {
           const f = e.target.files?.[0];
           if (f) onFile(f);
@@ -224,7 +231,7 @@ function FileDrop({ file, onFile }: { file: File | null; onFile: (f: File) => vo
         }}
       />
       {file ? (
-        <p className="import-chosen" aria-live="polite">
+        <p className="import-chosen" id={`${inputId}-chosen`} aria-live="polite">
           Chosen: <strong>{file.name}</strong> <span className="muted">({formatSize(file.size)})</span>
         </p>
       ) : null}
@@ -386,7 +393,7 @@ function CalendarLink({ firstDate, timeZone }: { firstDate: string | null; timeZ
   if (!firstDate) return null;
   const day = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date(firstDate));
   return (
-    <Link to={`/calendar?view=week&date=${day}`}>
+    <Link className="import-calendar-link" to={`/calendar?date=${day}`}>
       See them in the calendar (from {formatDateTime(firstDate, timeZone, { dateStyle: 'medium' })})
     </Link>
   );

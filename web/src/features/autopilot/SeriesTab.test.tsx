@@ -78,6 +78,19 @@ describe('the repeating posts tab', () => {
     expect(screen.getByRole('heading', { level: 2, name: 'Completed or stopped (1)' })).toBeTruthy();
   });
 
+  it('a series whose posts are all made is still active while some are to come, completed after', async () => {
+    const allMade = { ...weekly, completed: true };
+    const ended = { ...weekly, id: 's3', rule: { ...weekly.rule, count: 2 }, completed: true };
+    serve([allMade, ended], { 'GET /series/s3': () => detail(ended, []), 'GET /series/s1': () => detail(allMade, [{ index: 9, publishDate: '2099-07-01T07:00:00.000Z', postId: 'p9' }]) });
+    open();
+    const active = await screen.findByRole('heading', { level: 2, name: 'Active (1)' });
+    const card = (await within(active.closest('section')!).findByText(/every post of it is made/i)).closest('li')!;
+    expect(within(card).getByRole('heading', { level: 3 }).textContent).toContain('10 times');
+    const done = screen.getByRole('heading', { level: 2, name: 'Completed or stopped (1)' }).closest('section')!;
+    expect(within(done).getByRole('heading', { level: 3 }).textContent).toContain('2 times');
+    expect(within(done).getByText('Completed')).toBeTruthy();
+  });
+
   it('stops a series after asking, and says what went', async () => {
     serve([weekly], { 'DELETE /series/s1': () => ({ id: 's1', deleted: ['p2', 'p3'], kept: 1 }) });
     open();

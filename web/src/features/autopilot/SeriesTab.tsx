@@ -58,11 +58,12 @@ export function SeriesTab() {
   };
 
   const newButton = <Button onClick={() => setComposing(true)}>New repeating post</Button>;
-  const running = items.filter((s) => !s.completed && !s.broken);
-  const finished = items.filter((s) => s.completed || s.broken);
+  const stateOf = (s: SeriesListItem) => seriesState(detailOf.get(s.id)?.data ?? s);
+  const running = items.filter((s) => stateOf(s).kind === 'active');
+  const finished = items.filter((s) => stateOf(s).kind !== 'active');
 
   function card(s: SeriesListItem) {
-    const state = seriesState(s);
+    const state = stateOf(s);
     const q = detailOf.get(s.id);
     const detail = q?.data;
     const upcoming = (detail?.nextOccurrences ?? []).filter((o) => Date.parse(o.publishDate) > Date.now()).slice(0, 3);
@@ -76,6 +77,7 @@ export function SeriesTab() {
           </h3>
           <span className={`badge series-badge-${state.kind}`}>{state.kind === 'active' ? 'Active' : state.kind === 'broken' ? 'Stopped' : 'Completed'}</span>
         </div>
+        {state.kind === 'active' && s.completed ? <p className="hint series-card-reason">Every post of it is made; the last ones are still to come.</p> : null}
         {state.kind === 'broken' && s.broken ? (
           <p className="error series-card-reason">
             Stopped {formatDateTime(s.broken.at, tz)}: {s.broken.reason}

@@ -14,9 +14,14 @@ import { templatePosts, useEditFollowing, useSeries, useStopSeries, type SeriesD
 /** Where a series is listed (the Autopilot tab, scrolled to it). */
 export const seriesHref = (id: string) => `/autopilot/repeating#series-${encodeURIComponent(id)}`;
 
-/** "Active", "Completed" or "Stopped: <reason>". */
-export function seriesState(s: Pick<SeriesDetail, 'completed' | 'broken'>): { label: string; kind: 'active' | 'completed' | 'broken' } {
+/**
+ * "Active", "Completed" or "Stopped: <reason>". The API's `completed` says no more posts will be
+ * made; while some of those made are still to come, the series is still active to a person.
+ */
+export function seriesState(s: Pick<SeriesDetail, 'completed' | 'broken'> & { nextOccurrences?: { publishDate: string }[] }): { label: string; kind: 'active' | 'completed' | 'broken' } {
   if (s.broken) return { label: `Stopped: ${s.broken.reason}`, kind: 'broken' };
+  const toCome = (s.nextOccurrences ?? []).some((o) => Date.parse(o.publishDate) > Date.now());
+  if (s.completed && toCome) return { label: 'Active: every post of it is made, the last ones still to come', kind: 'active' };
   if (s.completed) return { label: 'Completed', kind: 'completed' };
   return { label: 'Active', kind: 'active' };
 }

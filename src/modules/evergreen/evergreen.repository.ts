@@ -117,9 +117,7 @@ export function createEvergreenRepository(db: Db) {
       return row;
     },
 
-    setUsePost: (tx: Tx | undefined, id: string, postId: string) => (tx ?? db).update(evergreenUses).set({ postId }).where(eq(evergreenUses.id, id)),
-
-    deleteUse: (id: string) => db.delete(evergreenUses).where(eq(evergreenUses.id, id)),
+    setUsePost: (tx: Tx, id: string, postId: string) => tx.update(evergreenUses).set({ postId }).where(eq(evergreenUses.id, id)),
 
     /** Claims of the queue made before `before` that never got their post (a fill that crashed in between). */
     releaseStaleClaims: (queueId: string, before: Date) =>

@@ -11,7 +11,7 @@ import type { CreateItemBody, CreateQueueBody, UpdateItemBody, UpdateQueueBody }
 const DAY_MS = 86_400_000;
 /** A channel whose evergreen posts failed this many times in a row is paused in that queue. */
 export const PAUSE_AFTER_FAILURES = 3;
-/** A claimed slot whose post is still not recorded this long after is taken as a crashed fill's, and released. */
+/** A claim without a post this old was left by a version that claimed and created in two transactions: released. */
 const STALE_CLAIM_MS = 10 * 60_000;
 
 /** A number in [0, 1) from a seed: the same seed always gives the same number, so a plan shows what the fill will do. */
@@ -268,30 +268,30 @@ export function createEvergreenService(deps: {
           continue;
         }
         const item = slot.item;
-        // The slot is claimed first (its own short transaction: a unique key per channel slot, so
-        // racing fills take each slot once), then the post is created by the posts service. Not in
-        // one transaction: `createPosts` with a caller's `tx` reads outside it, which waits forever
-        // on embedded PGlite (one connection) — see the README. A claim whose post was never made
-        // (a crash in between) is released at the next fill (`releaseStaleClaims`).
-        const claim = await repo.transaction((tx) =>
-          repo.claimSlot(tx, { queueId: queue.id, itemId: item.id, variation: slot.variation, integrationId: channel.id, slotAt: new Date(slot.at), createdAt: now() }),
-        );
-        // Another fill took this slot: it is filling this channel now.
-        if (!claim) break;
-        let result: { postId: string; scheduled: Date[] };
+        // One transaction: the slot is claimed (a unique key per channel slot, so racing fills take
+        // each slot once), the post created by the posts service and the claim pointed at it. A
+        // crash anywhere in between leaves neither; a refusal rolls the claim back.
+        let result: { postId: string; scheduled: Date[] } | undefined;
         try {
-          const text = textsOf(item)[slot.variation] ?? item.content;
-          const r = await deps.posts.createPosts(queue.organizationId, postBody(channel, item, text, slot.at), { creationMethod: 'EVERGREEN' });
-          result = { postId: (r.body as { postId: string }[])[0]!.postId, scheduled: r.scheduled ?? [] };
-          await repo.setUsePost(undefined, claim.id, result.postId);
+          result = await repo.transaction(async (tx) => {
+            const claim = await repo.claimSlot(tx, { queueId: queue.id, itemId: item.id, variation: slot.variation, integrationId: channel.id, slotAt: new Date(slot.at), createdAt: now() });
+            if (!claim) return undefined;
+            const text = textsOf(item)[slot.variation] ?? item.content;
+            const r = await deps.posts.createPosts(queue.organizationId, postBody(channel, item, text, slot.at), { creationMethod: 'EVERGREEN', tx });
+            const postId = (r.body as { postId: string }[])[0]!.postId;
+            await repo.setUsePost(tx, claim.id, postId);
+            return { postId, scheduled: r.scheduled ?? [] };
+          });
         } catch (e) {
-          await repo.deleteUse(claim.id);
           // The post was refused before it existed (the channel's rules changed, the plan's limit):
           // a failure of this channel; the next slots would be refused alike.
           if (!(e instanceof AppError)) throw e;
           await countRefusal(queue, channel, e.message);
           break;
         }
+        // Another fill took this slot: it is filling this channel now.
+        if (!result) break;
+        deps.posts.notifyScheduled(result.scheduled);
         created.push({ integrationId: channel.id, at: new Date(slot.at).toISOString(), itemId: item.id, variation: slot.variation, postId: result.postId });
       }
     }

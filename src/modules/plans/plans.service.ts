@@ -1,4 +1,5 @@
 import { AppError } from '../../errors.js';
+import type { Tx } from '../../db/client.js';
 import type { PlansRepository } from './plans.repository.js';
 
 /** The limits a plan can set; `null` = unlimited. */
@@ -28,8 +29,9 @@ export function createPlansService(deps: { plans: PlansRepository }) {
      * a number, or a function counting it, called only when the plan sets this limit (an unlimited
      * plan costs no count).
      */
-    async assertWithinLimit(organizationId: string, limit: PlanLimit, usage: number | (() => Promise<number>), adding = 1) {
-      const plan = await deps.plans.findPlanOfOrganization(organizationId);
+    /** `tx`: read in the caller's transaction (on embedded PGlite a read beside it would wait for it) */
+    async assertWithinLimit(organizationId: string, limit: PlanLimit, usage: number | (() => Promise<number>), adding = 1, tx?: Tx) {
+      const plan = await deps.plans.findPlanOfOrganization(organizationId, tx);
       if (!plan) return;
       const { column, label } = PLAN_LIMITS[limit];
       const max = plan[column];

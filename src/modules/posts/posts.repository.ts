@@ -152,8 +152,8 @@ export function createPostsRepository(db: Db) {
     },
 
     /** Root posts of the organisation counted against "scheduled posts per month". */
-    async countScheduledInMonth(organizationId: string, from: Date, to: Date) {
-      const [row] = await db
+    async countScheduledInMonth(organizationId: string, from: Date, to: Date, q: Db | Tx = db) {
+      const [row] = await q
         .select({ n: sql<number>`count(*)::int` })
         .from(posts)
         .where(

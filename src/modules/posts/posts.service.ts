@@ -141,11 +141,11 @@ function toOut(root: PostRow, items: PostRow[], integration: { id: string; ident
   }
 
   /** PLAN_LIMIT_REACHED when `adding` more scheduled posts in the month of `date` pass the plan's limit. */
-  async function assertScheduledWithinPlan(organizationId: string, date: Date, adding: number) {
+  async function assertScheduledWithinPlan(organizationId: string, date: Date, adding: number, tx?: Tx) {
     const month = new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1));
     // Capped: after December 9999 comes year 10000, which PostgreSQL does not accept as written.
     const next = new Date(Math.min(Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1), MAX_INSTANT_MS));
-    await deps.plans.assertWithinLimit(organizationId, 'scheduledPostsPerMonth', () => repo.countScheduledInMonth(organizationId, month, next), adding);
+    await deps.plans.assertWithinLimit(organizationId, 'scheduledPostsPerMonth', () => repo.countScheduledInMonth(organizationId, month, next, tx), adding, tx);
   }
 
   /** `post.scheduled`, in the transaction that queues the post (or moves it). */
@@ -266,7 +266,7 @@ function toOut(root: PostRow, items: PostRow[], integration: { id: string; ident
 
       if (type !== 'draft' && opts.skipPlanCheck !== true) {
         const newRoots = body.posts.filter((p) => p.value[0]?.id === undefined).length;
-        if (newRoots > 0) await assertScheduledWithinPlan(organizationId, publishDate, newRoots);
+        if (newRoots > 0) await assertScheduledWithinPlan(organizationId, publishDate, newRoots, opts.tx);
       }
       if (opts.dryRun) return { replayed: false, status: 200, body: undefined as unknown, scheduled: [] as Date[] };
 

@@ -182,6 +182,32 @@ describe('import', () => {
     expect(calls.filter((c) => c.path === '/imports/imp-9').length).toBe(2);
   }, 15_000);
 
+  it('a refusal of the real import (changed since the check) lists each row and column; a failed background import lists its problems', async () => {
+    const user = userEvent.setup();
+    let attempt = 0;
+    serve({
+      'GET /integrations': () => channels,
+      'POST /imports': (s) => {
+        if (s.search.get('dryRun') === 'true') return clean;
+        attempt += 1;
+        return attempt === 1
+          ? apiError(400, 'VALIDATION_FAILED', 'The file has problems', [{ path: 'rows.2.channel', message: 'the channel was deleted' }])
+          : json({ id: 'imp-2', status: 'pending', format: 'csv', progress: { done: 0, total: 4 }, created: { groups: 0, posts: 0 }, problems: [], createdAt: '2030-01-01T00:00:00Z', completedAt: null }, 202);
+      },
+      'GET /imports/:id': () => ({ id: 'imp-2', status: 'failed', format: 'csv', progress: { done: 2, total: 4 }, created: { groups: 0, posts: 0 }, problems: [{ row: 3, column: 'text', message: 'too long for X' }], createdAt: '2030-01-01T00:00:00Z', completedAt: '2030-01-01T00:01:00Z' }),
+    });
+    renderPage(<ImportTab />);
+    await user.upload(screen.getByLabelText('File to import'), csvFile());
+    await user.click(screen.getByRole('button', { name: 'Check file' }));
+    await user.click(await screen.findByRole('button', { name: 'Import 3 posts' }));
+    const refused = await screen.findByText(/Nothing was imported: The file has problems/);
+    expect(refused.textContent).toContain('Row 2, channel: the channel was deleted');
+
+    await user.click(screen.getByRole('button', { name: 'Import 3 posts' }));
+    const failed = await screen.findByText(/The import failed; nothing was created/);
+    expect(failed.closest('.notice')!.textContent).toContain('Row 3, text: too long for X');
+  });
+
   it('a refusal of the whole file (too big) is shown as a notice', async () => {
     const user = userEvent.setup();
     serve({ 'GET /integrations': () => channels, 'POST /imports': () => apiError(413, 'PAYLOAD_TOO_LARGE', 'The body is larger than 5242880 bytes') });

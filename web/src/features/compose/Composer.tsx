@@ -662,7 +662,7 @@ export function Composer({
                 <>
                   {' '}
                   · <span title={utcTitle(whenIso)}>{utcTitle(whenIso)}</span>
-                  {new Date(whenIso).getTime() < Date.now() ? ' · this time has passed: scheduling publishes at once' : ''}
+                  {new Date(whenIso).getTime() < Date.now() ? (repeating ? ' · this time has passed: repeating starts at the next time after now' : ' · this time has passed: scheduling publishes at once') : ''}
                 </>
               ) : null}
             </p>

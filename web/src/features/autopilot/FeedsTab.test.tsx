@@ -71,7 +71,7 @@ describe('feeds', () => {
     expect(ok!.textContent).toContain('OK');
     expect(ok!.textContent).toContain('Post at once');
     // last polled, in Europe/Berlin
-    expect(within(ok!).getByText('Last polled').nextSibling!.textContent).toMatch(/9:00/);
+    expect(within(ok!).getByText('Last successful poll').nextSibling!.textContent).toMatch(/9:00/);
     expect(failing!.textContent).toContain('https://down.example.org/rss');
     expect(failing!.textContent).toContain('Next free posting time');
     const alert = within(failing!).getByRole('alert');

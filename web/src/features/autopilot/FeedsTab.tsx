@@ -152,7 +152,7 @@ function FeedCard({ feed, channels, onEdit }: { feed: Feed; channels: Map<string
           <dd>{MODE_LABEL[feed.mode]}</dd>
         </div>
         <div>
-          <dt>Last polled</dt>
+          <dt>Last successful poll</dt>
           <dd>
             <When iso={feed.lastSuccessAt} empty="Not yet" />
           </dd>

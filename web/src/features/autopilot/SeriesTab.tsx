@@ -58,6 +58,8 @@ export function SeriesTab() {
   };
 
   const newButton = <Button onClick={() => setComposing(true)}>New repeating post</Button>;
+  /** series ended by "Edit this and following": a newer one took over from some post on */
+  const replaced = new Set(items.map((s) => s.previousSeriesId).filter((id): id is string => Boolean(id)));
   const stateOf = (s: SeriesListItem) => seriesState(detailOf.get(s.id)?.data ?? s);
   const running = items.filter((s) => stateOf(s).kind === 'active');
   const finished = items.filter((s) => stateOf(s).kind !== 'active');
@@ -77,7 +79,11 @@ export function SeriesTab() {
           </h3>
           <span className={`badge series-badge-${state.kind}`}>{state.kind === 'active' ? 'Active' : state.kind === 'broken' ? 'Stopped' : 'Completed'}</span>
         </div>
-        {state.kind === 'active' && s.completed ? <p className="hint series-card-reason">Every post of it is made; the last ones are still to come.</p> : null}
+        {replaced.has(s.id) ? (
+          <p className="hint series-card-reason">Its later posts were changed (“Edit this and following”): they belong to a newer repeating post.</p>
+        ) : state.kind === 'active' && s.completed ? (
+          <p className="hint series-card-reason">Every post of it is made; the last ones are still to come.</p>
+        ) : null}
         {state.kind === 'broken' && s.broken ? (
           <p className="error series-card-reason">
             Stopped {formatDateTime(s.broken.at, tz)}: {s.broken.reason}

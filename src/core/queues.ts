@@ -10,6 +10,12 @@ export interface PublishQueue {
   schedule(tx: Tx, postId: string, dueAt: Date): Promise<void>;
   /** Takes `postId` off the queue (its job, if any, is cancelled and made stale). */
   cancel(tx: Tx, postId: string): Promise<void>;
+  /**
+   * For many new posts at once (a bulk import): `queuedColumns` are the columns a new row is
+   * written with to be on the queue at `dueAt`; `sendNew` then sends their jobs in one statement.
+   */
+  queuedColumns(dueAt: Date): { dueAt: Date; publishJobId: string; version: number };
+  sendNew(tx: Tx, posts: { postId: string; publishJobId: string; version: number; dueAt: Date }[]): Promise<void>;
   /** Tells this process's publisher that something was scheduled (call after commit). */
   notifyScheduled(dueAt: Date): void;
 }

@@ -240,6 +240,32 @@ describe('statement budgets of the public API', () => {
       postgres: { statements: 26, transactions: 1, commits: 4 },
     });
   });
+
+  it('POST /public/v1/imports: 40 groups over two channels (80 posts, 120 rows with thread items)', async () => {
+    const importFile = async (tag: string) => {
+      // all in one month (the plan is read once per month of the file)
+      const when = new Date(Date.UTC(2031, 0, 10, 9));
+      const lines = ['group,channel,date,text,position'];
+      for (let g = 0; g < 40; g++) {
+        const date = new Date(when.getTime() + g * 3600_000).toISOString();
+        lines.push(`${tag}${g},Chat 0,${date},Post ${g},0`, `${tag}${g},Chat 0,${date},Reply ${g},1`, `${tag}${g},Chat 1,${date},Post ${g},0`);
+      }
+      const res = await t.app.inject({ method: 'POST', url: '/public/v1/imports', headers: { authorization: org.apiKey, 'content-type': 'text/csv' }, payload: lines.join('\n') });
+      expect(res.statusCode, res.body).toBe(201);
+    };
+    await importFile('w');
+    const rec = await measure(t, () => importFile('b'));
+    // Written in bulk (PostsService.createPostsMany), not per post. Before the transaction:
+    // postgres only tidings_rate_take; the channels by name (imports); the organisation's plan for
+    // the file's one month (its posts are counted only when the plan limits them). BEGIN; the channels
+    // by id again (createPostsMany, in the transaction); the 120 rows in one insert; the 80 jobs in
+    // one pg-boss insert; one pg_notify; a post.scheduled event per post (80); the imports row;
+    // the import.completed event; COMMIT.
+    expectWithin('POST /imports, 120 rows', rec, {
+      pglite: { statements: 90, transactions: 1, commits: 3 },
+      postgres: { statements: 91, transactions: 1, commits: 4 },
+    });
+  });
 });
 
 describe('statement budgets of the workers', () => {

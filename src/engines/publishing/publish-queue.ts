@@ -45,6 +45,30 @@ export function createPublishQueue(deps: { database: Database; jobs: JobEngine |
       }
     },
 
+    /** The columns a new post row is written with to be on the queue at `dueAt` (its job sent by `sendNew`). */
+    queuedColumns(dueAt: Date) {
+      return { dueAt, publishJobId: randomUUID(), version: 1 };
+    },
+
+    /** The jobs of new rows written with `queuedColumns`, in one statement per thousand. */
+    async sendNew(tx: Tx, rows: { postId: string; publishJobId: string; version: number; dueAt: Date }[]): Promise<void> {
+      if (!deps.jobs) throw new Error('The job engine is not running in this process');
+      if (rows.length === 0) return;
+      for (let i = 0; i < rows.length; i += 1000) {
+        const jobs = rows.slice(i, i + 1000).map((r) => {
+          const data: PublishJobData = { postId: r.postId, version: r.version };
+          return { id: r.publishJobId, name: PUBLISH_QUEUE, data, startAfter: r.dueAt.toISOString(), retryLimit: 0, expireInSeconds: 15 * 60 };
+        });
+        await deps.jobs.boss.insert(jobs, { db: deps.database.sqlIn(tx) });
+      }
+      const earliest = Math.min(...rows.map((r) => r.dueAt.getTime()));
+      const earlier = announced.get(tx);
+      if (earlier === undefined || earliest < earlier) {
+        await deps.posts.notifyPublishers(tx, PUBLISH_CHANNEL, new Date(earliest));
+        announced.set(tx, earliest);
+      }
+    },
+
     /** Takes `postId` off the queue (its job, if any, is cancelled and made stale). */
     async cancel(tx: Tx, postId: string): Promise<void> {
       const row = await deps.posts.bumpForCancel(tx, postId);

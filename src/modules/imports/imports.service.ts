@@ -40,6 +40,9 @@ export interface ImportsOptions {
   mediaConcurrency: number;
 }
 
+/** Groups written per `createPostsMany` call (the progress of a background import moves by these). */
+const IMPORT_SLICE = 250;
+
 export const DEFAULT_IMPORTS_OPTIONS: ImportsOptions = { backgroundThreshold: 2000, mediaConcurrency: 8 };
 
 type Channel = Awaited<ReturnType<ImportsRepository['listChannels']>>[number];
@@ -336,12 +339,13 @@ export function createImportsService(deps: {
       },
     );
     const problems = [...planned.problems, ...mediaProblems(planned.groups, failed)];
-    for (const g of opts.postsDryRun ? planned.groups : []) {
-      try {
-        await deps.posts.createPosts(organizationId, bodyOf(g, (u) => (library.has(u) ? { path: u } : undefined)), { creationMethod: 'IMPORT', dryRun: true, skipPlanCheck: true });
-      } catch (e) {
-        problems.push(...mapErrors(g, e));
-      }
+    if (opts.postsDryRun) {
+      const checked = await deps.posts.createPostsMany(
+        organizationId,
+        planned.groups.map((g) => bodyOf(g, (u) => (library.has(u) ? { path: u } : undefined))),
+        { creationMethod: 'IMPORT', dryRun: true },
+      );
+      for (const { index, error } of checked.refused) problems.push(...mapErrors(planned.groups[index]!, error));
     }
     problems.sort((a, b) => (a.row ?? 0) - (b.row ?? 0));
     return { ...planned, problems, library };
@@ -394,15 +398,18 @@ export function createImportsService(deps: {
     const row = await deps.imports.transaction(async (tx: Tx) => {
       let done = 0;
       const problems: Problem[] = [];
-      for (const g of groups) {
-        try {
-          const r = await deps.posts.createPosts(organizationId, bodyOf(g, mediaRef), { creationMethod: 'IMPORT', tx, skipPlanCheck: true });
-          scheduled.push(...(r.scheduled ?? []));
-        } catch (e) {
-          problems.push(...mapErrors(g, e));
+      // In slices, for the progress of a background import; once a group is refused, the rest are
+      // only checked (the transaction is rolled back), so every problem of the file is listed.
+      for (let i = 0; i < groups.length; i += IMPORT_SLICE) {
+        const slice = groups.slice(i, i + IMPORT_SLICE);
+        const bodies = slice.map((g) => bodyOf(g, mediaRef));
+        const r = problems.length > 0 ? await deps.posts.createPostsMany(organizationId, bodies, { creationMethod: 'IMPORT', dryRun: true, tx }) : await deps.posts.createPostsMany(organizationId, bodies, { creationMethod: 'IMPORT', tx });
+        for (const { index, error } of r.refused) problems.push(...mapErrors(slice[index]!, error));
+        scheduled.push(...r.scheduled);
+        for (const g of slice) {
+          posts += g.entries.length;
+          done += g.rows.length;
         }
-        posts += g.entries.length;
-        done += g.rows.length;
         onProgress?.(done);
       }
       if (problems.length > 0) failWith(problems);

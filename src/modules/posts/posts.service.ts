@@ -148,6 +148,63 @@ function toOut(root: PostRow, items: PostRow[], integration: { id: string; ident
     await deps.plans.assertWithinLimit(organizationId, 'scheduledPostsPerMonth', () => repo.countScheduledInMonth(organizationId, month, next, tx), adding, tx);
   }
 
+  /** What a request is checked for once its channels and media are read: the field errors go into `fields`. */
+  function checkRequest(body: CreatePostsBody, type: CreatePostsBody['type'], channels: Map<string, IntegrationRow>, mediaRows: MediaRow[], fields: FieldError[]) {
+    body.posts.forEach((p, i) => {
+      if (!channels.has(p.integration.id)) fields.push({ path: `posts.${i}.integration.id`, message: 'No channel with this id in your organisation' });
+    });
+    const seen = new Set<string>();
+    body.posts.forEach((p, i) => {
+      if (seen.has(p.integration.id)) fields.push({ path: `posts.${i}.integration.id`, message: 'This channel appears twice in the request' });
+      seen.add(p.integration.id);
+    });
+
+    const byId = new Map(mediaRows.map((m) => [m.id, m]));
+    const byPath = new Map(mediaRows.map((m) => [m.path, m]));
+    const resolved = body.posts.map((p, i) =>
+      p.value.map((v, j) =>
+        v.image.map((img, k) => {
+          const ref = typeof img === 'string' ? { id: img } : img;
+          const m = (ref.id !== undefined ? byId.get(ref.id) : undefined) ?? (ref.path !== undefined ? byPath.get(ref.path) : undefined);
+          if (!m) fields.push({ path: `posts.${i}.value.${j}.image.${k}`, message: 'No media item with this id or path in your library' });
+          else if (m.type === 'audio') fields.push({ path: `posts.${i}.value.${j}.image.${k}`, message: 'This media item is an audio file: posts carry pictures and videos (audio is for generated videos)' });
+          return m && m.type !== 'audio' ? { row: m, ref } : undefined;
+        }),
+      ),
+    );
+
+    const settingsOf = body.posts.map((p) => {
+      const channel = channels.get(p.integration.id);
+      return normaliseSettings(p.settings ?? channel?.defaultSettings ?? {}, channel?.identifier ?? '');
+    });
+
+    // Platform rules (not for drafts: API.md §6).
+    if (type !== 'draft') {
+      body.posts.forEach((p, i) => {
+        const channel = channels.get(p.integration.id);
+        const adapter = channel && adapterFor(channel.identifier);
+        if (!channel || !adapter) return;
+        const draft: PostDraft = {
+          settings: settingsOf[i]!,
+          items: p.value.map((v, j) => ({
+            content: v.content,
+            media: resolved[i]![j]!.filter((x): x is NonNullable<typeof x> => x !== undefined).map((x) => draftMedia(x.row)),
+          })),
+        };
+        for (const issue of validatePostForPlatform(adapter, channelState(channel), draft)) {
+          fields.push({ path: `posts.${i}.${issue.path}`, message: issue.message });
+        }
+      });
+    }
+    return { resolved, settingsOf };
+  }
+
+  /** The media a request names: by id, else by the path the service gave it. */
+  function mediaRefs(body: CreatePostsBody) {
+    const refs = body.posts.flatMap((p) => p.value.flatMap((v) => v.image.map((img) => (typeof img === 'string' ? { id: img } : img))));
+    return { ids: refs.map((r) => r.id).filter((x): x is string => typeof x === 'string'), paths: refs.map((r) => r.path).filter((x): x is string => typeof x === 'string') };
+  }
+
   /** `post.scheduled`, in the transaction that queues the post (or moves it). */
   async function emitScheduled(tx: Tx, root: PostRow, channel: IntegrationRow, dueAt: Date, at: Date) {
     await emitEvent(tx, root.organizationId, 'post.scheduled', { ...postEventPayload(root, channel), publishDate: root.publishDate.toISOString(), dueAt: dueAt.toISOString() }, at);
@@ -205,63 +262,12 @@ function toOut(root: PostRow, items: PostRow[], integration: { id: string; ident
       const publishDate = type === 'now' || body.date === undefined ? at : new Date(parseInstant(body.date));
       const fields: FieldError[] = [];
 
-      // Channels.
       const channels = new Map((await repo.findIntegrations(organizationId, body.posts.map((p) => p.integration.id), opts.tx)).map((i) => [i.id, i]));
-      body.posts.forEach((p, i) => {
-        if (!channels.has(p.integration.id)) fields.push({ path: `posts.${i}.integration.id`, message: 'No channel with this id in your organisation' });
-      });
-      const seen = new Set<string>();
-      body.posts.forEach((p, i) => {
-        if (seen.has(p.integration.id)) fields.push({ path: `posts.${i}.integration.id`, message: 'This channel appears twice in the request' });
-        seen.add(p.integration.id);
-      });
-
-      // Media: by id, else by the path the service gave it.
-      const refs = body.posts.flatMap((p) => p.value.flatMap((v) => v.image.map((img) => (typeof img === 'string' ? { id: img } : img))));
-      const mediaRows = await deps.media.findLive(
-        organizationId,
-        refs.map((r) => r.id).filter((x): x is string => typeof x === 'string'),
-        refs.map((r) => r.path).filter((x): x is string => typeof x === 'string'),
-        // In the caller's transaction when it gave one (PGlite runs one transaction at a time: a read beside it would wait for it).
-        opts.tx,
-      );
-      const byId = new Map(mediaRows.map((m) => [m.id, m]));
-      const byPath = new Map(mediaRows.map((m) => [m.path, m]));
-      const resolved = body.posts.map((p, i) =>
-        p.value.map((v, j) =>
-          v.image.map((img, k) => {
-            const ref = typeof img === 'string' ? { id: img } : img;
-            const m = (ref.id !== undefined ? byId.get(ref.id) : undefined) ?? (ref.path !== undefined ? byPath.get(ref.path) : undefined);
-            if (!m) fields.push({ path: `posts.${i}.value.${j}.image.${k}`, message: 'No media item with this id or path in your library' });
-            else if (m.type === 'audio') fields.push({ path: `posts.${i}.value.${j}.image.${k}`, message: 'This media item is an audio file: posts carry pictures and videos (audio is for generated videos)' });
-            return m && m.type !== 'audio' ? { row: m, ref } : undefined;
-          }),
-        ),
-      );
-
-      const settingsOf = body.posts.map((p) => {
-        const channel = channels.get(p.integration.id);
-        return normaliseSettings(p.settings ?? channel?.defaultSettings ?? {}, channel?.identifier ?? '');
-      });
-
-      // Platform rules (not for drafts: API.md §6).
-      if (type !== 'draft') {
-        body.posts.forEach((p, i) => {
-          const channel = channels.get(p.integration.id);
-          const adapter = channel && adapterFor(channel.identifier);
-          if (!channel || !adapter) return;
-          const draft: PostDraft = {
-            settings: settingsOf[i]!,
-            items: p.value.map((v, j) => ({
-              content: v.content,
-              media: resolved[i]![j]!.filter((x): x is NonNullable<typeof x> => x !== undefined).map((x) => draftMedia(x.row)),
-            })),
-          };
-          for (const issue of validatePostForPlatform(adapter, channelState(channel), draft)) {
-            fields.push({ path: `posts.${i}.${issue.path}`, message: issue.message });
-          }
-        });
-      }
+      // Media: by id, else by the path the service gave it. In the caller's transaction when it gave
+      // one (PGlite runs one transaction at a time: a read beside it would wait for it).
+      const refs = mediaRefs(body);
+      const mediaRows = await deps.media.findLive(organizationId, refs.ids, refs.paths, opts.tx);
+      const { resolved, settingsOf } = checkRequest(body, type, channels, mediaRows, fields);
       if (fields.length > 0) throw validationError(fields);
 
       if (type !== 'draft' && opts.skipPlanCheck !== true) {
@@ -391,6 +397,90 @@ function toOut(root: PostRow, items: PostRow[], integration: { id: string; ident
       });
       if (!opts.tx) for (const d of scheduled) queue.notifyScheduled(d);
       return { replayed: false, status: 201, body: result as unknown, scheduled };
+    },
+
+    /**
+     * Many new post groups in the caller's transaction (a bulk import): each body is checked as
+     * `createPosts` checks it, and when none is refused all are written together — their rows in a
+     * few multi-row inserts, their publish jobs in one statement per thousand, a `post.scheduled`
+     * event each — instead of several round trips per post. Only new posts of type `schedule` or
+     * `draft` (no ids, no group, no idempotency key); the caller checked the plan's limit. Answers
+     * the refusals by body index (then nothing is written; `dryRun`: nothing is written either
+     * way), else each body's posts; the caller calls `notifyScheduled(scheduled)` once it committed.
+     */
+    async createPostsMany(
+      organizationId: string,
+      bodies: CreatePostsBody[],
+      opts: { creationMethod: CreatePostsOptions['creationMethod']; rowExtras?: Partial<NewPostRow> } & ({ tx: Tx; dryRun?: false } | { tx?: Tx; dryRun: true }),
+    ) {
+      const at = now();
+      const ids = [...new Set(bodies.flatMap((b) => b.posts.map((p) => p.integration.id)))];
+      const channels = new Map((await repo.findIntegrations(organizationId, ids, opts.tx)).map((i) => [i.id, i]));
+      const refs = bodies.map(mediaRefs);
+      const mediaRows = await deps.media.findLive(organizationId, refs.flatMap((r) => r.ids), refs.flatMap((r) => r.paths), opts.tx);
+      const refused: { index: number; error: AppError }[] = [];
+      const checked = bodies.map((body, index) => {
+        if (body.type !== 'schedule' && body.type !== 'draft') throw new Error('createPostsMany takes new posts to schedule or keep as drafts only');
+        if (body.posts.some((p) => (p.group !== undefined && p.group !== '') || p.value.some((v) => v.id !== undefined))) throw new Error('createPostsMany makes new posts only');
+        const fields: FieldError[] = [];
+        const r = checkRequest(body, body.type, channels, mediaRows, fields);
+        if (fields.length > 0) refused.push({ index, error: validationError(fields) });
+        return r;
+      });
+      if (refused.length > 0 || opts.dryRun) return { refused, created: [], scheduled: [] as Date[] };
+      const tx = opts.tx;
+
+      const rows: NewPostRow[] = [];
+      const jobs: Parameters<PublishQueue['sendNew']>[1] = [];
+      const events: { root: NewPostRow & { id: string }; channel: IntegrationRow; dueAt: Date }[] = [];
+      const created = bodies.map((body, n) => {
+        const publishDate = body.date === undefined ? at : new Date(parseInstant(body.date));
+        const dueAt = new Date(Math.max(publishDate.getTime(), at.getTime()));
+        const group = randomUUID();
+        const state: PostRow['state'] = body.type === 'draft' ? 'DRAFT' : 'QUEUE';
+        return body.posts.map((p, i) => {
+          const channel = channels.get(p.integration.id)!;
+          const rootId = randomUUID();
+          const queued = state === 'QUEUE' ? deps.queue.queuedColumns(dueAt) : undefined;
+          p.value.forEach((v, j) => {
+            const row = {
+              id: j === 0 ? rootId : randomUUID(),
+              group,
+              content: v.content,
+              image: checked[n]!.resolved[i]![j]!.filter((x): x is NonNullable<typeof x> => x !== undefined).map((x) => storedImage(x.row, x.ref)),
+              settings: checked[n]!.settingsOf[i]!,
+              tags: body.tags,
+              shortLink: body.shortLink,
+              publishDate,
+              delay: j === 0 ? 0 : v.delay,
+              position: j,
+              parentPostId: j === 0 ? null : rootId,
+              state,
+              updatedAt: at,
+              ...opts.rowExtras,
+              organizationId,
+              integrationId: channel.id,
+              creationMethod: opts.creationMethod,
+              createdAt: at,
+              ...(j === 0 && queued ? queued : {}),
+            } satisfies NewPostRow;
+            rows.push(row);
+            if (j === 0 && queued) {
+              jobs.push({ postId: rootId, ...queued });
+              events.push({ root: row, channel, dueAt });
+            }
+          });
+          return { postId: rootId, integration: channel.id, group };
+        });
+      });
+      // 500 rows a statement keeps within PostgreSQL's 65,535 parameters
+      for (let i = 0; i < rows.length; i += 500) await repo.insertRows(tx, rows.slice(i, i + 500));
+      await deps.queue.sendNew(tx, jobs);
+      for (const e of events) {
+        const payload = { ...postEventPayload({ id: e.root.id, parentPostId: null, group: e.root.group, position: 0, integrationId: e.channel.id }, e.channel), publishDate: e.root.publishDate.toISOString(), dueAt: e.dueAt.toISOString() };
+        await emitEvent(tx, organizationId, 'post.scheduled', payload, at);
+      }
+      return { refused, created, scheduled: events.map((e) => e.dueAt) };
     },
 
     /** Wakes this process's publisher for posts written by `createPosts` in a caller's transaction (after it committed). */

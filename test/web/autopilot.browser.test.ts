@@ -2,7 +2,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkA11y } from './axe.js';
 import { connectTelegramAndBluesky, screenshot, startWebHarness, TELEGRAM_CHAT, type ConnectedChannel, type SignedIn, type WebHarness } from './harness.js';
+import { measureLayout } from './layout.js';
 
 const BERLIN = 'Europe/Berlin';
 
@@ -190,12 +192,42 @@ describe('autopilot in Chromium: a repeating post from the composer, a CSV throu
     await page.getByText('Acme blog').first().waitFor();
     // the back catalogue is not posted; a new article is, once, however often it is polled
     feedItems = [{ guid: 'new-1', title: 'Launch week recap' }, ...feedItems];
-    await page.getByRole('button', { name: 'Poll Acme blog now' }).click();
+    await page.getByRole('button', { name: 'Poll now: Acme blog' }).click();
     await page.getByRole('button', { name: /Recent items/ }).click();
     await page.locator('a[href^="/posts/"]').first().waitFor({ timeout: 20_000 });
-    await page.getByRole('button', { name: 'Poll Acme blog now' }).click();
+    await page.getByRole('button', { name: 'Poll now: Acme blog' }).click();
     await screenshot(page, 'autopilot-feed-items');
     await expect.poll(async () => (await postsInWindow(DateTime.now().minus({ days: 1 }), DateTime.now().plus({ days: 1 }))).filter((p) => p.content.includes('Launch week recap')).length).toBe(1);
     expect((await postsInWindow(DateTime.now().minus({ days: 1 }), DateTime.now().plus({ days: 1 }))).filter((p) => p.content.includes('An older article'))).toHaveLength(0);
+  });
+
+  it('the autopilot pages pass the accessibility checks, and at phone width nothing scrolls sideways and every target is 44×44', async () => {
+    const { page } = me;
+    const queues = (await me.form.api('GET', '/public/v1/evergreen')).json<{ id: string }[]>();
+    const pages = ['/autopilot/repeating', '/autopilot/evergreen', `/autopilot/evergreen/${queues[0]!.id}`, '/autopilot/feeds', '/autopilot/import'];
+    const open = async (path: string) => {
+      await page.goto(path);
+      await page.getByRole('heading', { name: 'Autopilot' }).waitFor();
+      await expect.poll(() => page.locator('.spinner:visible').count()).toBe(0);
+      if (path === '/autopilot/feeds') await page.getByRole('button', { name: /Recent items/ }).click();
+    };
+    for (const path of pages) {
+      await open(path);
+      await checkA11y(page, `the autopilot page ${path}`);
+    }
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      const problems: string[] = [];
+      for (const path of pages) {
+        await open(path);
+        const m = await measureLayout(page);
+        if (m.scrollWidth > m.clientWidth) problems.push(`${path} scrolls sideways; past the edge: ${m.wide.join('; ')}`);
+        problems.push(...m.small.map((t) => `${path}: a target under 44×44: ${t}`));
+        if (path === '/autopilot/import') await screenshot(page, 'autopilot-import-390');
+      }
+      expect(problems, `at 390 px:\n${problems.join('\n')}\n`).toEqual([]);
+    } finally {
+      await page.setViewportSize({ width: 1360, height: 860 });
+    }
   });
 });

@@ -3,94 +3,15 @@ import { DateTime } from 'luxon';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { connectTelegramAndBluesky, screenshot, startWebHarness, type SignedIn, type WebHarness } from './harness.js';
+import { MEASURE, TARGET, type Layout } from './layout.js';
 
 const FIXTURES = new URL('../fixtures/media/', import.meta.url);
 const PHONE = { width: 390, height: 844 };
 const SMALL_PHONE = { width: 360, height: 780 };
 const DESKTOP = { width: 1360, height: 860 };
-/** WCAG 2.5.5 (target size, enhanced): a pointer target is at least 44 by 44 CSS pixels. */
-const TARGET = 44;
-
 // pages load lazily on a busy 2-core machine: polls wait up to 15 s instead of the default 1 s
 vi.setConfig({ expect: { poll: { timeout: 15_000, interval: 100 } } });
 
-interface Layout {
-  scrollWidth: number;
-  clientWidth: number;
-  bodyScrollWidth: number;
-  bodyClientWidth: number;
-  /** what sticks out past the right edge of the window (for the failure message) */
-  wide: string[];
-  /** interactive elements smaller than TARGET × TARGET, described */
-  small: string[];
-}
-
-/**
- * Measures the page in the browser (a string, so the test's TypeScript needs no DOM types):
- * - the document and the body scroll sideways when their scrollWidth exceeds their clientWidth;
- * - every visible interactive element (button, a[href], input, select, textarea, [role=tab],
- *   [role=button], and whatever else is a tab stop, as FullCalendar's posts and day links are)
- *   has a box of at least 44×44 px.
- * Exempt, as WCAG 2.5.5 exempts them:
- * - "inline" targets: a link shown inline inside a sentence or block of text (its parent holds
- *   more text than the link itself), e.g. "open the invitation link you were sent";
- * - a checkbox or radio button whose <label> (the element a finger presses) is 44×44 or more, and
- *   an input covered by such a label (the calendar's state chips draw a transparent input over the chip);
- * - what is not there for a pointer: hidden, zero-sized, visually hidden (1 px clip), or entirely above
- *   the page's top (the skip link waits there until a keyboard focuses it).
- */
-const MEASURE = `(() => {
-  const TARGET = ${TARGET};
-  const doc = document.documentElement;
-  const describe = (el) => {
-    const r = el.getBoundingClientRect();
-    const name = (el.getAttribute('aria-label') || el.textContent || el.getAttribute('title') || el.getAttribute('name') || el.getAttribute('type') || '').trim().replace(/\\s+/g, ' ').slice(0, 40);
-    const cls = typeof el.className === 'string' && el.className ? '.' + el.className.trim().split(/\\s+/).slice(0, 3).join('.') : '';
-    return el.tagName.toLowerCase() + cls + ' "' + name + '" ' + Math.round(r.width) + 'x' + Math.round(r.height);
-  };
-  const visible = (el) => {
-    const r = el.getBoundingClientRect();
-    if (r.width <= 1 || r.height <= 1) return false;
-    if (r.bottom + window.scrollY <= 0) return false;
-    const s = getComputedStyle(el);
-    if (s.visibility === 'hidden' || s.display === 'none') return false;
-    if (s.clip === 'rect(0px, 0px, 0px, 0px)') return false;
-    return el.checkVisibility ? el.checkVisibility({ opacityProperty: false, visibilityProperty: true }) : true;
-  };
-  const big = (r) => r.width >= TARGET - 0.5 && r.height >= TARGET - 0.5;
-  const inline = (el) => {
-    if (el.tagName !== 'A') return false;
-    if (getComputedStyle(el).display !== 'inline') return false;
-    const own = (el.textContent || '').trim().length;
-    let block = el.parentElement;
-    while (block && getComputedStyle(block).display === 'inline') block = block.parentElement;
-    return !!block && (block.textContent || '').trim().length > own + 1;
-  };
-  const labelled = (el) => {
-    if (el.tagName !== 'INPUT') return false;
-    const label = el.closest('label') || (el.id ? document.querySelector('label[for="' + CSS.escape(el.id) + '"]') : null);
-    return !!label && big(label.getBoundingClientRect());
-  };
-  const small = [];
-  for (const el of document.querySelectorAll('button, a[href], input:not([type=hidden]), select, textarea, [role=tab], [role=button], [tabindex]:not([tabindex^="-"])')) {
-    if (!visible(el) || inline(el) || labelled(el)) continue;
-    if (!big(el.getBoundingClientRect())) small.push(describe(el));
-  }
-  const wide = [];
-  for (const el of document.body.querySelectorAll('*')) {
-    const r = el.getBoundingClientRect();
-    if (r.right > doc.clientWidth + 0.5 && r.width > 0 && getComputedStyle(el).position !== 'fixed') {
-      // report the outermost culprits only, not each of their children
-      if (!wide.some((w) => w.el.contains(el))) wide.push({ el, text: describe(el) + ' right=' + Math.round(r.right) });
-    }
-    if (wide.length > 8) break;
-  }
-  return {
-    scrollWidth: doc.scrollWidth, clientWidth: doc.clientWidth,
-    bodyScrollWidth: document.body.scrollWidth, bodyClientWidth: document.body.clientWidth,
-    wide: wide.map((w) => w.text), small,
-  };
-})()`;
 
 describe('the app at phone width (issue 28): nothing scrolls sideways, every target is 44×44', () => {
   let h: WebHarness;

@@ -173,7 +173,7 @@ describe('feeds', () => {
       'DELETE /feeds/f-1': () => ({ id: 'f-1', deleted: true }),
     });
     renderPage(<FeedsTab />, at);
-    await user.click(await screen.findByRole('button', { name: 'Poll Acme blog now' }));
+    await user.click(await screen.findByRole('button', { name: 'Poll now: Acme blog' }));
     expect(await screen.findByText(/Polled: new items/)).toBeTruthy();
     expect(calls.some((c) => c.method === 'POST' && c.path === '/feeds/f-1/poll')).toBe(true);
 

@@ -124,7 +124,7 @@ function FeedCard({ feed, channels, onEdit }: { feed: Feed; channels: Map<string
           {feed.status === 'failing' ? <span className="badge ap-badge-bad">Failing</span> : feed.failures > 0 ? <span className="badge ap-badge-muted">Retrying</span> : <span className="badge ap-badge-ok">OK</span>}
         </div>
         <div className="ap-actions">
-          <Button variant="secondary" onClick={() => poll.mutate()} disabled={poll.isPending} aria-label={`Poll ${name} now`}>
+          <Button variant="secondary" onClick={() => poll.mutate()} disabled={poll.isPending} aria-label={`Poll now: ${name}`}>
             {poll.isPending ? 'Polling…' : 'Poll now'}
           </Button>
           <Button variant="secondary" onClick={onEdit} aria-label={`Edit ${name}`}>

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTelegramSimulator, type TelegramSimulator } from '../../platforms/telegram/telegram.simulator.js';
-import { realtimeManualClock, releaseDueJobs, waitFor } from '../../../test/factories.js';
-import { buildTestApp, call, type TestApp, type TestOrg } from '../../../test/helpers.js';
-import type { ManualClock } from '../../lib/clock.js';
+import { releaseDueJobs, waitFor } from '../../../test/factories.js';
+import { call } from '../../../test/helpers.js';
+import { startTelegramApp, type TelegramApp } from '../../../test/telegram-app.js';
 
 /**
  * A repeating post driven through the publisher across a DST change (issue 30): 09:00 Europe/Berlin
@@ -11,46 +10,25 @@ import type { ManualClock } from '../../lib/clock.js';
  * (`releaseDueJobs`); the publisher and the Telegram simulator are the real ones, and each next
  * occurrence is made by the series extender as it would be in a worker.
  */
-const TOKEN = '123456:AAbbCCddEEffGGhhIIjjKKllMMnnOOppQQ';
-const BOT = { id: 123456, username: 'tidings_bot' };
-const CHAT = { id: -1001234567890, title: 'Acme News', username: 'acmenews', admins: [BOT.id] };
-
 describe('a weekly 09:00 Europe/Berlin series, published across the October DST change', () => {
-  let tg: TelegramSimulator;
-  let t: TestApp;
-  let clock: ManualClock;
-  let org: TestOrg;
-  let channel: string;
-
+  let app: TelegramApp;
   beforeAll(async () => {
-    tg = await startTelegramSimulator();
-    tg.addBot(TOKEN, BOT);
-    tg.addChat(CHAT);
-    clock = realtimeManualClock();
-    t = await buildTestApp({ env: { PLATFORM_ORIGINS: `https://api.telegram.org=${tg.origin}` }, clock, startWorker: true });
-    org = await t.createOrg('Acme');
-    const res = await call(t.app, org.apiKey, { method: 'POST', url: '/public/v1/social/telegram', payload: { botToken: TOKEN, chatId: '@acmenews' } });
-    expect(res.statusCode, res.body).toBe(201);
-    channel = res.json<{ id: string }>().id;
+    app = await startTelegramApp();
   });
-  afterAll(async () => {
-    await t?.close();
-    await tg?.close();
-  });
+  afterAll(async () => app?.close());
 
-  const api = (method: 'GET' | 'POST', url: string, payload?: object) => call(t.app, org.apiKey, { method, url: `/public/v1${url}`, ...(payload ? { payload } : {}) });
-  const sends = () => tg.log.filter((r) => /\/sendMessage$/.test(r.path));
+  const api = (method: 'GET' | 'POST', url: string, payload?: object) => call(app.t.app, app.org.apiKey, { method, url: `/public/v1${url}`, ...(payload ? { payload } : {}) });
   /**
    * Moves the app clock to `iso` and releases the publish jobs due by it (pg-boss compares their
    * start times, in app time, with the database's real clock: a 2027 job never fires by itself).
    */
   const moveTo = async (iso: string) => {
-    clock.set(Date.parse(iso));
-    await releaseDueJobs(t, clock);
+    app.clock.set(Date.parse(iso));
+    await releaseDueJobs(app.t, app.clock);
   };
   const post = async (id: string) => (await api('GET', `/posts/${id}`)).json<{ state: string; publishedAt: string | null; publishDate: string }>();
   const occurrence = async (seriesId: string, index: number) => {
-    const { rows } = await t.deps.database.sql.executeSql(`SELECT id FROM posts WHERE series_id = $1 AND series_index = $2 AND parent_post_id IS NULL`, [seriesId, index]);
+    const { rows } = await app.t.deps.database.sql.executeSql(`SELECT id FROM posts WHERE series_id = $1 AND series_index = $2 AND parent_post_id IS NULL`, [seriesId, index]);
     return (rows[0] as { id: string } | undefined)?.id;
   };
   /** not sent a minute before its time; sent once just after, at its instant by the app clock */
@@ -58,7 +36,7 @@ describe('a weekly 09:00 Europe/Berlin series, published across the October DST 
     await moveTo(new Date(Date.parse(instant) - 60_000).toISOString());
     await new Promise((r) => setTimeout(r, 600));
     expect((await post(id)).state).toBe('QUEUE');
-    expect(sends()).toHaveLength(sentBefore);
+    expect(app.sends()).toHaveLength(sentBefore);
     await moveTo(new Date(Date.parse(instant) + 1000).toISOString());
     const done = await waitFor(async () => {
       const p = await post(id);
@@ -67,14 +45,14 @@ describe('a weekly 09:00 Europe/Berlin series, published across the October DST 
     expect(done.publishDate).toBe(instant);
     expect(Date.parse(done.publishedAt!) - Date.parse(instant)).toBeGreaterThanOrEqual(0);
     expect(Date.parse(done.publishedAt!) - Date.parse(instant)).toBeLessThan(60_000);
-    expect(sends()).toHaveLength(sentBefore + 1);
+    expect(app.sends()).toHaveLength(sentBefore + 1);
   }
 
   it('goes out at 07:00Z on the last Monday of summer time and at 08:00Z on the first of winter time', async () => {
     // Europe leaves summer time on Sunday 2027-10-31: Monday 25 October is CEST, Monday 1 November CET.
     const res = await api('POST', '/series', {
       rule: { frequency: 'weekly', interval: 1, weekdays: ['MO'], time: '09:00', timeZone: 'Europe/Berlin', startDate: '2027-10-25', count: 2 },
-      posts: [{ integration: { id: channel }, value: [{ content: 'Monday briefing', image: [] }] }],
+      posts: [{ integration: { id: app.channel }, value: [{ content: 'Monday briefing', image: [] }] }],
     });
     expect(res.statusCode, res.body).toBe(201);
     const created = res.json<{ series: { id: string }; occurrences: { publishDate: string }[] }>();
@@ -86,7 +64,7 @@ describe('a weekly 09:00 Europe/Berlin series, published across the October DST 
     await publishesAt(first, '2027-10-25T07:00:00.000Z', 0);
 
     // the extender (every SERIES_EXTEND_INTERVAL_SECONDS in a worker) makes the next one
-    await t.deps.services.series.extendDue();
+    await app.t.deps.services.series.extendDue();
     const second = (await occurrence(seriesId, 1))!;
     expect(second).toBeDefined();
     // 07:00Z on 1 November would be 08:00 Berlin: an hour early

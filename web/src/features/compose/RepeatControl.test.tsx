@@ -4,6 +4,7 @@ import userEvent from '@testing-library/user-event';
 import { MemoryRouter } from 'react-router';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MeProvider, type Me } from '../../api/session.js';
+import { apiFetch, json, type Call } from '../../test/kit.js';
 
 // The typed client keeps the fetch it found when created: stub it before anything imports it.
 const fetchMock = vi.hoisted(() => {
@@ -15,32 +16,9 @@ const fetchMock = vi.hoisted(() => {
 const { default: ComposeDialog } = await import('./ComposeDialog.js');
 const { buildRule, describeRule, NO_REPEAT } = await import('./repeat.js');
 
-function json(body: unknown, status = 200): Response {
-  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
-}
-
-interface Call {
-  method: string;
-  path: string;
-  body: unknown;
-}
-
+/** The kit's route table, each handler given the request body. */
 function serve(routes: Record<string, (body: unknown) => unknown>, calls: Call[]) {
-  fetchMock.mockImplementation(async (input, init) => {
-    const req = input instanceof Request ? input : new Request(input, init);
-    const path = new URL(req.url).pathname.replace(/^\/public\/v1/, '');
-    const text = req.method === 'GET' ? '' : await req.clone().text();
-    const body = text ? (JSON.parse(text) as unknown) : undefined;
-    calls.push({ method: req.method, path, body });
-    for (const [key, handler] of Object.entries(routes)) {
-      const [method, pattern] = key.split(' ') as [string, string];
-      if (method === req.method && new RegExp(`^${pattern.replace(/:[a-z]+/g, '[^/]+')}$`).test(path)) {
-        const out = handler(body);
-        return out instanceof Response ? out : json(out);
-      }
-    }
-    return json({ statusCode: 404, code: 'ROUTE_NOT_FOUND', message: `No route ${req.method} ${path}`, requestId: 'r' }, 404);
-  });
+  fetchMock.mockImplementation(apiFetch(Object.fromEntries(Object.entries(routes).map(([key, handle]) => [key, (_req: Request, _url: URL, body: unknown) => handle(body)])), calls));
 }
 
 const me: Me = {

@@ -42,6 +42,27 @@ export function TextInput(props: InputHTMLAttributes<HTMLInputElement>) {
   return <input className="input" {...props} />;
 }
 
+/**
+ * An address the service will fetch (a webhook's, a feed's): `onValue` with each change, and
+ * `onChanged` once it changed, for the API's verdict about the address as it was to go.
+ */
+export function UrlInput({ onValue, onChanged, ...props }: InputHTMLAttributes<HTMLInputElement> & { onValue: (url: string) => void; onChanged: () => void }) {
+  return (
+    <TextInput
+      {...props}
+      type="url"
+      maxLength={2048}
+      required
+      autoComplete="off"
+      spellCheck={false}
+      onChange={(e) => {
+        onValue(e.target.value);
+        onChanged();
+      }}
+    />
+  );
+}
+
 export function Notice({ kind = 'info', children }: { kind?: 'info' | 'ok' | 'bad'; children: ReactNode }) {
   return (
     <div className={`notice notice-${kind}`} role={kind === 'bad' ? 'alert' : 'status'}>

@@ -5,7 +5,7 @@ import { api, unwrap } from '../../api/client.js';
 import { useIntegrations, type Integration } from '../../api/queries.js';
 import type { components } from '../../api/schema.js';
 import { ConfirmDialog } from '../../components/ConfirmDialog.js';
-import { Button, EmptyState, ErrorNotice, Field, Modal, Notice, Spinner, TextInput } from '../../components/ui.js';
+import { Button, EmptyState, ErrorNotice, Field, Modal, Notice, Spinner, TextInput, UrlInput } from '../../components/ui.js';
 import { fieldError, onlyFieldErrors } from '../settings/errors.js';
 import { ChannelChecklist, ChannelChips, channelLabel, When } from './EvergreenFeedsCommon.js';
 
@@ -330,23 +330,7 @@ function FeedForm({ feed, onDone }: { feed?: Feed; onDone: () => void }) {
         </p>
       ) : (
         <Field label="Feed URL" hint="An RSS, Atom or JSON Feed address (http or https, a public address). Tidings reads it once now to check it." error={err('url')}>
-          {(p) => (
-            <TextInput
-              {...p}
-              type="url"
-              value={url}
-              maxLength={2048}
-              required
-              autoComplete="off"
-              spellCheck={false}
-              placeholder="https://example.com/feed.xml"
-              onChange={(e) => {
-                setUrl(e.target.value);
-                // the API's verdict was about the URL as it was
-                if (fieldError(save.error, 'url')) save.reset();
-              }}
-            />
-          )}
+          {(p) => <UrlInput {...p} value={url} placeholder="https://example.com/feed.xml" onValue={setUrl} onChanged={() => fieldError(save.error, 'url') && save.reset()} />}
         </Field>
       )}
       <ChannelChecklist

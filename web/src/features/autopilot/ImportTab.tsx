@@ -1,5 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useId, useMemo, useRef, useState, type DragEvent } from 'react';
+import { useEffect, useId, useMemo, useRef, useState } from 'react';
+import { useFileDrop } from '../../lib/useFileDrop.js';
 import { Link } from 'react-router';
 import { api, ApiFailure, unwrap } from '../../api/client.js';
 import { useIntegrations } from '../../api/queries.js';
@@ -178,35 +179,16 @@ function ExampleLink({ names, timeZone }: { names: { id: string; name: string; d
 
 function FileDrop({ file, onFile }: { file: File | null; onFile: (f: File) => void }) {
   const input = useRef<HTMLInputElement>(null);
-  const depth = useRef(0);
-  const [over, setOver] = useState(false);
-  const inputId = useId();
-
-  function onDrop(e: DragEvent) {
-    e.preventDefault();
-    depth.current = 0;
-    setOver(false);
-    const f = e.dataTransfer.files[0];
+  const { over, handlers } = useFileDrop((files) => {
+    const f = files[0];
     if (f) onFile(f);
-  }
+  });
+  const inputId = useId();
 
   return (
     <div
       className={`import-drop${over ? ' over' : ''}`}
-      onDragEnter={(e) => {
-        e.preventDefault();
-        depth.current += 1;
-        setOver(true);
-      }}
-      onDragOver={(e) => {
-        e.preventDefault();
-        e.dataTransfer.dropEffect = 'copy';
-      }}
-      onDragLeave={() => {
-        depth.current = Math.max(0, depth.current - 1);
-        if (depth.current === 0) setOver(false);
-      }}
-      onDrop={onDrop}
+      {...handlers}
     >
       <label htmlFor={inputId} className="import-drop-label">
         File to import

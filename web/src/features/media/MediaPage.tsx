@@ -1,5 +1,6 @@
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useRef, useState, type DragEvent } from 'react';
+import { useEffect, useRef, useState } from 'react';
+import { useFileDrop } from '../../lib/useFileDrop.js';
 import { Link } from 'react-router';
 import { api, unwrap } from '../../api/client.js';
 import { queryKeys, type MediaItem } from '../../api/queries.js';
@@ -20,33 +21,12 @@ const displayName = (m: MediaItem) => m.originalName ?? m.name;
 
 function DropZone({ onFiles }: { onFiles: (files: FileList) => void }) {
   const input = useRef<HTMLInputElement>(null);
-  const [over, setOver] = useState(false);
-  const depth = useRef(0);
-
-  function onDrop(e: DragEvent) {
-    e.preventDefault();
-    depth.current = 0;
-    setOver(false);
-    if (e.dataTransfer.files.length) onFiles(e.dataTransfer.files);
-  }
+  const { over, handlers } = useFileDrop(onFiles);
 
   return (
     <div
       className={`drop-zone${over ? ' over' : ''}`}
-      onDragEnter={(e) => {
-        e.preventDefault();
-        depth.current += 1;
-        setOver(true);
-      }}
-      onDragOver={(e) => {
-        e.preventDefault();
-        e.dataTransfer.dropEffect = 'copy';
-      }}
-      onDragLeave={() => {
-        depth.current = Math.max(0, depth.current - 1);
-        if (depth.current === 0) setOver(false);
-      }}
-      onDrop={onDrop}
+      {...handlers}
     >
       <p className="drop-title">{over ? 'Drop to upload' : 'Drag images, videos and music here'}</p>
       <p className="hint">JPEG, PNG, GIF, WebP, AVIF, TIFF, MP4 or QuickTime; MP3, M4A, WAV, Ogg or FLAC for videos' background music; several at once.</p>

@@ -2,7 +2,7 @@ import { useMutation } from '@tanstack/react-query';
 import { useId, useState, type FormEvent } from 'react';
 import { api, unwrap } from '../../api/client.js';
 import { useIntegrations } from '../../api/queries.js';
-import { Button, ErrorNotice, Field, Spinner, TextInput } from '../../components/ui.js';
+import { Button, ErrorNotice, Field, Spinner, TextInput, UrlInput } from '../../components/ui.js';
 import { platformName } from '../../lib/platforms.js';
 import { fieldError, onlyFieldErrors } from './errors.js';
 import { EVENT_GROUPS, EVENT_LABELS } from './webhookEvents.js';
@@ -55,23 +55,7 @@ export function WebhookForm({ webhook, onSaved, onCancel }: { webhook?: Webhook;
         {(p) => <TextInput {...p} value={name} maxLength={100} required autoComplete="off" placeholder="e.g. CRM sync" onChange={(e) => setName(e.target.value)} />}
       </Field>
       <Field label="URL" hint="Where events are POSTed (http or https). It must reach a public address." error={fieldError(save.error, 'url')}>
-        {(p) => (
-          <TextInput
-            {...p}
-            type="url"
-            value={url}
-            maxLength={2048}
-            required
-            autoComplete="off"
-            spellCheck={false}
-            placeholder="https://example.com/hooks/tidings"
-            onChange={(e) => {
-              setUrl(e.target.value);
-              // the API's verdict was about the URL as it was: it goes once the URL changes
-              if (fieldError(save.error, 'url')) save.reset();
-            }}
-          />
-        )}
+        {(p) => <UrlInput {...p} value={url} placeholder="https://example.com/hooks/tidings" onValue={setUrl} onChanged={() => fieldError(save.error, 'url') && save.reset()} />}
       </Field>
 
       <fieldset className="choice-group" aria-describedby={`${id}-events-hint${eventsError ? ` ${id}-events-error` : ''}`}>

@@ -11,3 +11,4 @@ export * from './imports.js';
 export * from './series.js';
 export * from './evergreen.js';
 export * from './feeds.js';
+export * from './teamwork.js';

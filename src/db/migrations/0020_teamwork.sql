@@ -51,6 +51,7 @@ CREATE TABLE "signatures" (
 	"updated_at" timestamp with time zone DEFAULT now() NOT NULL
 );
 --> statement-breakpoint
+ALTER TABLE "notifications" ADD COLUMN "user_id" uuid;--> statement-breakpoint
 ALTER TABLE "activity_log" ADD CONSTRAINT "activity_log_organization_id_organizations_id_fk" FOREIGN KEY ("organization_id") REFERENCES "public"."organizations"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "post_comments" ADD CONSTRAINT "post_comments_organization_id_organizations_id_fk" FOREIGN KEY ("organization_id") REFERENCES "public"."organizations"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "post_templates" ADD CONSTRAINT "post_templates_organization_id_organizations_id_fk" FOREIGN KEY ("organization_id") REFERENCES "public"."organizations"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
@@ -60,4 +61,5 @@ CREATE INDEX "activity_log_org_at_idx" ON "activity_log" USING btree ("organizat
 CREATE INDEX "activity_log_target_idx" ON "activity_log" USING btree ("organization_id","target_kind","target_id");--> statement-breakpoint
 CREATE INDEX "post_comments_group_idx" ON "post_comments" USING btree ("organization_id","group","created_at");--> statement-breakpoint
 CREATE UNIQUE INDEX "post_templates_name_uq" ON "post_templates" USING btree ("organization_id",lower("name"));--> statement-breakpoint
-CREATE UNIQUE INDEX "signatures_name_uq" ON "signatures" USING btree ("organization_id",lower("name"));
+CREATE UNIQUE INDEX "signatures_name_uq" ON "signatures" USING btree ("organization_id",lower("name"));--> statement-breakpoint
+ALTER TABLE "notifications" ADD CONSTRAINT "notifications_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;

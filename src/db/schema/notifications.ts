@@ -1,4 +1,5 @@
 import { index, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { users } from './accounts.js';
 import { organizations } from './organizations.js';
 
 export const notifications = pgTable(
@@ -8,6 +9,8 @@ export const notifications = pgTable(
     organizationId: uuid('organization_id')
       .notNull()
       .references(() => organizations.id, { onDelete: 'cascade' }),
+    /** one member it is for (an @mention, issue 31); null: the whole organisation */
+    userId: uuid('user_id').references(() => users.id, { onDelete: 'cascade' }),
     content: text('content').notNull(),
     link: text('link'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),

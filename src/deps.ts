@@ -57,6 +57,8 @@ import { startSeriesExtender } from './modules/series/series-extender.js';
 import { createImportsRepository } from './modules/imports/imports.repository.js';
 import { createImportsService } from './modules/imports/imports.service.js';
 import { createEvergreenRepository } from './modules/evergreen/evergreen.repository.js';
+import { createTemplatesRepository } from './modules/templates/templates.repository.js';
+import { createTemplatesService } from './modules/templates/templates.service.js';
 import { createEvergreenService } from './modules/evergreen/evergreen.service.js';
 import { startEvergreenFill } from './modules/evergreen/evergreen-filler.js';
 import { createFeedsRepository } from './modules/feeds/feeds.repository.js';
@@ -384,6 +386,8 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
         clock,
         notify: (organizationId, content) => notifications.notify(organizationId, content),
       }),
+      // Post templates and signatures (issue 31 part 4).
+      templates: createTemplatesService({ templates: createTemplatesRepository(db), media: repositories.media, clock }),
       webhooks: createWebhooksService({
         webhooks: repositories.webhooks,
         plans,

@@ -12,6 +12,7 @@ import { postTools } from './posts.js';
 import { postizTools } from './postiz.js';
 import { sandboxTools } from './sandbox.js';
 import { seriesTools } from './series.js';
+import { templateTools } from './templates.js';
 import { videoTools } from './video.js';
 import { webhookTools } from './webhooks.js';
 
@@ -31,6 +32,7 @@ export function allTools(services: AppDeps['services']): ToolDefinition[] {
     ...seriesTools(services.series),
     ...evergreenTools(services.evergreen),
     ...feedTools(services.feeds),
+    ...templateTools(services.templates),
     ...postizTools(services),
   ];
 }

@@ -56,6 +56,7 @@ import { createSeriesService } from './modules/series/series.service.js';
 import { startSeriesExtender } from './modules/series/series-extender.js';
 import { createImportsRepository } from './modules/imports/imports.repository.js';
 import { createImportsService } from './modules/imports/imports.service.js';
+import { startImportRecovery } from './modules/imports/import-recovery.js';
 import { createEvergreenRepository } from './modules/evergreen/evergreen.repository.js';
 import { createTemplatesRepository } from './modules/templates/templates.repository.js';
 import { createTemplatesService } from './modules/templates/templates.service.js';
@@ -376,7 +377,8 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
         maxMediaBytes: Math.max(config.media.maxImageBytes, config.media.maxVideoBytes),
         clock,
         logger,
-        options: { backgroundThreshold: config.autopilot.importBackgroundRows },
+        // Embedded PGlite is one process (its lock file): an unfinished import it does not run is orphaned.
+        options: { backgroundThreshold: config.autopilot.importBackgroundRows, soleProcess: database.kind === 'pglite' },
       }),
       // Evergreen queues (issue 30 part 2): free posting-time slots filled through the posts service.
       evergreen: createEvergreenService({
@@ -516,6 +518,7 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
     let watchdogRun: { stop(): Promise<void> } | undefined;
     let feedsRun: { stop(): Promise<void> } | undefined;
     let seriesRun: { stop(): Promise<void> } | undefined;
+    let importsRun: { stop(): Promise<void> } | undefined;
     let evergreenRun: { stop(): Promise<void> } | undefined;
     const overdueWatchdog = createOverdueWatchdog({
       overdue: overdueRepo,
@@ -609,6 +612,8 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
         // Repeating posts: occurrences created a horizon ahead (each series under its row's lock, so workers may race).
         // Evergreen queues: free slots filled a horizon ahead (one fill per channel slot, so workers may race).
         evergreenRun = startEvergreenFill(services.evergreen, { firstDelayMs: 45_000, intervalMs: config.autopilot.evergreenFillMs, logger: { warn: (obj, msg) => logger.warn(obj, msg), error: (obj, msg) => logger.error(obj, msg) } });
+        // Background imports whose process stopped: taken over soon after a start, then every minute.
+        importsRun = startImportRecovery(services.imports, { firstDelayMs: 2_000, intervalMs: 60_000, logger: { warn: (obj, msg) => logger.warn(obj, msg), error: (obj, msg) => logger.error(obj, msg) } });
         seriesRun = startSeriesExtender(services.series, { firstDelayMs: 30_000, intervalMs: config.autopilot.seriesExtendMs, logger: { warn: (obj, msg) => logger.warn(obj, msg), error: (obj, msg) => logger.error(obj, msg) } });
       },
       async close() {
@@ -622,6 +627,7 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
         await watchdogRun?.stop();
         await feedsRun?.stop();
         await seriesRun?.stop();
+        await importsRun?.stop();
         await evergreenRun?.stop();
         await videoWorker?.stop();
         await dispatcher?.stop();

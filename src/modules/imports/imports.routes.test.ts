@@ -28,7 +28,7 @@ beforeAll(async () => {
 });
 afterAll(async () => new Promise<void>((r) => server.close(() => r())));
 
-const { t, orgs } = useTestApp({ env: { ALLOW_PRIVATE_TARGETS: 'true' } }, 'Acme', 'Beta');
+const { t, orgs } = useTestApp({ env: { ALLOW_PRIVATE_TARGETS: 'true', IMPORT_BACKGROUND_ROWS: '150' } }, 'Acme', 'Beta');
 const defaults = { defaultSettings: { who_can_reply_post: 'everyone' } };
 let x1 = '';
 let x2 = '';
@@ -160,19 +160,43 @@ describe('POST /imports', () => {
 
   it('a large file goes through a background import with progress', async () => {
     const lines: string[] = [];
-    for (let i = 0; i < 1001; i++) {
+    for (let i = 0; i < 101; i++) {
       const g = `big${i}`;
       lines.push(`X one,2030-08-01T09:00:00Z,,big ${i},,,${g},0,,`, `X two,2030-08-01T09:00:00Z,,big ${i},,,${g},0,,`);
     }
     const r = await post(orgs.beta.apiKey, csv(lines));
     expect(r.statusCode, r.body).toBe(202);
     const job = r.json<{ id: string; progress: { total: number } }>();
-    expect(job.progress.total).toBe(2002);
+    expect(job.progress.total).toBe(202);
     await t.deps.services.imports.drain();
     const done = await waitFor(async () => {
       const g = (await call(t.app, orgs.beta.apiKey, { method: 'GET', url: `/public/v1/imports/${job.id}` })).json<{ status: string }>();
       return g.status === 'completed' || g.status === 'failed' ? g : undefined;
     });
-    expect(done).toMatchObject({ status: 'completed', progress: { done: 2002, total: 2002 }, created: { groups: 1001, posts: 2002 } });
-  }, 120_000);
+    expect(done).toMatchObject({ status: 'completed', progress: { done: 202, total: 202 }, created: { groups: 101, posts: 202 } });
+  });
+
+  it('an import left unfinished by a stopped process is taken over once, its rows created once', async () => {
+    // What a process killed during a background import leaves: the row pending with its rows kept,
+    // its heartbeat 10 minutes old (and nothing of it written: its posts are one transaction).
+    const source = [0, 1, 2].map((i) => ({ channel: 'X one', date: '2030-09-01T09:00:00Z', text: `orphan ${i}`, group: `orphan${i}` }));
+    const old = new Date(Date.now() - 10 * 60_000).toISOString();
+    const [orphan] = (
+      await t.deps.database.sql.executeSql(
+        `INSERT INTO imports (organization_id, status, format, total_rows, source, created_at, updated_at) VALUES ($1, 'running', 'json', 3, $2::jsonb, $3, $3) RETURNING id`,
+        [orgs.beta.id, JSON.stringify(source), old],
+      )
+    ).rows as { id: string }[];
+    // Two workers' recovery tasks at once: one claims it, the other finds nothing to do.
+    const resumed = await Promise.all([t.deps.services.imports.resumeStale(() => undefined), t.deps.services.imports.resumeStale(() => undefined)]);
+    expect(resumed.sort()).toEqual([0, 1]);
+    const g = (await call(t.app, orgs.beta.apiKey, { method: 'GET', url: `/public/v1/imports/${orphan!.id}` })).json<{ status: string }>();
+    expect(g).toMatchObject({ status: 'completed', progress: { done: 3, total: 3 }, created: { groups: 3, posts: 3 } });
+    const texts = (await list(orgs.beta.apiKey)).map((p) => p.content).filter((c) => c.startsWith('orphan'));
+    expect(texts.sort()).toEqual(['orphan 0', 'orphan 1', 'orphan 2']);
+    // Finished: a later run takes nothing over, and the kept rows are gone.
+    expect(await t.deps.services.imports.resumeStale(() => undefined)).toBe(0);
+    const kept = (await t.deps.database.sql.executeSql(`SELECT source FROM imports WHERE id = $1`, [orphan!.id])).rows as { source: unknown }[];
+    expect(kept[0]!.source).toBeNull();
+  });
 });

@@ -38,12 +38,21 @@ export interface ImportsOptions {
   backgroundThreshold: number;
   /** parallel media checks and downloads */
   mediaConcurrency: number;
+  /** how often a running background import marks its row alive */
+  heartbeatMs: number;
+  /** an unfinished background import whose row was not marked alive for this long is taken over (its process is gone) */
+  staleMs: number;
+  /**
+   * This process is the only one on the database (embedded PGlite, which a lock file keeps to one
+   * process): an unfinished import it is not running itself is orphaned at once, whatever its heartbeat.
+   */
+  soleProcess: boolean;
 }
 
 /** Groups written per `createPostsMany` call (the progress of a background import moves by these). */
 const IMPORT_SLICE = 250;
 
-export const DEFAULT_IMPORTS_OPTIONS: ImportsOptions = { backgroundThreshold: 2000, mediaConcurrency: 8 };
+export const DEFAULT_IMPORTS_OPTIONS: ImportsOptions = { backgroundThreshold: 2000, mediaConcurrency: 8, heartbeatMs: 20_000, staleMs: 90_000, soleProcess: false };
 
 type Channel = Awaited<ReturnType<ImportsRepository['listChannels']>>[number];
 
@@ -396,6 +405,12 @@ export function createImportsService(deps: {
       await deps.plans.assertWithinLimit(organizationId, 'scheduledPostsPerMonth', () => deps.postsRepo.countScheduledInMonth(organizationId, month, next), n);
     }
     const row = await deps.imports.transaction(async (tx: Tx) => {
+      // A background import's row is locked for the run: a second process taking it over (its
+      // heartbeat looked stale) waits here, then finds it finished and creates nothing.
+      if (importId !== undefined) {
+        const status = await deps.imports.lockForRun(importId, tx);
+        if (status !== 'pending' && status !== 'running') return undefined;
+      }
       let done = 0;
       const problems: Problem[] = [];
       // In slices, for the progress of a background import; once a group is refused, the rest are
@@ -421,6 +436,7 @@ export function createImportsService(deps: {
       await emitEvent(tx, organizationId, 'import.completed', { import: { id: saved.id, format, rows: rows.length }, created: { groups: groups.length, posts }, completedAt: doneAt.toISOString() }, doneAt);
       return saved;
     });
+    if (!row) return undefined;
     deps.posts.notifyScheduled(scheduled);
     return { id: row.id, groups: groups.length, posts };
   }
@@ -439,8 +455,17 @@ export function createImportsService(deps: {
     };
   }
 
+  /**
+   * Runs a background import whose rows are kept on its row (`source`), so that a process that
+   * stops half-way leaves it to be taken over (`resumeStale`): the posts are written in one
+   * transaction, so a run that did not commit left nothing behind and the next starts from the top.
+   */
   async function runInBackground(organizationId: string, id: string, rows: FileRow[], format: ImportFormat) {
     running.set(id, 0);
+    const heartbeat = setInterval(() => {
+      deps.imports.touchRunning(id, now()).catch((err: unknown) => deps.logger?.warn({ err, importId: id }, 'import heartbeat failed'));
+    }, options.heartbeatMs);
+    heartbeat.unref();
     try {
       await deps.imports.update(id, { status: 'running', updatedAt: now() });
       await create(organizationId, rows, format, id, (done) => running.set(id, done));
@@ -456,8 +481,16 @@ export function createImportsService(deps: {
       const at = now();
       await deps.imports.update(id, { status: 'failed', problems, source: null, updatedAt: at, completedAt: at }).catch((err: unknown) => deps.logger?.warn({ err }, 'could not record a failed import'));
     } finally {
+      clearInterval(heartbeat);
       running.delete(id);
     }
+  }
+
+  function startBackground(organizationId: string, id: string, rows: FileRow[], format: ImportFormat) {
+    const p = runInBackground(organizationId, id, rows, format);
+    background.add(p);
+    void p.finally(() => background.delete(p));
+    return p;
   }
 
   return {
@@ -475,13 +508,13 @@ export function createImportsService(deps: {
       }
       if (rows.length > options.backgroundThreshold) {
         const at = now();
-        const row = await deps.imports.insert({ organizationId, status: 'pending', format: input.format, totalRows: rows.length, source: null, createdAt: at, updatedAt: at });
-        const p = runInBackground(organizationId, row.id, rows, input.format);
-        background.add(p);
-        void p.finally(() => background.delete(p));
+        // The rows are kept on the import's row until it finished, so another process (or this one
+        // restarted) can take over an import whose process stopped (`resumeStale`).
+        const row = await deps.imports.insert({ organizationId, status: 'pending', format: input.format, totalRows: rows.length, source: rows as Record<string, string>[], createdAt: at, updatedAt: at });
+        startBackground(organizationId, row.id, rows, input.format);
         return { kind: 'job' as const, body: toOut(row) };
       }
-      const r = await create(organizationId, rows, input.format, undefined);
+      const r = (await create(organizationId, rows, input.format, undefined))!;
       return { kind: 'done' as const, body: { id: r.id, status: 'completed' as const, rows: rows.length, created: { groups: r.groups, posts: r.posts } } };
     },
 
@@ -513,6 +546,35 @@ export function createImportsService(deps: {
         });
       }
       return writeFile(q.format, rows);
+    },
+
+    /**
+     * Takes over the background imports left unfinished by a process that stopped (no heartbeat for
+     * `staleMs`; on embedded PGlite, any this process is not running) and runs them to the end,
+     * one after another. Run periodically by worker processes (`startImportRecovery`).
+     */
+    async resumeStale(onError: (err: unknown, importId: string) => void) {
+      const at = now();
+      const before = options.soleProcess ? new Date(at.getTime() + 1) : new Date(at.getTime() - options.staleMs);
+      let resumed = 0;
+      for (const stale of await deps.imports.findStale(before, [...running.keys()])) {
+        const claimed = await deps.imports.claimStale(stale.id, stale.updatedAt, now());
+        if (!claimed) continue; // another process took it
+        const rows = (claimed.source ?? []) as FileRow[];
+        if (rows.length === 0) {
+          const doneAt = now();
+          await deps.imports.update(stale.id, { status: 'failed', problems: [{ row: null, column: null, message: 'The import stopped and its rows were not kept; nothing was created' }], updatedAt: doneAt, completedAt: doneAt });
+          continue;
+        }
+        deps.logger?.warn({ importId: stale.id }, 'resuming a background import left unfinished');
+        try {
+          await startBackground(stale.organizationId, stale.id, rows, claimed.format as ImportFormat);
+          resumed++;
+        } catch (err) {
+          onError(err, stale.id);
+        }
+      }
+      return resumed;
     },
 
     /** Waits for the background imports of this process (tests, shutdown). */

@@ -26,6 +26,7 @@ import { importsRoutes } from './modules/imports/imports.routes.js';
 import { evergreenRoutes } from './modules/evergreen/evergreen.routes.js';
 import { webhooksRoutes } from './modules/webhooks/webhooks.routes.js';
 import { feedsRoutes } from './modules/feeds/feeds.routes.js';
+import { commentsRoutes } from './modules/comments/comments.routes.js';
 import { templatesRoutes } from './modules/templates/templates.routes.js';
 import { teamRoutes } from './modules/team/team.routes.js';
 import { onboardingRoutes } from './modules/onboarding/onboarding.routes.js';
@@ -165,6 +166,7 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
       await api.register(mediaRoutes(services.media, config.media));
       await api.register(webhooksRoutes(services.webhooks));
       await api.register(feedsRoutes(services.feeds));
+      await api.register(commentsRoutes(services.comments, { sandboxGroup: (org, group) => services.sandbox.scope.group(org, group) }));
       await api.register(templatesRoutes(services.templates));
       await api.register(videoRoutes(services.video));
       await api.register(sandboxRoutes(services.sandbox));

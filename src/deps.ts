@@ -58,6 +58,8 @@ import { createImportsRepository } from './modules/imports/imports.repository.js
 import { createImportsService } from './modules/imports/imports.service.js';
 import { startImportRecovery } from './modules/imports/import-recovery.js';
 import { createEvergreenRepository } from './modules/evergreen/evergreen.repository.js';
+import { createCommentsRepository } from './modules/comments/comments.repository.js';
+import { createCommentsService } from './modules/comments/comments.service.js';
 import { createTemplatesRepository } from './modules/templates/templates.repository.js';
 import { createTemplatesService } from './modules/templates/templates.service.js';
 import { createEvergreenService } from './modules/evergreen/evergreen.service.js';
@@ -331,6 +333,15 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
       }),
       groups: createGroupsService({ groups: repositories.groups, clock }),
       notifications,
+      // Comments on posts (issue 31 part 3): @mentions notify the member (and mail them when SMTP is set).
+      comments: createCommentsService({
+        comments: createCommentsRepository(db),
+        clock,
+        notifyMember: (organizationId, userId, content, link) => notifications.notifyMember(organizationId, userId, content, link),
+        mailer: accounts.mailer.delivers ? accounts.mailer : undefined,
+        publicUrl: config.publicUrl,
+        logger,
+      }),
       connect: createConnectService({ ...connectDeps, setVariables: platformVariables, adapters, http: platformHttp }),
       sandbox: (sandboxService = createSandboxService({
         platforms: sandboxPlatforms,

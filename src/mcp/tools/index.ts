@@ -2,6 +2,7 @@ import type { AppDeps } from '../../deps.js';
 import type { ToolDefinition } from '../tool.js';
 import { analyticsTools } from './analytics.js';
 import { channelTools } from './channels.js';
+import { commentTools } from './comments.js';
 import { customerTools } from './customers.js';
 import { evergreenTools } from './evergreen.js';
 import { feedTools } from './feeds.js';
@@ -32,6 +33,7 @@ export function allTools(services: AppDeps['services']): ToolDefinition[] {
     ...seriesTools(services.series),
     ...evergreenTools(services.evergreen),
     ...feedTools(services.feeds),
+    ...commentTools(services.comments),
     ...templateTools(services.templates),
     ...postizTools(services),
   ];

@@ -11,11 +11,12 @@ export function notificationsRoutes(service: NotificationsService): FastifyPlugi
         schema: {
           tags: ['Notifications'],
           summary: "The organisation's notifications, newest first",
+          description: "A signed-in member (the web app) also sees their own (their @mentions in comments); an API key or OAuth token sees the organisation's only.",
           querystring: PageQuerySchema,
           response: { 200: NotificationsPageSchema },
         },
       },
-      async (req) => service.listNotifications(req.auth.organizationId, req.query.page),
+      async (req) => service.listNotifications(req.auth.organizationId, req.query.page, req.auth.session?.userId),
     );
   };
 }

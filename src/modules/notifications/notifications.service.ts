@@ -4,9 +4,12 @@ import type { NotificationsRepository } from './notifications.repository.js';
 
 export function createNotificationsService(deps: { notifications: NotificationsRepository; clock: Clock }) {
   return {
-    /** Newest first, pages of 100 (the reference's page size). */
-    async listNotifications(organizationId: string, page: number) {
-      const { rows, total } = await deps.notifications.listPage(organizationId, page * PAGE_SIZE, PAGE_SIZE);
+    /**
+     * Newest first, pages of 100 (the reference's page size): the organisation's, and the signed-in
+     * member's own (`userId`, e.g. their @mentions); an API key or token sees the organisation's only.
+     */
+    async listNotifications(organizationId: string, page: number, userId?: string) {
+      const { rows, total } = await deps.notifications.listPage(organizationId, page * PAGE_SIZE, PAGE_SIZE, userId);
       return {
         notifications: rows.map((r) => ({
           id: r.id,
@@ -26,6 +29,11 @@ export function createNotificationsService(deps: { notifications: NotificationsR
         link,
         createdAt: new Date(deps.clock.now()),
       });
+    },
+
+    /** Writes a message for one member of the organisation (an @mention): only they see it. */
+    async notifyMember(organizationId: string, userId: string, content: string, link: string | null = null) {
+      return deps.notifications.insertNotification({ organizationId, userId, content, link, createdAt: new Date(deps.clock.now()) });
     },
   };
 }

@@ -36,6 +36,8 @@ import {
 } from './model.js';
 import { Avatar, PreviewCard } from './Preview.js';
 import { RepeatControl } from './RepeatControl.js';
+import { TemplateControls, type TemplateInsert } from './TemplateControls.js';
+import { appendSignature, useSignatures, withAutoSignatures } from './templates.js';
 import { buildRule, describeRule, NO_REPEAT, repeatProblems, type RepeatChoice } from './repeat.js';
 import { announce } from './toast.js';
 
@@ -147,6 +149,8 @@ export function Composer({
   /** "Repeat" (issue 30): a new post only; repeating saves a series (POST /series) instead of posts */
   const [repeat, setRepeat] = useState<RepeatChoice>(NO_REPEAT);
   const canRepeat = !initialState.edit;
+  /** auto-add signatures (Settings → Templates & signatures): appended per channel when a new post is saved */
+  const signatures = useSignatures();
   const repeating = canRepeat && repeat.frequency !== 'none';
 
   const channels = useMemo(() => integrations.data ?? [], [integrations.data]);
@@ -372,6 +376,23 @@ export function Composer({
     updateItems(scope, (items) => items.map((it) => (it.key === key ? fn(it) : it)));
   }
 
+  /** A template inserted: its text replaces the shared one; its channels' own texts and channels are taken up. */
+  function insertTemplate(t: TemplateInsert) {
+    setState((s) => {
+      const perChannel = { ...s.perChannel };
+      for (const [id, items] of Object.entries(t.own)) perChannel[id] = { ...perChannel[id], custom: true, items };
+      return { ...s, shared: t.shared, perChannel, channels: [...s.channels, ...t.channels.filter((id) => !s.channels.includes(id))] };
+    });
+    setTab(SHARED);
+    setApiProblems([]);
+  }
+
+  /** A signature on demand: at the end of the first item of the text shown (shared, or the channel's own). */
+  function addSignature(content: string) {
+    const scope = tab === SHARED || usesShared(state, tab) ? SHARED : tab;
+    updateItems(scope, (items) => (items.length === 0 ? items : [{ ...items[0]!, text: appendSignature(items[0]!.text, content) }, ...items.slice(1)]));
+  }
+
   function toggleChannel(id: string) {
     setState((s) => (s.channels.includes(id) ? { ...s, channels: s.channels.filter((x) => x !== id) } : { ...s, channels: [...s.channels, id] }));
     if (tab === id) setTab(SHARED);
@@ -479,7 +500,7 @@ export function Composer({
         return;
       }
     }
-    save.mutate({ ...buildPostsBody(state, { type, date, rules: rulesOf }), type, ...(queuedAt ? { queuedAt } : {}) });
+    save.mutate({ ...buildPostsBody(withAutoSignatures(state, signatures.data ?? []), { type, date, rules: rulesOf }), type, ...(queuedAt ? { queuedAt } : {}) });
   }
 
   /** Saving with "Repeat" on: a series from the chosen local date and time (schedule or draft). */
@@ -500,7 +521,7 @@ export function Composer({
       setRefusals((n) => n + 1);
       return;
     }
-    const { body, order } = buildPostsBody(state, { type, date: undefined, rules: rulesOf });
+    const { body, order } = buildPostsBody(withAutoSignatures(state, signatures.data ?? []), { type, date: undefined, rules: rulesOf });
     saveSeries.mutate({ body: { rule: buildRule(repeat, w, tz), type, shortLink: body.shortLink, tags: body.tags, posts: body.posts }, order });
   }
 
@@ -702,6 +723,8 @@ export function Composer({
             ) : null
           ) : null}
           {published ? <Notice>Part of this post is already published: saving changes Tidings’ record only; nothing changes on the platforms.</Notice> : null}
+
+          <TemplateControls state={state} selected={selected} isNew={!state.edit} known={new Set(channels.filter((c) => !unavailable(c)).map((c) => c.id))} onInsert={insertTemplate} onSignature={addSignature} />
 
           <Tabs.Root value={tab} onValueChange={setTab} className="compose-tabs">
             <Tabs.List className="compose-tablist" aria-label="Text per channel">

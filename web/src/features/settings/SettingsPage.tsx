@@ -5,6 +5,8 @@ import { ApiKeysSettings } from './ApiKeysSettings.js';
 import { ApprovedAppsSettings } from './ApprovedAppsSettings.js';
 import { MembersSettings } from './MembersSettings.js';
 import { ProfileSettings } from './ProfileSettings.js';
+import { SignaturesSettings } from './SignaturesSettings.js';
+import { TemplatesSettings } from './TemplatesSettings.js';
 import { WebhooksSettings } from './WebhooksSettings.js';
 import './settings.css';
 
@@ -14,9 +16,10 @@ const TABS = [
   { to: 'api-keys', label: 'API keys', managers: true },
   { to: 'apps', label: 'Approved apps' },
   { to: 'webhooks', label: 'Webhooks' },
+  { to: 'templates', label: 'Templates & signatures' },
 ];
 
-/** Settings (mounted at /settings/*): profile, members, API keys, approved apps, webhooks. */
+/** Settings (mounted at /settings/*): profile, members, API keys, approved apps, webhooks, templates & signatures. */
 export default function SettingsPage() {
   const canManage = useCanManage();
   const { pathname } = useLocation();
@@ -40,6 +43,15 @@ export default function SettingsPage() {
           <Route path="api-keys" element={<ApiKeysSettings />} />
           <Route path="apps" element={<ApprovedAppsSettings />} />
           <Route path="webhooks" element={<WebhooksSettings />} />
+          <Route
+            path="templates"
+            element={
+              <>
+                <TemplatesSettings />
+                <SignaturesSettings />
+              </>
+            }
+          />
           <Route path="*" element={<Notice kind="bad">No such settings page.</Notice>} />
         </Routes>
       </div>

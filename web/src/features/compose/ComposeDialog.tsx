@@ -9,6 +9,7 @@ import { Composer, type ComposerGuard } from './Composer.js';
 import { draftKey, type DraftTarget } from './drafts.js';
 import { emptyState, stateFromPosts, type ComposeState } from './model.js';
 import './compose.css';
+import { CommentsPanel } from '../posts/CommentsPanel.js';
 
 /** What the composer opens with: a new post (optionally at a time, for channels) or an existing group to edit. */
 export interface ComposeInitial {
@@ -91,6 +92,12 @@ export default function ComposeDialog({ open, onOpenChange, initial }: { open: b
     <>
       <Modal open={open} onOpenChange={requestOpenChange} title={title} wide>
         {open ? <Loader initial={initial} onDone={() => onOpenChange(false)} guard={guard} /> : null}
+        {open && initial?.group ? (
+          <details className="compose-comments">
+            <summary>Comments</summary>
+            <CommentsPanel group={initial.group} heading={false} />
+          </details>
+        ) : null}
       </Modal>
       <ConfirmDialog
         open={open && asking}

@@ -9,6 +9,7 @@ import { ChannelAvatar } from '../channels/PlatformMark.js';
 import { useSandboxIds } from '../sandbox/queries.js';
 import { SandboxBadge } from '../sandbox/TrySandbox.js';
 import type { ComposeInitial } from '../compose/ComposeDialog.js';
+import { CommentsPanel } from './CommentsPanel.js';
 import { DeletePostDialog } from './DeletePostDialog.js';
 import { MissingPanel } from './MissingPanel.js';
 import { useChangeStatus, useDeletePost, usePostDetail, type PostDetail } from './post-queries.js';
@@ -318,6 +319,7 @@ export default function PostDetailPage() {
           {post.seriesId ? <SeriesPanel post={post} tz={tz} /> : null}
           <MissingPanel post={post} />
           {post.state === 'PUBLISHED' ? <PostFigures post={post} /> : null}
+          <CommentsPanel group={post.group} />
         </div>
         <Facts post={post} tz={tz} platform={platform} sandbox={sandboxIds.has(post.integration.id)} />
       </div>

@@ -66,6 +66,10 @@ describe('templates and signatures in Chromium', () => {
     await dialog.getByLabel('Date').fill(day.toISODate());
     await dialog.getByLabel('Time').fill('10:00');
     await screenshot(page, 'templates-compose');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await dialog.getByRole('button', { name: 'Save as template' }).scrollIntoViewIfNeeded();
+    await screenshot(page, 'templates-compose-390');
+    await page.setViewportSize({ width: 1360, height: 860 });
     await dialog.getByRole('button', { name: 'Schedule', exact: true }).click();
     await dialog.waitFor({ state: 'detached' });
 

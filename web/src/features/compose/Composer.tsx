@@ -597,6 +597,7 @@ export function Composer({
     );
   }
 
+  const signedState = withAutoSignatures(state, signatures.data ?? []);
   const sharedUsers = selected.filter((c) => usesShared(state, c.id));
   const noThreads = sharedUsers.filter((c) => rulesOf[c.id] && !threadSupported(rulesOf[c.id]));
   const published = state.edit?.published ?? false;
@@ -835,7 +836,8 @@ export function Composer({
           {selected.map((c) => {
             const rules = rulesOf[c.id];
             const all = usesShared(state, c.id) ? state.shared : (state.perChannel[c.id]?.items ?? []);
-            const items = itemsFor(state, c.id, rules);
+            // as it will be sent: with the channel's auto-add signature on a new post
+            const items = itemsFor(signedState, c.id, rules);
             return <PreviewCard key={c.id} channel={c} rules={rules} items={items} dropped={all.length - items.length} when={whenIso ? { label: formatDateTime(whenIso, tz), title: utcTitle(whenIso) } : undefined} />;
           })}
         </aside>

@@ -122,6 +122,9 @@ describe('templates and signatures in the composer', () => {
     await userEvent.click(within(values).getByRole('button', { name: 'Insert template' }));
     const text = within(dialog).getByLabelText<HTMLTextAreaElement>('Post text');
     await waitFor(() => expect(text.value).toBe('Meet Tidings today'));
+    // the previews show the text as it will be sent: the auto-add signature on its channel only
+    expect(within(dialog).getByRole('article', { name: 'Preview on Acme News' }).textContent).toContain('— the team');
+    expect(within(dialog).getByRole('article', { name: 'Preview on Acme on Bluesky' }).textContent).not.toContain('— the team');
 
     // on demand: appended once to the text shown
     await userEvent.click(within(dialog).getByRole('button', { name: 'Signature' }));

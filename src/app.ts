@@ -31,6 +31,7 @@ import { templatesRoutes } from './modules/templates/templates.routes.js';
 import { teamRoutes } from './modules/team/team.routes.js';
 import { onboardingRoutes } from './modules/onboarding/onboarding.routes.js';
 import { videoRoutes } from './modules/video/video.routes.js';
+import { activityRoutes } from './modules/activity/activity.routes.js';
 import { sandboxRoutes } from './modules/sandbox/sandbox.routes.js';
 import { installSandboxScope } from './http/sandbox-scope.js';
 import { VERSION } from './version.js';
@@ -172,6 +173,7 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
       await api.register(sandboxRoutes(services.sandbox));
       await api.register(teamRoutes(services.accounts, services.oauth));
       await api.register(onboardingRoutes(services.onboarding));
+      await api.register(activityRoutes(services.activity));
       if (opts.extraRoutes) await api.register(opts.extraRoutes);
     },
     { prefix: API_PREFIX },

@@ -128,6 +128,8 @@ const EnvSchema = z.object({
   EVERGREEN_FILL_INTERVAL_SECONDS: positiveInt.default(600),
   FEED_CHECK_INTERVAL_SECONDS: positiveInt.default(60),
   IMPORT_BACKGROUND_ROWS: positiveInt.default(2000),
+  // The activity log (issue 31): kept at least 90 days
+  ACTIVITY_RETENTION_DAYS: z.coerce.number().int().min(90, 'must be at least 90 (the activity log is kept at least 90 days)').max(36500).default(90),
   MCP_ALLOWED_ORIGINS: z
     .string()
     .optional()
@@ -212,6 +214,8 @@ export interface Config {
    * its own poll interval); an import of more than `importBackgroundRows` rows answers 202 and runs as a job.
    */
   autopilot: { seriesExtendMs: number; evergreenFillMs: number; feedCheckMs: number; importBackgroundRows: number };
+  /** activity log entries older than this many days (at least 90) are purged by worker processes */
+  activityRetentionDays: number;
 }
 
 export interface AccountsConfig {
@@ -417,6 +421,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       feedCheckMs: e.FEED_CHECK_INTERVAL_SECONDS * 1000,
       importBackgroundRows: e.IMPORT_BACKGROUND_ROWS,
     },
+    activityRetentionDays: e.ACTIVITY_RETENTION_DAYS,
     publish: {
       maxLatenessMs: e.PUBLISH_MAX_LATENESS,
       concurrency: e.PUBLISH_CONCURRENCY,

@@ -66,6 +66,9 @@ import { createEvergreenService } from './modules/evergreen/evergreen.service.js
 import { startEvergreenFill } from './modules/evergreen/evergreen-filler.js';
 import { createFeedsRepository } from './modules/feeds/feeds.repository.js';
 import { createFeedsService, startFeedPoller } from './modules/feeds/feeds.service.js';
+import { createActivityRepository } from './modules/activity/activity.repository.js';
+import { createActivityService } from './modules/activity/activity.service.js';
+import { startActivityPurge } from './modules/activity/activity-purge.js';
 import { createMemoryStore } from './rate-limit/memory-store.js';
 import { createPostgresStore } from './rate-limit/postgres-store.repository.js';
 import { createRedisStore } from './rate-limit/redis-store.js';
@@ -265,6 +268,8 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
       },
     });
     const notifications = createNotificationsService({ notifications: repositories.notifications, clock });
+    // The activity log (issue 31): services record through it; the actor comes from core/actor.ts.
+    const activity = createActivityService({ activity: createActivityRepository(db), clock, retentionDays: config.activityRetentionDays });
     const plans = createPlansService({ plans: repositories.plans });
     const platformLogger = { debug: () => undefined, info: () => undefined, warn: (obj: unknown, msg?: string) => logger.warn(obj, msg) };
     // File-backed Blobs of the stored media (adapters stream them, never read them whole).
@@ -291,14 +296,15 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
       plans: repositories.plans,
       clock,
       onAccessChanged: (change) => auth.invalidate(change),
+      activity,
     });
-    const accounts = createAccounts({ config, repositories, sessions, organizations, rateStore, clock, logger, onTokensRevoked: (ids) => ids.forEach((id) => auth.invalidate({ credentialId: id })) });
+    const accounts = createAccounts({ config, repositories, sessions, organizations, activity, rateStore, clock, logger, onTokensRevoked: (ids) => ids.forEach((id) => auth.invalidate({ credentialId: id })) });
     closers.push(async () => accounts.mailer.close());
     // RSS/Atom/JSON Feed autoposting (issue 30 part 3): posts through the posts service, slots from
     // the integrations service, images through the media library, fetched with the upload-from-url guard.
     const feeds = createFeedsService({
       feeds: createFeedsRepository(db),
-      posts: createPostsService({ posts: repositories.posts, media: repositories.media, queue, adapters, plans, access, clock }),
+      posts: createPostsService({ posts: repositories.posts, media: repositories.media, queue, adapters, plans, access, clock, activity }),
       findSlot: (organizationId, id) =>
         createIntegrationsService({ integrations: repositories.integrations, groups: repositories.groups, clock, notify: (o, c) => notifications.notify(o, c) }).findSlot(organizationId, id),
       importImage: (organizationId, url) => media.uploadFromUrl(organizationId, url),
@@ -312,6 +318,7 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
     const connectDeps = {
       integrations: repositories.integrations,
       states: createConnectStatesRepository(db),
+      activity,
       publicUrl: config.publicUrl,
       plans,
       secretBox,
@@ -319,7 +326,7 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
       logger: platformLogger,
       timeoutMs: config.platformTimeoutSeconds * 1000,
     };
-    const postsService = createPostsService({ posts: repositories.posts, media: repositories.media, queue, adapters, plans, access, clock });
+    const postsService = createPostsService({ posts: repositories.posts, media: repositories.media, queue, adapters, plans, access, clock, activity });
     const services = {
       organizations,
       ...accounts.services,
@@ -330,9 +337,11 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
         groups: repositories.groups,
         clock,
         notify: (organizationId, content) => notifications.notify(organizationId, content),
+        activity,
       }),
       groups: createGroupsService({ groups: repositories.groups, clock }),
       notifications,
+      activity,
       // Comments on posts (issue 31 part 3): @mentions notify the member (and mail them when SMTP is set).
       comments: createCommentsService({
         comments: createCommentsRepository(db),
@@ -407,6 +416,7 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
         secretBox,
         clock,
         target: { allowPrivate: config.allowPrivateTargets, resolve: opts.webhookResolve },
+        activity,
       }),
       video: createVideoService({
         video: repositories.video,
@@ -457,6 +467,7 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
     accountsTimer.unref();
 
     const publisher = createPublisher({
+      activity,
       posts: publishing,
       channels,
       queue,
@@ -531,6 +542,7 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
     let seriesRun: { stop(): Promise<void> } | undefined;
     let importsRun: { stop(): Promise<void> } | undefined;
     let evergreenRun: { stop(): Promise<void> } | undefined;
+    let activityPurgeRun: { stop(): Promise<void> } | undefined;
     const overdueWatchdog = createOverdueWatchdog({
       overdue: overdueRepo,
       clock,
@@ -625,6 +637,8 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
         evergreenRun = startEvergreenFill(services.evergreen, { firstDelayMs: 45_000, intervalMs: config.autopilot.evergreenFillMs, logger: { warn: (obj, msg) => logger.warn(obj, msg), error: (obj, msg) => logger.error(obj, msg) } });
         // Background imports whose process stopped: taken over soon after a start, then every minute.
         importsRun = startImportRecovery(services.imports, { firstDelayMs: 2_000, intervalMs: 60_000, logger: { warn: (obj, msg) => logger.warn(obj, msg), error: (obj, msg) => logger.error(obj, msg) } });
+        // The activity log's retention: entries older than ACTIVITY_RETENTION_DAYS deleted, hourly.
+        activityPurgeRun = startActivityPurge(activity, { firstDelayMs: 10 * 60_000, intervalMs: 60 * 60_000, logger: { error: (obj, msg) => logger.error(obj, msg) } });
         seriesRun = startSeriesExtender(services.series, { firstDelayMs: 30_000, intervalMs: config.autopilot.seriesExtendMs, logger: { warn: (obj, msg) => logger.warn(obj, msg), error: (obj, msg) => logger.error(obj, msg) } });
       },
       async close() {
@@ -640,6 +654,7 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
         await seriesRun?.stop();
         await importsRun?.stop();
         await evergreenRun?.stop();
+        await activityPurgeRun?.stop();
         await videoWorker?.stop();
         await dispatcher?.stop();
         await webhookDelivery.stop();
@@ -662,6 +677,7 @@ function createAccounts(input: {
   config: Config;
   repositories: { accounts: ReturnType<typeof createAccountsRepository>; sessions: ReturnType<typeof createSessionsRepository>; oauth: ReturnType<typeof createOauthRepository> };
   organizations: ReturnType<typeof createOrganizationsService>;
+  activity: ReturnType<typeof createActivityService>;
   sessions: ReturnType<typeof createSessionsService>;
   rateStore: SlidingLogStore;
   clock: Clock;
@@ -687,6 +703,7 @@ function createAccounts(input: {
     clock,
     publicUrl: config.publicUrl,
     signup: a.signup,
+    activity: input.activity,
   });
   const clients = createClientsService({ oauth: repositories.oauth, accounts, clock, dynamicRegistration: a.dynamicRegistration, onTokensRevoked: (ids) => input.onTokensRevoked(ids) });
   const device = createDeviceService({

@@ -2,6 +2,7 @@ import '@fastify/cookie';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
 import type { AuthContext, AuthService } from '../modules/auth/auth.service.js';
+import { runAsActor } from '../core/actor.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -36,6 +37,12 @@ export function installAuth(app: FastifyInstance, auth: AuthService, opts: { ses
     if (req.auth.readOnly && !READ_METHODS.has(req.method)) {
       throw new AppError('INSUFFICIENT_SCOPE', 'This token was granted read access only (scope mcp:read): sign in again granting mcp:write to change anything');
     }
+  });
+  // Who acts (`core/actor.ts`), for the rest of the request. A callback hook: the rest of the
+  // request runs inside `done`, so the store reaches the handler (an async hook's `enterWith`
+  // would not outlive the hook's own promise chain).
+  app.addHook('onRequest', (req, _reply, done) => {
+    runAsActor(req.auth.actor, done);
   });
 }
 

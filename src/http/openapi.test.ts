@@ -26,6 +26,7 @@ describe('OpenAPI', () => {
     const doc = res.json<{ openapi: string; paths: Record<string, Record<string, { parameters?: { name: string }[]; responses: Record<string, unknown> }>>; components: { securitySchemes: unknown } }>();
     expect(doc.openapi).toBe('3.1.0');
     expect(Object.keys(doc.paths).sort()).toEqual([
+      '/activity',
       '/analytics/overview',
       '/analytics/overview.csv',
       '/analytics/post/{postId}',

@@ -9,6 +9,7 @@ import type { AuthContext } from '../modules/auth/auth.service.js';
 import { takeFromBudget } from '../rate-limit/budget.js';
 import type { SlidingLogStore } from '../rate-limit/store.js';
 import { compileTool, type CompiledTool, type ToolDefinition } from './tool.js';
+import { runAsActor } from '../core/actor.js';
 
 /** The caller of a request that does work, its request taken from the organisation's budget. */
 export type ChargedCaller = (authInfo: AuthInfo | undefined) => Promise<AuthContext>;
@@ -104,7 +105,9 @@ export function createMcpServerFactory(deps: McpDeps) {
         throw new AppError('INSUFFICIENT_SCOPE', `${tool.def.name} changes data, and this token was granted read access only (scope mcp:read): connect again granting mcp:write`);
       }
       const parsed = tool.parse(args);
-      const result = await tool.def.run({ auth: context, organizationId: context.organizationId, requestId, signal }, parsed);
+      // Recorded in the activity log as the assistant (kind mcp) under the credential's name.
+      const actor = { kind: 'mcp' as const, id: context.actor.id, name: context.actor.name };
+      const result = await runAsActor(actor, () => tool.def.run({ auth: context, organizationId: context.organizationId, requestId, signal }, parsed));
       const structuredContent = tool.shape(result);
       log.info({ ms: deps.clock.now() - started }, 'tool call');
       const summary = tool.def.summary(tool.def.output.parse(result));

@@ -1,5 +1,7 @@
 import { channelRef, emitEvent, notifyIn, postEventPayload } from '../../core/events/events.js';
 import type { Tx } from '../../db/client.js';
+import { excerpt } from '../../core/activity.js';
+import { runAsActor, SYSTEM_ACTOR } from '../../core/actor.js';
 import { isDatabaseUnavailable } from '../../lib/database-unavailable.js';
 import type { PublishOutcomeKind } from '../../core/metrics/metrics.js';
 import { channelLabel, type IntegrationRow, type PostRow, type PublisherEnv } from './publisher-env.js';
@@ -76,6 +78,16 @@ export function createOutcomes(env: PublisherEnv) {
     const what = row.position === 0 ? 'Your post' : `Item ${row.position + 1} of your thread`;
     const notify = { content: `${what} on ${channelLabel(env, integration)} failed: ${reason}`, link: null };
     await emitEvent(tx, row.organizationId, 'post.failed', { ...postEventPayload(row, integration), error: reason, failedAt: at.toISOString() }, at, { notify });
+    await recordOutcome(tx, row, integration, 'post.failed', { error: reason, position: row.position });
+  }
+
+  /**
+   * The activity log's entry of an outcome, as the system: the publish may run in the async context
+   * of the request whose post woke the dispatcher, whose actor did not publish it.
+   */
+  function recordOutcome(tx: Tx, row: PostRow, integration: IntegrationRow | undefined, action: string, details: Record<string, unknown>) {
+    const target = { organizationId: row.organizationId, action, targetKind: 'post', targetId: row.parentPostId ?? row.id, targetName: excerpt(row.content) };
+    return runAsActor(SYSTEM_ACTOR, () => env.activity.record({ ...target, details: { channel: integration?.id ?? row.integrationId, ...details } }, tx));
   }
 
   /** `note`: the adapter's word on a partly successful publish (kept as the post's `error` text, else cleared). */
@@ -96,6 +108,8 @@ export function createOutcomes(env: PublisherEnv) {
           : { content: `Your post was sent to ${channelLabel(env, integration)}; its id there is not known yet: see GET /posts/${row.id}/missing to record it`, link: null };
     const payload = { ...postEventPayload(row, integration), releaseId: id, releaseURL: url || null, publishedAt: at.toISOString() };
     await emitEvent(tx, row.organizationId, 'post.published', payload, at, { notify });
+    // one entry per post (its first item), not per thread item
+    if (row.position === 0) await recordOutcome(tx, row, integration, 'post.published', { url: url || null });
     // The next thread item follows `delay` minutes after this one.
     if (next && next.state === 'QUEUE') await queue.schedule(tx, next.id, new Date(at.getTime() + next.delay * 60_000));
   }

@@ -1,3 +1,4 @@
+import type { ActivityRecorder } from '../../core/activity.js';
 import type { ChannelAccess } from '../../core/channels/channel-access.js';
 import type { ChannelsRepository, IntegrationRow } from '../../core/channels/channels.repository.js';
 import type { PublishQueue } from '../../core/queues.js';
@@ -63,6 +64,8 @@ export interface PublisherEnv {
   random: () => number;
   /** publish outcomes and lag (engines record through the port, never prom-client) */
   metrics: Metrics;
+  /** the activity log port (`core/activity.ts`) */
+  activity: ActivityRecorder;
 }
 
 /** The channel's adapter, or none when its platform is unknown here. */

@@ -1,3 +1,4 @@
+import { NO_ACTIVITY, type ActivityRecorder } from '../../core/activity.js';
 import type { ChannelAccess } from '../../core/channels/channel-access.js';
 import type { ChannelsRepository } from '../../core/channels/channels.repository.js';
 import type { PublishQueue } from '../../core/queues.js';
@@ -16,6 +17,8 @@ export { DEFAULT_PUBLISHER_OPTIONS, type PublisherOptions } from './publisher-en
 export { OUTCOME_UNKNOWN } from './retry-policy.js';
 
 export interface PublisherDeps {
+  /** the activity log port: each post's published / failed outcome, as the system (none: not recorded) */
+  activity?: ActivityRecorder;
   posts: PublishingRepository;
   channels: Pick<ChannelsRepository, 'findChannel' | 'markRefreshNeeded' | 'blockPublishingUntil'>;
   queue: Pick<PublishQueue, 'schedule'>;
@@ -76,6 +79,7 @@ export function createPublisher(deps: PublisherDeps) {
     now: () => new Date(deps.clock.now()),
     random: deps.random ?? (() => Math.random()),
     metrics: deps.metrics ?? noMetrics,
+    activity: deps.activity ?? NO_ACTIVITY,
   };
   const outcomes = createOutcomes(env);
   const calls = createPlatformCalls(env, outcomes);

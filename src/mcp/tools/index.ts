@@ -1,5 +1,6 @@
 import type { AppDeps } from '../../deps.js';
 import type { ToolDefinition } from '../tool.js';
+import { activityTools } from './activity.js';
 import { analyticsTools } from './analytics.js';
 import { channelTools } from './channels.js';
 import { commentTools } from './comments.js';
@@ -35,6 +36,7 @@ export function allTools(services: AppDeps['services']): ToolDefinition[] {
     ...feedTools(services.feeds),
     ...commentTools(services.comments),
     ...templateTools(services.templates),
+    ...activityTools(services.activity),
     ...postizTools(services),
   ];
 }

@@ -1,3 +1,5 @@
+import { NO_ACTIVITY, type ActivityEntry, type ActivityRecorder } from '../../core/activity.js';
+import { runAsActor } from '../../core/actor.js';
 import type { Tx } from '../../db/client.js';
 import type { MemberRole } from '../../db/schema/index.js';
 import { AppError, fieldError, notFound } from '../../errors.js';
@@ -49,8 +51,14 @@ export function createAccountsService(deps: {
   clock: Clock;
   publicUrl: string;
   signup: 'open' | 'invite' | 'off';
+  /** the activity log (none: nothing recorded) */
+  activity?: ActivityRecorder;
 }) {
   const { accounts, sessions, clock } = deps;
+  const activity = deps.activity ?? NO_ACTIVITY;
+  /** Records as the person (the account pages are outside the API's actor hook), in `tx` when given. */
+  const recordAs = (person: { id: string; name: string; email: string }, entry: ActivityEntry, tx?: Tx) =>
+    runAsActor({ kind: 'user', id: person.id, name: person.name.trim() || person.email }, () => activity.record(entry, tx));
   const now = () => new Date(clock.now());
 
   function throttled(wait: number): AppError {
@@ -126,6 +134,7 @@ async function signUp(input: SignUpInput, client: Client, opts: { viaAdmin?: boo
       if (invitation) {
         if (!(await accounts.acceptInvitation(tx, invitation.invitation.id, user.id, at))) throw INVITATION_GONE();
         await accounts.insertMembership(tx, { organizationId: invitation.invitation.organizationId, userId: user.id, role: invitation.invitation.role });
+        await recordAs(user, { organizationId: invitation.invitation.organizationId, action: 'member.joined', targetKind: 'member', targetId: user.id, targetName: user.name || user.email, details: { role: invitation.invitation.role, invitation: invitation.invitation.id } }, tx);
         return { user, organizationId: invitation.invitation.organizationId };
       }
       const adopt = first ? await accounts.organizationsWithoutMembers(tx) : [];
@@ -309,6 +318,7 @@ async function signUp(input: SignUpInput, client: Client, opts: { viaAdmin?: boo
         });
         mailed = deps.mailer.delivers;
       }
+      await recordAs({ id: session.userId, name: session.name, email: session.email }, { organizationId: me.organizationId, action: 'member.invited', targetKind: 'invitation', targetId: invitation.id, targetName: input.email || null, details: { role: input.role, mailed } });
       return { invitation, link, mailed };
     },
 
@@ -316,6 +326,7 @@ async function signUp(input: SignUpInput, client: Client, opts: { viaAdmin?: boo
       const me = await requireRole(session, 'admin');
       const row = isUuid(id) ? await accounts.revokeInvitation(me.organizationId, id, now()) : undefined;
       if (!row) throw notFound('Invitation');
+      await recordAs({ id: session.userId, name: session.name, email: session.email }, { organizationId: me.organizationId, action: 'invitation.revoked', targetKind: 'invitation', targetId: id, targetName: row.email ?? null });
     },
 
     /** What an invitation link offers (for the page that shows it). */
@@ -334,6 +345,7 @@ async function signUp(input: SignUpInput, client: Client, opts: { viaAdmin?: boo
         if (!(await accounts.acceptInvitation(tx, invitation.id, session.userId, now()))) throw INVITATION_GONE();
         const added = await accounts.insertMembership(tx, { organizationId: invitation.organizationId, userId: session.userId, role: invitation.role });
         if (!added) throw new AppError('CONFLICT', `You are a member of ${organizationName} already`);
+        await recordAs({ id: session.userId, name: session.name, email: session.email }, { organizationId: invitation.organizationId, action: 'member.joined', targetKind: 'member', targetId: session.userId, targetName: session.name || session.email, details: { role: invitation.role, invitation: invitation.id } }, tx);
       });
       await sessions.switchOrganization(session.id, invitation.organizationId);
       return { organizationId: invitation.organizationId, name: organizationName };
@@ -354,6 +366,7 @@ async function signUp(input: SignUpInput, client: Client, opts: { viaAdmin?: boo
           throw new AppError('CONFLICT', 'An organisation needs an owner: make someone else owner first');
         }
         await accounts.setRole(tx, me.organizationId, userId, role);
+        await recordAs({ id: session.userId, name: session.name, email: session.email }, { organizationId: me.organizationId, action: 'member.role_changed', targetKind: 'member', targetId: userId, targetName: target.name || target.email, details: { from: target.role, to: role } }, tx);
       });
     },
 
@@ -374,6 +387,7 @@ async function signUp(input: SignUpInput, client: Client, opts: { viaAdmin?: boo
         }
         await accounts.deleteMembership(tx, me.organizationId, userId);
         await deps.revokeAppAccess(tx, { organizationId: me.organizationId, userId }, self ? 'left the organisation' : 'removed from the organisation');
+        await recordAs({ id: session.userId, name: session.name, email: session.email }, { organizationId: me.organizationId, action: self ? 'member.left' : 'member.removed', targetKind: 'member', targetId: userId, targetName: target.name || target.email, details: { role: target.role } }, tx);
       });
     },
 

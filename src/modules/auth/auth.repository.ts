@@ -1,6 +1,6 @@
 import { and, asc, eq, gt, isNull, or } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
-import { apiKeys, memberships, oauthAccessTokens, organizations, plans } from '../../db/schema/index.js';
+import { apiKeys, memberships, oauthAccessTokens, oauthClients, organizations, plans } from '../../db/schema/index.js';
 
 export interface CredentialOwner {
   credentialId: string;
@@ -11,6 +11,10 @@ export interface CredentialOwner {
   scope: string | null;
   /** a sandbox key (`tdk_test_…`) */
   sandbox?: boolean;
+  /** what the activity log names the caller: the key's name, or the OAuth app's */
+  name: string;
+  /** the OAuth app's id (oauth_clients.id) of a token; absent for API keys */
+  appId?: string | null;
 }
 
 export function createAuthRepository(db: Db) {
@@ -18,7 +22,7 @@ export function createAuthRepository(db: Db) {
   return {
     async findActiveApiKey(keyHash: string): Promise<CredentialOwner | undefined> {
       const [row] = await db
-        .select({ credentialId: apiKeys.id, organizationId: organizations.id, planName: plans.name, planRateLimit: plans.rateLimit, sandbox: apiKeys.sandbox })
+        .select({ credentialId: apiKeys.id, organizationId: organizations.id, planName: plans.name, planRateLimit: plans.rateLimit, sandbox: apiKeys.sandbox, name: apiKeys.name })
         .from(apiKeys)
         .innerJoin(organizations, eq(organizations.id, apiKeys.organizationId))
         .innerJoin(plans, eq(plans.name, organizations.planName))
@@ -28,10 +32,20 @@ export function createAuthRepository(db: Db) {
 
     async findActiveOauthToken(tokenHash: string, now: Date): Promise<CredentialOwner | undefined> {
       const [row] = await db
-        .select({ credentialId: oauthAccessTokens.id, organizationId: organizations.id, planName: plans.name, planRateLimit: plans.rateLimit, scope: oauthAccessTokens.scope })
+        .select({
+          credentialId: oauthAccessTokens.id,
+          organizationId: organizations.id,
+          planName: plans.name,
+          planRateLimit: plans.rateLimit,
+          scope: oauthAccessTokens.scope,
+          appId: oauthClients.id,
+          appName: oauthClients.name,
+        })
         .from(oauthAccessTokens)
         .innerJoin(organizations, eq(organizations.id, oauthAccessTokens.organizationId))
         .innerJoin(plans, eq(plans.name, organizations.planName))
+        // the app's name for the activity log, in the same statement (a token of a deleted app keeps working until it expires)
+        .leftJoin(oauthClients, eq(oauthClients.clientId, oauthAccessTokens.clientId))
         .where(
           and(
             eq(oauthAccessTokens.tokenHash, tokenHash),
@@ -40,7 +54,9 @@ export function createAuthRepository(db: Db) {
             isNull(organizations.deletedAt),
           ),
         );
-      return row;
+      if (!row) return undefined;
+      const { appName, ...owner } = row;
+      return { ...owner, name: appName ?? 'OAuth app' };
     },
 
     /** A person's membership of a live organisation, with its plan (first-party sessions). */

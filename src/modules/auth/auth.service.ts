@@ -6,6 +6,7 @@ import type { AuthRepository, CredentialOwner } from './auth.repository.js';
 import type { MemberRole } from '../../db/schema/index.js';
 import { csrfTokens } from '../../lib/csrf-tokens.js';
 import type { SessionContext, SessionsService } from '../sessions/sessions.service.js';
+import type { Actor } from '../../core/actor.js';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -27,6 +28,8 @@ export interface AuthContext {
   session?: SessionContext & { role: MemberRole };
   /** a sandbox key (`tdk_test_…`, issue 28): it sees and touches sandbox channels and their posts only (`http/sandbox-scope.ts`) */
   sandbox?: boolean;
+  /** who acts, for the activity log: the person (name, else email), the API key's name or the OAuth app's (`core/actor.ts`) */
+  actor: Actor;
 }
 
 export interface AuthServiceOptions {
@@ -152,6 +155,7 @@ export function createAuthService(deps: {
         planName: owner.planName,
         readOnly: owner.scope !== null && isReadOnlyScope(owner.scope),
         ...(owner.sandbox ? { sandbox: true } : {}),
+        actor: isToken ? { kind: 'oauth_app', id: owner.appId ?? null, name: owner.name } : { kind: 'api_key', id: owner.credentialId, name: owner.name },
         rateKey: `api:${owner.organizationId}`,
         rateLimit: owner.planRateLimit ?? options.defaultRateLimit,
         rateWindowSeconds: options.rateWindowSeconds,
@@ -193,6 +197,7 @@ export function createAuthService(deps: {
         rateLimit: options.appRateLimit.max,
         rateWindowSeconds: options.appRateLimit.windowSeconds,
         session: { ...session, role: member.role },
+        actor: { kind: 'user', id: session.userId, name: session.name.trim() || session.email },
       };
     },
   };

@@ -1,3 +1,4 @@
+import { NO_ACTIVITY, type ActivityRecorder } from '../../core/activity.js';
 import { createHash, randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { missingVariables } from './platforms.service.js';
@@ -42,6 +43,8 @@ export function connectingPersonOf(auth: AuthContext): ConnectingPerson {
 
 export interface ConnectDeps {
   integrations: IntegrationsRepository;
+  /** the activity log (none: nothing recorded) */
+  activity?: ActivityRecorder;
   states: ConnectStatesRepository;
   /** names of the platform variables that are set (`config.ts` `setPlatformVariables`), for `deploymentApp` checks */
   setVariables: ReadonlySet<string>;
@@ -102,6 +105,7 @@ export function createConnectService(deps: ConnectDeps) {
     account: ConnectedAccount,
     opts: { instanceUrl?: string | null; refreshIntegrationId?: string | null; by?: ConnectingPerson } = {},
   ): Promise<Integration> {
+    let again = opts.refreshIntegrationId != null;
     if (opts.refreshIntegrationId) {
       const target = await deps.integrations.findIntegration(organizationId, opts.refreshIntegrationId);
       if (!target) throw notFound('Integration');
@@ -113,6 +117,7 @@ export function createConnectService(deps: ConnectDeps) {
       }
     } else {
       const existing = await deps.integrations.findByAccount(organizationId, identifier, account.internalId);
+      again = existing !== undefined;
       if (!existing) await deps.plans.assertWithinLimit(organizationId, 'channels', () => deps.integrations.countLiveIntegrations(organizationId));
       // A sandbox channel is never made live, nor a live one sandbox.
       else if (existing.sandbox !== (deps.sandboxKey !== undefined)) {
@@ -139,6 +144,15 @@ export function createConnectService(deps: ConnectDeps) {
       at: new Date(now),
     });
     const row = await deps.integrations.findIntegration(organizationId, saved.id);
+    // The OAuth callback is outside the API's actor hook: the person connecting is named in the details.
+    await (deps.activity ?? NO_ACTIVITY).record({
+      organizationId,
+      action: again ? 'channel.reconnected' : 'channel.connected',
+      targetKind: 'channel',
+      targetId: saved.id,
+      targetName: account.name,
+      details: { platform: identifier, ...(opts.by?.userId ? { by: opts.by.userId } : {}), ...(deps.sandboxKey !== undefined ? { sandbox: true } : {}) },
+    });
     return toIntegration(row!.integration, row!.customer);
   }
 

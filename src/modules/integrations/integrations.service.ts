@@ -1,3 +1,4 @@
+import { NO_ACTIVITY, type ActivityRecorder } from '../../core/activity.js';
 import { AppError, fieldError, notFound } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { isUuid } from '../../lib/ids.js';
@@ -57,8 +58,13 @@ export function createIntegrationsService(deps: {
   clock: Clock;
   /** writes an organisation notification */
   notify: (organizationId: string, content: string) => Promise<unknown>;
+  /** the activity log (none: nothing recorded) */
+  activity?: ActivityRecorder;
 }) {
   const { integrations, clock } = deps;
+  const activity = deps.activity ?? NO_ACTIVITY;
+  const recordChannel = (organizationId: string, row: { id: string; name: string; identifier: string }, action: string, details: Record<string, unknown> = {}) =>
+    activity.record({ organizationId, action, targetKind: 'channel', targetId: row.id, targetName: row.name, details: { platform: row.identifier, ...details } });
   const described = new Map<string, ReturnType<typeof describeSettings>>();
 
   async function getRow(organizationId: string, id: string) {
@@ -111,6 +117,10 @@ export function createIntegrationsService(deps: {
       };
       await integrations.updateIntegration(organizationId, id, patch);
       const row = await getRow(organizationId, id);
+      const { updatedAt: _at, ...changed } = patch;
+      if ('disabled' in changed) await recordChannel(organizationId, row.integration, changed.disabled ? 'channel.disabled' : 'channel.enabled');
+      const others = Object.keys(changed).filter((k) => k !== 'disabled');
+      if (others.length > 0) await recordChannel(organizationId, row.integration, 'channel.preferences_changed', { changed: others });
       return toIntegration(row.integration, row.customer);
     },
 
@@ -122,6 +132,7 @@ export function createIntegrationsService(deps: {
       const result = isUuid(id) ? await integrations.disconnectIntegration(organizationId, id, new Date(clock.now()), 'channel disconnected') : undefined;
       if (!result) throw notFound('Integration');
       const { row, failedPostIds } = result;
+      await recordChannel(organizationId, row, 'channel.disconnected', { failedPosts: failedPostIds.length });
       const [customer] = row.customerId ? await integrations.findGroupsByIds(organizationId, [row.customerId]) : [];
       await deps.notify(
         organizationId,
@@ -151,6 +162,7 @@ export function createIntegrationsService(deps: {
       }
       const row = await integrations.updateIntegration(organizationId, id, { defaultSettings: value, updatedAt: new Date(clock.now()) });
       if (!row) throw notFound('Integration');
+      await recordChannel(organizationId, row, 'channel.settings_changed', { changed: Object.keys(value) });
       return settingsOutput(row);
     },
 

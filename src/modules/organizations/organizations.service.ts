@@ -1,3 +1,4 @@
+import { NO_ACTIVITY, type ActivityRecorder } from '../../core/activity.js';
 import { AppError, notFound } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { isUuid } from '../../lib/ids.js';
@@ -36,8 +37,11 @@ export function createOrganizationsService(deps: {
   clock: Clock;
   /** told when a credential stops being valid or an organisation's limits change */
   onAccessChanged?: (change: { organizationId?: string; credentialId?: string }) => void;
+  /** the activity log (none: nothing recorded); never given the key */
+  activity?: ActivityRecorder;
 }) {
   const { organizations } = deps;
+  const activity = deps.activity ?? NO_ACTIVITY;
 
   async function createApiKey(organizationId: string, name: string, opts: { sandbox?: boolean } = {}) {
     const org = await organizations.findOrganization(organizationId);
@@ -50,6 +54,7 @@ export function createOrganizationsService(deps: {
       prefix: visiblePrefix(apiKey),
       keyHash: hashCredential(apiKey),
     });
+    await activity.record({ organizationId, action: 'api_key.created', targetKind: 'api_key', targetId: row.id, targetName: row.name, details: { prefix: row.prefix, sandbox: row.sandbox } });
     // The only moment the key exists in clear: it is returned once and never stored.
     return { key: keyView(row), apiKey };
   }
@@ -75,6 +80,7 @@ export function createOrganizationsService(deps: {
       const row = await organizations.revokeApiKey(id, new Date(deps.clock.now()), organizationId);
       if (row) {
         deps.onAccessChanged?.({ credentialId: row.id });
+        await activity.record({ organizationId: row.organizationId, action: 'api_key.revoked', targetKind: 'api_key', targetId: row.id, targetName: row.name, details: { prefix: row.prefix } });
         return keyView(row);
       }
       const existing = await organizations.findApiKey(id);

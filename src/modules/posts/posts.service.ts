@@ -6,6 +6,7 @@ import { isPlatformIdentifier, type PlatformAdapter, type PlatformIdentifier, ty
 import type { ChannelAccess } from '../../core/channels/channel-access.js';
 import { platformErrorToAppError } from '../../core/channels/platform-errors.js';
 import type { PublishQueue } from '../../core/queues.js';
+import { excerpt, NO_ACTIVITY, type ActivityRecorder } from '../../core/activity.js';
 import type { PlansService } from '../plans/plans.service.js';
 import { emitEvent, postEventPayload } from '../../core/events/events.js';
 import { normaliseSettings, validatePostForPlatform, type ChannelState, type DraftMedia } from './post-validation.js';
@@ -41,11 +42,17 @@ export interface PostsServiceDeps {
   plans: PlansService;
   access: ChannelAccess;
   clock: Clock;
+  /** the activity log (none: nothing recorded) */
+  activity?: ActivityRecorder;
 }
 
 /** Posts: create, edit, list, delete, status and settings changes, readiness (API.md §5, §6). */
 export function createPostsService(deps: PostsServiceDeps) {
   const { posts: repo, queue, clock } = deps;
+  const activity = deps.activity ?? NO_ACTIVITY;
+  /** One activity entry about a post (its root row), in the transaction that changes it. */
+  const recordPost = (tx: Tx, root: Pick<PostRow, 'id' | 'organizationId' | 'content' | 'group' | 'integrationId'>, action: string, details: Record<string, unknown> = {}) =>
+    activity.record({ organizationId: root.organizationId, action, targetKind: 'post', targetId: root.id, targetName: excerpt(root.content), details: { group: root.group, channel: root.integrationId, ...details } }, tx);
   const now = () => new Date(clock.now());
 
   function adapterFor(identifier: string): PlatformAdapter | undefined {
@@ -389,6 +396,22 @@ function toOut(root: PostRow, items: PostRow[], integration: { id: string; ident
         await repo.softDelete(tx, dropped.map((r) => r.id), at);
         await emitDeleted(tx, dropped, at);
 
+        // One entry for the request's group (its first post the target).
+        const first = body.posts[0]?.value[0]?.content;
+        const edited = editedIds.length > 0 || oldGroups.length > 0;
+        if (out[0]) {
+          await activity.record(
+            {
+              organizationId,
+              action: edited ? 'post.edited' : 'post.created',
+              targetKind: 'post',
+              targetId: out[0].postId,
+              targetName: excerpt(first),
+              details: { group, type, creationMethod, channels: out.map((o) => o.integration), posts: out.map((o) => o.postId), publishDate: publishDate.toISOString() },
+            },
+            tx,
+          );
+        }
         if (opts.idempotencyKey !== undefined) {
           const saved = await repo.saveIdempotency(tx, { organizationId, key: opts.idempotencyKey, requestHash, statusCode: 201, response: out, createdAt: at });
           if (!saved) throw new AppError('CONFLICT', 'A request with this Idempotency-Key is being processed or was already processed; retry to get its response');
@@ -476,6 +499,18 @@ function toOut(root: PostRow, items: PostRow[], integration: { id: string; ident
       // 500 rows a statement keeps within PostgreSQL's 65,535 parameters
       for (let i = 0; i < rows.length; i += 500) await repo.insertRows(tx, rows.slice(i, i + 500));
       await deps.queue.sendNew(tx, jobs);
+      // One activity entry per group, all in one insert.
+      await activity.record(
+        created.map((posts, n) => ({
+          organizationId,
+          action: 'post.created',
+          targetKind: 'post',
+          targetId: posts[0]?.postId ?? null,
+          targetName: excerpt(bodies[n]!.posts[0]?.value[0]?.content),
+          details: { group: posts[0]?.group, type: bodies[n]!.type, creationMethod: opts.creationMethod, channels: posts.map((p) => p.integration), posts: posts.map((p) => p.postId) },
+        })),
+        tx,
+      );
       for (const e of events) {
         const payload = { ...postEventPayload({ id: e.root.id, parentPostId: null, group: e.root.group, position: 0, integrationId: e.channel.id }, e.channel), publishDate: e.root.publishDate.toISOString(), dueAt: e.dueAt.toISOString() };
         await emitEvent(tx, organizationId, 'post.scheduled', payload, at);
@@ -527,11 +562,12 @@ function toOut(root: PostRow, items: PostRow[], integration: { id: string; ident
     /** Deletes one post with its thread items (only the service's record of a published post). */
     async deletePost(organizationId: string, id: string) {
       return repo.transaction(async (tx) => {
-        const { rows } = await lockForChange(tx, organizationId, id);
+        const { tree, rows } = await lockForChange(tx, organizationId, id);
         for (const r of rows) if (r.publishJobId) await queue.cancel(tx, r.id);
         const at = now();
         await repo.softDelete(tx, rows.map((r) => r.id), at);
         await emitDeleted(tx, rows, at);
+        await recordPost(tx, tree.root, 'post.deleted', { state: tree.root.state });
         return { deleted: rows.map((r) => r.id) };
       });
     },
@@ -545,6 +581,11 @@ function toOut(root: PostRow, items: PostRow[], integration: { id: string; ident
         const at = now();
         await repo.softDelete(tx, rows.map((r) => r.id), at);
         await emitDeleted(tx, rows, at);
+        const roots = rows.filter((r) => r.parentPostId === null);
+        await activity.record(
+          roots.map((r) => ({ organizationId, action: 'post.deleted', targetKind: 'post', targetId: r.id, targetName: excerpt(r.content), details: { group, channel: r.integrationId, state: r.state } })),
+          tx,
+        );
         return { deleted: rows.map((r) => r.id) };
       });
     },
@@ -569,6 +610,7 @@ function toOut(root: PostRow, items: PostRow[], integration: { id: string; ident
             if (r.publishJobId) await queue.cancel(tx, r.id);
             await repo.updateRow(tx, r.id, { state: 'DRAFT', error: null, updatedAt: at });
           }
+          await recordPost(tx, root, 'post.made_draft', { from: root.state });
           return { id: root.id, state: 'DRAFT' as const };
         }
         // schedule
@@ -590,6 +632,7 @@ function toOut(root: PostRow, items: PostRow[], integration: { id: string; ident
         }
         await queue.schedule(tx, first.id, dueAt);
         await emitScheduled(tx, root, integration, dueAt, at);
+        await recordPost(tx, root, 'post.scheduled', { from: root.state, dueAt: dueAt.toISOString() });
         return { id: root.id, state: 'QUEUE' as const };
       });
       if (dueAt) queue.notifyScheduled(dueAt);
@@ -625,6 +668,7 @@ function toOut(root: PostRow, items: PostRow[], integration: { id: string; ident
           await queue.schedule(tx, root.id, dueAt);
           await emitScheduled(tx, { ...root, publishDate }, integration, dueAt, at);
         }
+        await recordPost(tx, root, 'post.moved', { from: root.publishDate.toISOString(), to: publishDate.toISOString() });
         return { id: root.id, state: root.state, publishDate: publishDate.toISOString() };
       });
       if (dueAt) queue.notifyScheduled(dueAt);
@@ -676,6 +720,17 @@ function toOut(root: PostRow, items: PostRow[], integration: { id: string; ident
           await emitScheduled(tx, { ...root, publishDate }, channel, dueAt, at);
           due.push(dueAt);
         }
+        await activity.record(
+          roots.map((r) => ({
+            organizationId,
+            action: 'post.moved',
+            targetKind: 'post',
+            targetId: r.id,
+            targetName: excerpt(r.content),
+            details: { group, channel: r.integrationId, from: r.publishDate.toISOString(), to: publishDate.toISOString() },
+          })),
+          tx,
+        );
         return {
           group,
           publishDate: publishDate.toISOString(),
@@ -702,6 +757,7 @@ function toOut(root: PostRow, items: PostRow[], integration: { id: string; ident
         }
         const at = now();
         for (const r of rows) await repo.updateRow(tx, r.id, { settings: next, updatedAt: at });
+        await recordPost(tx, tree.root, 'post.settings_changed');
         return { postId: tree.root.id, publishDate: tree.root.publishDate.toISOString(), settings: next };
       });
     },

@@ -5,6 +5,7 @@ import type { SecretBox } from '../../lib/secret-box.js';
 import { newWebhookSecret } from '../../core/webhooks/secrets.js';
 import { assertDeliverableUrl, UndeliverableUrlError, type DeliverableUrlOptions } from '../../core/webhooks/target.js';
 import type { PlansService } from '../plans/plans.service.js';
+import { NO_ACTIVITY, type ActivityRecorder } from '../../core/activity.js';
 import type { WebhookPatch, WebhookRow, WebhooksRepository } from './webhooks.repository.js';
 import { DELIVERY_LOG_PAGE_SIZE, type CreateWebhookBody, type UpdateWebhookBody } from './webhooks.schemas.js';
 
@@ -19,8 +20,13 @@ export function createWebhooksService(deps: {
   clock: Clock;
   /** the address rules of `assertDeliverableUrl` (config ALLOW_PRIVATE_TARGETS; tests inject a resolver) */
   target: DeliverableUrlOptions;
+  /** the activity log (none: nothing recorded); never given the secret */
+  activity?: ActivityRecorder;
 }) {
   const { webhooks, plans, secretBox, clock, target } = deps;
+  const activity = deps.activity ?? NO_ACTIVITY;
+  const recordWebhook = (row: Pick<WebhookRow, 'id' | 'organizationId' | 'name'>, action: string, details: Record<string, unknown> = {}) =>
+    activity.record({ organizationId: row.organizationId, action, targetKind: 'webhook', targetId: row.id, targetName: row.name, details });
   const now = () => new Date(clock.now());
 
   function view(row: WebhookRow) {
@@ -87,6 +93,7 @@ export function createWebhooksService(deps: {
         createdAt: at,
         updatedAt: at,
       });
+      await recordWebhook(row, 'webhook.created', { url: row.url, events: row.events, integrations: row.integrationIds, enabled: row.enabled });
       return { ...view(row), secret };
     },
 
@@ -108,13 +115,16 @@ export function createWebhooksService(deps: {
       }
       const row = await webhooks.updateWebhook(organizationId, current.id, patch, now(), { cancel: body.enabled === false });
       if (!row) throw notFound('Webhook');
+      await recordWebhook(row, 'webhook.updated', { changed: Object.keys(body).filter((k) => (body as Record<string, unknown>)[k] !== undefined) });
       return view(row);
     },
 
     /** Soft delete; its pending deliveries are cancelled. */
     async deleteWebhook(organizationId: string, id: string) {
-      const row = isUuid(id) ? await webhooks.deleteWebhook(organizationId, id, now()) : undefined;
+      const before = isUuid(id) ? await webhooks.findWebhook(organizationId, id) : undefined;
+      const row = before ? await webhooks.deleteWebhook(organizationId, id, now()) : undefined;
       if (!row) throw notFound('Webhook');
+      await recordWebhook({ id: row.id, organizationId, name: before!.name }, 'webhook.deleted');
       return { id: row.id, deleted: true as const };
     },
 
@@ -125,6 +135,7 @@ export function createWebhooksService(deps: {
       const until = new Date(at.getTime() + PREVIOUS_SECRET_VALIDITY_MS);
       const row = isUuid(id) ? await webhooks.rotateSecret(organizationId, id, secretBox.seal(secret), until, at) : undefined;
       if (!row) throw notFound('Webhook');
+      await recordWebhook(row, 'webhook.secret_rotated', { previousValidUntil: until.toISOString() });
       return { secret, previousValidUntil: until.toISOString() };
     },
 

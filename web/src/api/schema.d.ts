@@ -26499,6 +26499,199 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/activity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The activity log: who did what to which post, channel, key, webhook or member, and when
+         * @description Newest first, `limit` entries a page (at most 100) and `nextCursor` for the next. Filters: a time range (`from` inclusive, `to` exclusive), the actor (`actorKind`, `actorId`), the action (exact, or a prefix ending in `.` or `*`), the target (`targetKind`, `targetId`). Entries are kept at least 90 days and never hold secrets.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description entries at or after this time (ISO 8601) */
+                    from?: string;
+                    /** @description entries before this time (ISO 8601) */
+                    to?: string;
+                    /** @description who acted: a person (user), an API key, an OAuth app, an assistant (mcp), a preview link, or the service (system) */
+                    actorKind?: "user" | "api_key" | "oauth_app" | "mcp" | "preview_link" | "system";
+                    /** @description the actor's id (a user, API key or OAuth app id) */
+                    actorId?: string;
+                    /** @description an action (`post.created`), or every action of a prefix ending in `.` or `*` (`post.`) */
+                    action?: string;
+                    /** @description `post`, `channel`, `api_key`, `oauth_app`, `webhook`, `member`, `invitation`, … */
+                    targetKind?: string;
+                    /** @description the target’s id */
+                    targetId?: string;
+                    /** @description entries per page (at most 100) */
+                    limit?: number;
+                    /** @description `nextCursor` of the previous page */
+                    cursor?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description newest first */
+                            entries: components["schemas"]["ActivityEntry"][];
+                            /** @description pass as `cursor` for the next page; null on the last page */
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+                /** @description Bad Request. `code` is one of `VALIDATION_FAILED`, `BAD_REQUEST`, `MALFORMED_JSON`, `BODY_TOO_DEEP`, `MALFORMED_URL`, `PLATFORM_APP_NOT_CONFIGURED`. */
+                400: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                403: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                429: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal Server Error. `code` is `INTERNAL`. */
+                500: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service Unavailable. `code` is `SERVICE_UNAVAILABLE`. */
+                503: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "post.scheduled": {
@@ -28224,6 +28417,30 @@ export interface components {
             /** @description when the next month starts (UTC) */
             resetsAt: string;
         };
+        ActivityEntryInput: {
+            id: string;
+            /** @description when (ISO 8601, UTC) */
+            at: string;
+            actor: {
+                /** @enum {string} */
+                kind: "user" | "api_key" | "oauth_app" | "mcp" | "preview_link" | "system";
+                /** @description the user, API key or OAuth app id; null for the system */
+                id: string | null;
+                /** @description as it was named then */
+                name: string;
+            };
+            /** @description e.g. `post.created`, `channel.disabled`, `api_key.revoked` */
+            action: string;
+            target: {
+                kind: string;
+                id: string | null;
+                name: string | null;
+            };
+            /** @description what else is worth knowing (never a secret) */
+            details: {
+                [key: string]: unknown;
+            };
+        };
         SandboxFaultsInput: {
             /** @description the platform answers 503 until then */
             downUntil: string | null;
@@ -28940,6 +29157,30 @@ export interface components {
             remaining: number | null;
             /** @description when the next month starts (UTC) */
             resetsAt: string;
+        };
+        ActivityEntry: {
+            id: string;
+            /** @description when (ISO 8601, UTC) */
+            at: string;
+            actor: {
+                /** @enum {string} */
+                kind: "user" | "api_key" | "oauth_app" | "mcp" | "preview_link" | "system";
+                /** @description the user, API key or OAuth app id; null for the system */
+                id: string | null;
+                /** @description as it was named then */
+                name: string;
+            };
+            /** @description e.g. `post.created`, `channel.disabled`, `api_key.revoked` */
+            action: string;
+            target: {
+                kind: string;
+                id: string | null;
+                name: string | null;
+            };
+            /** @description what else is worth knowing (never a secret) */
+            details: {
+                [key: string]: unknown;
+            };
         };
         SandboxFaults: {
             /** @description the platform answers 503 until then */

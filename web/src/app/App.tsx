@@ -21,6 +21,7 @@ const NotificationsPage = lazy(() => import('../features/notifications/Notificat
 const SettingsPage = lazy(() => import('../features/settings/SettingsPage.js'));
 const SandboxFeedPage = lazy(() => import('../features/sandbox/SandboxFeedPage.js'));
 const AutopilotPage = lazy(() => import('../features/autopilot/AutopilotPage.js'));
+const ActivityPage = lazy(() => import('../features/activity/ActivityPage.js'));
 
 export function createQueryClient() {
   return new QueryClient({
@@ -75,6 +76,7 @@ function Shell() {
             <Route path="/video" element={<VideoPage />} />
             <Route path="/analytics" element={<AnalyticsPage />} />
             <Route path="/notifications" element={<NotificationsPage />} />
+            <Route path="/activity" element={<ActivityPage />} />
             <Route path="/autopilot/*" element={<AutopilotPage />} />
             <Route path="/settings/*" element={<SettingsPage />} />
             <Route path="*" element={<NotFound />} />

@@ -12,6 +12,7 @@ const NAV = [
   { to: '/video', label: 'Video' },
   { to: '/analytics', label: 'Analytics' },
   { to: '/autopilot', label: 'Autopilot' },
+  { to: '/activity', label: 'Activity' },
   { to: '/settings', label: 'Settings' },
 ];
 

@@ -158,6 +158,8 @@ describe('autopilot in Chromium: a repeating post from the composer, a CSV throu
     await page.getByRole('button', { name: 'New queue' }).click();
     const form = page.getByRole('dialog', { name: 'New evergreen queue' });
     await form.getByLabel('Name').fill('Evergreen tips');
+    // every second day at most, so its plan beyond the 7 days filled has the item too
+    await form.getByLabel('Repeat gap (days)').fill('2');
     await form.getByRole('checkbox', { name: new RegExp(telegram.name) }).check();
     await form.getByRole('button', { name: 'Create queue' }).click();
     await page.waitForURL(/\/autopilot\/evergreen\/[0-9a-f-]{36}$/);
@@ -177,6 +179,18 @@ describe('autopilot in Chromium: a repeating post from the composer, a CSV throu
     await screenshot(page, 'autopilot-evergreen-filled');
     const filled = (await postsInWindow(DateTime.now(), DateTime.now().plus({ days: 30 }))).filter((p) => p.content.includes('Drafts keep their media'));
     expect(filled.length).toBeGreaterThan(0);
+    // two weeks ahead, past what was filled: the calendar shows the queue's slots as planned (no post yet)
+    await page.goto(`/calendar?view=week&date=${DateTime.now().setZone(BERLIN).plus({ days: 14 }).toISODate()}`);
+    const planned = page.locator('.cal-planned-body').filter({ hasText: 'Did you know?' });
+    await planned.first().waitFor();
+    expect(await planned.first().textContent()).toContain('Planned');
+    expect(await planned.first().getAttribute('title')).toMatch(/^Planned by the evergreen queue “Evergreen tips” on .+, not yet created/);
+    expect(await page.locator('.cal-planned').count()).toBeGreaterThan(1);
+    await planned.first().scrollIntoViewIfNeeded();
+    await screenshot(page, 'autopilot-calendar-planned');
+    // it has no post to open: a click goes to the queue, where its plan is
+    await planned.first().click();
+    await page.waitForURL(/\/autopilot\/evergreen\/[0-9a-f-]{36}$/);
   });
 
   it('adds a feed that posts each new item once, and lists the item with its post', async () => {

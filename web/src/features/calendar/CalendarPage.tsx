@@ -19,6 +19,7 @@ import { useConnectChannel } from '../onboarding/useConnectChannel.js';
 import { TrySandboxButton } from '../sandbox/TrySandbox.js';
 import { CalendarFilters } from './CalendarFilters.js';
 import { ChannelAvatar } from './ChannelAvatar.js';
+import { useEvergreenPlans } from './evergreenPlans.js';
 import { useFullCalendarRepairs } from './fullCalendarA11y.js';
 import { moveBack, moveGroup, type GroupPlace } from './reschedule.js';
 import { RepeatIcon, StateIcon } from './StateIcon.js';
@@ -27,21 +28,25 @@ import {
   dateIn,
   groupEvents,
   isOpenSlot,
+  isPlannedSlot,
   localeFirstDay,
   localeUses24h,
   openSlotEvents,
+  plannedEvents,
   readSearch,
   scrollTimeFor,
   slotInstant,
   todayIn,
   viewNameOf,
   viewRange,
+  withoutPlanned,
   VIEWS,
   writeFilters,
   writePlace,
   type CalendarFilters as Filters,
   type CalendarPost,
   type GroupEventProps,
+  type PlannedSlotProps,
   type ViewName,
 } from './calendarModel.js';
 import './calendar.css';
@@ -84,6 +89,7 @@ function offsetLabel(timeZone: string): string {
  */
 function EventContent({ arg }: { arg: EventContentArg }) {
   if (isOpenSlot(arg.event.extendedProps)) return <OpenSlotContent arg={arg} name={arg.event.extendedProps.name} />;
+  if (isPlannedSlot(arg.event.extendedProps)) return <PlannedContent arg={arg} props={arg.event.extendedProps} />;
   const p = arg.event.extendedProps as GroupEventProps;
   const list = arg.view.type.startsWith('list');
   const label = p.state === 'MIXED' ? 'Mixed' : (STATE_LABEL[p.state] ?? p.state);
@@ -139,6 +145,24 @@ function OpenSlotContent({ arg, name }: { arg: EventContentArg; name: string }) 
       </span>
       <span className="visually-hidden">
         Open slot on {name} at {arg.timeText}: plan a post
+      </span>
+    </div>
+  );
+}
+
+/** A slot an evergreen queue will fill: marked "planned", with the queue's name and the text it would post. */
+function PlannedContent({ arg, props }: { arg: EventContentArg; props: PlannedSlotProps }) {
+  const list = arg.view.type.startsWith('list');
+  return (
+    <div className="cal-event cal-planned-body" title={`Planned by the evergreen queue “${props.queueName}” on ${props.name}, not yet created: ${props.content}`}>
+      <div className="cal-event-head">
+        {!list && arg.timeText ? <span className="cal-event-time">{arg.timeText}</span> : null}
+        <span className="cal-event-channel">{props.name}</span>
+        <span className="cal-planned-tag">Planned</span>
+      </div>
+      <div className="cal-event-text">{props.content}</div>
+      <span className="visually-hidden">
+        Planned by the evergreen queue {props.queueName}, not yet created
       </span>
     </div>
   );
@@ -232,9 +256,12 @@ export default function CalendarPage() {
   const view = place.view;
   // the week and day views also show each channel's posting times that no post of it takes yet
   const timeGrid = view === 'week' || view === 'day';
+  // evergreen queues' slots still to come: planned, no post yet (the queue creates it within its horizon)
+  const plans = useEvergreenPlans(range);
+  const planned = useMemo(() => plannedEvents(plans, integrations.data ?? [], range, filters), [plans, integrations.data, range, filters]);
   const events = useMemo(
-    () => (timeGrid ? [...groupEventList, ...openSlotEvents(integrations.data ?? [], loaded, range, filters)] : groupEventList),
-    [timeGrid, groupEventList, integrations.data, loaded, range, filters],
+    () => (timeGrid ? [...groupEventList, ...planned, ...withoutPlanned(openSlotEvents(integrations.data ?? [], loaded, range, filters), planned)] : [...groupEventList, ...planned]),
+    [timeGrid, groupEventList, planned, integrations.data, loaded, range, filters],
   );
   // the time grid opens an hour before now in the person's zone (fixed at first render)
   const [scrollTime] = useState(() => scrollTimeFor(timeZone));
@@ -313,6 +340,11 @@ export default function CalendarPage() {
       if (isOpenSlot(props)) {
         setFeedback(null);
         openComposer({ date: props.at, integrationIds: [props.integrationId] });
+        return;
+      }
+      // a planned evergreen slot has no post yet: its queue's page shows the plan and the items
+      if (isPlannedSlot(props)) {
+        void navigate(`/autopilot/evergreen/${encodeURIComponent(props.queueId)}`);
         return;
       }
       // a click on one channel's avatar opens that channel's post; elsewhere, the group's first
@@ -399,7 +431,7 @@ export default function CalendarPage() {
             <TrySandboxButton onConnected={trySandbox} />
           </div>
         ) : null}
-        {posts.isSuccess && !noChannels && shown.length === 0 ? (
+        {posts.isSuccess && !noChannels && shown.length === 0 && planned.length === 0 ? (
           <p className="cal-empty" role="status">
             {filtering && hidden > 0 ? (
               <>

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Integration } from '../../api/queries.js';
-import { applyFilters, firstLine, groupEvents, isMovable, openSlotEvents, plainText, readSearch, scrollTimeFor, slotInstant, viewRange, writeFilters, writePlace, type CalendarPost } from './calendarModel.js';
+import { applyFilters, firstLine, groupEvents, isMovable, openSlotEvents, plainText, plannedEvents, readSearch, scrollTimeFor, slotInstant, viewRange, withoutPlanned, writeFilters, writePlace, type CalendarPost } from './calendarModel.js';
 
 function post(over: Partial<CalendarPost> & { id: string }): CalendarPost {
   return {
@@ -193,6 +193,43 @@ describe('open posting slots (week and day views)', () => {
     expect(openSlotEvents(list, [], range, noFilters, now)).toHaveLength(1);
     expect(openSlotEvents(list, [], range, { channels: ['off'], states: [] }, now)).toEqual([]);
     expect(openSlotEvents([withTimes('ch1', [9 * 60], { customer: { id: 'g', name: 'G' } })], [], range, { ...noFilters, group: 'other' }, now)).toEqual([]);
+  });
+});
+
+describe('evergreen planned slots', () => {
+  const range = { start: '2025-03-03T00:00:00.000Z', end: '2025-03-05T00:00:00.000Z' };
+  const noFilters = { channels: [], states: [] };
+  const now = Date.parse('2025-03-03T12:00:00.000Z');
+  const plan = {
+    queue: { id: 'q1', name: 'Tips' },
+    slots: [
+      { integrationId: 'ch1', at: '2025-03-03T09:00:00.000Z', itemId: 'i1', content: 'past' },
+      { integrationId: 'ch1', at: '2025-03-04T09:00:00.000Z', itemId: 'i1', content: 'Tip one' },
+      { integrationId: 'ch1', at: '2025-03-04T14:00:00.000Z', itemId: null, content: null },
+      { integrationId: 'ch2', at: '2025-03-04T09:00:00.000Z', itemId: 'i2', content: 'Tip two' },
+      { integrationId: 'gone', at: '2025-03-04T09:00:00.000Z', itemId: 'i2', content: 'Tip two' },
+      { integrationId: 'ch1', at: '2025-03-06T09:00:00.000Z', itemId: 'i2', content: 'after the range' },
+    ],
+  };
+
+  it('shows the slots still to come that the queue will fill, fixed, with its name and text; not empty, past or unknown ones', () => {
+    const events = plannedEvents([plan], [channel('ch1'), channel('ch2')], range, noFilters, now);
+    expect(events.map((e) => `${(e.extendedProps as { integrationId: string }).integrationId} ${e.start as string}`)).toEqual(['ch1 2025-03-04T09:00:00.000Z', 'ch2 2025-03-04T09:00:00.000Z']);
+    expect(events[0]).toMatchObject({ classNames: ['cal-planned'], startEditable: false, extendedProps: { kind: 'planned', queueId: 'q1', queueName: 'Tips', content: 'Tip one' } });
+  });
+
+  it('follows the channel, client and state filters', () => {
+    expect(plannedEvents([plan], [channel('ch1'), channel('ch2')], range, { channels: ['ch2'], states: [] }, now)).toHaveLength(1);
+    expect(plannedEvents([plan], [channel('ch1'), channel('ch2')], range, { channels: [], states: ['PUBLISHED'] }, now)).toEqual([]);
+    expect(plannedEvents([plan], [channel('ch1'), channel('ch2')], range, { channels: [], states: ['QUEUE'] }, now)).toHaveLength(2);
+    expect(plannedEvents([plan], [channel('ch1', { id: 'g', name: 'G' }), channel('ch2')], range, { ...noFilters, group: 'g' }, now)).toHaveLength(1);
+  });
+
+  it('takes the place of the open-slot marker at the same channel and time', () => {
+    const ch1 = { ...channel('ch1'), postingTimes: [{ time: 9 * 60 }, { time: 14 * 60 }] };
+    const open = openSlotEvents([ch1], [], range, noFilters, now);
+    const planned = plannedEvents([plan], [ch1], range, noFilters, now);
+    expect(withoutPlanned(open, planned).map((e) => e.start)).toEqual(['2025-03-03T14:00:00.000Z', '2025-03-04T14:00:00.000Z']);
   });
 });
 

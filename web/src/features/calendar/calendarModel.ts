@@ -371,3 +371,74 @@ export function scrollTimeFor(timeZone: string, now: Date = new Date()): string 
   const hour = Math.max(0, DateTime.fromJSDate(now).setZone(timeZone).hour - 1);
   return `${String(hour).padStart(2, '0')}:00:00`;
 }
+
+/** A slot an evergreen queue will fill (issue 30): planned, no post created yet. */
+export interface PlannedSlotProps {
+  kind: 'planned';
+  queueId: string;
+  queueName: string;
+  integrationId: string;
+  name: string;
+  /** the ISO instant of the slot */
+  at: string;
+  /** the text the queue would post there */
+  content: string;
+}
+
+export function isPlannedSlot(props: unknown): props is PlannedSlotProps {
+  return typeof props === 'object' && props !== null && (props as { kind?: unknown }).kind === 'planned';
+}
+
+/** An evergreen queue's plan as `GET /evergreen/{id}/plan` answers it. */
+export interface QueuePlan {
+  queue: { id: string; name: string };
+  slots: readonly { integrationId: string; at: string; itemId: string | null; content: string | null }[];
+}
+
+/**
+ * The evergreen queues' planned slots in `[start, end)` still to come, as marked events that cannot
+ * be moved (the queue creates the post when the slot comes within its horizon). Slots the queue
+ * would leave empty, channels the filters leave out, and (with a state filter) anything but
+ * scheduled posts are not shown.
+ */
+export function plannedEvents(
+  plans: readonly QueuePlan[],
+  integrations: readonly Integration[],
+  range: { start: string; end: string },
+  filters: CalendarFilters,
+  now: number = Date.now(),
+): EventInput[] {
+  if (filters.states.length > 0 && !filters.states.includes('QUEUE')) return [];
+  const start = Date.parse(range.start);
+  const end = Date.parse(range.end);
+  const byId = new Map(integrations.map((c) => [c.id, c]));
+  const events: EventInput[] = [];
+  for (const { queue, slots } of plans) {
+    for (const s of slots) {
+      const at = Date.parse(s.at);
+      const c = byId.get(s.integrationId);
+      if (!c || s.itemId === null || s.content === null || at < start || at >= end || at <= now) continue;
+      if (filters.channels.length > 0 && !filters.channels.includes(c.id)) continue;
+      if (filters.group && c.customer?.id !== filters.group) continue;
+      const iso = new Date(at).toISOString();
+      events.push({
+        id: `planned:${queue.id}:${c.id}@${iso}`,
+        title: `Planned by ${queue.name} on ${c.name}`,
+        start: iso,
+        allDay: false,
+        editable: false,
+        startEditable: false,
+        durationEditable: false,
+        classNames: ['cal-planned'],
+        extendedProps: { kind: 'planned', queueId: queue.id, queueName: queue.name, integrationId: c.id, name: c.name, at: iso, content: s.content } satisfies PlannedSlotProps,
+      });
+    }
+  }
+  return events;
+}
+
+/** The open-slot markers without those an evergreen queue has planned (the planned event shows there instead). */
+export function withoutPlanned(openSlots: EventInput[], planned: EventInput[]): EventInput[] {
+  const taken = new Set(planned.map((e) => `${(e.extendedProps as PlannedSlotProps).integrationId}@${(e.extendedProps as PlannedSlotProps).at}`));
+  return openSlots.filter((e) => !taken.has(`${(e.extendedProps as OpenSlotProps).integrationId}@${(e.extendedProps as OpenSlotProps).at}`));
+}

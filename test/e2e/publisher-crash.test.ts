@@ -543,7 +543,8 @@ describe.runIf(testDbKind() === 'pglite')('publisher crash: embedded mode, SIGKI
 
   beforeAll(async () => {
     sims = await Platforms.start();
-    env = { ...baseEnv(sims), DATA_DIR: mkdtempSync(join(tmpdir(), 'tidings-crash-')) };
+    // Files over 100 rows are imported in the background (the import round below).
+    env = { ...baseEnv(sims), DATA_DIR: mkdtempSync(join(tmpdir(), 'tidings-crash-')), IMPORT_BACKGROUND_ROWS: '100' };
     const key = await createOrg(env);
     service = await start([], env, 'tidings serve');
     api = new Api(deployment, key);
@@ -566,6 +567,26 @@ describe.runIf(testDbKind() === 'pglite')('publisher crash: embedded mode, SIGKI
     report('embedded', 'due while down', r);
     expect(r.dueWhileDown).toBeGreaterThan(0);
     expectClean(r);
+  }, 180_000);
+
+  it('SIGKILL during a background import: after the restart it is taken over and every row is created once', async () => {
+    // 1,500 rows (drafts a year ahead, so nothing publishes): a background import of a few seconds,
+    // killed as soon as it was accepted, while its transaction is open.
+    const rows = Array.from({ length: 1500 }, (_, i) => ({ channel: channels[i % channels.length]!.id, date: '2031-03-01T09:00:00Z', type: 'draft', text: `imported ${i}` }));
+    const accepted = await api.ok<{ id: string; status: string }>('POST', '/public/v1/imports', rows, 202);
+    await kill(service);
+    service = await start([], env, 'tidings serve');
+    const done = await waitUntil(async () => {
+      const r = await api.ok<{ status: string; progress: { done: number; total: number }; created: { posts: number } }>('GET', `/public/v1/imports/${accepted.id}`);
+      return r.status === 'completed' || r.status === 'failed' ? r : undefined;
+    }, 90_000, 'the import to finish', 250);
+    expect(done).toMatchObject({ status: 'completed', progress: { done: 1500, total: 1500 }, created: { posts: 1500 } });
+    // It was taken over by the restarted process, not finished before the kill.
+    expect(service!.output()).toContain('resuming a background import');
+    const posts = await api.ok<{ posts: { content: string }[] }>('GET', '/public/v1/posts?startDate=2031-02-28T00:00:00Z&endDate=2031-03-02T00:00:00Z');
+    const texts = posts.posts.map((p) => p.content);
+    expect(texts).toHaveLength(1500);
+    expect(new Set(texts).size).toBe(1500);
   }, 180_000);
 });
 

@@ -8,7 +8,7 @@ import { probeTiers, skippedTiersReport } from './test/tiers.js';
 
 // Every database-touching test runs twice: on embedded PGlite and on the PostgreSQL server
 // (TEST_DATABASE_URL, default the CI machine's postgres://postgres@127.0.0.1:5432/test), but for
-// the platform API tests listed in `onPgliteOnly` below.
+// the platform API tests listed in `onPgliteOnly` and the API fuzz file (`fuzzOnPgliteOnly`) below.
 // `*.unit.test.ts` files touch no database and run once. The calendar app's component tests
 // (`web/src/**/*.test.tsx`) run once in happy-dom; its browser tests are `test/web/`.
 const dbTests = ['src/**/*.test.ts', 'test/**/*.test.ts'];
@@ -31,6 +31,13 @@ const platformsDir = join(import.meta.dirname, 'src/platforms');
 const onPgliteOnly = readdirSync(platformsDir, { withFileTypes: true })
   .filter((d) => d.isDirectory() && !keptOnBothDatabases.includes(d.name) && existsSync(join(platformsDir, d.name, `${d.name}.api.test.ts`)))
   .map((d) => `src/platforms/${d.name}/${d.name}.api.test.ts`);
+// The API fuzz tier (`test/fuzz/api.fuzz.test.ts`: 100 generated requests for every operation of
+// the OpenAPI document) tests the HTTP edge — validation, error shapes, auth, framing — which is
+// the same code on both databases, and it grows with every route: it was CI's longest file, twice.
+// It runs on PGlite, the default deployment; the database's own answers to odd input (casts,
+// limits, constraint errors) are tested on both by the modules' tests.
+// `npm run fuzz` (scripts/fuzz.js) runs it on both, or on the one its `--db` names.
+const fuzzOnPgliteOnly = process.env.TIDINGS_FUZZ_ALL_DBS === '1' ? [] : ['test/fuzz/api.fuzz.test.ts'];
 
 // A fresh machine without PostgreSQL, Redis or Chromium runs the embedded tiers and says at the
 // end which it left out and how to run them; TIDINGS_TEST_ALL=1 (set by .ci/run) makes that an error.
@@ -90,7 +97,7 @@ export default defineConfig({
           testTimeout: 60_000,
           hookTimeout: 60_000,
         };
-        const exclude = [...unitTests, ...browserTests, ...(db === 'postgres' ? onPgliteOnly : [])];
+        const exclude = [...unitTests, ...browserTests, ...(db === 'postgres' ? [...onPgliteOnly, ...fuzzOnPgliteOnly] : [])];
         return [
           { test: { ...common, name: db, include: dbTests, exclude: [...exclude, ...processTests] } },
           { test: { ...common, ...alone, name: `${db}-processes`, include: processTests, exclude } },

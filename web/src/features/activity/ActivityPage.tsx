@@ -63,11 +63,15 @@ function Row({ entry, timeZone }: { entry: ActivityEntry; timeZone: string }) {
         </time>
       </td>
       <td data-label="Who">
-        {entry.actor.name} <span className="activity-kind">{ACTOR_KINDS[entry.actor.kind]}</span>
+        <span>
+          {entry.actor.name} <span className="activity-kind">{ACTOR_KINDS[entry.actor.kind]}</span>
+        </span>
       </td>
       <td data-label="What">{describeAction(entry.action)}</td>
       <td data-label="Target">
-        <Target entry={entry} />
+        <span>
+          <Target entry={entry} />
+        </span>
       </td>
     </tr>
   );

@@ -38,6 +38,6 @@ describe('the activity log in Chromium', () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await screenshot(page, 'activity-phone');
     // no sideways scrolling on a phone
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
   });
 });

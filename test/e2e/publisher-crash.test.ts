@@ -582,7 +582,7 @@ describe.runIf(testDbKind() === 'pglite')('publisher crash: embedded mode, SIGKI
     }, 90_000, 'the import to finish', 250);
     expect(done).toMatchObject({ status: 'completed', progress: { done: 1500, total: 1500 }, created: { posts: 1500 } });
     // It was taken over by the restarted process, not finished before the kill.
-    expect(service!.output()).toContain('resuming a background import');
+    expect(service.output()).toContain('resuming a background import');
     const posts = await api.ok<{ posts: { content: string }[] }>('GET', '/public/v1/posts?startDate=2031-02-28T00:00:00Z&endDate=2031-03-02T00:00:00Z');
     const texts = posts.posts.map((p) => p.content);
     expect(texts).toHaveLength(1500);

@@ -510,8 +510,8 @@ export function createImportsService(deps: {
         const at = now();
         // The rows are kept on the import's row until it finished, so another process (or this one
         // restarted) can take over an import whose process stopped (`resumeStale`).
-        const row = await deps.imports.insert({ organizationId, status: 'pending', format: input.format, totalRows: rows.length, source: rows as Record<string, string>[], createdAt: at, updatedAt: at });
-        startBackground(organizationId, row.id, rows, input.format);
+        const row = await deps.imports.insert({ organizationId, status: 'pending', format: input.format, totalRows: rows.length, source: rows, createdAt: at, updatedAt: at });
+        void startBackground(organizationId, row.id, rows, input.format);
         return { kind: 'job' as const, body: toOut(row) };
       }
       const r = (await create(organizationId, rows, input.format, undefined))!;

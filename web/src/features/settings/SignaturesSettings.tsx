@@ -1,12 +1,13 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useId, useState, type FormEvent } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
+import { useId, useState } from 'react';
 import { api, unwrap } from '../../api/client.js';
 import { useIntegrations } from '../../api/queries.js';
-import { Button, EmptyState, ErrorNotice, Field, Modal, Spinner, TextInput } from '../../components/ui.js';
+import { ErrorNotice, Field, Spinner, TextInput } from '../../components/ui.js';
 import { platformName } from '../../lib/platforms.js';
 import { templateKeys, useSignatures, type Signature } from '../compose/templates.js';
-import { ConfirmButton, LoadError, Section } from './common.js';
-import { fieldError, onlyFieldErrors } from './errors.js';
+import { FormFooter, useFormSave } from './common.js';
+import { fieldError } from './errors.js';
+import { NamedItemsSection } from './NamedItemsSection.js';
 
 const FORM_FIELDS = ['name', 'content', 'autoAdd', 'integrationIds'] as const;
 
@@ -18,19 +19,11 @@ function SignatureForm({ signature, onSaved, onCancel }: { signature?: Signature
   const [autoAdd, setAutoAdd] = useState(signature?.autoAdd ?? false);
   const [channels, setChannels] = useState<string[]>(signature?.integrationIds ?? []);
 
-  const save = useMutation({
-    mutationFn: async () => {
-      const body = { name: name.trim(), content, autoAdd, integrationIds: channels };
-      if (signature) return unwrap(api.PUT('/signatures/{id}', { params: { path: { id: signature.id } }, body }));
-      return unwrap(api.POST('/signatures', { body }));
-    },
-    onSuccess: onSaved,
-  });
-
-  function submit(e: FormEvent) {
-    e.preventDefault();
-    save.mutate();
-  }
+  const { save, submit } = useFormSave(async () => {
+    const body = { name: name.trim(), content, autoAdd, integrationIds: channels };
+    if (signature) return unwrap(api.PUT('/signatures/{id}', { params: { path: { id: signature.id } }, body }));
+    return unwrap(api.POST('/signatures', { body }));
+  }, onSaved);
   const channelsError = fieldError(save.error, 'integrationIds');
 
   return (
@@ -78,15 +71,7 @@ function SignatureForm({ signature, onSaved, onCancel }: { signature?: Signature
           </p>
         ) : null}
       </fieldset>
-      {save.error && !onlyFieldErrors(save.error, FORM_FIELDS) ? <ErrorNotice error={save.error} /> : null}
-      <div className="dialog-actions">
-        <Button variant="ghost" onClick={onCancel} disabled={save.isPending}>
-          Cancel
-        </Button>
-        <Button type="submit" disabled={save.isPending}>
-          {save.isPending ? 'Saving…' : signature ? 'Save changes' : 'Create signature'}
-        </Button>
-      </div>
+      <FormFooter error={save.error} fields={FORM_FIELDS} pending={save.isPending} onCancel={onCancel} submitLabel={signature ? 'Save changes' : 'Create signature'} />
     </form>
   );
 }
@@ -96,65 +81,26 @@ export function SignaturesSettings() {
   const queryClient = useQueryClient();
   const signatures = useSignatures();
   const integrations = useIntegrations();
-  const [editing, setEditing] = useState<Signature | 'new' | null>(null);
-  const invalidate = () => queryClient.invalidateQueries({ queryKey: templateKeys.signatures });
   const channelNames = new Map((integrations.data ?? []).map((i) => [i.id, i.name]));
 
   return (
-    <Section
+    <NamedItemsSection
       title="Signatures"
       description="Text added at the end of a post: automatically to new posts on chosen channels, or on demand from the composer."
-      actions={<Button onClick={() => setEditing('new')}>New signature</Button>}
-    >
-      {signatures.isPending ? (
-        <Spinner label="Loading signatures" />
-      ) : signatures.error ? (
-        <LoadError error={signatures.error} what="signatures" />
-      ) : signatures.data.length === 0 ? (
-        <EmptyState title="No signatures yet" />
-      ) : (
-        <ul className="template-list">
-          {signatures.data.map((s) => (
-            <li key={s.id} className="card template-card">
-              <div className="template-head">
-                <h3>{s.name}</h3>
-                <span className={`badge${s.autoAdd ? ' badge-ok' : ''}`}>{s.autoAdd ? 'Added automatically' : 'On demand'}</span>
-                <div className="template-actions">
-                  <Button variant="secondary" onClick={() => setEditing(s)} aria-label={`Edit ${s.name}`}>
-                    Edit
-                  </Button>
-                  <ConfirmButton
-                    label="Delete"
-                    ariaLabel={`Delete ${s.name}`}
-                    title={`Delete “${s.name}”?`}
-                    confirmLabel="Delete signature"
-                    onConfirm={async () => {
-                      await unwrap(api.DELETE('/signatures/{id}', { params: { path: { id: s.id } } }));
-                      await invalidate();
-                    }}
-                  >
-                    <p>Posts that already carry it keep their text.</p>
-                  </ConfirmButton>
-                </div>
-              </div>
-              <p className="template-preview">{s.content}</p>
-              <p className="hint">{s.integrationIds.length === 0 ? 'Every channel' : s.integrationIds.map((c) => channelNames.get(c) ?? 'a removed channel').join(', ')}</p>
-            </li>
-          ))}
-        </ul>
+      noun="signature"
+      plural="signatures"
+      query={signatures}
+      badge={(s) => <span className={`badge${s.autoAdd ? ' badge-ok' : ''}`}>{s.autoAdd ? 'Added automatically' : 'On demand'}</span>}
+      details={(s) => (
+        <>
+          <p className="template-preview">{s.content}</p>
+          <p className="hint">{s.integrationIds.length === 0 ? 'Every channel' : s.integrationIds.map((c) => channelNames.get(c) ?? 'a removed channel').join(', ')}</p>
+        </>
       )}
-      <Modal open={editing !== null} onOpenChange={(o) => (o ? undefined : setEditing(null))} title={editing === 'new' ? 'New signature' : editing ? `Edit “${editing.name}”` : ''} wide>
-        {editing !== null ? (
-          <SignatureForm
-            signature={editing === 'new' ? undefined : editing}
-            onCancel={() => setEditing(null)}
-            onSaved={() => {
-              setEditing(null);
-              void invalidate();
-            }}
-          />
-        ) : null}
-      </Modal>
-    </Section>
+      deleteNote={<p>Posts that already carry it keep their text.</p>}
+      onDelete={(s) => unwrap(api.DELETE('/signatures/{id}', { params: { path: { id: s.id } } }))}
+      onChanged={() => queryClient.invalidateQueries({ queryKey: templateKeys.signatures })}
+      form={({ item, onCancel, onSaved }) => <SignatureForm signature={item} onCancel={onCancel} onSaved={onSaved} />}
+    />
   );
 }

@@ -1,10 +1,10 @@
-import { useMutation } from '@tanstack/react-query';
-import { useId, useState, type FormEvent } from 'react';
+import { useId, useState } from 'react';
 import { api, unwrap } from '../../api/client.js';
 import { useIntegrations } from '../../api/queries.js';
-import { Button, ErrorNotice, Field, Spinner, TextInput, UrlInput } from '../../components/ui.js';
+import { ErrorNotice, Field, Spinner, TextInput, UrlInput } from '../../components/ui.js';
+import { FormFooter, useFormSave } from './common.js';
 import { platformName } from '../../lib/platforms.js';
-import { fieldError, onlyFieldErrors } from './errors.js';
+import { fieldError } from './errors.js';
 import { EVENT_GROUPS, EVENT_LABELS } from './webhookEvents.js';
 import type { CreatedWebhook, SubscribableEventType, Webhook } from './types.js';
 
@@ -29,19 +29,11 @@ export function WebhookForm({ webhook, onSaved, onCancel }: { webhook?: Webhook;
   const [channels, setChannels] = useState<string[]>(webhook?.integrations ?? []);
   const [enabled, setEnabled] = useState(webhook?.enabled ?? true);
 
-  const save = useMutation({
-    mutationFn: async (): Promise<CreatedWebhook | Webhook> => {
-      const body = { name: name.trim(), url: url.trim(), events, integrations: channels, enabled };
-      if (webhook) return unwrap(api.PUT('/webhooks/{id}', { params: { path: { id: webhook.id } }, body }));
-      return unwrap(api.POST('/webhooks', { body }));
-    },
-    onSuccess: onSaved,
-  });
-
-  function submit(e: FormEvent) {
-    e.preventDefault();
-    save.mutate();
-  }
+  const { save, submit } = useFormSave(async (): Promise<CreatedWebhook | Webhook> => {
+    const body = { name: name.trim(), url: url.trim(), events, integrations: channels, enabled };
+    if (webhook) return unwrap(api.PUT('/webhooks/{id}', { params: { path: { id: webhook.id } }, body }));
+    return unwrap(api.POST('/webhooks', { body }));
+  }, onSaved);
 
   const eventsError = fieldError(save.error, 'events');
   const channelsError = fieldError(save.error, 'integrations');
@@ -134,15 +126,7 @@ export function WebhookForm({ webhook, onSaved, onCancel }: { webhook?: Webhook;
         </span>
       </label>
 
-      {save.error && !onlyFieldErrors(save.error, FORM_FIELDS) ? <ErrorNotice error={save.error} /> : null}
-      <div className="dialog-actions">
-        <Button variant="ghost" onClick={onCancel} disabled={save.isPending}>
-          Cancel
-        </Button>
-        <Button type="submit" disabled={save.isPending}>
-          {save.isPending ? 'Saving…' : webhook ? 'Save changes' : 'Create webhook'}
-        </Button>
-      </div>
+      <FormFooter error={save.error} fields={FORM_FIELDS} pending={save.isPending} onCancel={onCancel} submitLabel={webhook ? 'Save changes' : 'Create webhook'} />
     </form>
   );
 }

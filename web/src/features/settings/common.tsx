@@ -1,8 +1,9 @@
-import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
+import { useMutation } from '@tanstack/react-query';
+import { useEffect, useId, useRef, useState, type FormEvent, type ReactNode } from 'react';
 import { useTimeZone } from '../../api/session.js';
 import { Button, ErrorNotice, Modal, Notice } from '../../components/ui.js';
 import { formatDateTime, utcTitle } from '../../lib/time.js';
-import { isForbidden } from './errors.js';
+import { isForbidden, onlyFieldErrors } from './errors.js';
 import './settings.css';
 
 /** An instant in the person's zone, the UTC truth on hover. */
@@ -178,5 +179,35 @@ export function Section({ title, description, actions, children }: { title: stri
       </div>
       {children}
     </section>
+  );
+}
+
+/** A settings form's save: the mutation (`onSaved` on success) and the form's submit handler. */
+export function useFormSave<T>(mutationFn: () => Promise<T>, onSaved: (saved: T) => void) {
+  const save = useMutation({ mutationFn, onSuccess: onSaved });
+  function submit(e: FormEvent) {
+    e.preventDefault();
+    save.mutate();
+  }
+  return { save, submit };
+}
+
+/**
+ * A settings form's foot: the API's refusal when no field shows it (errors naming one of `fields`
+ * are shown by that field), then Cancel and the submit button ("Saving…" while it runs).
+ */
+export function FormFooter({ error, fields, pending, onCancel, submitLabel }: { error: unknown; fields: readonly string[]; pending: boolean; onCancel: () => void; submitLabel: string }) {
+  return (
+    <>
+      {error && !onlyFieldErrors(error, fields) ? <ErrorNotice error={error} /> : null}
+      <div className="dialog-actions">
+        <Button variant="ghost" onClick={onCancel} disabled={pending}>
+          Cancel
+        </Button>
+        <Button type="submit" disabled={pending}>
+          {pending ? 'Saving…' : submitLabel}
+        </Button>
+      </div>
+    </>
   );
 }

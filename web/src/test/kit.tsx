@@ -55,6 +55,18 @@ export function apiFetch(routes: Routes, calls: Call[] = []) {
   };
 }
 
+/** A route handler that reads only the request's JSON body. */
+export type BodyHandler = (body: unknown) => unknown;
+
+/**
+ * Makes the file's stubbed `fetch` (a `vi.fn`) answer `routes` through `apiFetch`, with handlers
+ * that read only the request's body; every call is recorded in `calls`.
+ */
+export function serve(fetchMock: { mockImplementation: (fn: ReturnType<typeof apiFetch>) => unknown }, routes: Record<string, BodyHandler>, calls: Call[] = []) {
+  const table: Routes = Object.fromEntries(Object.entries(routes).map(([key, handler]) => [key, (_req: Request, _url: URL, body: unknown) => handler(body)]));
+  fetchMock.mockImplementation(apiFetch(table, calls));
+}
+
 export function meFixture(over: { timezone?: string | null; organizationId?: string; role?: Me['organization']['role'] } = {}): Me {
   const organization = { id: over.organizationId ?? 'org-1', name: 'Acme', role: over.role ?? 'owner' };
   return {

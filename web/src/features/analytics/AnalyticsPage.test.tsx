@@ -1,7 +1,7 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { apiError, apiFetch, renderPage, type Call } from '../../test/kit.js';
+import { apiError, apiFetch, channel as channelFixture, renderPage, type Call } from '../../test/kit.js';
 
 const fetchMock = vi.hoisted(() => {
   const fn = vi.fn<(input: RequestInfo | URL, init?: RequestInit) => Promise<Response>>();
@@ -18,19 +18,7 @@ vi.mock('./MetricChart.js', async () => {
 
 const { default: AnalyticsPage } = await import('./AnalyticsPage.js');
 
-const channel = (id: string, identifier: string, name: string) => ({
-  id,
-  name,
-  identifier,
-  picture: null,
-  disabled: false,
-  profile: name.toLowerCase(),
-  refreshNeeded: false,
-  postingTimes: [],
-  settings: {},
-  createdAt: '2025-01-01T00:00:00.000Z',
-  updatedAt: '2025-01-01T00:00:00.000Z',
-});
+const channel = (id: string, identifier: Parameters<typeof channelFixture>[0]['identifier'], name: string) => channelFixture({ id, identifier, name, profile: name.toLowerCase() });
 const post = (id: string, integrationId: string, state: string, publishedAt: string | null, content: string) => ({
   id,
   content,

@@ -4,6 +4,7 @@ import userEvent from '@testing-library/user-event';
 import { MemoryRouter } from 'react-router';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MeProvider, type Me } from '../../api/session.js';
+import { json, serve, type Call } from '../../test/kit.js';
 
 // The typed client keeps the fetch it found when created: stub it before anything imports it.
 const fetchMock = vi.hoisted(() => {
@@ -14,35 +15,6 @@ const fetchMock = vi.hoisted(() => {
 
 const { default: ComposeDialog } = await import('./ComposeDialog.js');
 const { draftKey } = await import('./drafts.js');
-
-function json(body: unknown, status = 200): Response {
-  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
-}
-
-interface Call {
-  method: string;
-  path: string;
-  body: unknown;
-}
-
-/** Answers `"METHOD /path"` after /public/v1 (`:x` matches a segment); 404 otherwise. */
-function serve(routes: Record<string, (body: unknown) => unknown>, calls: Call[]) {
-  fetchMock.mockImplementation(async (input, init) => {
-    const req = input instanceof Request ? input : new Request(input, init);
-    const path = new URL(req.url).pathname.replace(/^\/public\/v1/, '');
-    const text = req.method === 'GET' ? '' : await req.clone().text();
-    const body = text ? (JSON.parse(text) as unknown) : undefined;
-    calls.push({ method: req.method, path, body });
-    for (const [key, handler] of Object.entries(routes)) {
-      const [method, pattern] = key.split(' ') as [string, string];
-      if (method === req.method && new RegExp(`^${pattern.replace(/:[a-z]+/g, '[^/]+')}$`).test(path)) {
-        const out = handler(body);
-        return out instanceof Response ? out : json(out);
-      }
-    }
-    return json({ statusCode: 404, code: 'ROUTE_NOT_FOUND', message: `No route ${req.method} ${path}`, requestId: 'r' }, 404);
-  });
-}
 
 const me: Me = {
   user: { id: 'u1', email: 'olga@example.test', name: 'Olga', timezone: 'Europe/Berlin' },
@@ -115,7 +87,7 @@ describe('the compose dialog', () => {
   it('composes for several channels: counters in each counting, previews, an over-long override refused here, API field errors on the fields, then scheduled', async () => {
     const calls: Call[] = [];
     let posted = 0;
-    serve(
+    serve(fetchMock, 
       {
         'GET /integrations': () => [
           channel('tg', 'telegram', 'Acme News'),
@@ -245,7 +217,7 @@ describe('the compose dialog', () => {
       createdAt: '2026-06-01T00:00:00.000Z',
       updatedAt: '2026-06-01T00:00:00.000Z',
     };
-    serve(
+    serve(fetchMock, 
       {
         'GET /integrations': () => [channel('sky', 'bluesky', 'Acme on Bluesky')],
         'GET /integration-settings/:id': () => ({ output: rules.sky }),
@@ -279,7 +251,7 @@ describe('the composer keeps what was typed (issue 25)', () => {
   const stored = () => JSON.parse(localStorage.getItem(NEW) ?? 'null') as { shared: { text: string }[]; channels: string[]; when: { date: string; time: string } } | null;
 
   function serveBasics(calls: Call[] = [], extra: Record<string, (body: unknown) => unknown> = {}) {
-    serve(
+    serve(fetchMock, 
       {
         'GET /integrations': () => [channel('tg', 'telegram', 'Acme News'), channel('pin', 'pinterest', 'Acme Pins')],
         'GET /integration-settings/:id': () => ({ output: rules[(calls.at(-1)!.path.split('/').pop() ?? 'tg') as keyof typeof rules] }),

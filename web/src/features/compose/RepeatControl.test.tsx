@@ -4,7 +4,7 @@ import userEvent from '@testing-library/user-event';
 import { MemoryRouter } from 'react-router';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MeProvider, type Me } from '../../api/session.js';
-import { apiFetch, json, type Call } from '../../test/kit.js';
+import { channel, json, serve, type Call } from '../../test/kit.js';
 
 // The typed client keeps the fetch it found when created: stub it before anything imports it.
 const fetchMock = vi.hoisted(() => {
@@ -16,11 +16,6 @@ const fetchMock = vi.hoisted(() => {
 const { default: ComposeDialog } = await import('./ComposeDialog.js');
 const { buildRule, describeRule, NO_REPEAT } = await import('./repeat.js');
 
-/** The kit's route table, each handler given the request body. */
-function serve(routes: Record<string, (body: unknown) => unknown>, calls: Call[]) {
-  fetchMock.mockImplementation(apiFetch(Object.fromEntries(Object.entries(routes).map(([key, handle]) => [key, (_req: Request, _url: URL, body: unknown) => handle(body)])), calls));
-}
-
 const me: Me = {
   user: { id: 'u1', email: 'olga@example.test', name: 'Olga', timezone: 'Europe/Berlin' },
   organization: { id: 'o1', name: 'Acme', role: 'owner' },
@@ -28,19 +23,7 @@ const me: Me = {
   csrfToken: 'csrf-1',
 };
 
-const tg = {
-  id: 'tg',
-  name: 'Acme News',
-  identifier: 'telegram',
-  picture: null,
-  disabled: false,
-  profile: null,
-  refreshNeeded: false,
-  postingTimes: [],
-  settings: {},
-  createdAt: '2026-01-01T00:00:00.000Z',
-  updatedAt: '2026-01-01T00:00:00.000Z',
-};
+const tg = channel({ id: 'tg', name: 'Acme News', identifier: 'telegram' });
 const media = { minItems: 0, maxItems: 10, mixed: true, onThreadItems: true, image: { maxCount: 4, mimeTypes: ['image/png'] } };
 const tgRules = { rules: '', maxLength: 4096, counting: 'characters', editor: 'html', thread: { supported: true, kind: 'reply' }, media, settings: 'No additional settings required', tools: [], defaults: {} };
 
@@ -82,7 +65,7 @@ describe('Repeat in the composer', () => {
   it('saves weekly on two days, ending after N posts, through POST /series (not /posts), with the API’s rule errors beside the field', async () => {
     const calls: Call[] = [];
     let tries = 0;
-    serve(
+    serve(fetchMock, 
       {
         'GET /integrations': () => [tg],
         'GET /integration-settings/:id': () => ({ output: tgRules }),
@@ -149,7 +132,7 @@ describe('Repeat in the composer', () => {
 
   it('saves a repeating draft, and is not offered when editing an existing post', async () => {
     const calls: Call[] = [];
-    serve(
+    serve(fetchMock, 
       {
         'GET /integrations': () => [tg],
         'GET /integration-settings/:id': () => ({ output: tgRules }),
@@ -169,7 +152,7 @@ describe('Repeat in the composer', () => {
     expect(calls.find((c) => c.method === 'POST')).toMatchObject({ path: '/series', body: { type: 'draft', rule: { frequency: 'daily', interval: 2, startDate: '2026-07-01', time: '09:00' } } });
     cleanup();
 
-    serve(
+    serve(fetchMock, 
       {
         'GET /integrations': () => [tg],
         'GET /integration-settings/:id': () => ({ output: tgRules }),

@@ -4,6 +4,7 @@ import userEvent from '@testing-library/user-event';
 import { MemoryRouter } from 'react-router';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MeProvider, type Me } from '../../api/session.js';
+import { channel, json, serve, type Call } from '../../test/kit.js';
 
 // The typed client keeps the fetch it found when created: stub it before anything imports it.
 const fetchMock = vi.hoisted(() => {
@@ -16,34 +17,6 @@ const { default: ComposeDialog } = await import('./ComposeDialog.js');
 const { appendSignature, withAutoSignatures } = await import('./templates.js');
 const { emptyState } = await import('./model.js');
 
-function json(body: unknown, status = 200): Response {
-  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
-}
-
-interface Call {
-  method: string;
-  path: string;
-  body: unknown;
-}
-
-function serve(routes: Record<string, (body: unknown) => unknown>, calls: Call[]) {
-  fetchMock.mockImplementation(async (input, init) => {
-    const req = input instanceof Request ? input : new Request(input, init);
-    const path = new URL(req.url).pathname.replace(/^\/public\/v1/, '');
-    const text = req.method === 'GET' ? '' : await req.clone().text();
-    const body = text ? (JSON.parse(text) as unknown) : undefined;
-    calls.push({ method: req.method, path, body });
-    for (const [key, handler] of Object.entries(routes)) {
-      const [method, pattern] = key.split(' ') as [string, string];
-      if (method === req.method && new RegExp(`^${pattern.replace(/:[a-z]+/g, '[^/]+')}$`).test(path)) {
-        const out = handler(body);
-        return out instanceof Response ? out : json(out);
-      }
-    }
-    return json({ statusCode: 404, code: 'ROUTE_NOT_FOUND', message: `No route ${req.method} ${path}`, requestId: 'r' }, 404);
-  });
-}
-
 const me: Me = {
   user: { id: 'u1', email: 'olga@example.test', name: 'Olga', timezone: 'UTC' },
   organization: { id: 'o1', name: 'Acme', role: 'owner' },
@@ -51,19 +24,6 @@ const me: Me = {
   csrfToken: 'csrf-1',
 };
 
-const channel = (id: string, identifier: string, name: string) => ({
-  id,
-  name,
-  identifier,
-  picture: null,
-  disabled: false,
-  profile: null,
-  refreshNeeded: false,
-  postingTimes: [],
-  settings: {},
-  createdAt: '2026-01-01T00:00:00.000Z',
-  updatedAt: '2026-01-01T00:00:00.000Z',
-});
 const media = { minItems: 0, maxItems: 4, mixed: false, onThreadItems: true, image: { maxCount: 4, mimeTypes: ['image/png'] } };
 const rules = { rules: '', maxLength: 4096, counting: 'characters', editor: 'normal', thread: { supported: true, kind: 'reply' }, media, settings: 'No additional settings required', tools: [], defaults: {} };
 const stamp = { createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z' };
@@ -96,9 +56,9 @@ afterEach(() => {
 describe('templates and signatures in the composer', () => {
   it('inserts a template asking its placeholder, adds a signature on demand, saves as a template, and adds the auto-add signature per channel when scheduling', async () => {
     const calls: Call[] = [];
-    serve(
+    serve(fetchMock, 
       {
-        'GET /integrations': () => [channel('tg', 'telegram', 'Acme News'), channel('sky', 'bluesky', 'Acme on Bluesky')],
+        'GET /integrations': () => [channel({ id: 'tg', identifier: 'telegram', name: 'Acme News' }), channel({ id: 'sky', identifier: 'bluesky', name: 'Acme on Bluesky' })],
         'GET /integration-settings/:id': () => ({ output: rules }),
         'GET /templates': () => [template],
         'GET /signatures': () => signatures,

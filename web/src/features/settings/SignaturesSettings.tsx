@@ -1,19 +1,16 @@
 import { useQueryClient } from '@tanstack/react-query';
-import { useId, useState } from 'react';
+import { useState } from 'react';
 import { api, unwrap } from '../../api/client.js';
 import { useIntegrations } from '../../api/queries.js';
-import { ErrorNotice, Field, Spinner, TextInput } from '../../components/ui.js';
-import { platformName } from '../../lib/platforms.js';
+import { Field, TextInput } from '../../components/ui.js';
 import { templateKeys, useSignatures, type Signature } from '../compose/templates.js';
-import { FormFooter, useFormSave } from './common.js';
+import { ChannelChecklist, FormFooter, useFormSave } from './common.js';
 import { fieldError } from './errors.js';
 import { NamedItemsSection } from './NamedItemsSection.js';
 
 const FORM_FIELDS = ['name', 'content', 'autoAdd', 'integrationIds'] as const;
 
 function SignatureForm({ signature, onSaved, onCancel }: { signature?: Signature; onSaved: () => void; onCancel: () => void }) {
-  const id = useId();
-  const integrations = useIntegrations();
   const [name, setName] = useState(signature?.name ?? '');
   const [content, setContent] = useState(signature?.content ?? '');
   const [autoAdd, setAutoAdd] = useState(signature?.autoAdd ?? false);
@@ -24,7 +21,6 @@ function SignatureForm({ signature, onSaved, onCancel }: { signature?: Signature
     if (signature) return unwrap(api.PUT('/signatures/{id}', { params: { path: { id: signature.id } }, body }));
     return unwrap(api.POST('/signatures', { body }));
   }, onSaved);
-  const channelsError = fieldError(save.error, 'integrationIds');
 
   return (
     <form className="signature-form" onSubmit={submit} noValidate>
@@ -41,36 +37,12 @@ function SignatureForm({ signature, onSaved, onCancel }: { signature?: Signature
           <span className="check-hint">To every new post on its channels (one automatic signature per channel). Otherwise it is added on demand with the composer’s Signature button.</span>
         </span>
       </label>
-      <fieldset className="choice-group" aria-describedby={`${id}-channels-hint${channelsError ? ` ${id}-channels-error` : ''}`}>
-        <legend>Channels</legend>
-        <p className="hint" id={`${id}-channels-hint`}>
-          {channels.length === 0 ? 'None ticked: every channel.' : `The ${channels.length} ticked ${channels.length === 1 ? 'channel' : 'channels'}.`}
-        </p>
-        {integrations.isPending ? (
-          <Spinner label="Loading channels" />
-        ) : integrations.error ? (
-          <ErrorNotice error={integrations.error} />
-        ) : integrations.data.length === 0 ? (
-          <p className="muted">No channels connected yet.</p>
-        ) : (
-          <div className="choice-columns">
-            {integrations.data.map((i) => (
-              <label key={i.id} className="check">
-                <input type="checkbox" checked={channels.includes(i.id)} onChange={(e) => setChannels((list) => (e.target.checked ? [...list, i.id] : list.filter((x) => x !== i.id)))} />
-                <span>
-                  {i.name}
-                  <span className="check-hint">{platformName(i.identifier)}</span>
-                </span>
-              </label>
-            ))}
-          </div>
-        )}
-        {channelsError ? (
-          <p className="error" id={`${id}-channels-error`} role="alert">
-            {channelsError}
-          </p>
-        ) : null}
-      </fieldset>
+      <ChannelChecklist
+        channels={channels}
+        setChannels={setChannels}
+        error={fieldError(save.error, 'integrationIds')}
+        hint={channels.length === 0 ? 'None ticked: every channel.' : `The ${channels.length} ticked ${channels.length === 1 ? 'channel' : 'channels'}.`}
+      />
       <FormFooter error={save.error} fields={FORM_FIELDS} pending={save.isPending} onCancel={onCancel} submitLabel={signature ? 'Save changes' : 'Create signature'} />
     </form>
   );

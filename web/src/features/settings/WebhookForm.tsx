@@ -1,19 +1,12 @@
 import { useId, useState } from 'react';
 import { api, unwrap } from '../../api/client.js';
-import { useIntegrations } from '../../api/queries.js';
-import { ErrorNotice, Field, Spinner, TextInput, UrlInput } from '../../components/ui.js';
-import { FormFooter, useFormSave } from './common.js';
-import { platformName } from '../../lib/platforms.js';
+import { Field, TextInput, UrlInput } from '../../components/ui.js';
+import { ChannelChecklist, FormFooter, toggle, useFormSave } from './common.js';
 import { fieldError } from './errors.js';
 import { EVENT_GROUPS, EVENT_LABELS } from './webhookEvents.js';
 import type { CreatedWebhook, SubscribableEventType, Webhook } from './types.js';
 
 const FORM_FIELDS = ['name', 'url', 'events', 'integrations', 'enabled'] as const;
-
-/** Toggles `item` in a list (checkbox groups). */
-function toggle<T>(list: T[], item: T, on: boolean): T[] {
-  return on ? (list.includes(item) ? list : [...list, item]) : list.filter((x) => x !== item);
-}
 
 /**
  * Create or edit a webhook: name, URL, the events it receives (none ticked = all), the channels
@@ -22,7 +15,6 @@ function toggle<T>(list: T[], item: T, on: boolean): T[] {
  */
 export function WebhookForm({ webhook, onSaved, onCancel }: { webhook?: Webhook; onSaved: (saved: CreatedWebhook | Webhook) => void; onCancel: () => void }) {
   const id = useId();
-  const integrations = useIntegrations();
   const [name, setName] = useState(webhook?.name ?? '');
   const [url, setUrl] = useState(webhook?.url ?? '');
   const [events, setEvents] = useState<SubscribableEventType[]>(() => (webhook?.events ?? []).filter((e): e is SubscribableEventType => e in EVENT_LABELS));
@@ -37,9 +29,6 @@ export function WebhookForm({ webhook, onSaved, onCancel }: { webhook?: Webhook;
 
   const eventsError = fieldError(save.error, 'events');
   const channelsError = fieldError(save.error, 'integrations');
-  // channels named in the filter that are gone (deleted) stay visible, so saving does not silently drop them
-  const known = new Set((integrations.data ?? []).map((i) => i.id));
-  const unknownChannels = channels.filter((c) => !known.has(c));
 
   return (
     <form className="webhook-form" onSubmit={submit} noValidate>
@@ -78,45 +67,13 @@ export function WebhookForm({ webhook, onSaved, onCancel }: { webhook?: Webhook;
         ) : null}
       </fieldset>
 
-      <fieldset className="choice-group" aria-describedby={`${id}-channels-hint${channelsError ? ` ${id}-channels-error` : ''}`}>
-        <legend>Channels</legend>
-        <p className="hint" id={`${id}-channels-hint`}>
-          {channels.length === 0 ? 'None ticked: events of every channel are sent. Events not about a channel always are.' : `Only events about the ${channels.length} ticked ${channels.length === 1 ? 'channel' : 'channels'} (and events not about a channel).`}
-        </p>
-        {integrations.isPending ? (
-          <Spinner label="Loading channels" />
-        ) : integrations.error ? (
-          <ErrorNotice error={integrations.error} />
-        ) : integrations.data.length === 0 && unknownChannels.length === 0 ? (
-          <p className="muted">No channels connected yet.</p>
-        ) : (
-          <div className="choice-columns">
-            {integrations.data.map((i) => (
-              <label key={i.id} className="check">
-                <input type="checkbox" checked={channels.includes(i.id)} onChange={(e) => setChannels((list) => toggle(list, i.id, e.target.checked))} />
-                <span>
-                  {i.name}
-                  <span className="check-hint">{platformName(i.identifier)}</span>
-                </span>
-              </label>
-            ))}
-            {unknownChannels.map((c) => (
-              <label key={c} className="check">
-                <input type="checkbox" checked onChange={(e) => setChannels((list) => toggle(list, c, e.target.checked))} />
-                <span>
-                  <span className="muted">A removed channel</span>
-                  <span className="check-hint">{c}</span>
-                </span>
-              </label>
-            ))}
-          </div>
-        )}
-        {channelsError ? (
-          <p className="error" id={`${id}-channels-error`} role="alert">
-            {channelsError}
-          </p>
-        ) : null}
-      </fieldset>
+      <ChannelChecklist
+        channels={channels}
+        setChannels={setChannels}
+        error={channelsError}
+        showRemoved
+        hint={channels.length === 0 ? 'None ticked: events of every channel are sent. Events not about a channel always are.' : `Only events about the ${channels.length} ticked ${channels.length === 1 ? 'channel' : 'channels'} (and events not about a channel).`}
+      />
 
       <label className="check check-enabled">
         <input type="checkbox" checked={enabled} onChange={(e) => setEnabled(e.target.checked)} />

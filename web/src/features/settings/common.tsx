@@ -1,7 +1,9 @@
 import { useMutation } from '@tanstack/react-query';
-import { useEffect, useId, useRef, useState, type FormEvent, type ReactNode } from 'react';
+import { useEffect, useId, useRef, useState, type Dispatch, type FormEvent, type ReactNode, type SetStateAction } from 'react';
+import { useIntegrations } from '../../api/queries.js';
 import { useTimeZone } from '../../api/session.js';
-import { Button, ErrorNotice, Modal, Notice } from '../../components/ui.js';
+import { Button, ErrorNotice, Modal, Notice, Spinner } from '../../components/ui.js';
+import { platformName } from '../../lib/platforms.js';
 import { formatDateTime, utcTitle } from '../../lib/time.js';
 import { isForbidden, onlyFieldErrors } from './errors.js';
 import './settings.css';
@@ -209,5 +211,63 @@ export function FormFooter({ error, fields, pending, onCancel, submitLabel }: { 
         </Button>
       </div>
     </>
+  );
+}
+
+/** Toggles `item` in a list (checkbox groups). */
+export function toggle<T>(list: T[], item: T, on: boolean): T[] {
+  return on ? (list.includes(item) ? list : [...list, item]) : list.filter((x) => x !== item);
+}
+
+/**
+ * The "Channels" checkbox group of a settings form: the organisation's channels, `hint` saying what
+ * the ticked ones mean, the API's `error` for the field. With `showRemoved`, ticked channels that are
+ * gone (deleted) stay listed, so saving does not silently drop them.
+ */
+export function ChannelChecklist({ channels, setChannels, hint, error, showRemoved = false }: { channels: string[]; setChannels: Dispatch<SetStateAction<string[]>>; hint: ReactNode; error: string | undefined; showRemoved?: boolean }) {
+  const id = useId();
+  const integrations = useIntegrations();
+  const known = new Set((integrations.data ?? []).map((i) => i.id));
+  const unknownChannels = showRemoved ? channels.filter((c) => !known.has(c)) : [];
+  return (
+    <fieldset className="choice-group" aria-describedby={`${id}-channels-hint${error ? ` ${id}-channels-error` : ''}`}>
+      <legend>Channels</legend>
+      <p className="hint" id={`${id}-channels-hint`}>
+        {hint}
+      </p>
+      {integrations.isPending ? (
+        <Spinner label="Loading channels" />
+      ) : integrations.error ? (
+        <ErrorNotice error={integrations.error} />
+      ) : integrations.data.length === 0 && unknownChannels.length === 0 ? (
+        <p className="muted">No channels connected yet.</p>
+      ) : (
+        <div className="choice-columns">
+          {integrations.data.map((i) => (
+            <label key={i.id} className="check">
+              <input type="checkbox" checked={channels.includes(i.id)} onChange={(e) => setChannels((list) => toggle(list, i.id, e.target.checked))} />
+              <span>
+                {i.name}
+                <span className="check-hint">{platformName(i.identifier)}</span>
+              </span>
+            </label>
+          ))}
+          {unknownChannels.map((c) => (
+            <label key={c} className="check">
+              <input type="checkbox" checked onChange={(e) => setChannels((list) => toggle(list, c, e.target.checked))} />
+              <span>
+                <span className="muted">A removed channel</span>
+                <span className="check-hint">{c}</span>
+              </span>
+            </label>
+          ))}
+        </div>
+      )}
+      {error ? (
+        <p className="error" id={`${id}-channels-error`} role="alert">
+          {error}
+        </p>
+      ) : null}
+    </fieldset>
   );
 }

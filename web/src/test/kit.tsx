@@ -1,5 +1,5 @@
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { render } from '@testing-library/react';
+import { cleanup, render } from '@testing-library/react';
 import type { ReactNode } from 'react';
 import { MemoryRouter, Route, Routes, useLocation } from 'react-router';
 import type { Integration } from '../api/queries.js';
@@ -124,4 +124,15 @@ export function renderPage(ui: ReactNode, opts: { path?: string; route?: string;
     </QueryClientProvider>,
   );
   return { ...result, queryClient };
+}
+
+/**
+ * After each composer test: unmounted first (a composer going away writes its draft, which must
+ * not reach the next test), then the fetch stub reset, the toast host removed and drafts cleared.
+ */
+export function resetComposer(fetchMock: { mockReset: () => unknown }) {
+  cleanup();
+  fetchMock.mockReset();
+  document.querySelector('.compose-toast-host')?.remove();
+  localStorage.clear();
 }

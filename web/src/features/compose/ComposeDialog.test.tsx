@@ -1,10 +1,10 @@
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
+import { fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { MemoryRouter } from 'react-router';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MeProvider, type Me } from '../../api/session.js';
-import { json, serve, type Call } from '../../test/kit.js';
+import { json, resetComposer, serve, type Call } from '../../test/kit.js';
 
 // The typed client keeps the fetch it found when created: stub it before anything imports it.
 const fetchMock = vi.hoisted(() => {
@@ -75,19 +75,13 @@ function open(initial: Parameters<typeof ComposeDialog>[0]['initial'], onOpenCha
   return { onOpenChange, queryClient, unmount };
 }
 
-afterEach(() => {
-  // unmounted first: a composer going away writes its draft, which must not reach the next test
-  cleanup();
-  fetchMock.mockReset();
-  document.querySelector('.compose-toast-host')?.remove();
-  localStorage.clear();
-});
+afterEach(() => resetComposer(fetchMock));
 
 describe('the compose dialog', () => {
   it('composes for several channels: counters in each counting, previews, an over-long override refused here, API field errors on the fields, then scheduled', async () => {
     const calls: Call[] = [];
     let posted = 0;
-    serve(fetchMock, 
+    serve(fetchMock,
       {
         'GET /integrations': () => [
           channel('tg', 'telegram', 'Acme News'),
@@ -217,7 +211,7 @@ describe('the compose dialog', () => {
       createdAt: '2026-06-01T00:00:00.000Z',
       updatedAt: '2026-06-01T00:00:00.000Z',
     };
-    serve(fetchMock, 
+    serve(fetchMock,
       {
         'GET /integrations': () => [channel('sky', 'bluesky', 'Acme on Bluesky')],
         'GET /integration-settings/:id': () => ({ output: rules.sky }),
@@ -251,7 +245,7 @@ describe('the composer keeps what was typed (issue 25)', () => {
   const stored = () => JSON.parse(localStorage.getItem(NEW) ?? 'null') as { shared: { text: string }[]; channels: string[]; when: { date: string; time: string } } | null;
 
   function serveBasics(calls: Call[] = [], extra: Record<string, (body: unknown) => unknown> = {}) {
-    serve(fetchMock, 
+    serve(fetchMock,
       {
         'GET /integrations': () => [channel('tg', 'telegram', 'Acme News'), channel('pin', 'pinterest', 'Acme Pins')],
         'GET /integration-settings/:id': () => ({ output: rules[(calls.at(-1)!.path.split('/').pop() ?? 'tg') as keyof typeof rules] }),

@@ -4,7 +4,7 @@ import userEvent from '@testing-library/user-event';
 import { MemoryRouter } from 'react-router';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MeProvider, type Me } from '../../api/session.js';
-import { channel, json, serve, type Call } from '../../test/kit.js';
+import { channel, json, resetComposer, serve, type Call } from '../../test/kit.js';
 
 // The typed client keeps the fetch it found when created: stub it before anything imports it.
 const fetchMock = vi.hoisted(() => {
@@ -42,12 +42,7 @@ function open(initial: Parameters<typeof ComposeDialog>[0]['initial']) {
   return { onOpenChange };
 }
 
-afterEach(() => {
-  cleanup();
-  fetchMock.mockReset();
-  document.querySelector('.compose-toast-host')?.remove();
-  localStorage.clear();
-});
+afterEach(() => resetComposer(fetchMock));
 
 describe('the rule of a repeating post', () => {
   it('is built from the local date and time, weekdays in week order, and summarised', () => {
@@ -65,7 +60,7 @@ describe('Repeat in the composer', () => {
   it('saves weekly on two days, ending after N posts, through POST /series (not /posts), with the API’s rule errors beside the field', async () => {
     const calls: Call[] = [];
     let tries = 0;
-    serve(fetchMock, 
+    serve(fetchMock,
       {
         'GET /integrations': () => [tg],
         'GET /integration-settings/:id': () => ({ output: tgRules }),
@@ -132,7 +127,7 @@ describe('Repeat in the composer', () => {
 
   it('saves a repeating draft, and is not offered when editing an existing post', async () => {
     const calls: Call[] = [];
-    serve(fetchMock, 
+    serve(fetchMock,
       {
         'GET /integrations': () => [tg],
         'GET /integration-settings/:id': () => ({ output: tgRules }),
@@ -152,7 +147,7 @@ describe('Repeat in the composer', () => {
     expect(calls.find((c) => c.method === 'POST')).toMatchObject({ path: '/series', body: { type: 'draft', rule: { frequency: 'daily', interval: 2, startDate: '2026-07-01', time: '09:00' } } });
     cleanup();
 
-    serve(fetchMock, 
+    serve(fetchMock,
       {
         'GET /integrations': () => [tg],
         'GET /integration-settings/:id': () => ({ output: tgRules }),

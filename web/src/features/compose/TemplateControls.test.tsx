@@ -1,10 +1,10 @@
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
+import { fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { MemoryRouter } from 'react-router';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MeProvider, type Me } from '../../api/session.js';
-import { channel, json, serve, type Call } from '../../test/kit.js';
+import { channel, json, resetComposer, serve, type Call } from '../../test/kit.js';
 
 // The typed client keeps the fetch it found when created: stub it before anything imports it.
 const fetchMock = vi.hoisted(() => {
@@ -46,17 +46,12 @@ function open() {
   );
 }
 
-afterEach(() => {
-  cleanup();
-  fetchMock.mockReset();
-  document.querySelector('.compose-toast-host')?.remove();
-  localStorage.clear();
-});
+afterEach(() => resetComposer(fetchMock));
 
 describe('templates and signatures in the composer', () => {
   it('inserts a template asking its placeholder, adds a signature on demand, saves as a template, and adds the auto-add signature per channel when scheduling', async () => {
     const calls: Call[] = [];
-    serve(fetchMock, 
+    serve(fetchMock,
       {
         'GET /integrations': () => [channel({ id: 'tg', identifier: 'telegram', name: 'Acme News' }), channel({ id: 'sky', identifier: 'bluesky', name: 'Acme on Bluesky' })],
         'GET /integration-settings/:id': () => ({ output: rules }),

@@ -3,8 +3,8 @@ import { fireEvent, render, screen, waitFor, within } from '@testing-library/rea
 import userEvent from '@testing-library/user-event';
 import { MemoryRouter } from 'react-router';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { MeProvider, type Me } from '../../api/session.js';
-import { channel, json, resetComposer, serve, type Call } from '../../test/kit.js';
+import { MeProvider } from '../../api/session.js';
+import { channel, json, meFixture, resetComposer, serve, type Call } from '../../test/kit.js';
 
 // The typed client keeps the fetch it found when created: stub it before anything imports it.
 const fetchMock = vi.hoisted(() => {
@@ -17,12 +17,7 @@ const { default: ComposeDialog } = await import('./ComposeDialog.js');
 const { appendSignature, withAutoSignatures } = await import('./templates.js');
 const { emptyState } = await import('./model.js');
 
-const me: Me = {
-  user: { id: 'u1', email: 'olga@example.test', name: 'Olga', timezone: 'UTC' },
-  organization: { id: 'o1', name: 'Acme', role: 'owner' },
-  organizations: [{ id: 'o1', name: 'Acme', role: 'owner' }],
-  csrfToken: 'csrf-1',
-};
+const me = meFixture({ timezone: 'UTC' });
 
 const media = { minItems: 0, maxItems: 4, mixed: false, onThreadItems: true, image: { maxCount: 4, mimeTypes: ['image/png'] } };
 const rules = { rules: '', maxLength: 4096, counting: 'characters', editor: 'normal', thread: { supported: true, kind: 'reply' }, media, settings: 'No additional settings required', tools: [], defaults: {} };

@@ -23,7 +23,8 @@ export const users = pgTable(
   (t) => [uniqueIndex('users_email_uq').on(t.email)],
 );
 
-export const MEMBER_ROLES = ['owner', 'admin', 'member'] as const;
+/** `contributor` (issue 31): drafts and submits posts for approval, never queues them itself. */
+export const MEMBER_ROLES = ['owner', 'admin', 'member', 'contributor'] as const;
 export type MemberRole = (typeof MEMBER_ROLES)[number];
 
 /** Who belongs to which organisation, with what role. */

@@ -43,6 +43,8 @@ export const apiKeys = pgTable(
     keyHash: text('key_hash').notNull(),
     /** a sandbox key (`tdk_test_…`): it sees and touches sandbox channels and their posts only */
     sandbox: boolean('sandbox').notNull().default(false),
+    /** the organisation exempts this key from its approval rules (issue 31): it queues posts directly */
+    approvalExempt: boolean('approval_exempt').notNull().default(false),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     lastUsedAt: timestamp('last_used_at', { withTimezone: true }),
     revokedAt: timestamp('revoked_at', { withTimezone: true }),

@@ -20,6 +20,8 @@ import { integrations } from './integrations.js';
 import { organizations } from './organizations.js';
 
 export const postStateEnum = pgEnum('post_state', ['DRAFT', 'QUEUE', 'PUBLISHED', 'ERROR']);
+export const APPROVAL_STATUSES = ['pending_approval', 'changes_requested', 'approved'] as const;
+export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
 export const creationMethodEnum = pgEnum('creation_method', ['API', 'CLI', 'WEB', 'MCP', 'UNKNOWN', 'IMPORT', 'FEED', 'SERIES', 'EVERGREEN']);
 
 /** A media item of a post as stored on the row (the media library row holds the rest). */
@@ -92,6 +94,20 @@ export const posts = pgTable(
     /** the series this post is an occurrence of (modules/series), and which occurrence (0-based) */
     seriesId: uuid('series_id').references((): AnyPgColumn => postSeries.id, { onDelete: 'set null' }),
     seriesIndex: integer('series_index'),
+    /**
+     * Approval (issue 31, on a thread's first row): `pending_approval` and `changes_requested` keep
+     * the row a DRAFT until an approver approves it, which queues it (`approved`); null when it
+     * never went through approval. `approvalRuleId`: the rule that asked for it (null: asked by hand
+     * or by the contributor role). `approvalRequestedBy`: the actor who submitted it (notified of the
+     * decision). `approvalReportedFor`: the publish date a still-pending post was reported missed for.
+     */
+    approval: text('approval').$type<ApprovalStatus>(),
+    approvalRuleId: uuid('approval_rule_id'),
+    approvalRequestedBy: jsonb('approval_requested_by').$type<{ kind: string; id: string | null; name: string }>(),
+    approvalRequestedAt: timestamp('approval_requested_at', { withTimezone: true }),
+    approvalDecidedBy: text('approval_decided_by'),
+    approvalDecidedAt: timestamp('approval_decided_at', { withTimezone: true }),
+    approvalReportedFor: timestamp('approval_reported_for', { withTimezone: true }),
   },
   (t) => [
     // The backstop against creating an occurrence twice (the series row's lock is the first guard).
@@ -100,6 +116,7 @@ export const posts = pgTable(
     index('posts_group_idx').on(t.organizationId, t.group),
     index('posts_parent_idx').on(t.parentPostId),
     index('posts_due_idx').on(t.state, t.publishDate).where(sql`${t.deletedAt} is null`),
+    index('posts_approval_idx').on(t.organizationId, t.approval).where(sql`${t.approval} in ('pending_approval', 'changes_requested') and ${t.deletedAt} is null`),
     index('posts_lease_idx').on(t.leaseOwner).where(sql`${t.leaseOwner} is not null`),
   ],
 );

@@ -116,6 +116,67 @@ export const activityLog = pgTable(
   ],
 );
 
+/**
+ * Approval rules (issue 31): posts on their scope (the whole organisation, one channel, or one
+ * client group's channels) need an approver's yes before they are queued. The most specific rule
+ * of a channel decides (channel, then client group, then organisation). Approvers: members with one
+ * of `approver_roles` or named in `approver_user_ids`. `reapprove_on_edit`: a change by anyone
+ * else to an approved post sends it back for approval.
+ */
+export const approvalRules = pgTable(
+  'approval_rules',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    organizationId: uuid('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    scope: text('scope').$type<'organization' | 'channel' | 'customer'>().notNull(),
+    /** the channel or client group (null for the organisation) */
+    scopeId: uuid('scope_id'),
+    approverRoles: jsonb('approver_roles').$type<string[]>().notNull().default(['owner', 'admin']),
+    approverUserIds: jsonb('approver_user_ids').$type<string[]>().notNull().default([]),
+    reapproveOnEdit: boolean('reapprove_on_edit').notNull().default(true),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('approval_rules_scope_uq').on(t.organizationId, t.scope, sql`coalesce(${t.scopeId}, '00000000-0000-0000-0000-000000000000'::uuid)`)],
+);
+
+/**
+ * Client preview links (issue 31): a link to one post group or a date range that shows the posts
+ * without an account and, when `allow_approval`, lets its holder approve or request changes. Only
+ * the token's hash is kept; `password_hash` (scrypt) when the link asks for a password. Expired or
+ * revoked links show nothing.
+ */
+export const previewLinks = pgTable(
+  'preview_links',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    organizationId: uuid('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    tokenHash: text('token_hash').notNull(),
+    /** what it shows: `group` (one post group) or `range` (posts between `from_date` and `to_date`, of `customer_id`'s channels when set) */
+    kind: text('kind').$type<'group' | 'range'>().notNull(),
+    group: text('group'),
+    fromDate: timestamp('from_date', { withTimezone: true }),
+    toDate: timestamp('to_date', { withTimezone: true }),
+    customerId: uuid('customer_id'),
+    title: text('title').notNull().default(''),
+    allowApproval: boolean('allow_approval').notNull().default(false),
+    passwordHash: text('password_hash'),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    revokedAt: timestamp('revoked_at', { withTimezone: true }),
+    createdByName: text('created_by_name').notNull(),
+    lastViewedAt: timestamp('last_viewed_at', { withTimezone: true }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('preview_links_token_uq').on(t.tokenHash), index('preview_links_org_idx').on(t.organizationId, t.createdAt)],
+);
+
+export type ApprovalRuleRow = typeof approvalRules.$inferSelect;
+export type PreviewLinkRow = typeof previewLinks.$inferSelect;
 export type PostCommentRow = typeof postComments.$inferSelect;
 export type PostTemplateRow = typeof postTemplates.$inferSelect;
 export type SignatureRow = typeof signatures.$inferSelect;

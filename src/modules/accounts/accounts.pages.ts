@@ -306,7 +306,7 @@ ${inputField({ label: 'New password', name: 'password', type: 'password', autoco
       }
       const { me, members, invitations } = data;
       const csrf = helpers.csrfToken(req, reply);
-      const manage = me.role !== 'member';
+      const manage = me.role === 'owner' || me.role === 'admin';
       const roleSelect = (name: string, selected: string) =>
         html`<select name="${name}" aria-label="Role">${MEMBER_ROLES.filter((r) => me.role === 'owner' || r !== 'owner').map((r) => html`<option value="${r}"${r === selected ? html` selected` : ''}>${r}</option>`)}</select>`;
       const rows = members.map(

@@ -21,7 +21,7 @@ const INVITATION_MS = 7 * 24 * 60 * 60_000;
 const INVITATION_GONE = () => new AppError('NOT_FOUND', 'This invitation link is not valid any more (used, revoked or expired): ask for a new one');
 const RESET_LINK_GONE = () => new AppError('NOT_FOUND', 'This link is not valid any more (used or expired): ask for a new one');
 
-const ROLE_RANK: Record<MemberRole, number> = { member: 0, admin: 1, owner: 2 };
+const ROLE_RANK: Record<MemberRole, number> = { contributor: 0, member: 1, admin: 2, owner: 3 };
 
 /** Where a request comes from, for sessions and throttles. */
 export interface Client {

@@ -28,6 +28,7 @@ import { webhooksRoutes } from './modules/webhooks/webhooks.routes.js';
 import { feedsRoutes } from './modules/feeds/feeds.routes.js';
 import { commentsRoutes } from './modules/comments/comments.routes.js';
 import { templatesRoutes } from './modules/templates/templates.routes.js';
+import { approvalsRoutes } from './modules/approvals/approvals.routes.js';
 import { teamRoutes } from './modules/team/team.routes.js';
 import { onboardingRoutes } from './modules/onboarding/onboarding.routes.js';
 import { videoRoutes } from './modules/video/video.routes.js';
@@ -174,6 +175,7 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
       await api.register(teamRoutes(services.accounts, services.oauth));
       await api.register(onboardingRoutes(services.onboarding));
       await api.register(activityRoutes(services.activity));
+      await api.register(approvalsRoutes(services.approvals));
       if (opts.extraRoutes) await api.register(opts.extraRoutes);
     },
     { prefix: API_PREFIX },

@@ -58,6 +58,9 @@ import { createImportsRepository } from './modules/imports/imports.repository.js
 import { createImportsService } from './modules/imports/imports.service.js';
 import { startImportRecovery } from './modules/imports/import-recovery.js';
 import { createEvergreenRepository } from './modules/evergreen/evergreen.repository.js';
+import { createApprovalsRepository } from './modules/approvals/approvals.repository.js';
+import { createApprovalsService } from './modules/approvals/approvals.service.js';
+import { startApprovalExpirySweep } from './modules/approvals/approvals-sweep.js';
 import { createCommentsRepository } from './modules/comments/comments.repository.js';
 import { createCommentsService } from './modules/comments/comments.service.js';
 import { createTemplatesRepository } from './modules/templates/templates.repository.js';
@@ -298,13 +301,28 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
       onAccessChanged: (change) => auth.invalidate(change),
       activity,
     });
+    // Approvals (issue 31): rules, the gate every posts service asks before queueing, and decisions.
+    const approvals = createApprovalsService({
+      repo: createApprovalsRepository(db),
+      posts: repositories.posts,
+      queue,
+      clock,
+      checkPlan: (organizationId, date, adding, tx) => postsService.checkPlan(organizationId, date, adding, tx),
+      activity,
+      notifyMember: (organizationId, userId, content, link) => notifications.notifyMember(organizationId, userId, content, link),
+      commentNote: (organizationId, group, author, body) => services.comments.postNote(organizationId, group, author, body),
+      forgetCredential: (id) => auth.invalidate({ credentialId: id }),
+      publicUrl: config.publicUrl,
+      logger,
+    });
     const accounts = createAccounts({ config, repositories, sessions, organizations, activity, rateStore, clock, logger, onTokensRevoked: (ids) => ids.forEach((id) => auth.invalidate({ credentialId: id })) });
     closers.push(async () => accounts.mailer.close());
+    if (accounts.mailer.delivers) approvals.setMailer(accounts.mailer);
     // RSS/Atom/JSON Feed autoposting (issue 30 part 3): posts through the posts service, slots from
     // the integrations service, images through the media library, fetched with the upload-from-url guard.
     const feeds = createFeedsService({
       feeds: createFeedsRepository(db),
-      posts: createPostsService({ posts: repositories.posts, media: repositories.media, queue, adapters, plans, access, clock, activity }),
+      posts: createPostsService({ posts: repositories.posts, media: repositories.media, queue, adapters, plans, access, clock, activity, approvals: approvals.gate }),
       findSlot: (organizationId, id) =>
         createIntegrationsService({ integrations: repositories.integrations, groups: repositories.groups, clock, notify: (o, c) => notifications.notify(o, c) }).findSlot(organizationId, id),
       importImage: (organizationId, url) => media.uploadFromUrl(organizationId, url),
@@ -326,7 +344,7 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
       logger: platformLogger,
       timeoutMs: config.platformTimeoutSeconds * 1000,
     };
-    const postsService = createPostsService({ posts: repositories.posts, media: repositories.media, queue, adapters, plans, access, clock, activity });
+    const postsService = createPostsService({ posts: repositories.posts, media: repositories.media, queue, adapters, plans, access, clock, activity, approvals: approvals.gate });
     const services = {
       organizations,
       ...accounts.services,
@@ -340,6 +358,7 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
         activity,
       }),
       groups: createGroupsService({ groups: repositories.groups, clock }),
+      approvals,
       notifications,
       activity,
       // Comments on posts (issue 31 part 3): @mentions notify the member (and mail them when SMTP is set).
@@ -543,6 +562,7 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
     let importsRun: { stop(): Promise<void> } | undefined;
     let evergreenRun: { stop(): Promise<void> } | undefined;
     let activityPurgeRun: { stop(): Promise<void> } | undefined;
+    let approvalSweepRun: { stop(): Promise<void> } | undefined;
     const overdueWatchdog = createOverdueWatchdog({
       overdue: overdueRepo,
       clock,
@@ -637,6 +657,8 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
         evergreenRun = startEvergreenFill(services.evergreen, { firstDelayMs: 45_000, intervalMs: config.autopilot.evergreenFillMs, logger: { warn: (obj, msg) => logger.warn(obj, msg), error: (obj, msg) => logger.error(obj, msg) } });
         // Background imports whose process stopped: taken over soon after a start, then every minute.
         importsRun = startImportRecovery(services.imports, { firstDelayMs: 2_000, intervalMs: 60_000, logger: { warn: (obj, msg) => logger.warn(obj, msg), error: (obj, msg) => logger.error(obj, msg) } });
+        // Posts whose time came while they awaited approval: reported once (post.approval_expired), every minute.
+        approvalSweepRun = startApprovalExpirySweep(approvals, { firstDelayMs: 15_000, intervalMs: config.overdue.checkMs, logger: { error: (obj, msg) => logger.error(obj, msg) } });
         // The activity log's retention: entries older than ACTIVITY_RETENTION_DAYS deleted, hourly.
         activityPurgeRun = startActivityPurge(activity, { firstDelayMs: 10 * 60_000, intervalMs: 60 * 60_000, logger: { error: (obj, msg) => logger.error(obj, msg) } });
         seriesRun = startSeriesExtender(services.series, { firstDelayMs: 30_000, intervalMs: config.autopilot.seriesExtendMs, logger: { warn: (obj, msg) => logger.warn(obj, msg), error: (obj, msg) => logger.error(obj, msg) } });
@@ -655,6 +677,7 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
         await importsRun?.stop();
         await evergreenRun?.stop();
         await activityPurgeRun?.stop();
+        await approvalSweepRun?.stop();
         await videoWorker?.stop();
         await dispatcher?.stop();
         await webhookDelivery.stop();

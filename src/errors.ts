@@ -37,10 +37,14 @@ export const ERROR_CODES = {
   INVALID_CREDENTIALS: 401,
   /** Too many failed sign-ins (or reset requests) for this account or from this address; `Retry-After` says when to retry. */
   LOGIN_THROTTLED: 429,
+  /** A client preview link with a password, opened without it or with a wrong one (`X-Preview-Password`). */
+  PREVIEW_PASSWORD_REQUIRED: 401,
   /** A form or cookie-authenticated request without a valid CSRF token, or sent from another site. */
   CSRF_FAILED: 403,
   /** The person's role in the organisation does not allow the action (the message names the role needed). */
   FORBIDDEN: 403,
+  /** Queueing a post that an approval rule (or the contributor role) holds for approval: the message names the rule; submit it for approval instead. */
+  APPROVAL_REQUIRED: 403,
   /** The OAuth token was granted read access only (`mcp:read`) and the request or tool changes something. */
   INSUFFICIENT_SCOPE: 403,
   /** New accounts are not accepted here (SIGNUP is `off`, or `invite` and no valid invitation was given). */

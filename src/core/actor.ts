@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { ActorKind } from '../db/schema/index.js';
+import type { ActorKind, MemberRole } from '../db/schema/index.js';
 
 /**
  * Who is acting (the activity log, issue 31): the person, API key, OAuth app, assistant (MCP) or
@@ -12,6 +12,12 @@ export interface Actor {
   id: string | null;
   /** what the log shows (kept as written, so it reads right after the person or key is gone) */
   name: string;
+  /** a person's role in the organisation (kind `user`) — what approval rules ask about */
+  role?: MemberRole;
+  /** the credential the work came with (an assistant's calls keep their key's or token's) */
+  credential?: { kind: 'api_key' | 'oauth_token' | 'session'; id: string };
+  /** an API key the organisation exempted from its approval rules */
+  approvalExempt?: boolean;
 }
 
 export const SYSTEM_ACTOR: Actor = Object.freeze({ kind: 'system', id: null, name: 'System' });

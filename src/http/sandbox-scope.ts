@@ -27,7 +27,7 @@ const API = '/public/v1';
 const CHANNEL_ROUTES = new Set(['/integrations/:id', '/integrations/:id/account', '/integration-settings/:id', '/integration-trigger/:id', '/find-slot/:id', '/analytics/:integrationId']);
 /** routes whose `:id` / `:postId` is a post */
 const POST_ROUTES = new Set(['/posts/:id', '/posts/:id/date', '/posts/:id/missing', '/posts/:id/release-id', '/posts/:id/settings', '/posts/:id/status', '/analytics/post/:postId']);
-const GROUP_ROUTES = new Set(['/posts/group/:group', '/posts/group/:group/date']);
+const GROUP_ROUTES = new Set(['/posts/group/:group', '/posts/group/:group/date', '/posts/group/:group/submit', '/posts/group/:group/approve', '/posts/group/:group/request-changes']);
 /** connecting a live channel */
 const LIVE_CONNECT = new Set(['/social/:identifier']);
 /** routes whose `:id` is a repeating post, an evergreen queue or a feed, and the name a 404 gives */

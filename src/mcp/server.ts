@@ -106,7 +106,7 @@ export function createMcpServerFactory(deps: McpDeps) {
       }
       const parsed = tool.parse(args);
       // Recorded in the activity log as the assistant (kind mcp) under the credential's name.
-      const actor = { kind: 'mcp' as const, id: context.actor.id, name: context.actor.name };
+      const actor = { ...context.actor, kind: 'mcp' as const };
       const result = await runAsActor(actor, () => tool.def.run({ auth: context, organizationId: context.organizationId, requestId, signal }, parsed));
       const structuredContent = tool.shape(result);
       log.info({ ms: deps.clock.now() - started }, 'tool call');

@@ -10,6 +10,10 @@ export const EVENT_TYPES = [
   'post.failed',
   'post.deleted',
   'post.overdue',
+  'post.approval_requested',
+  'post.approved',
+  'post.changes_requested',
+  'post.approval_expired',
   'integration.connected',
   'integration.refresh_needed',
   'integration.disconnected',
@@ -72,4 +76,15 @@ export function postEventPayload(
     position: row.position,
     integration: integration ? channelRef(integration) : { id: row.integrationId },
   };
+}
+
+/** `post.scheduled` for a root post put on the queue (one shape for every path that queues). */
+export async function emitPostScheduled(
+  tx: Tx,
+  root: { id: string; organizationId: string; parentPostId: string | null; group: string; position: number; integrationId: string; publishDate: Date },
+  channel: { id: string; identifier: string; name: string; sandbox?: boolean | null } | undefined,
+  dueAt: Date,
+  at: Date,
+) {
+  await emitEvent(tx, root.organizationId, 'post.scheduled', { ...postEventPayload(root, channel), publishDate: root.publishDate.toISOString(), dueAt: dueAt.toISOString() }, at);
 }

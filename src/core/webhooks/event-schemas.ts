@@ -35,6 +35,11 @@ const PostPartSchema = z.object({
   integration: ChannelRefSchema,
 });
 
+const ApprovalRuleRefSchema = z
+  .object({ id: z.string(), name: z.string() })
+  .nullable()
+  .describe('the approval rule that asked for approval, or null (asked by hand, or by the contributor role)');
+
 const VideoJobRefSchema = z
   .object({ id: z.string().describe('the job (`GET /video/jobs/{id}`)'), type: z.string().describe('the video provider'), output: z.string().describe('`vertical` or `horizontal`') })
   .describe('the video generation the event is about');
@@ -63,6 +68,29 @@ export const EVENT_PAYLOAD_SCHEMAS = {
     attempts: z.number().int().describe('publish attempts made so far'),
     error: z.string().nullable().describe('the last retry note (why the last attempt did not publish), or null'),
     detectedAt: isoDate('when the watchdog found it'),
+  }),
+  'post.approval_requested': PostPartSchema.extend({
+    publishDate: isoDate('the date the post is meant for'),
+    rule: ApprovalRuleRefSchema,
+    requestedBy: z.string().describe('who asked (a person, key, app or the service), as the activity log names them'),
+    comment: z.string().nullable().describe('what they wrote with it, or null'),
+  }),
+  'post.approved': PostPartSchema.extend({
+    publishDate: isoDate('the date it is queued for'),
+    rule: ApprovalRuleRefSchema,
+    approvedBy: z.string().describe('who approved it (a member, an exempt key, or a client through a preview link: their name and "(preview link)")'),
+    comment: z.string().nullable().describe('what they wrote with it, or null'),
+  }),
+  'post.changes_requested': PostPartSchema.extend({
+    publishDate: isoDate('the date the post is meant for'),
+    rule: ApprovalRuleRefSchema,
+    requestedBy: z.string().describe('who asked for changes'),
+    comment: z.string().describe('what should change'),
+  }),
+  'post.approval_expired': PostPartSchema.extend({
+    publishDate: isoDate('the time it was meant for'),
+    status: z.enum(['pending_approval', 'changes_requested']).describe('where it stood'),
+    detectedAt: isoDate('when the service found it'),
   }),
   'integration.connected': z.object({
     integration: ChannelSchema,
@@ -130,6 +158,10 @@ const DESCRIPTIONS: Record<EventType, string> = {
   'post.failed': 'A post (or a thread item) failed and will not be retried.',
   'post.deleted': 'A post was deleted.',
   'post.overdue': 'A post is still not published `PUBLISH_OVERDUE_SECONDS` (default 300) after its scheduled time (the publisher is down, backed up or retrying). Sent once per scheduled time; `post.published` or `post.failed` follows when it ends.',
+  'post.approval_requested': 'A post was submitted for approval (by hand, by the contributor role, or because an approval rule holds it); it is not queued until approved. One event per channel post.',
+  'post.approved': 'A post awaiting approval was approved and is queued for its time (`post.scheduled` follows).',
+  'post.changes_requested': 'An approver (or a client through a preview link) asked for changes to a post awaiting approval.',
+  'post.approval_expired': 'A post was still awaiting approval when its time came: it was not published. Sent once per date; approve it with a new date to publish it.',
   'integration.connected': 'A channel was connected (or reconnected).',
   'integration.refresh_needed': "A channel's access is gone: reconnect it.",
   'integration.disconnected': 'A channel was disconnected; its queued posts failed.',

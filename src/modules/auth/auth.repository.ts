@@ -15,6 +15,8 @@ export interface CredentialOwner {
   name: string;
   /** the OAuth app's id (oauth_clients.id) of a token; absent for API keys */
   appId?: string | null;
+  /** an API key exempted from the organisation's approval rules */
+  approvalExempt?: boolean;
 }
 
 export function createAuthRepository(db: Db) {
@@ -22,7 +24,7 @@ export function createAuthRepository(db: Db) {
   return {
     async findActiveApiKey(keyHash: string): Promise<CredentialOwner | undefined> {
       const [row] = await db
-        .select({ credentialId: apiKeys.id, organizationId: organizations.id, planName: plans.name, planRateLimit: plans.rateLimit, sandbox: apiKeys.sandbox, name: apiKeys.name })
+        .select({ credentialId: apiKeys.id, organizationId: organizations.id, planName: plans.name, planRateLimit: plans.rateLimit, sandbox: apiKeys.sandbox, name: apiKeys.name, approvalExempt: apiKeys.approvalExempt })
         .from(apiKeys)
         .innerJoin(organizations, eq(organizations.id, apiKeys.organizationId))
         .innerJoin(plans, eq(plans.name, organizations.planName))

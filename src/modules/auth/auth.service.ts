@@ -155,7 +155,9 @@ export function createAuthService(deps: {
         planName: owner.planName,
         readOnly: owner.scope !== null && isReadOnlyScope(owner.scope),
         ...(owner.sandbox ? { sandbox: true } : {}),
-        actor: isToken ? { kind: 'oauth_app', id: owner.appId ?? null, name: owner.name } : { kind: 'api_key', id: owner.credentialId, name: owner.name },
+        actor: isToken
+          ? { kind: 'oauth_app', id: owner.appId ?? null, name: owner.name, credential: { kind, id: owner.credentialId } }
+          : { kind: 'api_key', id: owner.credentialId, name: owner.name, credential: { kind, id: owner.credentialId }, approvalExempt: owner.approvalExempt === true },
         rateKey: `api:${owner.organizationId}`,
         rateLimit: owner.planRateLimit ?? options.defaultRateLimit,
         rateWindowSeconds: options.rateWindowSeconds,
@@ -197,7 +199,7 @@ export function createAuthService(deps: {
         rateLimit: options.appRateLimit.max,
         rateWindowSeconds: options.appRateLimit.windowSeconds,
         session: { ...session, role: member.role },
-        actor: { kind: 'user', id: session.userId, name: session.name.trim() || session.email },
+        actor: { kind: 'user', id: session.userId, name: session.name.trim() || session.email, role: member.role, credential: { kind: 'session', id: session.id } },
       };
     },
   };

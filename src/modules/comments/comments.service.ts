@@ -144,6 +144,12 @@ export function createCommentsService(deps: {
       return (await present([row]))[0]!;
     },
 
+    /** A note written by the service for someone (a request for changes, a decision's comment; issue 31): no mentions, no notifications. */
+    async postNote(organizationId: string, group: string, author: Author, body: string) {
+      const at = now();
+      return comments.insertComment({ organizationId, group, postId: null, authorKind: author.kind, authorId: author.id, authorName: author.name, body, mentions: [], createdAt: at, updatedAt: at });
+    },
+
     /** Text and mentions: the author only; resolving: anyone in the organisation. */
     async updateComment(organizationId: string, id: string, caller: CommentCaller, input: UpdateCommentBody) {
       const row = await findComment(organizationId, id);

@@ -162,7 +162,7 @@ export function createEvergreenService(deps: {
       const textPath = k === 0 ? 'content' : `variations.${k - 1}`;
       for (const channel of channels) {
         try {
-          await deps.posts.createPosts(queue.organizationId, postBody(channel, item, text, at), { creationMethod: 'EVERGREEN', dryRun: true, skipPlanCheck: true });
+          await deps.posts.createPosts(queue.organizationId, postBody(channel, item, text, at), { creationMethod: 'EVERGREEN', dryRun: true, skipPlanCheck: true, whenHeld: 'submit' });
         } catch (e) {
           if (!(e instanceof AppError) || e.code !== 'VALIDATION_FAILED') throw e;
           const issues = e.extra.fields ?? [];
@@ -277,7 +277,7 @@ export function createEvergreenService(deps: {
             const claim = await repo.claimSlot(tx, { queueId: queue.id, itemId: item.id, variation: slot.variation, integrationId: channel.id, slotAt: new Date(slot.at), createdAt: now() });
             if (!claim) return undefined;
             const text = textsOf(item)[slot.variation] ?? item.content;
-            const r = await deps.posts.createPosts(queue.organizationId, postBody(channel, item, text, slot.at), { creationMethod: 'EVERGREEN', tx });
+            const r = await deps.posts.createPosts(queue.organizationId, postBody(channel, item, text, slot.at), { creationMethod: 'EVERGREEN', tx, whenHeld: 'submit' });
             const postId = (r.body as { postId: string }[])[0]!.postId;
             await repo.setUsePost(tx, claim.id, postId);
             return { postId, scheduled: r.scheduled ?? [] };

@@ -276,7 +276,7 @@ export function createFeedsService(deps: FeedsServiceDeps) {
         posts: [{ integration: { id: channel.id }, value: [{ content: escapeHtml(text), image: image ? [image] : [] }] }],
       });
       try {
-        const result = await deps.posts.createPosts(feed.organizationId, body, { creationMethod: 'FEED', idempotencyKey: `feed:${feed.id}:${keyHash}:${channel.id}` });
+        const result = await deps.posts.createPosts(feed.organizationId, body, { creationMethod: 'FEED', whenHeld: 'submit', idempotencyKey: `feed:${feed.id}:${keyHash}:${channel.id}` });
         made.push(...(result.body as typeof made));
         if (!result.replayed) scheduled.push(...(result.scheduled ?? []));
       } catch (err) {

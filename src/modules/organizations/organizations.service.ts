@@ -12,6 +12,7 @@ export interface ApiKeyView {
   name: string;
   prefix: string;
   sandbox: boolean;
+  approvalExempt: boolean;
   createdAt: string;
   lastUsedAt: string | null;
   revokedAt: string | null;
@@ -24,6 +25,7 @@ function keyView(row: Awaited<ReturnType<OrganizationsRepository['insertApiKey']
     name: row.name,
     prefix: row.prefix,
     sandbox: row.sandbox,
+    approvalExempt: row.approvalExempt,
     createdAt: row.createdAt.toISOString(),
     lastUsedAt: row.lastUsedAt?.toISOString() ?? null,
     revokedAt: row.revokedAt?.toISOString() ?? null,

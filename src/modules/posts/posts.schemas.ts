@@ -165,6 +165,18 @@ export const PostSchema = z
     updatedAt: z.iso.datetime(),
     seriesId: z.string().nullable().optional().describe('Extension: the series (repeating post) this post is an occurrence of (`GET /series/{id}`)'),
     inter: z.number().int().nullable().optional().describe('repeat every N days (a daily series; Postiz `inter`), else null'),
+    approval: z
+      .object({
+        status: z.enum(['pending_approval', 'changes_requested', 'approved']),
+        ruleId: z.string().nullable().describe('the approval rule that asked for it (`GET /approval-rules`); null when asked by hand or by the contributor role'),
+        requestedBy: z.string().nullable(),
+        requestedAt: z.iso.datetime().nullable(),
+        decidedBy: z.string().nullable().describe('who approved it or asked for changes'),
+        decidedAt: z.iso.datetime().nullable(),
+      })
+      .nullable()
+      .optional()
+      .describe('Extension (approvals): where the post stands; `pending_approval` and `changes_requested` posts are drafts until approved. Null when it never went through approval'),
   })
   .meta({ id: 'Post' });
 

@@ -8,7 +8,9 @@ import { platformErrorToAppError } from '../../core/channels/platform-errors.js'
 import type { PublishQueue } from '../../core/queues.js';
 import { excerpt, NO_ACTIVITY, type ActivityRecorder } from '../../core/activity.js';
 import type { PlansService } from '../plans/plans.service.js';
-import { emitEvent, postEventPayload } from '../../core/events/events.js';
+import { emitEvent, emitPostScheduled, postEventPayload } from '../../core/events/events.js';
+import { NO_APPROVALS, type ApprovalGate, type ApprovalHold } from '../../core/approval-gate.js';
+import { currentActor } from '../../core/actor.js';
 import { normaliseSettings, validatePostForPlatform, type ChannelState, type DraftMedia } from './post-validation.js';
 import type { Tx } from '../../db/client.js';
 import type { MediaRepository } from '../media/media.repository.js';
@@ -31,6 +33,12 @@ export interface CreatePostsOptions {
   rowExtras?: Partial<NewPostRow>;
   /** the caller counted the plan's scheduled-post limit itself (a bulk import counts all its rows at once) */
   skipPlanCheck?: boolean;
+  /**
+   * A post an approval rule holds (issue 31): `refuse` answers APPROVAL_REQUIRED naming the rule
+   * (a person's or a key's request), `submit` writes it awaiting approval (what the service makes
+   * on its own: feeds, repeating posts, evergreen, imports). Default `refuse`.
+   */
+  whenHeld?: 'refuse' | 'submit';
 }
 
 export interface PostsServiceDeps {
@@ -44,12 +52,15 @@ export interface PostsServiceDeps {
   clock: Clock;
   /** the activity log (none: nothing recorded) */
   activity?: ActivityRecorder;
+  /** approval rules (issue 31; none: every post is queued when asked) */
+  approvals?: ApprovalGate;
 }
 
 /** Posts: create, edit, list, delete, status and settings changes, readiness (API.md §5, §6). */
 export function createPostsService(deps: PostsServiceDeps) {
   const { posts: repo, queue, clock } = deps;
   const activity = deps.activity ?? NO_ACTIVITY;
+  const approvals = deps.approvals ?? NO_APPROVALS;
   /** One activity entry about a post (its root row), in the transaction that changes it. */
   const recordPost = (tx: Tx, root: Pick<PostRow, 'id' | 'organizationId' | 'content' | 'group' | 'integrationId'>, action: string, details: Record<string, unknown> = {}) =>
     activity.record({ organizationId: root.organizationId, action, targetKind: 'post', targetId: root.id, targetName: excerpt(root.content), details: { group: root.group, channel: root.integrationId, ...details } }, tx);
@@ -136,6 +147,16 @@ function toOut(root: PostRow, items: PostRow[], integration: { id: string; ident
       })),
       createdAt: root.createdAt.toISOString(),
       updatedAt: root.updatedAt.toISOString(),
+      approval: root.approval
+        ? {
+            status: root.approval,
+            ruleId: root.approvalRuleId,
+            requestedBy: root.approvalRequestedBy?.name ?? null,
+            requestedAt: root.approvalRequestedAt?.toISOString() ?? null,
+            decidedBy: root.approvalDecidedBy,
+            decidedAt: root.approvalDecidedAt?.toISOString() ?? null,
+          }
+        : null,
     };
   }
 
@@ -214,7 +235,28 @@ function toOut(root: PostRow, items: PostRow[], integration: { id: string; ident
 
   /** `post.scheduled`, in the transaction that queues the post (or moves it). */
   async function emitScheduled(tx: Tx, root: PostRow, channel: IntegrationRow, dueAt: Date, at: Date) {
-    await emitEvent(tx, root.organizationId, 'post.scheduled', { ...postEventPayload(root, channel), publishDate: root.publishDate.toISOString(), dueAt: dueAt.toISOString() }, at);
+    await emitPostScheduled(tx, root, channel, dueAt, at);
+  }
+
+  /**
+   * What approval does to one post of a request (issue 31), given the state it would take:
+   * - a draft: an approved post becomes a plain draft again; one awaiting a decision keeps waiting;
+   * - queued by someone a rule holds: a new post is refused (`refuse`) or awaits approval (`submit`);
+   *   a queued post edited goes back for approval when its rule says so, else stays queued;
+   * - queued by someone free to: a post that awaited approval is approved by it.
+   */
+  function approvalOf(existing: PostRow | undefined, state: PostRow['state'], hold: ApprovalHold | undefined, whenHeld: 'refuse' | 'submit', at: Date) {
+    const none = { pending: false, approvedNow: false, columns: {} as Partial<NewPostRow> };
+    const awaiting = existing?.approval === 'pending_approval' || existing?.approval === 'changes_requested';
+    if (state !== 'QUEUE') return existing?.approval === 'approved' && state === 'DRAFT' ? { ...none, columns: { approval: null } } : none;
+    if (!hold) {
+      if (!awaiting) return none;
+      return { pending: false, approvedNow: true, columns: { approval: 'approved' as const, approvalDecidedBy: currentActor().name, approvalDecidedAt: at } };
+    }
+    const pending = { pending: true, approvedNow: false, columns: approvals.pendingColumns(hold.rule?.id ?? null, at) };
+    if (existing?.state === 'QUEUE') return hold.reapproveOnEdit ? pending : none;
+    if (whenHeld === 'refuse') throw new AppError('APPROVAL_REQUIRED', hold.message);
+    return pending;
   }
 
   /** `post.deleted` for each post (root row) among `rows`, in the transaction that deletes them. */
@@ -277,8 +319,16 @@ function toOut(root: PostRow, items: PostRow[], integration: { id: string; ident
       const { resolved, settingsOf } = checkRequest(body, type, channels, mediaRows, fields);
       if (fields.length > 0) throw validationError(fields);
 
+      // Approval rules (issue 31): the channels the caller may not queue on without approval.
+      const holds = type === 'draft' ? new Map<string, ApprovalHold>() : await approvals.holds(organizationId, [...channels.values()], opts.tx);
+      const whenHeld = opts.whenHeld ?? 'refuse';
+      if (whenHeld === 'refuse' && type !== 'update') {
+        const held = body.posts.find((p) => p.value[0]?.id === undefined && holds.has(p.integration.id));
+        if (held) throw new AppError('APPROVAL_REQUIRED', holds.get(held.integration.id)!.message);
+      }
+
       if (type !== 'draft' && opts.skipPlanCheck !== true) {
-        const newRoots = body.posts.filter((p) => p.value[0]?.id === undefined).length;
+        const newRoots = body.posts.filter((p) => p.value[0]?.id === undefined && !holds.has(p.integration.id)).length;
         if (newRoots > 0) await assertScheduledWithinPlan(organizationId, publishDate, newRoots, opts.tx);
       }
       if (opts.dryRun) return { replayed: false, status: 200, body: undefined as unknown, scheduled: [] as Date[] };
@@ -287,6 +337,7 @@ function toOut(root: PostRow, items: PostRow[], integration: { id: string; ident
       const creationMethod = opts.creationMethod;
       const scheduled: Date[] = [];
 
+      let afterCommit: (() => Promise<void>) | undefined;
       const inTransaction = <T>(fn: (tx: Tx) => Promise<T>) => (opts.tx ? fn(opts.tx) : repo.transaction(fn));
       const result = await inTransaction(async (tx) => {
         // Edits: the rows being replaced, locked.
@@ -337,11 +388,14 @@ function toOut(root: PostRow, items: PostRow[], integration: { id: string; ident
 
         const out: { postId: string; integration: string; group: string }[] = [];
         const keptIds = new Set(editedIds);
+        const submitted: { root: PostRow; channel: IntegrationRow }[] = [];
         for (const [i, p] of body.posts.entries()) {
           const channel = channels.get(p.integration.id)!;
           const existingRoot = p.value[0]?.id !== undefined ? locked.get(p.value[0].id) : undefined;
-          const state: PostRow['state'] =
+          let state: PostRow['state'] =
             type === 'draft' ? 'DRAFT' : type === 'update' ? (existingRoot?.state ?? 'QUEUE') : 'QUEUE';
+          const approval = approvalOf(existingRoot, state, holds.get(channel.id), whenHeld, at);
+          if (approval.pending) state = 'DRAFT';
           let rootId: string | undefined;
           let rootRow: PostRow | undefined;
           for (const [j, v] of p.value.entries()) {
@@ -361,7 +415,8 @@ function toOut(root: PostRow, items: PostRow[], integration: { id: string; ident
               updatedAt: at,
             };
             const keepPublished = existing?.state === 'PUBLISHED' && (type === 'update' || (type === 'draft' && body.republish !== true));
-            const rowState = keepPublished ? 'PUBLISHED' : type === 'update' ? (existing?.state ?? state) : state;
+            const rowState = keepPublished ? 'PUBLISHED' : approval.pending ? 'DRAFT' : type === 'update' ? (existing?.state ?? state) : state;
+            if (j === 0) Object.assign(values, approval.columns);
             if (!keepPublished && existing?.state === 'PUBLISHED') Object.assign(values, { releaseId: null, releaseUrl: null, publishedAt: null });
             if (rowState !== existing?.state && rowState !== 'ERROR') Object.assign(values, { error: null, attempts: 0 });
             values.state = rowState;
@@ -381,12 +436,14 @@ function toOut(root: PostRow, items: PostRow[], integration: { id: string; ident
             }
           }
           const dueAt = new Date(Math.max(publishDate.getTime(), at.getTime()));
-          const rootState = type === 'update' ? (existingRoot?.state ?? 'QUEUE') : state;
+          const rootState = approval.pending ? 'DRAFT' : type === 'update' ? (existingRoot?.state ?? 'QUEUE') : state;
           if (rootState === 'QUEUE') {
             await queue.schedule(tx, rootId!, dueAt);
             scheduled.push(dueAt);
             await emitScheduled(tx, rootRow!, channel, dueAt, at);
           }
+          if (approval.pending) submitted.push({ root: rootRow!, channel });
+          if (approval.approvedNow) await recordPost(tx, rootRow!, 'post.approved', { by: 'queued by an approver' });
           out.push({ postId: rootId!, integration: channel.id, group });
         }
 
@@ -395,6 +452,8 @@ function toOut(root: PostRow, items: PostRow[], integration: { id: string; ident
         for (const r of dropped) if (r.publishJobId) await queue.cancel(tx, r.id);
         await repo.softDelete(tx, dropped.map((r) => r.id), at);
         await emitDeleted(tx, dropped, at);
+
+        afterCommit = await approvals.submitted(tx, organizationId, submitted, at, null);
 
         // One entry for the request's group (its first post the target).
         const first = body.posts[0]?.value[0]?.content;
@@ -419,6 +478,7 @@ function toOut(root: PostRow, items: PostRow[], integration: { id: string; ident
         return out;
       });
       if (!opts.tx) for (const d of scheduled) queue.notifyScheduled(d);
+      await afterCommit?.();
       return { replayed: false, status: 201, body: result as unknown, scheduled };
     },
 
@@ -452,6 +512,9 @@ function toOut(root: PostRow, items: PostRow[], integration: { id: string; ident
       });
       if (refused.length > 0 || opts.dryRun) return { refused, created: [], scheduled: [] as Date[] };
       const tx = opts.tx;
+      // Posts an approval rule holds are written awaiting approval (issue 31), never refused in bulk.
+      const holds = bodies.some((b) => b.type !== 'draft') ? await approvals.holds(organizationId, [...channels.values()], tx) : new Map<string, ApprovalHold>();
+      const submitted: { root: PostRow; channel: IntegrationRow }[] = [];
 
       const rows: NewPostRow[] = [];
       const jobs: Parameters<PublishQueue['sendNew']>[1] = [];
@@ -460,9 +523,10 @@ function toOut(root: PostRow, items: PostRow[], integration: { id: string; ident
         const publishDate = body.date === undefined ? at : new Date(parseInstant(body.date));
         const dueAt = new Date(Math.max(publishDate.getTime(), at.getTime()));
         const group = randomUUID();
-        const state: PostRow['state'] = body.type === 'draft' ? 'DRAFT' : 'QUEUE';
         return body.posts.map((p, i) => {
           const channel = channels.get(p.integration.id)!;
+          const hold = body.type === 'draft' ? undefined : holds.get(channel.id);
+          const state: PostRow['state'] = body.type === 'draft' || hold ? 'DRAFT' : 'QUEUE';
           const rootId = randomUUID();
           const queued = state === 'QUEUE' ? deps.queue.queuedColumns(dueAt) : undefined;
           p.value.forEach((v, j) => {
@@ -486,8 +550,10 @@ function toOut(root: PostRow, items: PostRow[], integration: { id: string; ident
               creationMethod: opts.creationMethod,
               createdAt: at,
               ...(j === 0 && queued ? queued : {}),
+              ...(j === 0 && hold ? approvals.pendingColumns(hold.rule?.id ?? null, at) : {}),
             } satisfies NewPostRow;
             rows.push(row);
+            if (j === 0 && hold) submitted.push({ root: row as PostRow, channel });
             if (j === 0 && queued) {
               jobs.push({ postId: rootId, ...queued });
               events.push({ root: row, channel, dueAt });
@@ -511,10 +577,9 @@ function toOut(root: PostRow, items: PostRow[], integration: { id: string; ident
         })),
         tx,
       );
-      for (const e of events) {
-        const payload = { ...postEventPayload({ id: e.root.id, parentPostId: null, group: e.root.group, position: 0, integrationId: e.channel.id }, e.channel), publishDate: e.root.publishDate.toISOString(), dueAt: e.dueAt.toISOString() };
-        await emitEvent(tx, organizationId, 'post.scheduled', payload, at);
-      }
+      for (const e of events) await emitPostScheduled(tx, { ...e.root, parentPostId: null, position: 0, integrationId: e.channel.id }, e.channel, e.dueAt, at);
+      const afterCommit = await approvals.submitted(tx, organizationId, submitted, at, null);
+      void afterCommit; // the import tells its own people when it ends; approvers see the queue
       return { refused, created, scheduled: events.map((e) => e.dueAt) };
     },
 
@@ -591,6 +656,11 @@ function toOut(root: PostRow, items: PostRow[], integration: { id: string; ident
     },
 
     /** `draft` pulls a queued post out of the queue; `schedule` validates and queues it (API.md §6). */
+    /** PLAN_LIMIT_REACHED when `adding` more queued posts in `date`'s month pass the plan (approving queues posts too). */
+    checkPlan(organizationId: string, date: Date, adding: number, tx?: Tx) {
+      return assertScheduledWithinPlan(organizationId, date, adding, tx);
+    },
+
     async changeStatus(organizationId: string, id: string, status: 'draft' | 'schedule') {
       const at = now();
       let dueAt: Date | undefined;
@@ -608,7 +678,7 @@ function toOut(root: PostRow, items: PostRow[], integration: { id: string; ident
           for (const r of rows) {
             if (r.state === 'PUBLISHED') continue;
             if (r.publishJobId) await queue.cancel(tx, r.id);
-            await repo.updateRow(tx, r.id, { state: 'DRAFT', error: null, updatedAt: at });
+            await repo.updateRow(tx, r.id, { state: 'DRAFT', error: null, updatedAt: at, ...(r.id === root.id && root.approval === 'approved' ? { approval: null } : {}) });
           }
           await recordPost(tx, root, 'post.made_draft', { from: root.state });
           return { id: root.id, state: 'DRAFT' as const };
@@ -618,6 +688,13 @@ function toOut(root: PostRow, items: PostRow[], integration: { id: string; ident
         if (!integration || integration.deletedAt) throw new AppError('CONFLICT', 'The channel of this post was disconnected');
         const unpublished = rows.filter((r) => r.state !== 'PUBLISHED');
         if (unpublished.length === 0) throw new AppError('CONFLICT', 'This post is already published');
+        // Approval rules (issue 31): held → refused naming the rule; free → a post that awaited approval is approved by it.
+        const hold = (await approvals.holds(organizationId, [integration], tx)).get(integration.id);
+        if (hold && root.state !== 'QUEUE') throw new AppError('APPROVAL_REQUIRED', hold.message);
+        if (!hold && (root.approval === 'pending_approval' || root.approval === 'changes_requested')) {
+          await repo.updateRow(tx, root.id, { approval: 'approved', approvalDecidedBy: currentActor().name, approvalDecidedAt: at });
+          await recordPost(tx, root, 'post.approved', { by: 'queued by an approver' });
+        }
         const issues = await storedIssues(root, tree.items, integration, tx);
         if (issues.length > 0) throw validationError(issues.map((i) => ({ path: i.path, message: i.message })));
         dueAt = new Date(Math.max(root.publishDate.getTime(), at.getTime()));

@@ -92,7 +92,7 @@ export function createSeriesService(deps: SeriesServiceDeps) {
     for (const o of occurrences) {
       try {
         const r = await deps.posts.createPosts(row.organizationId, bodyAt(row.template as Template, row.type, o.at), {
-          creationMethod: 'SERIES',
+          creationMethod: 'SERIES', whenHeld: 'submit',
           tx,
           rowExtras: { seriesId: row.id, seriesIndex: o.index },
           // A repeating post was counted when it was made; occurrences are not refused one by one.
@@ -147,7 +147,7 @@ export function createSeriesService(deps: SeriesServiceDeps) {
     const first = occurrencesOf(input.rule, { fromIndex: 0, from: at, through: at, atLeast: 1 }).occurrences[0];
     if (!first) throw validationError([{ path: 'rule', message: 'This rule has no occurrence from now on (check startDate, until and count)' }]);
     // Everything a request can be checked for (channels, media, platform rules, the plan) before writing.
-    await deps.posts.createPosts(organizationId, bodyAt(input.template, input.type, first.at), { creationMethod: 'SERIES', dryRun: true });
+    await deps.posts.createPosts(organizationId, bodyAt(input.template, input.type, first.at), { creationMethod: 'SERIES', dryRun: true, whenHeld: 'submit' });
     const result = await repo.transaction(async (tx) => {
       const row = await repo.insert(tx, {
         organizationId,
@@ -259,7 +259,7 @@ export function createSeriesService(deps: SeriesServiceDeps) {
       const at = now();
       const first = occurrencesOf(rule, { fromIndex: 0, from: at, through: at, atLeast: 1 }).occurrences[0];
       if (!first) throw validationError([{ path: 'rule', message: 'This rule has no occurrence from now on (check startDate, until and count)' }]);
-      await deps.posts.createPosts(organizationId, bodyAt(next, type, first.at), { creationMethod: 'SERIES', dryRun: true });
+      await deps.posts.createPosts(organizationId, bodyAt(next, type, first.at), { creationMethod: 'SERIES', dryRun: true, whenHeld: 'submit' });
       const result = await repo.transaction(async (tx) => {
         const locked = await repo.lock(tx, old.id, organizationId);
         if (!locked) throw notFound('Series');

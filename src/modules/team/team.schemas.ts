@@ -56,6 +56,7 @@ export const ApiKeySchema = z.object({
   name: z.string(),
   prefix: z.string(),
   sandbox: z.boolean().describe('a sandbox key (`tdk_test_…`): it sees and touches sandbox channels and their posts only'),
+  approvalExempt: z.boolean().describe('the organisation exempted it from approval rules: it queues posts directly (`PUT /api-keys/{id}/approval`)'),
   createdAt: z.iso.datetime(), lastUsedAt: z.iso.datetime().nullable(), revokedAt: z.iso.datetime().nullable() });
 export const CreateApiKeyBodySchema = z.object({
   name: z.string().trim().min(1).max(200),

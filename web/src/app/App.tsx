@@ -22,6 +22,7 @@ const SettingsPage = lazy(() => import('../features/settings/SettingsPage.js'));
 const SandboxFeedPage = lazy(() => import('../features/sandbox/SandboxFeedPage.js'));
 const AutopilotPage = lazy(() => import('../features/autopilot/AutopilotPage.js'));
 const ActivityPage = lazy(() => import('../features/activity/ActivityPage.js'));
+const ApprovalsPage = lazy(() => import('../features/approvals/ApprovalsPage.js'));
 
 export function createQueryClient() {
   return new QueryClient({
@@ -77,6 +78,7 @@ function Shell() {
             <Route path="/analytics" element={<AnalyticsPage />} />
             <Route path="/notifications" element={<NotificationsPage />} />
             <Route path="/activity" element={<ActivityPage />} />
+            <Route path="/approvals" element={<ApprovalsPage />} />
             <Route path="/autopilot/*" element={<AutopilotPage />} />
             <Route path="/settings/*" element={<SettingsPage />} />
             <Route path="*" element={<NotFound />} />

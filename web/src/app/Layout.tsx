@@ -7,6 +7,7 @@ import { NotificationBell } from '../features/notifications/NotificationBell.js'
 
 const NAV = [
   { to: '/calendar', label: 'Calendar' },
+  { to: '/approvals', label: 'Approvals' },
   { to: '/channels', label: 'Channels' },
   { to: '/library', label: 'Media library' },
   { to: '/video', label: 'Video' },

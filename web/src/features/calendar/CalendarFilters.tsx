@@ -8,8 +8,8 @@ import { ChannelAvatar } from './ChannelAvatar.js';
 import { StateIcon } from './StateIcon.js';
 
 /**
- * The filters above the calendar: channels (a checklist in a popover), client group, and the
- * states, whose checkboxes are also the colour legend.
+ * The filters above the calendar: channels (a checklist in a popover), client group, review mode
+ * (posts awaiting approval), and the states, whose checkboxes are also the colour legend.
  */
 export function CalendarFilters({ filters, onChange, integrations, groups }: { filters: Filters; onChange: (next: Filters) => void; integrations: readonly Integration[]; groups: readonly Group[] }) {
   const groupId = useId();
@@ -97,6 +97,16 @@ export function CalendarFilters({ filters, onChange, integrations, groups }: { f
           </select>
         </div>
       ) : null}
+
+      <div className="cal-filter">
+        <span className="cal-filter-label" aria-hidden="true">
+          Approvals
+        </span>
+        <label className={`cal-state-chip cal-review-toggle${filters.review ? '' : ' off'}`} title="Only posts waiting for approval or sent back for changes">
+          <input type="checkbox" checked={Boolean(filters.review)} onChange={(e) => onChange({ ...filters, review: e.target.checked || undefined })} />
+          Review
+        </label>
+      </div>
 
       <div className="cal-filter cal-states" role="group" aria-labelledby={statesId}>
         <span className="cal-filter-label" id={statesId}>

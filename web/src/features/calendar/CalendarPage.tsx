@@ -23,6 +23,7 @@ import { useEvergreenPlans } from './evergreenPlans.js';
 import { useFullCalendarRepairs } from './fullCalendarA11y.js';
 import { moveBack, moveGroup, type GroupPlace } from './reschedule.js';
 import { RepeatIcon, StateIcon } from './StateIcon.js';
+import { STATUS_LABEL } from '../approvals/types.js';
 import {
   applyFilters,
   dateIn,
@@ -114,6 +115,12 @@ function EventContent({ arg }: { arg: EventContentArg }) {
             {p.channel}
           </span>
           {p.channels.some((c) => c.post.seriesId) ? <RepeatIcon /> : null}
+          {p.approval ? (
+            <span className={`cal-review-mark review-${p.approval}`} title={STATUS_LABEL[p.approval]}>
+              <span aria-hidden="true">{p.approval === 'pending_approval' ? '⏳' : '✎'}</span>
+              <span className="visually-hidden">{STATUS_LABEL[p.approval]}</span>
+            </span>
+          ) : null}
           <span className="cal-event-mark">
             {p.state === 'MIXED' ? null : <StateIcon state={p.state} />}
             <span className={list ? 'cal-event-state' : 'cal-event-state visually-hidden'}>{label}</span>
@@ -369,7 +376,7 @@ export default function CalendarPage() {
   );
 
   const hidden = loaded.length - shown.length;
-  const filtering = filters.channels.length > 0 || filters.states.length > 0;
+  const filtering = filters.channels.length > 0 || filters.states.length > 0 || Boolean(filters.review);
   const noChannels = integrations.data?.length === 0;
   const connect = useConnectChannel();
   // "Try it with sandbox channels": the composer opens with the new sandbox channels selected

@@ -4,6 +4,7 @@ import type { Integration, Post, PostState } from '../../api/queries.js';
 import { platformName } from '../../lib/platforms.js';
 import { utcTitle } from '../../lib/time.js';
 import { STATE_LABEL } from '../../components/ui.js';
+import { approvalOf, STATUS_LABEL } from '../approvals/types.js';
 
 /**
  * The calendar's pure logic: what a post looks like as a FullCalendar event, which posts the
@@ -35,6 +36,14 @@ export interface CalendarFilters {
   group?: string;
   /** states shown; empty = every state */
   states: PostState[];
+  /** review mode (issue 31): only posts waiting for approval or sent back for changes */
+  review?: boolean;
+}
+
+/** Whether a post waits for an approver or for its author's changes (the review mode's posts). */
+export function inReview(post: unknown): boolean {
+  const status = approvalOf(post)?.status;
+  return status === 'pending_approval' || status === 'changes_requested';
 }
 
 export interface CalendarPlace {
@@ -56,6 +65,7 @@ export function readSearch(params: URLSearchParams): CalendarFilters & CalendarP
     channels,
     states: states.length === STATES.length ? [] : states,
     ...(group ? { group } : {}),
+    ...(params.get('review') === '1' ? { review: true } : {}),
     ...(view && view in VIEWS ? { view: view as ViewName } : {}),
     ...(date && DAY.test(date) && DateTime.fromISO(date).isValid ? { date } : {}),
   };
@@ -67,6 +77,8 @@ export function writeFilters(params: URLSearchParams, filters: CalendarFilters):
   next.delete('channel');
   next.delete('state');
   next.delete('group');
+  next.delete('review');
+  if (filters.review) next.set('review', '1');
   for (const c of filters.channels) next.append('channel', c);
   if (filters.states.length > 0 && filters.states.length < STATES.length) for (const s of STATES.filter((x) => filters.states.includes(x))) next.append('state', s.toLowerCase());
   if (filters.group) next.set('group', filters.group);
@@ -91,6 +103,7 @@ export function applyFilters<P extends CalendarPost>(posts: readonly P[], filter
     (p) =>
       (filters.channels.length === 0 || filters.channels.includes(p.integration.id)) &&
       (filters.states.length === 0 || filters.states.includes(p.state)) &&
+      (!filters.review || inReview(p)) &&
       (!filters.group || !groupOf.has(p.integration.id) || groupOf.get(p.integration.id) === filters.group),
   );
 }
@@ -165,6 +178,8 @@ export interface GroupEventProps {
   fixed?: string;
   /** the hover text: channels, states and the UTC truth */
   tooltip: string;
+  /** waiting for approval, or sent back for changes (issue 31) */
+  approval?: 'pending_approval' | 'changes_requested';
 }
 
 /** The states in the order they need a look: a mixed event takes the first one's colour. */
@@ -222,7 +237,8 @@ export function groupToEvent(key: string, posts: CalendarPost[], members: Calend
     return `${c.label}${parts}${error}`;
   });
   const repeating = posts.some((p) => p.seriesId);
-  const tooltip = `${lines.join('\n')}\n${utcTitle(first.publishDate)}${repeating ? ' · Repeating' : ''}${text ? `\n${text}` : ''}${fixed ? `\n${fixed}` : ''}`;
+  const approval = approvalOf(posts.find(inReview));
+  const tooltip = `${lines.join('\n')}\n${utcTitle(first.publishDate)}${repeating ? ' · Repeating' : ''}${approval ? ` · ${STATUS_LABEL[approval.status]}` : ''}${text ? `\n${text}` : ''}${fixed ? `\n${fixed}` : ''}`;
   // the event takes the colour of the state that most needs a look
   const tint = state === 'MIXED' ? ATTENTION.find((s) => states.has(s))! : state;
   return {
@@ -235,8 +251,8 @@ export function groupToEvent(key: string, posts: CalendarPost[], members: Calend
     editable: true,
     startEditable: true,
     durationEditable: false,
-    classNames: ['post-event', `post-${tint.toLowerCase()}`, ...(state === 'MIXED' ? ['post-mixed'] : []), ...(movable ? [] : ['post-fixed']), ...(repeating ? ['post-repeating'] : [])],
-    extendedProps: { group: first.group, post: first, channels, members, state, text, channel, fixed, tooltip } satisfies GroupEventProps,
+    classNames: ['post-event', `post-${tint.toLowerCase()}`, ...(state === 'MIXED' ? ['post-mixed'] : []), ...(movable ? [] : ['post-fixed']), ...(repeating ? ['post-repeating'] : []), ...(approval ? ['post-review'] : [])],
+    extendedProps: { group: first.group, post: first, channels, members, state, text, channel, fixed, tooltip, ...(approval ? { approval: approval.status as 'pending_approval' | 'changes_requested' } : {}) } satisfies GroupEventProps,
   } satisfies EventInput;
 }
 

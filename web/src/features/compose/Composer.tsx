@@ -40,6 +40,7 @@ import { TemplateControls, type TemplateInsert } from './TemplateControls.js';
 import { appendSignature, useSignatures, withAutoSignatures } from './templates.js';
 import { buildRule, describeRule, NO_REPEAT, repeatProblems, type RepeatChoice } from './repeat.js';
 import { announce } from './toast.js';
+import { approvalKeys, submitGroup, useApprovalCheck } from '../approvals/queries.js';
 
 // rjsf and its schema machinery load only when a selected channel has settings.
 const SettingsForm = lazy(() => import('./SettingsForm.js'));
@@ -152,6 +153,9 @@ export function Composer({
   /** auto-add signatures (Settings → Templates & signatures): appended per channel when a new post is saved */
   const signatures = useSignatures();
   const repeating = canRepeat && repeat.frequency !== 'none';
+  /** approval rules (issue 31): on these channels the person cannot queue a post without an approver's yes */
+  const approvalCheck = useApprovalCheck(state.channels);
+  const needsApproval = approvalCheck.data?.required === true && !repeating;
 
   const channels = useMemo(() => integrations.data ?? [], [integrations.data]);
   const byId = useMemo(() => new Map(channels.map((c) => [c.id, c])), [channels]);
@@ -301,8 +305,14 @@ export function Composer({
   ];
 
   const save = useMutation({
-    /** `queuedAt`: the channel whose next open slot "Add to queue" took */
-    mutationFn: (v: { body: CreatePostsBody; order: string[]; type: PostType; queuedAt?: string }) => unwrap(api.POST('/posts', { body: v.body })),
+    /** `queuedAt`: the channel whose next open slot "Add to queue" took; `forApproval`: saved as a draft, then submitted */
+    mutationFn: async (v: { body: CreatePostsBody; order: string[]; type: PostType; queuedAt?: string; forApproval?: boolean }) => {
+      const res = await unwrap(api.POST('/posts', { body: v.body }));
+      const group = res[0]?.group;
+      // the draft is saved either way: a refused submission is told, not retried (that would save it twice)
+      const notSubmitted = v.forApproval && group ? await submitGroup(group).then(() => null, (e: unknown) => (e instanceof Error ? e.message : 'not sent')) : null;
+      return Object.assign(res, { notSubmitted });
+    },
     onSuccess: (res, v) => {
       finish();
       void queryClient.invalidateQueries({ queryKey: ['posts'] });
@@ -312,8 +322,13 @@ export function Composer({
       const date = v.body.date ? formatDateTime(v.body.date, tz) : '';
       // the post just made, to follow from the notice (the first channel's: its page shows the group)
       const made = res[0]?.postId;
+      if (v.forApproval) void queryClient.invalidateQueries({ queryKey: approvalKeys.all });
       announce(
-        v.type === 'draft'
+        v.forApproval
+          ? res.notSubmitted
+            ? `Saved as a draft for ${on}, but not sent for approval: ${res.notSubmitted}`
+            : 'Sent for approval'
+          : v.type === 'draft'
           ? `Saved as a draft for ${on}.`
           : v.type === 'schedule' && v.queuedAt
             ? `Added to the queue on ${on} for ${date}, the next open slot of ${v.queuedAt}.`
@@ -332,6 +347,8 @@ export function Composer({
   /** The API's refusal: its fields shown where they are (a channel's tab, the date, the repeat rule). */
   function refusedBy(e: unknown, order: string[]) {
     setFailure(e);
+    // a rule the composer did not know of (made meanwhile): its message shows, and the buttons follow it
+    if (e instanceof ApiFailure && e.body.code === 'APPROVAL_REQUIRED') void queryClient.invalidateQueries({ queryKey: approvalKeys.all });
     if (e instanceof ApiFailure && e.body.fields && e.body.fields.length > 0) {
       const found = problemsFromApi(e.body.fields, order);
       setApiProblems(found);
@@ -482,7 +499,7 @@ export function Composer({
 
   // ---- submit -------------------------------------------------------------------------------
 
-  function submit(type: PostType, date: string | undefined, queuedAt?: string) {
+  function submit(type: PostType, date: string | undefined, queuedAt?: string, forApproval = false) {
     setFailure(null);
     setRefused(false);
     setApiProblems([]);
@@ -490,7 +507,7 @@ export function Composer({
       setFailure(new Error('Choose at least one channel.'));
       return;
     }
-    if (type !== 'draft') {
+    if (type !== 'draft' || forApproval) {
       setChecked(true);
       const local = localProblems(state, rulesOf, channels);
       if (local.length > 0) {
@@ -500,7 +517,7 @@ export function Composer({
         return;
       }
     }
-    save.mutate({ ...buildPostsBody(withAutoSignatures(state, signatures.data ?? []), { type, date, rules: rulesOf }), type, ...(queuedAt ? { queuedAt } : {}) });
+    save.mutate({ ...buildPostsBody(withAutoSignatures(state, signatures.data ?? []), { type, date, rules: rulesOf }), type, ...(queuedAt ? { queuedAt } : {}), ...(forApproval ? { forApproval } : {}) });
   }
 
   /** Saving with "Repeat" on: a series from the chosen local date and time (schedule or draft). */
@@ -532,6 +549,11 @@ export function Composer({
     }
     if (type === 'now') {
       submit(type, undefined);
+      return;
+    }
+    if (type === 'schedule' && needsApproval) {
+      // checked as a schedule is, saved as a draft for the chosen time, then submitted for approval
+      void when.handleSubmit((w) => submit('draft', instantFromZone(w.date, w.time, tz), undefined, true))();
       return;
     }
     void when.handleSubmit((w) => submit(type, instantFromZone(w.date, w.time, tz)))();
@@ -896,7 +918,7 @@ export function Composer({
               <Button variant="secondary" onClick={() => act('draft')} disabled={busy || rulesPending}>
                 Save as draft
               </Button>
-              {repeating ? null : (
+              {repeating || needsApproval ? null : (
                 <>
                   <Button variant="secondary" onClick={() => act('now')} disabled={busy || rulesPending}>
                     Post now
@@ -911,8 +933,8 @@ export function Composer({
                   </Button>
                 </>
               )}
-              <Button onClick={() => act('schedule')} disabled={busy || rulesPending}>
-                {repeating ? 'Schedule repeating' : 'Schedule'}
+              <Button onClick={() => act('schedule')} disabled={busy || rulesPending} title={needsApproval && approvalCheck.data?.rule ? `Approval rule “${approvalCheck.data.rule.name}”` : undefined}>
+                {repeating ? 'Schedule repeating' : needsApproval ? 'Submit for approval' : 'Schedule'}
               </Button>
             </>
           )}

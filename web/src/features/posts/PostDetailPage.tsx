@@ -1,5 +1,6 @@
 import { lazy, Suspense, useState, type ReactNode } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
+import { ApprovalBar } from '../approvals/ApprovalBar.js';
 import { ApiFailure } from '../../api/client.js';
 import { useTimeZone } from '../../api/session.js';
 import { Button, ErrorNotice, Notice, PageHeader, Spinner, StateBadge } from '../../components/ui.js';
@@ -306,6 +307,7 @@ export default function PostDetailPage() {
           ) : null}
         </p>
       </PageHeader>
+      <ApprovalBar post={post} />
       <ErrorNotice error={status.error} />
       {status.isSuccess && status.data.state === 'QUEUE' && post.state === 'QUEUE' ? <Notice kind="ok">Queued: Tidings publishes it {Date.parse(post.publishDate) <= Date.now() ? 'now' : 'at its time'}.</Notice> : null}
       <FailureNotice post={post} platform={platform} tz={tz} />

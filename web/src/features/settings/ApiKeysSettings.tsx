@@ -5,7 +5,30 @@ import { useMe } from '../../api/session.js';
 import { Button, EmptyState, ErrorNotice, Field, Spinner, TextInput } from '../../components/ui.js';
 import { ConfirmButton, LoadError, Section, ShownOnce, When } from './common.js';
 import { fieldError, onlyFieldErrors } from './errors.js';
-import { settingsKeys, type CreatedApiKey } from './types.js';
+import { settingsKeys, type ApiKey, type CreatedApiKey } from './types.js';
+import { setKeyExempt } from '../approvals/queries.js';
+
+/** "Exempt from approval" (issue 31): the key's posts skip approval rules and queue directly. Owners change it. */
+function ExemptToggle({ apiKey }: { apiKey: ApiKey }) {
+  const queryClient = useQueryClient();
+  const isOwner = useMe().organization.role === 'owner';
+  const exempt = (apiKey as ApiKey & { approvalExempt?: boolean }).approvalExempt === true;
+  const change = useMutation({
+    mutationFn: (on: boolean) => setKeyExempt(apiKey.id, on),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: settingsKeys.apiKeys }),
+  });
+  return (
+    <>
+      <label className="check" title={isOwner ? 'Its posts skip approval rules and are queued directly' : 'Only owners change this'}>
+        <input type="checkbox" checked={change.isPending && change.variables !== undefined ? change.variables : exempt} disabled={!isOwner || change.isPending} onChange={(e) => change.mutate(e.target.checked)} />
+        <span>
+          Exempt<span className="visually-hidden"> {apiKey.name} from approval</span>
+        </span>
+      </label>
+      {change.error ? <ErrorNotice error={change.error} /> : null}
+    </>
+  );
+}
 
 /** The organisation's API keys: list, create (the key shown once), revoke. Owners and admins. */
 export function ApiKeysSettings() {
@@ -108,6 +131,7 @@ export function ApiKeysSettings() {
                       <th scope="col">Key</th>
                       <th scope="col">Created</th>
                       <th scope="col">Last used</th>
+                      <th scope="col">Approval</th>
                       <th scope="col">
                         <span className="visually-hidden">Actions</span>
                       </th>
@@ -128,6 +152,9 @@ export function ApiKeysSettings() {
                         </td>
                         <td>
                           <When iso={k.lastUsedAt} empty="Never" />
+                        </td>
+                        <td>
+                          <ExemptToggle apiKey={k} />
                         </td>
                         <td className="actions">
                           <ConfirmButton

@@ -7,6 +7,14 @@ import { ConfirmButton, LoadError, Section, ShownOnce, When } from './common.js'
 import { fieldError, onlyFieldErrors } from './errors.js';
 import { ROLE_LABEL, ROLES, settingsKeys, type CreatedInvitation, type Member, type Role } from './types.js';
 
+/**
+ * The roles offered: the API's, with `contributor` (issue 31: writes and submits posts for approval,
+ * never queues them itself), which the generated API types do not list yet.
+ */
+type RoleChoice = Role | 'contributor';
+const ROLE_CHOICES: readonly RoleChoice[] = [...ROLES, 'contributor'];
+const CHOICE_LABEL: Record<RoleChoice, string> = { ...ROLE_LABEL, contributor: 'Contributor' };
+
 function useMembers() {
   return useQuery({ queryKey: settingsKeys.members, queryFn: () => unwrap(api.GET('/members')) });
 }
@@ -18,17 +26,17 @@ function RoleCell({ member, editable, myRole }: { member: Member; editable: bool
     mutationFn: (role: Role) => unwrap(api.PUT('/members/{userId}', { params: { path: { userId: member.userId } }, body: { role } })),
     onSettled: () => queryClient.invalidateQueries({ queryKey: settingsKeys.members }),
   });
-  if (!editable) return <span className={`badge role-${member.role}`}>{ROLE_LABEL[member.role]}</span>;
+  if (!editable) return <span className={`badge role-${member.role}`}>{CHOICE_LABEL[member.role]}</span>;
   return (
     <div>
       <label className="visually-hidden" htmlFor={`role-${member.userId}`}>
         Role of {member.name || member.email}
       </label>
       <select id={`role-${member.userId}`} className="role-select" value={change.isPending && change.variables ? change.variables : member.role} disabled={change.isPending} onChange={(e) => change.mutate(e.target.value as Role)}>
-        {ROLES.map((r) => (
+        {ROLE_CHOICES.map((r) => (
           // only owners make or unmake owners (the API refuses otherwise; the choice is not offered)
           <option key={r} value={r} disabled={myRole !== 'owner' && (r === 'owner' || member.role === 'owner')}>
-            {ROLE_LABEL[r]}
+            {CHOICE_LABEL[r]}
           </option>
         ))}
       </select>
@@ -66,9 +74,9 @@ function InviteForm({ onInvited }: { onInvited: (made: CreatedInvitation) => voi
       <Field label="Role" error={fieldError(invite.error, 'role')}>
         {(p) => (
           <select {...p} value={role} onChange={(e) => setRole(e.target.value as Role)}>
-            {ROLES.map((r) => (
+            {ROLE_CHOICES.map((r) => (
               <option key={r} value={r} disabled={r === 'owner' && myRole !== 'owner'}>
-                {ROLE_LABEL[r]}
+                {CHOICE_LABEL[r]}
               </option>
             ))}
           </select>
@@ -114,7 +122,7 @@ export function MembersSettings() {
         description={
           canManage
             ? `People who work in ${me.organization.name}. Owners change any role; admins move people between member and admin.`
-            : `People who work in ${me.organization.name}. Only owners and admins change roles or invite; you are a ${ROLE_LABEL[me.organization.role].toLowerCase()}.`
+            : `People who work in ${me.organization.name}. Only owners and admins change roles or invite; you are a ${CHOICE_LABEL[me.organization.role].toLowerCase()}.`
         }
       >
         <div className="table-wrap">
@@ -178,7 +186,7 @@ export function MembersSettings() {
                 warning={
                   <>
                     This link is shown only now. {made.mailed ? `It was also emailed to ${made.invitation.email}.` : made.invitation.email ? 'Mail is not set up on this server: send it yourself.' : 'Send it to the person you invite.'} Whoever opens it joins as{' '}
-                    {ROLE_LABEL[made.invitation.role].toLowerCase()}.
+                    {CHOICE_LABEL[made.invitation.role].toLowerCase()}.
                   </>
                 }
                 onDone={() => setMade(null)}
@@ -208,7 +216,7 @@ export function MembersSettings() {
                     {invitations.map((i) => (
                       <tr key={i.id}>
                         <td>{i.email ?? <span className="muted">Anyone with the link</span>}</td>
-                        <td>{ROLE_LABEL[i.role]}</td>
+                        <td>{CHOICE_LABEL[i.role]}</td>
                         <td>
                           <When iso={i.createdAt} />
                         </td>

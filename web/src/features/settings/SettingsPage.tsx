@@ -1,6 +1,7 @@
 import { Navigate, NavLink, Route, Routes, useLocation } from 'react-router';
 import { useCanManage } from '../../api/session.js';
 import { Notice, PageHeader } from '../../components/ui.js';
+import { ApprovalRulesSettings } from '../approvals/ApprovalRulesSettings.js';
 import { ApiKeysSettings } from './ApiKeysSettings.js';
 import { ApprovedAppsSettings } from './ApprovedAppsSettings.js';
 import { MembersSettings } from './MembersSettings.js';
@@ -17,9 +18,10 @@ const TABS = [
   { to: 'apps', label: 'Approved apps' },
   { to: 'webhooks', label: 'Webhooks' },
   { to: 'templates', label: 'Templates & signatures' },
+  { to: 'approvals', label: 'Approval rules' },
 ];
 
-/** Settings (mounted at /settings/*): profile, members, API keys, approved apps, webhooks, templates & signatures. */
+/** Settings (mounted at /settings/*): profile, members, API keys, approved apps, webhooks, templates & signatures, approval rules. */
 export default function SettingsPage() {
   const canManage = useCanManage();
   const { pathname } = useLocation();
@@ -43,6 +45,7 @@ export default function SettingsPage() {
           <Route path="api-keys" element={<ApiKeysSettings />} />
           <Route path="apps" element={<ApprovedAppsSettings />} />
           <Route path="webhooks" element={<WebhooksSettings />} />
+          <Route path="approvals" element={<ApprovalRulesSettings />} />
           <Route
             path="templates"
             element={

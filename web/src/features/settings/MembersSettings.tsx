@@ -12,7 +12,7 @@ import { ROLE_LABEL, ROLES, settingsKeys, type CreatedInvitation, type Member, t
  * never queues them itself), which the generated API types do not list yet.
  */
 type RoleChoice = Role | 'contributor';
-const ROLE_CHOICES: readonly RoleChoice[] = [...ROLES, 'contributor'];
+const ROLE_CHOICES: readonly RoleChoice[] = [...new Set<RoleChoice>([...ROLES, 'contributor'])];
 const CHOICE_LABEL: Record<RoleChoice, string> = { ...ROLE_LABEL, contributor: 'Contributor' };
 
 function useMembers() {

@@ -71,7 +71,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -80,7 +80,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -253,7 +253,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -262,7 +262,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -482,7 +482,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -491,7 +491,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -775,7 +775,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -784,7 +784,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -1022,7 +1022,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1031,7 +1031,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -1264,7 +1264,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1273,7 +1273,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -1483,7 +1483,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1492,7 +1492,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -1662,7 +1662,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1671,7 +1671,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -1900,7 +1900,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1909,7 +1909,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -2202,7 +2202,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2211,7 +2211,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -2386,7 +2386,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2395,7 +2395,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -2719,7 +2719,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2728,7 +2728,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -3043,7 +3043,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3052,7 +3052,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -3212,7 +3212,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3221,7 +3221,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -3383,7 +3383,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3392,7 +3392,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -3671,7 +3671,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3680,7 +3680,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -3951,7 +3951,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3960,7 +3960,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -4109,7 +4109,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4118,7 +4118,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -4324,7 +4324,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4333,7 +4333,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -4550,7 +4550,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4559,7 +4559,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -4797,7 +4797,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4806,7 +4806,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -4969,7 +4969,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4978,7 +4978,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -5202,7 +5202,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5211,7 +5211,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -5431,7 +5431,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5440,7 +5440,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -5619,7 +5619,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5628,7 +5628,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -5879,7 +5879,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5888,7 +5888,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -6067,7 +6067,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -6076,7 +6076,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -6337,7 +6337,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -6346,7 +6346,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -6614,7 +6614,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -6623,7 +6623,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -6903,7 +6903,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -6912,7 +6912,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -7179,7 +7179,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -7188,7 +7188,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -7448,7 +7448,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -7457,7 +7457,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -7719,7 +7719,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -7728,7 +7728,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -8001,7 +8001,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -8010,7 +8010,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -8229,7 +8229,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -8238,7 +8238,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -8481,7 +8481,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -8490,7 +8490,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -8672,7 +8672,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -8681,7 +8681,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -9000,7 +9000,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -9009,7 +9009,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -9370,7 +9370,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -9379,7 +9379,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -9601,7 +9601,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -9610,7 +9610,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -9809,7 +9809,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -9818,7 +9818,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -9975,7 +9975,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -9984,7 +9984,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -10159,7 +10159,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -10168,7 +10168,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -10367,7 +10367,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -10376,7 +10376,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -10559,7 +10559,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -10568,7 +10568,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -10804,7 +10804,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -10813,7 +10813,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -11038,7 +11038,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -11047,7 +11047,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -11250,7 +11250,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -11259,7 +11259,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -11489,7 +11489,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -11498,7 +11498,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -11679,7 +11679,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -11688,7 +11688,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -11924,7 +11924,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -11933,7 +11933,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -12180,7 +12180,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -12189,7 +12189,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -12434,7 +12434,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -12443,7 +12443,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -12635,7 +12635,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -12644,7 +12644,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -12883,7 +12883,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -12892,7 +12892,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -13101,7 +13101,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -13110,7 +13110,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -13316,7 +13316,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -13325,7 +13325,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -13502,7 +13502,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -13511,7 +13511,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -13703,7 +13703,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -13712,7 +13712,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -13959,7 +13959,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -13968,7 +13968,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -14077,7 +14077,7 @@ export interface paths {
                         /** @description http or https; must reach a public address (checked when saved and before every delivery) */
                         url: string;
                         /** @description event types to receive; empty or absent = all */
-                        events?: ("post.scheduled" | "post.published" | "post.failed" | "post.deleted" | "post.overdue" | "integration.connected" | "integration.refresh_needed" | "integration.disconnected" | "video.succeeded" | "video.failed" | "series.created" | "feed.item_posted" | "import.completed" | "webhook.disabled")[];
+                        events?: ("post.scheduled" | "post.published" | "post.failed" | "post.deleted" | "post.overdue" | "post.approval_requested" | "post.approved" | "post.changes_requested" | "post.approval_expired" | "integration.connected" | "integration.refresh_needed" | "integration.disconnected" | "video.succeeded" | "video.failed" | "series.created" | "feed.item_posted" | "import.completed" | "webhook.disabled")[];
                         /** @description channel ids whose events to receive; empty or absent = every channel (events not about a channel always arrive) */
                         integrations?: string[];
                         /**
@@ -14131,7 +14131,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -14140,7 +14140,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -14339,7 +14339,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -14348,7 +14348,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -14488,7 +14488,7 @@ export interface paths {
                         /** @description http or https; must reach a public address (checked when saved and before every delivery) */
                         url?: string;
                         /** @description event types to receive; empty or absent = all */
-                        events?: ("post.scheduled" | "post.published" | "post.failed" | "post.deleted" | "post.overdue" | "integration.connected" | "integration.refresh_needed" | "integration.disconnected" | "video.succeeded" | "video.failed" | "series.created" | "feed.item_posted" | "import.completed" | "webhook.disabled")[];
+                        events?: ("post.scheduled" | "post.published" | "post.failed" | "post.deleted" | "post.overdue" | "post.approval_requested" | "post.approved" | "post.changes_requested" | "post.approval_expired" | "integration.connected" | "integration.refresh_needed" | "integration.disconnected" | "video.succeeded" | "video.failed" | "series.created" | "feed.item_posted" | "import.completed" | "webhook.disabled")[];
                         /** @description channel ids whose events to receive; empty or absent = every channel (events not about a channel always arrive) */
                         integrations?: string[];
                         /** @description true re-enables a webhook the service disabled; false cancels its pending deliveries */
@@ -14539,7 +14539,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -14548,7 +14548,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -14769,7 +14769,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -14778,7 +14778,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -15016,7 +15016,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -15025,7 +15025,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -15264,7 +15264,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -15273,7 +15273,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -15512,7 +15512,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -15521,7 +15521,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -15717,7 +15717,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -15726,7 +15726,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -15955,7 +15955,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -15964,7 +15964,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -16130,7 +16130,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -16139,7 +16139,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -16338,7 +16338,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -16347,7 +16347,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -16527,7 +16527,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -16536,7 +16536,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -16770,7 +16770,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -16779,7 +16779,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -17009,7 +17009,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -17018,7 +17018,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -17212,7 +17212,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -17221,7 +17221,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -17457,7 +17457,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -17466,7 +17466,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -17656,7 +17656,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -17665,7 +17665,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -17905,7 +17905,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -17914,7 +17914,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -18147,7 +18147,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -18156,7 +18156,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -18379,7 +18379,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -18388,7 +18388,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -18544,7 +18544,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -18553,7 +18553,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -18773,7 +18773,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -18782,7 +18782,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -18966,7 +18966,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -18975,7 +18975,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -19217,7 +19217,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -19226,7 +19226,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -19507,7 +19507,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -19516,7 +19516,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -19743,7 +19743,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -19752,7 +19752,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -19917,7 +19917,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -19926,7 +19926,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -20160,7 +20160,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -20169,7 +20169,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -20411,7 +20411,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -20420,7 +20420,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -20665,7 +20665,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -20674,7 +20674,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -20946,7 +20946,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -20955,7 +20955,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -21210,7 +21210,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -21219,7 +21219,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -21440,7 +21440,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -21449,7 +21449,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -21615,7 +21615,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -21624,7 +21624,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -21783,7 +21783,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -21792,7 +21792,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -21979,7 +21979,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -21988,7 +21988,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -22160,7 +22160,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -22169,7 +22169,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -22453,7 +22453,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -22462,7 +22462,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -22673,7 +22673,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -22682,7 +22682,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -22896,7 +22896,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -22905,7 +22905,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -23143,7 +23143,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -23152,7 +23152,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -23391,13 +23391,13 @@ export interface paths {
                                 id: string;
                                 name: string;
                                 /** @enum {string} */
-                                role: "owner" | "admin" | "member";
+                                role: "owner" | "admin" | "member" | "contributor";
                             };
                             organizations: {
                                 id: string;
                                 name: string;
                                 /** @enum {string} */
-                                role: "owner" | "admin" | "member";
+                                role: "owner" | "admin" | "member" | "contributor";
                             }[];
                             /** @description send it as X-CSRF-Token on every state-changing call made with the session cookie */
                             csrfToken: string;
@@ -23425,7 +23425,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -23434,7 +23434,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -23575,13 +23575,13 @@ export interface paths {
                                 id: string;
                                 name: string;
                                 /** @enum {string} */
-                                role: "owner" | "admin" | "member";
+                                role: "owner" | "admin" | "member" | "contributor";
                             };
                             organizations: {
                                 id: string;
                                 name: string;
                                 /** @enum {string} */
-                                role: "owner" | "admin" | "member";
+                                role: "owner" | "admin" | "member" | "contributor";
                             }[];
                             /** @description send it as X-CSRF-Token on every state-changing call made with the session cookie */
                             csrfToken: string;
@@ -23609,7 +23609,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -23618,7 +23618,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -23815,13 +23815,13 @@ export interface paths {
                                 id: string;
                                 name: string;
                                 /** @enum {string} */
-                                role: "owner" | "admin" | "member";
+                                role: "owner" | "admin" | "member" | "contributor";
                             };
                             organizations: {
                                 id: string;
                                 name: string;
                                 /** @enum {string} */
-                                role: "owner" | "admin" | "member";
+                                role: "owner" | "admin" | "member" | "contributor";
                             }[];
                             /** @description send it as X-CSRF-Token on every state-changing call made with the session cookie */
                             csrfToken: string;
@@ -23849,7 +23849,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -23858,7 +23858,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -24059,14 +24059,14 @@ export interface paths {
                         "application/json": {
                             me: {
                                 /** @enum {string} */
-                                role: "owner" | "admin" | "member";
+                                role: "owner" | "admin" | "member" | "contributor";
                             };
                             members: {
                                 userId: string;
                                 email: string;
                                 name: string;
                                 /** @enum {string} */
-                                role: "owner" | "admin" | "member";
+                                role: "owner" | "admin" | "member" | "contributor";
                                 /** Format: date-time */
                                 since: string;
                             }[];
@@ -24075,7 +24075,7 @@ export interface paths {
                                 id: string;
                                 email: string | null;
                                 /** @enum {string} */
-                                role: "owner" | "admin" | "member";
+                                role: "owner" | "admin" | "member" | "contributor";
                                 /** Format: date-time */
                                 createdAt: string;
                                 /** Format: date-time */
@@ -24105,7 +24105,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -24114,7 +24114,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -24241,7 +24241,7 @@ export interface paths {
                          * @default member
                          * @enum {string}
                          */
-                        role?: "owner" | "admin" | "member";
+                        role?: "owner" | "admin" | "member" | "contributor";
                     };
                 };
             };
@@ -24269,7 +24269,7 @@ export interface paths {
                                 id: string;
                                 email: string | null;
                                 /** @enum {string} */
-                                role: "owner" | "admin" | "member";
+                                role: "owner" | "admin" | "member" | "contributor";
                                 /** Format: date-time */
                                 createdAt: string;
                                 /** Format: date-time */
@@ -24302,7 +24302,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -24311,7 +24311,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -24518,7 +24518,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -24527,7 +24527,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -24719,7 +24719,7 @@ export interface paths {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        role: "owner" | "admin" | "member";
+                        role: "owner" | "admin" | "member" | "contributor";
                     };
                 };
             };
@@ -24745,7 +24745,7 @@ export interface paths {
                         "application/json": {
                             userId: string;
                             /** @enum {string} */
-                            role: "owner" | "admin" | "member";
+                            role: "owner" | "admin" | "member" | "contributor";
                         };
                     };
                 };
@@ -24770,7 +24770,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -24779,7 +24779,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -25022,7 +25022,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -25031,7 +25031,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -25263,6 +25263,8 @@ export interface paths {
                             prefix: string;
                             /** @description a sandbox key (`tdk_test_…`): it sees and touches sandbox channels and their posts only */
                             sandbox: boolean;
+                            /** @description the organisation exempted it from approval rules: it queues posts directly (`PUT /api-keys/{id}/approval`) */
+                            approvalExempt: boolean;
                             /** Format: date-time */
                             createdAt: string;
                             lastUsedAt: string | null;
@@ -25291,7 +25293,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -25300,7 +25302,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -25437,6 +25439,8 @@ export interface paths {
                                 prefix: string;
                                 /** @description a sandbox key (`tdk_test_…`): it sees and touches sandbox channels and their posts only */
                                 sandbox: boolean;
+                                /** @description the organisation exempted it from approval rules: it queues posts directly (`PUT /api-keys/{id}/approval`) */
+                                approvalExempt: boolean;
                                 /** Format: date-time */
                                 createdAt: string;
                                 lastUsedAt: string | null;
@@ -25468,7 +25472,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -25477,7 +25481,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -25664,6 +25668,8 @@ export interface paths {
                             prefix: string;
                             /** @description a sandbox key (`tdk_test_…`): it sees and touches sandbox channels and their posts only */
                             sandbox: boolean;
+                            /** @description the organisation exempted it from approval rules: it queues posts directly (`PUT /api-keys/{id}/approval`) */
+                            approvalExempt: boolean;
                             /** Format: date-time */
                             createdAt: string;
                             lastUsedAt: string | null;
@@ -25692,7 +25698,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -25701,7 +25707,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -25968,7 +25974,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -25977,7 +25983,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -26144,7 +26150,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -26153,7 +26159,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -26392,7 +26398,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -26401,7 +26407,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -26585,7 +26591,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`. */
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -26594,7 +26600,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
                 403: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -26687,6 +26693,3073 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/approval-rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organisation's approval rules
+         * @description An approval rule makes posts on its scope (the organisation, one channel, or one client group's channels) wait for an approver before they are queued; the most specific rule of a channel decides. Contributors always submit for approval.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            rules: {
+                                id: string;
+                                name: string;
+                                /**
+                                 * @description what it covers: the whole organisation, one channel, or the channels of one client group (customer)
+                                 * @enum {string}
+                                 */
+                                scope: "organization" | "channel" | "customer";
+                                /** @description the channel or client group; null for the organisation */
+                                scopeId: string | null;
+                                /** @description members with one of these roles approve */
+                                approverRoles: ("owner" | "admin" | "member")[];
+                                /** @description members named as approvers, whatever their role */
+                                approverUserIds: string[];
+                                /** @description a change by anyone who is not an approver sends an approved post back for approval */
+                                reapproveOnEdit: boolean;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Bad Request. `code` is one of `VALIDATION_FAILED`, `BAD_REQUEST`, `MALFORMED_JSON`, `BODY_TOO_DEEP`, `MALFORMED_URL`, `PLATFORM_APP_NOT_CONFIGURED`. */
+                400: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                403: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                429: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal Server Error. `code` is `INTERNAL`. */
+                500: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service Unavailable. `code` is `SERVICE_UNAVAILABLE`. */
+                503: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Add an approval rule (owners and admins, from the web app)
+         * @description An approval rule makes posts on its scope (the organisation, one channel, or one client group's channels) wait for an approver before they are queued; the most specific rule of a channel decides. Contributors always submit for approval. One rule per scope (a second is a 409).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        name: string;
+                        /** @enum {string} */
+                        scope: "organization" | "channel" | "customer";
+                        /** @description required for channel and customer scopes */
+                        scopeId?: string;
+                        /** @description default ['owner', 'admin'] */
+                        approverRoles?: ("owner" | "admin" | "member")[];
+                        approverUserIds?: string[];
+                        /** @description default true */
+                        reapproveOnEdit?: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description Created */
+                201: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            name: string;
+                            /**
+                             * @description what it covers: the whole organisation, one channel, or the channels of one client group (customer)
+                             * @enum {string}
+                             */
+                            scope: "organization" | "channel" | "customer";
+                            /** @description the channel or client group; null for the organisation */
+                            scopeId: string | null;
+                            /** @description members with one of these roles approve */
+                            approverRoles: ("owner" | "admin" | "member")[];
+                            /** @description members named as approvers, whatever their role */
+                            approverUserIds: string[];
+                            /** @description a change by anyone who is not an approver sends an approved post back for approval */
+                            reapproveOnEdit: boolean;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+                /** @description Bad Request. `code` is one of `VALIDATION_FAILED`, `BAD_REQUEST`, `MALFORMED_JSON`, `BODY_TOO_DEEP`, `MALFORMED_URL`, `PLATFORM_APP_NOT_CONFIGURED`. */
+                400: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                403: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Conflict. `code` is one of `CONFLICT`, `CHANNEL_NEEDS_RECONNECT`. */
+                409: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Payload Too Large. `code` is `PAYLOAD_TOO_LARGE`. */
+                413: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unsupported Media Type. `code` is `UNSUPPORTED_MEDIA_TYPE`. */
+                415: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                429: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal Server Error. `code` is `INTERNAL`. */
+                500: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service Unavailable. `code` is `SERVICE_UNAVAILABLE`. */
+                503: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/approval-rules/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Change an approval rule (its scope stays) */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        name?: string;
+                        approverRoles?: ("owner" | "admin" | "member")[];
+                        approverUserIds?: string[];
+                        reapproveOnEdit?: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            name: string;
+                            /**
+                             * @description what it covers: the whole organisation, one channel, or the channels of one client group (customer)
+                             * @enum {string}
+                             */
+                            scope: "organization" | "channel" | "customer";
+                            /** @description the channel or client group; null for the organisation */
+                            scopeId: string | null;
+                            /** @description members with one of these roles approve */
+                            approverRoles: ("owner" | "admin" | "member")[];
+                            /** @description members named as approvers, whatever their role */
+                            approverUserIds: string[];
+                            /** @description a change by anyone who is not an approver sends an approved post back for approval */
+                            reapproveOnEdit: boolean;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+                /** @description Bad Request. `code` is one of `VALIDATION_FAILED`, `BAD_REQUEST`, `MALFORMED_JSON`, `BODY_TOO_DEEP`, `MALFORMED_URL`, `PLATFORM_APP_NOT_CONFIGURED`. */
+                400: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                403: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                404: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Payload Too Large. `code` is `PAYLOAD_TOO_LARGE`. */
+                413: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description URI Too Long. `code` is `URI_TOO_LONG`. */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unsupported Media Type. `code` is `UNSUPPORTED_MEDIA_TYPE`. */
+                415: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                429: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal Server Error. `code` is `INTERNAL`. */
+                500: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service Unavailable. `code` is `SERVICE_UNAVAILABLE`. */
+                503: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        /** Remove an approval rule (posts awaiting approval keep waiting) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description No Content */
+                204: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Bad Request. `code` is one of `VALIDATION_FAILED`, `BAD_REQUEST`, `MALFORMED_JSON`, `BODY_TOO_DEEP`, `MALFORMED_URL`, `PLATFORM_APP_NOT_CONFIGURED`. */
+                400: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                403: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                404: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Payload Too Large. `code` is `PAYLOAD_TOO_LARGE`. */
+                413: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description URI Too Long. `code` is `URI_TOO_LONG`. */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unsupported Media Type. `code` is `UNSUPPORTED_MEDIA_TYPE`. */
+                415: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                429: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal Server Error. `code` is `INTERNAL`. */
+                500: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service Unavailable. `code` is `SERVICE_UNAVAILABLE`. */
+                503: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/approvals/check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Whether you may queue posts on these channels, or must submit them for approval */
+        get: {
+            parameters: {
+                query: {
+                    /** @description comma-separated channel ids */
+                    integrations: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description you cannot queue a post on one of these channels without approval */
+                            required: boolean;
+                            /** @description the rule that asks for it (null: none, or the contributor role) */
+                            rule: {
+                                id: string;
+                                name: string;
+                            } | null;
+                            /** @description you may approve posts on all of these channels */
+                            canApprove: boolean;
+                            /** @description you may queue posts on all of these channels directly */
+                            canSchedule: boolean;
+                        };
+                    };
+                };
+                /** @description Bad Request. `code` is one of `VALIDATION_FAILED`, `BAD_REQUEST`, `MALFORMED_JSON`, `BODY_TOO_DEEP`, `MALFORMED_URL`, `PLATFORM_APP_NOT_CONFIGURED`. */
+                400: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                403: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                429: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal Server Error. `code` is `INTERNAL`. */
+                500: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service Unavailable. `code` is `SERVICE_UNAVAILABLE`. */
+                503: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/approvals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Posts awaiting approval, or with changes requested (the approval queue)
+         * @description Grouped as the calendar shows them (one post group across its channels), earliest date first; `canApprove` says whether you may decide.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description default: both open states (all) */
+                    status?: "pending_approval" | "changes_requested" | "all";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            groups: {
+                                group: string;
+                                /** @enum {string} */
+                                status: "pending_approval" | "changes_requested";
+                                /** Format: date-time */
+                                publishDate: string;
+                                rule: {
+                                    id: string;
+                                    name: string;
+                                } | null;
+                                requestedBy: string | null;
+                                requestedAt: string | null;
+                                /** @description who last requested changes */
+                                decidedBy: string | null;
+                                decidedAt: string | null;
+                                canApprove: boolean;
+                                posts: {
+                                    id: string;
+                                    integration: {
+                                        id: string;
+                                        name: string;
+                                        identifier: string;
+                                        picture: string | null;
+                                    };
+                                    content: string;
+                                    image: {
+                                        id: string;
+                                        path: string;
+                                        /** @enum {string} */
+                                        type?: "image" | "video";
+                                        mimeType?: string;
+                                        alt?: string | null;
+                                        thumbnail?: string | null;
+                                    }[];
+                                    state: string;
+                                }[];
+                            }[];
+                        };
+                    };
+                };
+                /** @description Bad Request. `code` is one of `VALIDATION_FAILED`, `BAD_REQUEST`, `MALFORMED_JSON`, `BODY_TOO_DEEP`, `MALFORMED_URL`, `PLATFORM_APP_NOT_CONFIGURED`. */
+                400: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                403: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                429: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal Server Error. `code` is `INTERNAL`. */
+                500: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service Unavailable. `code` is `SERVICE_UNAVAILABLE`. */
+                503: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/posts/group/{group}/submit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Submit a draft post group for approval
+         * @description A draft (or a post with changes requested) goes to its approvers (`post.approval_requested`, a notification each); it stays a draft until approved. The comment, if any, goes into the post's comment thread.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    group: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        comment?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            group: string;
+                            /** @enum {string} */
+                            status: "pending_approval" | "changes_requested" | "approved";
+                            posts: {
+                                id: string;
+                                state: string;
+                                /** Format: date-time */
+                                publishDate: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Bad Request. `code` is one of `VALIDATION_FAILED`, `BAD_REQUEST`, `MALFORMED_JSON`, `BODY_TOO_DEEP`, `MALFORMED_URL`, `PLATFORM_APP_NOT_CONFIGURED`. */
+                400: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                403: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                404: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Conflict. `code` is one of `CONFLICT`, `CHANNEL_NEEDS_RECONNECT`. */
+                409: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Payload Too Large. `code` is `PAYLOAD_TOO_LARGE`. */
+                413: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description URI Too Long. `code` is `URI_TOO_LONG`. */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unsupported Media Type. `code` is `UNSUPPORTED_MEDIA_TYPE`. */
+                415: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                429: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal Server Error. `code` is `INTERNAL`. */
+                500: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service Unavailable. `code` is `SERVICE_UNAVAILABLE`. */
+                503: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/posts/group/{group}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a post group awaiting approval: it is queued for its time
+         * @description Only its approvers (the rule's roles and named people; owners and admins when no rule names any; a key the organisation exempted). When its time passed while it waited, give a new `date` (else 409).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    group: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        comment?: string;
+                        /** @description a new publish date (ISO 8601, in the future); needed when the post's time has passed */
+                        date?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            group: string;
+                            /** @enum {string} */
+                            status: "pending_approval" | "changes_requested" | "approved";
+                            posts: {
+                                id: string;
+                                state: string;
+                                /** Format: date-time */
+                                publishDate: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Bad Request. `code` is one of `VALIDATION_FAILED`, `BAD_REQUEST`, `MALFORMED_JSON`, `BODY_TOO_DEEP`, `MALFORMED_URL`, `PLATFORM_APP_NOT_CONFIGURED`. */
+                400: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                403: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                404: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Conflict. `code` is one of `CONFLICT`, `CHANNEL_NEEDS_RECONNECT`. */
+                409: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Payload Too Large. `code` is `PAYLOAD_TOO_LARGE`. */
+                413: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description URI Too Long. `code` is `URI_TOO_LONG`. */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unsupported Media Type. `code` is `UNSUPPORTED_MEDIA_TYPE`. */
+                415: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                429: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal Server Error. `code` is `INTERNAL`. */
+                500: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service Unavailable. `code` is `SERVICE_UNAVAILABLE`. */
+                503: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/posts/group/{group}/request-changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask for changes to a post group awaiting approval
+         * @description The comment goes into the post's comment thread and to whoever submitted it; the writer edits it and submits it again.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    group: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description what should change (written into the post's comment thread) */
+                        comment: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            group: string;
+                            /** @enum {string} */
+                            status: "pending_approval" | "changes_requested" | "approved";
+                            posts: {
+                                id: string;
+                                state: string;
+                                /** Format: date-time */
+                                publishDate: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Bad Request. `code` is one of `VALIDATION_FAILED`, `BAD_REQUEST`, `MALFORMED_JSON`, `BODY_TOO_DEEP`, `MALFORMED_URL`, `PLATFORM_APP_NOT_CONFIGURED`. */
+                400: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                403: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                404: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Conflict. `code` is one of `CONFLICT`, `CHANNEL_NEEDS_RECONNECT`. */
+                409: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Payload Too Large. `code` is `PAYLOAD_TOO_LARGE`. */
+                413: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description URI Too Long. `code` is `URI_TOO_LONG`. */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unsupported Media Type. `code` is `UNSUPPORTED_MEDIA_TYPE`. */
+                415: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                429: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal Server Error. `code` is `INTERNAL`. */
+                500: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service Unavailable. `code` is `SERVICE_UNAVAILABLE`. */
+                503: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api-keys/{id}/approval": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Exempt an API key from approval rules, or hold it to them again (owners, from the web app) */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        approvalExempt: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            name: string;
+                            approvalExempt: boolean;
+                        };
+                    };
+                };
+                /** @description Bad Request. `code` is one of `VALIDATION_FAILED`, `BAD_REQUEST`, `MALFORMED_JSON`, `BODY_TOO_DEEP`, `MALFORMED_URL`, `PLATFORM_APP_NOT_CONFIGURED`. */
+                400: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                403: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                404: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Payload Too Large. `code` is `PAYLOAD_TOO_LARGE`. */
+                413: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description URI Too Long. `code` is `URI_TOO_LONG`. */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unsupported Media Type. `code` is `UNSUPPORTED_MEDIA_TYPE`. */
+                415: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                429: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal Server Error. `code` is `INTERNAL`. */
+                500: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service Unavailable. `code` is `SERVICE_UNAVAILABLE`. */
+                503: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/preview-links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organisation's preview links, newest first
+         * @description A preview link shows one post group, or the posts of a date range, to someone without an account (a client): `<PUBLIC_URL>/preview/<token>`. The token is shown once; expired or revoked links show nothing. Each with its `status` (active, expired or revoked) and when it was last opened; never the token.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description only the links to this post group */
+                    group?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PreviewLinkList"];
+                    };
+                };
+                /** @description Bad Request. `code` is one of `VALIDATION_FAILED`, `BAD_REQUEST`, `MALFORMED_JSON`, `BODY_TOO_DEEP`, `MALFORMED_URL`, `PLATFORM_APP_NOT_CONFIGURED`. */
+                400: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                403: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                429: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal Server Error. `code` is `INTERNAL`. */
+                500: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service Unavailable. `code` is `SERVICE_UNAVAILABLE`. */
+                503: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Share posts for review: create a preview link
+         * @description A preview link shows one post group, or the posts of a date range, to someone without an account (a client): `<PUBLIC_URL>/preview/<token>`. The token is shown once; expired or revoked links show nothing. `allowApproval` lets the holder approve or request changes by name: only an owner or admin (or an approver named in an approval rule, or an API key exempted from approval) may give it (403 otherwise). A group with no post of the organisation, or a client group that is not the organisation's, is a 400 naming the field.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description what the link shows: one post group, or every post group published in a date range */
+                        target: {
+                            /** @enum {string} */
+                            kind: "group";
+                            /** @description the post group (`group` of a post): its posts on every channel, with their thread items */
+                            group: string;
+                        } | {
+                            /** @enum {string} */
+                            kind: "range";
+                            /**
+                             * Format: date-time
+                             * @description the first publish time shown (inclusive)
+                             */
+                            from: string;
+                            /**
+                             * Format: date-time
+                             * @description the end of the range (exclusive); at most 366 days after `from`
+                             */
+                            to: string;
+                            /** @description only the posts on the channels of this client group (`GET /groups`); absent: every channel */
+                            customerId?: string;
+                        };
+                        /** @description what the viewer reads at the top of the page (e.g. "March posts for Acme") */
+                        title?: string;
+                        /**
+                         * @description hours until the link stops working (1 to 2160; default 168, a week)
+                         * @default 168
+                         */
+                        expiresInHours?: number;
+                        /** @description asked of the viewer before anything is shown (8 to 200 characters); only its hash is kept */
+                        password?: string;
+                        /**
+                         * @description the viewer may approve or request changes on the posts shown, by name (only someone who may approve posts can give this: 403 otherwise)
+                         * @default false
+                         */
+                        allowApproval?: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description Created */
+                201: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["CreatedPreviewLink"];
+                    };
+                };
+                /** @description Bad Request. `code` is one of `VALIDATION_FAILED`, `BAD_REQUEST`, `MALFORMED_JSON`, `BODY_TOO_DEEP`, `MALFORMED_URL`, `PLATFORM_APP_NOT_CONFIGURED`. */
+                400: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                403: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Payload Too Large. `code` is `PAYLOAD_TOO_LARGE`. */
+                413: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unsupported Media Type. `code` is `UNSUPPORTED_MEDIA_TYPE`. */
+                415: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                429: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal Server Error. `code` is `INTERNAL`. */
+                500: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service Unavailable. `code` is `SERVICE_UNAVAILABLE`. */
+                503: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/preview-links/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a preview link
+         * @description The link shows nothing from now on (its holder gets a 404); it stays in the list as revoked. Revoking it again changes nothing.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description the preview link id */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description No Content */
+                204: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Bad Request. `code` is one of `VALIDATION_FAILED`, `BAD_REQUEST`, `MALFORMED_JSON`, `BODY_TOO_DEEP`, `MALFORMED_URL`, `PLATFORM_APP_NOT_CONFIGURED`. */
+                400: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                403: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                404: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Payload Too Large. `code` is `PAYLOAD_TOO_LARGE`. */
+                413: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description URI Too Long. `code` is `URI_TOO_LONG`. */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unsupported Media Type. `code` is `UNSUPPORTED_MEDIA_TYPE`. */
+                415: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                429: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal Server Error. `code` is `INTERNAL`. */
+                500: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service Unavailable. `code` is `SERVICE_UNAVAILABLE`. */
+                503: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
         options?: never;
         head?: never;
         patch?: never;
@@ -27059,6 +30132,336 @@ export interface webhooks {
                             /** @description the last retry note (why the last attempt did not publish), or null */
                             error: string | null;
                             /** @description when the watchdog found it (ISO 8601) */
+                            detectedAt: string;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx status acknowledges the delivery; anything else (or no answer within the timeout) is retried. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "post.approval_requested": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * post.approval_requested
+         * @description A post was submitted for approval (by hand, by the contributor role, or because an approval rule holds it); it is not queued until approved. One event per channel post. Signed as Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature` headers; verify with the webhook's secret).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description the event's id; the same in every delivery and retry of this event (the `webhook-id` header identifies the delivery) */
+                        id: string;
+                        /** @constant */
+                        type: "post.approval_requested";
+                        /** @description when the event happened (ISO 8601) */
+                        timestamp: string;
+                        data: {
+                            /** @description the post (one item of a thread) */
+                            postId: string;
+                            /** @description the first item of its thread (the post itself when it is the first); events of one root post are delivered in order */
+                            rootPostId: string;
+                            /** @description the group shared by the posts created in one request */
+                            group: string;
+                            /** @description 0 for the first item of a thread, 1 for the next, … */
+                            position: number;
+                            /** @description the channel the event is about */
+                            integration: {
+                                /** @description the channel (integration) id */
+                                id: string;
+                                /** @description the platform, e.g. `bluesky`; absent only when the channel row was gone when the event was written */
+                                identifier?: string;
+                                /** @description the channel name */
+                                name?: string;
+                                /**
+                                 * @description present (true) on the events of sandbox channels only
+                                 * @constant
+                                 */
+                                sandbox?: true;
+                            };
+                            /** @description the date the post is meant for (ISO 8601) */
+                            publishDate: string;
+                            /** @description the approval rule that asked for approval, or null (asked by hand, or by the contributor role) */
+                            rule: {
+                                id: string;
+                                name: string;
+                            } | null;
+                            /** @description who asked (a person, key, app or the service), as the activity log names them */
+                            requestedBy: string;
+                            /** @description what they wrote with it, or null */
+                            comment: string | null;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx status acknowledges the delivery; anything else (or no answer within the timeout) is retried. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "post.approved": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * post.approved
+         * @description A post awaiting approval was approved and is queued for its time (`post.scheduled` follows). Signed as Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature` headers; verify with the webhook's secret).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description the event's id; the same in every delivery and retry of this event (the `webhook-id` header identifies the delivery) */
+                        id: string;
+                        /** @constant */
+                        type: "post.approved";
+                        /** @description when the event happened (ISO 8601) */
+                        timestamp: string;
+                        data: {
+                            /** @description the post (one item of a thread) */
+                            postId: string;
+                            /** @description the first item of its thread (the post itself when it is the first); events of one root post are delivered in order */
+                            rootPostId: string;
+                            /** @description the group shared by the posts created in one request */
+                            group: string;
+                            /** @description 0 for the first item of a thread, 1 for the next, … */
+                            position: number;
+                            /** @description the channel the event is about */
+                            integration: {
+                                /** @description the channel (integration) id */
+                                id: string;
+                                /** @description the platform, e.g. `bluesky`; absent only when the channel row was gone when the event was written */
+                                identifier?: string;
+                                /** @description the channel name */
+                                name?: string;
+                                /**
+                                 * @description present (true) on the events of sandbox channels only
+                                 * @constant
+                                 */
+                                sandbox?: true;
+                            };
+                            /** @description the date it is queued for (ISO 8601) */
+                            publishDate: string;
+                            /** @description the approval rule that asked for approval, or null (asked by hand, or by the contributor role) */
+                            rule: {
+                                id: string;
+                                name: string;
+                            } | null;
+                            /** @description who approved it (a member, an exempt key, or a client through a preview link: their name and "(preview link)") */
+                            approvedBy: string;
+                            /** @description what they wrote with it, or null */
+                            comment: string | null;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx status acknowledges the delivery; anything else (or no answer within the timeout) is retried. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "post.changes_requested": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * post.changes_requested
+         * @description An approver (or a client through a preview link) asked for changes to a post awaiting approval. Signed as Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature` headers; verify with the webhook's secret).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description the event's id; the same in every delivery and retry of this event (the `webhook-id` header identifies the delivery) */
+                        id: string;
+                        /** @constant */
+                        type: "post.changes_requested";
+                        /** @description when the event happened (ISO 8601) */
+                        timestamp: string;
+                        data: {
+                            /** @description the post (one item of a thread) */
+                            postId: string;
+                            /** @description the first item of its thread (the post itself when it is the first); events of one root post are delivered in order */
+                            rootPostId: string;
+                            /** @description the group shared by the posts created in one request */
+                            group: string;
+                            /** @description 0 for the first item of a thread, 1 for the next, … */
+                            position: number;
+                            /** @description the channel the event is about */
+                            integration: {
+                                /** @description the channel (integration) id */
+                                id: string;
+                                /** @description the platform, e.g. `bluesky`; absent only when the channel row was gone when the event was written */
+                                identifier?: string;
+                                /** @description the channel name */
+                                name?: string;
+                                /**
+                                 * @description present (true) on the events of sandbox channels only
+                                 * @constant
+                                 */
+                                sandbox?: true;
+                            };
+                            /** @description the date the post is meant for (ISO 8601) */
+                            publishDate: string;
+                            /** @description the approval rule that asked for approval, or null (asked by hand, or by the contributor role) */
+                            rule: {
+                                id: string;
+                                name: string;
+                            } | null;
+                            /** @description who asked for changes */
+                            requestedBy: string;
+                            /** @description what should change */
+                            comment: string;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx status acknowledges the delivery; anything else (or no answer within the timeout) is retried. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "post.approval_expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * post.approval_expired
+         * @description A post was still awaiting approval when its time came: it was not published. Sent once per date; approve it with a new date to publish it. Signed as Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature` headers; verify with the webhook's secret).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description the event's id; the same in every delivery and retry of this event (the `webhook-id` header identifies the delivery) */
+                        id: string;
+                        /** @constant */
+                        type: "post.approval_expired";
+                        /** @description when the event happened (ISO 8601) */
+                        timestamp: string;
+                        data: {
+                            /** @description the post (one item of a thread) */
+                            postId: string;
+                            /** @description the first item of its thread (the post itself when it is the first); events of one root post are delivered in order */
+                            rootPostId: string;
+                            /** @description the group shared by the posts created in one request */
+                            group: string;
+                            /** @description 0 for the first item of a thread, 1 for the next, … */
+                            position: number;
+                            /** @description the channel the event is about */
+                            integration: {
+                                /** @description the channel (integration) id */
+                                id: string;
+                                /** @description the platform, e.g. `bluesky`; absent only when the channel row was gone when the event was written */
+                                identifier?: string;
+                                /** @description the channel name */
+                                name?: string;
+                                /**
+                                 * @description present (true) on the events of sandbox channels only
+                                 * @constant
+                                 */
+                                sandbox?: true;
+                            };
+                            /** @description the time it was meant for (ISO 8601) */
+                            publishDate: string;
+                            /**
+                             * @description where it stood
+                             * @enum {string}
+                             */
+                            status: "pending_approval" | "changes_requested";
+                            /** @description when the service found it (ISO 8601) */
                             detectedAt: string;
                         };
                     };
@@ -27985,6 +31388,18 @@ export interface components {
             seriesId?: string | null;
             /** @description repeat every N days (a daily series; Postiz `inter`), else null */
             inter?: number | null;
+            /** @description Extension (approvals): where the post stands; `pending_approval` and `changes_requested` posts are drafts until approved. Null when it never went through approval */
+            approval?: {
+                /** @enum {string} */
+                status: "pending_approval" | "changes_requested" | "approved";
+                /** @description the approval rule that asked for it (`GET /approval-rules`); null when asked by hand or by the contributor role */
+                ruleId: string | null;
+                requestedBy: string | null;
+                requestedAt: string | null;
+                /** @description who approved it or asked for changes */
+                decidedBy: string | null;
+                decidedAt: string | null;
+            } | null;
         };
         PostDetailInput: {
             id: string;
@@ -28055,6 +31470,18 @@ export interface components {
             seriesId?: string | null;
             /** @description repeat every N days (a daily series; Postiz `inter`), else null */
             inter?: number | null;
+            /** @description Extension (approvals): where the post stands; `pending_approval` and `changes_requested` posts are drafts until approved. Null when it never went through approval */
+            approval?: {
+                /** @enum {string} */
+                status: "pending_approval" | "changes_requested" | "approved";
+                /** @description the approval rule that asked for it (`GET /approval-rules`); null when asked by hand or by the contributor role */
+                ruleId: string | null;
+                requestedBy: string | null;
+                requestedAt: string | null;
+                /** @description who approved it or asked for changes */
+                decidedBy: string | null;
+                decidedAt: string | null;
+            } | null;
             /** @description publish attempts so far: 1 for a post published on its first try; for a thread, those of the item that needed the most */
             attempts: number;
             lastAttemptAt: string | null;
@@ -28441,6 +31868,35 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        PreviewLinkInput: {
+            id: string;
+            /** @enum {string} */
+            kind: "group" | "range";
+            group: string | null;
+            from: string | null;
+            to: string | null;
+            customerId: string | null;
+            title: string;
+            allowApproval: boolean;
+            hasPassword: boolean;
+            /** Format: date-time */
+            expiresAt: string;
+            revokedAt: string | null;
+            createdBy: string;
+            /** Format: date-time */
+            createdAt: string;
+            lastViewedAt: string | null;
+            /** @enum {string} */
+            status: "active" | "expired" | "revoked";
+        };
+        CreatedPreviewLinkInput: {
+            link: components["schemas"]["PreviewLinkInput"];
+            /** @description the address to send to the client; it holds the token, shown this once only */
+            url: string;
+        };
+        PreviewLinkListInput: {
+            links: components["schemas"]["PreviewLinkInput"][];
+        };
         SandboxFaultsInput: {
             /** @description the platform answers 503 until then */
             downUntil: string | null;
@@ -28726,6 +32182,18 @@ export interface components {
             seriesId?: string | null;
             /** @description repeat every N days (a daily series; Postiz `inter`), else null */
             inter?: number | null;
+            /** @description Extension (approvals): where the post stands; `pending_approval` and `changes_requested` posts are drafts until approved. Null when it never went through approval */
+            approval?: {
+                /** @enum {string} */
+                status: "pending_approval" | "changes_requested" | "approved";
+                /** @description the approval rule that asked for it (`GET /approval-rules`); null when asked by hand or by the contributor role */
+                ruleId: string | null;
+                requestedBy: string | null;
+                requestedAt: string | null;
+                /** @description who approved it or asked for changes */
+                decidedBy: string | null;
+                decidedAt: string | null;
+            } | null;
         };
         PostDetail: {
             id: string;
@@ -28796,6 +32264,18 @@ export interface components {
             seriesId?: string | null;
             /** @description repeat every N days (a daily series; Postiz `inter`), else null */
             inter?: number | null;
+            /** @description Extension (approvals): where the post stands; `pending_approval` and `changes_requested` posts are drafts until approved. Null when it never went through approval */
+            approval?: {
+                /** @enum {string} */
+                status: "pending_approval" | "changes_requested" | "approved";
+                /** @description the approval rule that asked for it (`GET /approval-rules`); null when asked by hand or by the contributor role */
+                ruleId: string | null;
+                requestedBy: string | null;
+                requestedAt: string | null;
+                /** @description who approved it or asked for changes */
+                decidedBy: string | null;
+                decidedAt: string | null;
+            } | null;
             /** @description publish attempts so far: 1 for a post published on its first try; for a thread, those of the item that needed the most */
             attempts: number;
             lastAttemptAt: string | null;
@@ -29181,6 +32661,35 @@ export interface components {
             details: {
                 [key: string]: unknown;
             };
+        };
+        PreviewLink: {
+            id: string;
+            /** @enum {string} */
+            kind: "group" | "range";
+            group: string | null;
+            from: string | null;
+            to: string | null;
+            customerId: string | null;
+            title: string;
+            allowApproval: boolean;
+            hasPassword: boolean;
+            /** Format: date-time */
+            expiresAt: string;
+            revokedAt: string | null;
+            createdBy: string;
+            /** Format: date-time */
+            createdAt: string;
+            lastViewedAt: string | null;
+            /** @enum {string} */
+            status: "active" | "expired" | "revoked";
+        };
+        CreatedPreviewLink: {
+            link: components["schemas"]["PreviewLink"];
+            /** @description the address to send to the client; it holds the token, shown this once only */
+            url: string;
+        };
+        PreviewLinkList: {
+            links: components["schemas"]["PreviewLink"][];
         };
         SandboxFaults: {
             /** @description the platform answers 503 until then */

@@ -23,6 +23,8 @@ const SandboxFeedPage = lazy(() => import('../features/sandbox/SandboxFeedPage.j
 const AutopilotPage = lazy(() => import('../features/autopilot/AutopilotPage.js'));
 const ActivityPage = lazy(() => import('../features/activity/ActivityPage.js'));
 const ApprovalsPage = lazy(() => import('../features/approvals/ApprovalsPage.js'));
+// Preview links (issue 31): a client's page, outside the signed-in shell
+const PreviewPage = lazy(() => import('../features/preview/PreviewPage.js'));
 
 export function createQueryClient() {
   return new QueryClient({
@@ -93,7 +95,17 @@ export function App({ queryClient = createQueryClient() }: { queryClient?: Query
   return (
     <QueryClientProvider client={queryClient}>
       <BrowserRouter>
-        <Shell />
+        <Routes>
+          <Route
+            path="/preview/:token"
+            element={
+              <Suspense fallback={<Spinner />}>
+                <PreviewPage />
+              </Suspense>
+            }
+          />
+          <Route path="*" element={<Shell />} />
+        </Routes>
       </BrowserRouter>
     </QueryClientProvider>
   );

@@ -17,6 +17,7 @@ import { useChangeStatus, useDeletePost, usePostDetail, type PostDetail } from '
 import { PostFigures } from './PostFigures.js';
 import { RichContent } from './RichContent.js';
 import { SeriesPanel } from './SeriesPanel.js';
+import { ShareForReviewButton } from '../preview/PreviewLinkDialog.js';
 import './post-detail.css';
 
 const ComposeDialog = lazy(() => import('../compose/ComposeDialog.js'));
@@ -283,6 +284,7 @@ export default function PostDetailPage() {
       <Button variant="secondary" onClick={() => setCompose({ duplicateOf: post.id })} disabled={busy}>
         Duplicate
       </Button>
+      <ShareForReviewButton group={post.group} disabled={busy} />
       <Button variant="danger" onClick={() => setConfirmDelete(true)} disabled={busy}>
         Delete
       </Button>

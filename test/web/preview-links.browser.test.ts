@@ -13,6 +13,8 @@ describe('client preview links in Chromium', () => {
   let olga: SignedIn;
   const secrets: string[] = [];
   let postId: string;
+  let apiKey: string;
+  let telegramId: string;
 
   beforeAll(async () => {
     h = await startWebHarness();
@@ -33,6 +35,8 @@ describe('client preview links in Chromium', () => {
     const other = await draft('2031-07-02T09:00:00Z', 'Internal only: pricing change');
     postId = shared[0]!.postId;
     const key = await olga.form.api('POST', '/public/v1/api-keys', { name: 'Zapier' });
+    apiKey = key.json<{ apiKey: string }>().apiKey;
+    telegramId = telegram.id;
     secrets.push(...shared.map((p) => p.postId), ...other.map((p) => p.postId), other[0]!.group, telegram.id, bluesky.id, olga.organizationId, key.json<{ apiKey: string }>().apiKey);
   });
   afterAll(async () => h?.close());
@@ -88,5 +92,45 @@ describe('client preview links in Chromium', () => {
     await page404.goto(url.slice(0, -2) + (url.endsWith('AA') ? 'BB' : 'AA'));
     await page404.getByRole('heading', { name: 'This link is not valid or has expired' }).waitFor();
     await stranger.close();
+  });
+
+  it('lets the client approve by name on a phone when the link allows it: the post is queued', async () => {
+    const made = await h.t.app.inject({
+      method: 'POST',
+      url: '/public/v1/posts',
+      headers: { authorization: apiKey },
+      payload: { type: 'draft', date: '2031-07-03T09:00:00Z', shortLink: false, tags: [], posts: [{ integration: { id: telegramId }, value: [{ content: 'Summer sale starts Friday', image: [] }] }] },
+    });
+    const { postId: id, group } = made.json<{ postId: string; group: string }[]>()[0]!;
+    // (submitted with the API key: who asked is not the subject here)
+    const submitted = await h.t.app.inject({ method: 'POST', url: `/public/v1/posts/group/${group}/submit`, headers: { authorization: apiKey }, payload: {} });
+    expect(submitted.statusCode, submitted.body).toBe(200);
+
+    const { page } = olga;
+    await page.goto(`/posts/${id}`);
+    await page.getByRole('button', { name: 'Share for review' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Share for review' });
+    await dialog.getByRole('checkbox', { name: /approve or request changes/ }).check();
+    await dialog.getByRole('button', { name: 'Create link' }).click();
+    const url = await dialog.getByLabel('Preview link', { exact: true }).inputValue();
+    await dialog.getByRole('button', { name: 'Done, I have saved it' }).click();
+
+    const client = await h.chromium.newContext({ viewport: { width: 390, height: 844 }, timezoneId: 'UTC', locale: 'en-GB' });
+    const phone = await client.newPage();
+    await phone.goto(url);
+    await phone.getByText('Awaiting your approval').waitFor();
+    await phone.getByRole('textbox', { name: 'Your name' }).fill('Clara Client');
+    await phone.getByRole('button', { name: 'Save' }).click();
+    await phone.getByText('Reviewing as').waitFor();
+    await screenshot(phone, 'preview-approve-phone');
+    expect(await phone.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+    await phone.getByRole('button', { name: 'Approve' }).click();
+    await phone.getByText('Approved', { exact: true }).waitFor();
+    await client.close();
+
+    const after = await olga.form.api('GET', `/public/v1/posts/group/${group}`);
+    expect(after.json<{ posts: { state: string }[] }>().posts.map((p) => p.state)).toEqual(['QUEUE']);
+    const log = await olga.form.api('GET', '/public/v1/activity?action=post.approved');
+    expect(log.json<{ entries: { actor: { kind: string; name: string } }[] }>().entries.map((e) => e.actor)).toContainEqual(expect.objectContaining({ kind: 'preview_link', name: 'Clara Client (preview link)' }));
   });
 });

@@ -33,6 +33,9 @@ import { teamRoutes } from './modules/team/team.routes.js';
 import { onboardingRoutes } from './modules/onboarding/onboarding.routes.js';
 import { videoRoutes } from './modules/video/video.routes.js';
 import { activityRoutes } from './modules/activity/activity.routes.js';
+// Preview links (issue 31)
+import { previewsRoutes } from './modules/previews/previews.routes.js';
+import { PREVIEW_API_PREFIX, previewPublicRoutes } from './modules/previews/previews.public-routes.js';
 import { sandboxRoutes } from './modules/sandbox/sandbox.routes.js';
 import { installSandboxScope } from './http/sandbox-scope.js';
 import { VERSION } from './version.js';
@@ -111,6 +114,8 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
   await app.register(metricsRoute(deps.metrics, config.metrics.token));
   await app.register(callbackRoutes(services.connect));
   await app.register(mediaFilesRoutes(services.media));
+  // Preview links (issue 31): the holder's side, no account (the token is the credential).
+  await app.register(previewPublicRoutes(services.previews), { prefix: PREVIEW_API_PREFIX });
 
   // People and apps (issue 15): server-rendered pages on first-party sessions, and the OAuth
   // protocol endpoints (which authenticate clients, not sessions).
@@ -176,6 +181,8 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
       await api.register(onboardingRoutes(services.onboarding));
       await api.register(activityRoutes(services.activity));
       await api.register(approvalsRoutes(services.approvals));
+      // Preview links (issue 31)
+      await api.register(previewsRoutes(services.previews));
       if (opts.extraRoutes) await api.register(opts.extraRoutes);
     },
     { prefix: API_PREFIX },

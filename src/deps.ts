@@ -65,6 +65,9 @@ import { createCommentsRepository } from './modules/comments/comments.repository
 import { createCommentsService } from './modules/comments/comments.service.js';
 import { createTemplatesRepository } from './modules/templates/templates.repository.js';
 import { createTemplatesService } from './modules/templates/templates.service.js';
+// Preview links (issue 31)
+import { createPreviewsRepository } from './modules/previews/previews.repository.js';
+import { createPreviewsService } from './modules/previews/previews.service.js';
 import { createEvergreenService } from './modules/evergreen/evergreen.service.js';
 import { startEvergreenFill } from './modules/evergreen/evergreen-filler.js';
 import { createFeedsRepository } from './modules/feeds/feeds.repository.js';
@@ -429,6 +432,16 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
       }),
       // Post templates and signatures (issue 31 part 4).
       templates: createTemplatesService({ templates: createTemplatesRepository(db), media: repositories.media, clock }),
+      // Preview links (issue 31): decisions through a link go to the approvals service; wrong passwords: 10 per link per 15 minutes.
+      previews: createPreviewsService({
+        previews: createPreviewsRepository(db),
+        clock,
+        publicUrl: config.publicUrl,
+        passwordThrottle: createFailureThrottle({ store: rateStore, clock, max: 10, windowSeconds: 900 }),
+        approvals,
+        canApproveAll: (organizationId, integrationIds) => approvals.canApproveAll(organizationId, integrationIds),
+        activity,
+      }),
       webhooks: createWebhooksService({
         webhooks: repositories.webhooks,
         plans,

@@ -1,6 +1,7 @@
 import type { AppDeps } from '../../deps.js';
 import type { ToolDefinition } from '../tool.js';
 import { activityTools } from './activity.js';
+import { approvalTools } from './approvals.js';
 import { analyticsTools } from './analytics.js';
 import { channelTools } from './channels.js';
 import { commentTools } from './comments.js';
@@ -12,6 +13,7 @@ import { mediaTools } from './media.js';
 import { notificationTools } from './notifications.js';
 import { postTools } from './posts.js';
 import { postizTools } from './postiz.js';
+import { previewTools } from './previews.js';
 import { sandboxTools } from './sandbox.js';
 import { seriesTools } from './series.js';
 import { templateTools } from './templates.js';
@@ -37,6 +39,8 @@ export function allTools(services: AppDeps['services']): ToolDefinition[] {
     ...commentTools(services.comments),
     ...templateTools(services.templates),
     ...activityTools(services.activity),
+    ...approvalTools(services.approvals),
+    ...previewTools(services.previews),
     ...postizTools(services),
   ];
 }

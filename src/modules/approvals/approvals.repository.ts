@@ -11,7 +11,7 @@ const OPEN: ApprovalStatus[] = ['pending_approval', 'changes_requested'];
 export function createApprovalsRepository(db: Db) {
   return {
     async listRules(organizationId: string, q: Db | Tx = db) {
-      return q.select().from(approvalRules).where(eq(approvalRules.organizationId, organizationId)).orderBy(asc(approvalRules.createdAt), asc(approvalRules.id));
+      return q.select().from(approvalRules).where(eq(approvalRules.organizationId, organizationId)).orderBy(asc(sql`lower(${approvalRules.name})`), asc(approvalRules.id));
     },
 
     async findRule(organizationId: string, id: string) {

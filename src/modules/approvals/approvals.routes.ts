@@ -21,6 +21,8 @@ import {
 } from './approvals.schemas.js';
 
 const tags = ['Approvals'];
+/** the web app's own (owners and admins manage rules; owners exempt keys): no MCP tool */
+const appTags = ['Approvals', 'Web app'];
 const RULES =
   'An approval rule makes posts on its scope (the organisation, one channel, or one client group\'s channels) wait for an approver before they are queued; the most specific rule of a channel decides. Contributors always submit for approval.';
 
@@ -36,7 +38,7 @@ export function approvalsRoutes(service: ApprovalsService): FastifyPluginAsyncZo
       '/approval-rules',
       {
         schema: {
-          tags,
+          tags: appTags,
           summary: 'Add an approval rule (owners and admins, from the web app)',
           description: `${RULES} One rule per scope (a second is a 409).`,
           body: CreateApprovalRuleBodySchema,
@@ -49,14 +51,14 @@ export function approvalsRoutes(service: ApprovalsService): FastifyPluginAsyncZo
     app.put(
       '/approval-rules/:id',
       {
-        schema: { tags, summary: 'Change an approval rule (its scope stays)', params: IdParamsSchema, body: UpdateApprovalRuleBodySchema, response: { 200: ApprovalRuleSchema, ...errorResponses('FORBIDDEN', 'NOT_FOUND') } },
+        schema: { tags: appTags, summary: 'Change an approval rule (its scope stays)', params: IdParamsSchema, body: UpdateApprovalRuleBodySchema, response: { 200: ApprovalRuleSchema, ...errorResponses('FORBIDDEN', 'NOT_FOUND') } },
       },
       async (req) => service.updateRule(req.auth.organizationId, req.params.id, req.body),
     );
 
     app.delete(
       '/approval-rules/:id',
-      { schema: { tags, summary: 'Remove an approval rule (posts awaiting approval keep waiting)', params: IdParamsSchema, response: { 204: z.null(), ...errorResponses('FORBIDDEN', 'NOT_FOUND') } } },
+      { schema: { tags: appTags, summary: 'Remove an approval rule (posts awaiting approval keep waiting)', params: IdParamsSchema, response: { 204: z.null(), ...errorResponses('FORBIDDEN', 'NOT_FOUND') } } },
       async (req, reply) => {
         await service.deleteRule(req.auth.organizationId, req.params.id);
         return reply.status(204).send(null);
@@ -139,7 +141,7 @@ export function approvalsRoutes(service: ApprovalsService): FastifyPluginAsyncZo
       '/api-keys/:id/approval',
       {
         schema: {
-          tags,
+          tags: appTags,
           summary: 'Exempt an API key from approval rules, or hold it to them again (owners, from the web app)',
           params: IdParamsSchema,
           body: KeyExemptBodySchema,

@@ -142,6 +142,12 @@ export function createApprovalsService(deps: ApprovalsServiceDeps) {
     return by?.kind === 'user' && by.id ? repo.user(by.id) : undefined;
   }
 
+  /** Who hears of a decision: the submitter, unless they decided themselves (read after commit: one connection on PGlite). */
+  async function requesters(root: PostRow, actor: Actor) {
+    const who = await requester(root);
+    return who && !(actor.kind === 'user' && actor.id === who.id) ? [who] : [];
+  }
+
   /** Events, activity and (returned, to run after commit) notifications for posts that entered `pending_approval` (their rows already say so). */
   async function recordSubmitted(tx: Tx, organizationId: string, entries: { root: PostRow; channel: ApprovalEventChannel }[], at: Date, comment: string | null) {
     const actor = currentActor();
@@ -361,7 +367,6 @@ export function createApprovalsService(deps: ApprovalsServiceDeps) {
         newDate = new Date(ms);
       }
       const due: Date[] = [];
-      let requesters: { id: string; email: string }[] = [];
       const out = await repoTransaction(async (tx) => {
         const { rows, roots, channels, rules } = await lockGroup(tx, organizationId, group);
         const open = roots.filter((r) => r.approval !== null && OPEN.includes(r.approval));
@@ -411,13 +416,11 @@ export function createApprovalsService(deps: ApprovalsServiceDeps) {
           { organizationId, action: 'post.approved', targetKind: 'post', targetId: open[0]!.id, targetName: excerpt(open[0]!.content), details: { group, channels: open.map((r) => r.integrationId), publishDate: publishDate.toISOString(), ...(as.kind === 'preview_link' ? { previewLink: as.linkId } : {}) } },
           tx,
         );
-        const who = await requester(open[0]!);
-        requesters = who && !(actor.kind === 'user' && actor.id === who.id) ? [who] : [];
         return { results, first: open[0]! };
       });
       for (const d of due) deps.queue.notifyScheduled(d);
       if (input.comment) await deps.commentNote(organizationId, group, as.kind === 'preview_link' ? { kind: 'preview_link', id: as.linkId, name: by } : actor, input.comment);
-      await tell(organizationId, requesters, `${by} approved “${excerpt(out.first.content, 60) ?? 'your post'}”: it is queued for ${out.results[0]!.publishDate}`, `/posts/${out.first.id}`);
+      await tell(organizationId, await requesters(out.first, actor), `${by} approved “${excerpt(out.first.content, 60) ?? 'your post'}”: it is queued for ${out.results[0]!.publishDate}`, `/posts/${out.first.id}`);
       return { group, status: 'approved' as const, posts: out.results };
     },
 
@@ -425,7 +428,6 @@ export function createApprovalsService(deps: ApprovalsServiceDeps) {
       const at = now();
       const actor = currentActor();
       const by = as.kind === 'preview_link' ? `${as.name} (preview link)` : actor.name;
-      let requesters: { id: string; email: string }[] = [];
       const out = await repoTransaction(async (tx) => {
         const { roots, channels, rules } = await lockGroup(tx, organizationId, group);
         const open = roots.filter((r) => r.approval === 'pending_approval');
@@ -452,12 +454,10 @@ export function createApprovalsService(deps: ApprovalsServiceDeps) {
           { organizationId, action: 'post.changes_requested', targetKind: 'post', targetId: open[0]!.id, targetName: excerpt(open[0]!.content), details: { group, comment: excerpt(input.comment, 200), ...(as.kind === 'preview_link' ? { previewLink: as.linkId } : {}) } },
           tx,
         );
-        const who = await requester(open[0]!);
-        requesters = who && !(actor.kind === 'user' && actor.id === who.id) ? [who] : [];
         return { results, first: open[0]! };
       });
       await deps.commentNote(organizationId, group, as.kind === 'preview_link' ? { kind: 'preview_link', id: as.linkId, name: by } : actor, input.comment);
-      await tell(organizationId, requesters, `${by} asked for changes to “${excerpt(out.first.content, 60) ?? 'your post'}”: ${excerpt(input.comment, 120)}`, `/posts/${out.first.id}`);
+      await tell(organizationId, await requesters(out.first, actor), `${by} asked for changes to “${excerpt(out.first.content, 60) ?? 'your post'}”: ${excerpt(input.comment, 120)}`, `/posts/${out.first.id}`);
       return { group, status: 'changes_requested' as const, posts: out.results };
     },
 

@@ -38,6 +38,7 @@ import { previewsRoutes } from './modules/previews/previews.routes.js';
 import { PREVIEW_API_PREFIX, previewPublicRoutes } from './modules/previews/previews.public-routes.js';
 import { sandboxRoutes } from './modules/sandbox/sandbox.routes.js';
 import { installSandboxScope } from './http/sandbox-scope.js';
+import { installContributorScope } from './http/contributor-scope.js';
 import { VERSION } from './version.js';
 import { installMcp } from './mcp/index.js';
 import cookie from '@fastify/cookie';
@@ -159,6 +160,7 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
         evergreen: (org, id) => services.evergreen.channelIdsOf(org, id),
         feed: (org, id) => services.feeds.channelIdsOf(org, id),
       });
+      installContributorScope(api);
       await api.register(integrationsRoutes(services.integrations));
       await api.register(connectRoutes(services.connect));
       await api.register(platformsRoutes(services.platforms));

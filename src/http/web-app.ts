@@ -8,7 +8,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 export const WEB_DIST = fileURLToPath(new URL('../../web/dist', import.meta.url));
 
 /** Paths that belong to the service, never to the app's client-side routes. */
-const SERVICE_PATHS = ['/public/', '/api/', '/account', '/oauth/', '/device', '/media/', '/.well-known/', '/integrations/', '/healthz', '/readyz', '/assets/'];
+const SERVICE_PATHS = ['/public/', '/api/', '/account', '/oauth/', '/device', '/media/', '/.well-known/', '/integrations/', '/healthz', '/readyz', '/assets/', '/preview-api/'];
 
 /**
  * The app's pages: what it loads is its own (`'self'`); pictures and videos of the media

@@ -40,6 +40,13 @@ describe('approval rules and roles (issue 31)', () => {
     expect((await carl.api('GET', `/public/v1/approvals/check?integrations=${tg}`)).json()).toEqual({ required: true, rule: null, canApprove: false, canSchedule: false });
     expect((await owner.api('GET', `/public/v1/approvals/check?integrations=${tg}`)).json()).toEqual({ required: false, rule: null, canApprove: true, canSchedule: true });
     expectError(await owner.api('GET', '/public/v1/approvals/check?integrations=nope'), 400, 'VALIDATION_FAILED');
+    // nothing else that changes the organisation: channels, webhooks, templates…
+    const webhook = await carl.api('POST', '/public/v1/webhooks', { name: 'x', url: 'https://example.test/hook' });
+    expectError(webhook, 403, 'FORBIDDEN');
+    expect(webhook.json<{ message: string }>().message).toContain('Contributors write posts');
+    expectError(await carl.api('DELETE', `/public/v1/integrations/${tg}`), 403, 'FORBIDDEN');
+    expectError(await carl.api('POST', '/public/v1/templates', { name: 'T', body: {} }), 403, 'FORBIDDEN');
+    expect((await carl.api('GET', '/public/v1/integrations')).statusCode).toBe(200);
 
     const made = await carl.api('POST', '/public/v1/posts', body('draft', tg, 'From Carl'));
     expect(made.statusCode, made.body).toBe(201);

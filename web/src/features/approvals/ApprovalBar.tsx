@@ -17,7 +17,7 @@ export function approvalLabel(a: PostApproval): string {
  * "Submit for approval" for a draft on channels that need it (or one sent back for changes),
  * Approve / Request changes for an approver while it waits. Nothing shows for a post no rule covers.
  */
-export function ApprovalBar({ post }: { post: { group: string; state: string; integration: { id: string }; approval?: unknown } }) {
+export function ApprovalBar({ post }: { post: { group: string; state: string; integration: { id: string }; approval?: PostApproval | null } }) {
   const tz = useTimeZone();
   const approval = approvalOf(post);
   const check = useApprovalCheck([post.integration.id]);

@@ -41,7 +41,7 @@ export interface CalendarFilters {
 }
 
 /** Whether a post waits for an approver or for its author's changes (the review mode's posts). */
-export function inReview(post: unknown): boolean {
+export function inReview(post: Pick<CalendarPost, 'approval'> | undefined): boolean {
   const status = approvalOf(post)?.status;
   return status === 'pending_approval' || status === 'changes_requested';
 }

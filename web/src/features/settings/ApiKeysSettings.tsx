@@ -12,7 +12,7 @@ import { setKeyExempt } from '../approvals/queries.js';
 function ExemptToggle({ apiKey }: { apiKey: ApiKey }) {
   const queryClient = useQueryClient();
   const isOwner = useMe().organization.role === 'owner';
-  const exempt = (apiKey as ApiKey & { approvalExempt?: boolean }).approvalExempt === true;
+  const exempt = apiKey.approvalExempt;
   const change = useMutation({
     mutationFn: (on: boolean) => setKeyExempt(apiKey.id, on),
     onSettled: () => queryClient.invalidateQueries({ queryKey: settingsKeys.apiKeys }),

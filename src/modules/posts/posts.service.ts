@@ -319,16 +319,21 @@ function toOut(root: PostRow, items: PostRow[], integration: { id: string; ident
       const { resolved, settingsOf } = checkRequest(body, type, channels, mediaRows, fields);
       if (fields.length > 0) throw validationError(fields);
 
-      // Approval rules (issue 31): the channels the caller may not queue on without approval.
-      const holds = type === 'draft' ? new Map<string, ApprovalHold>() : await approvals.holds(organizationId, [...channels.values()], opts.tx);
+      // Approval rules (issue 31): the channels the caller may not queue on without approval — asked
+      // in the writing transaction (a dry run asks here), so it costs no commit of its own.
       const whenHeld = opts.whenHeld ?? 'refuse';
-      if (whenHeld === 'refuse' && type !== 'update') {
-        const held = body.posts.find((p) => p.value[0]?.id === undefined && holds.has(p.integration.id));
-        if (held) throw new AppError('APPROVAL_REQUIRED', holds.get(held.integration.id)!.message);
-      }
+      const askHolds = async (tx?: Tx) => {
+        const found = type === 'draft' ? new Map<string, ApprovalHold>() : await approvals.holds(organizationId, [...channels.values()], tx);
+        if (whenHeld === 'refuse' && type !== 'update') {
+          const held = body.posts.find((p) => p.value[0]?.id === undefined && found.has(p.integration.id));
+          if (held) throw new AppError('APPROVAL_REQUIRED', found.get(held.integration.id)!.message);
+        }
+        return found;
+      };
+      if (opts.dryRun) await askHolds(opts.tx);
 
       if (type !== 'draft' && opts.skipPlanCheck !== true) {
-        const newRoots = body.posts.filter((p) => p.value[0]?.id === undefined && !holds.has(p.integration.id)).length;
+        const newRoots = body.posts.filter((p) => p.value[0]?.id === undefined).length;
         if (newRoots > 0) await assertScheduledWithinPlan(organizationId, publishDate, newRoots, opts.tx);
       }
       if (opts.dryRun) return { replayed: false, status: 200, body: undefined as unknown, scheduled: [] as Date[] };
@@ -340,6 +345,7 @@ function toOut(root: PostRow, items: PostRow[], integration: { id: string; ident
       let afterCommit: (() => Promise<void>) | undefined;
       const inTransaction = <T>(fn: (tx: Tx) => Promise<T>) => (opts.tx ? fn(opts.tx) : repo.transaction(fn));
       const result = await inTransaction(async (tx) => {
+        const holds = await askHolds(tx);
         // Edits: the rows being replaced, locked.
         const editedIds = body.posts.flatMap((p) => p.value.map((v) => v.id).filter((x): x is string => typeof x === 'string'));
         const oldGroups = [...new Set(body.posts.map((p) => p.group).filter((g): g is string => typeof g === 'string' && g.length > 0))];

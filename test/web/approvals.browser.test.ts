@@ -81,6 +81,8 @@ describe('approvals in Chromium', () => {
       const postId = pending!.posts[0]!.id;
       await carl.goto(`/posts/${postId}`);
       await expect.poll(() => carl.getByRole('region', { name: 'Approval' }).textContent()).toContain('Pending approval');
+      // it goes on through the approval bar, not Schedule
+      expect(await carl.getByRole('button', { name: 'Schedule', exact: true }).count()).toBe(0);
       await atPhoneWidth(carl, 'approvals-post-pending-390');
 
       // the calendar's review mode shows it, marked

@@ -266,7 +266,8 @@ export default function PostDetailPage() {
           {status.isPending && status.variables === 'schedule' ? 'Retrying…' : 'Retry'}
         </Button>
       ) : null}
-      {post.state === 'DRAFT' ? (
+      {/* a draft awaiting approval (or changes) goes on through the approval bar, not Schedule */}
+      {post.state === 'DRAFT' && (!post.approval || post.approval.status === 'approved') ? (
         <Button onClick={() => status.mutate('schedule')} disabled={busy}>
           {status.isPending ? 'Scheduling…' : 'Schedule'}
         </Button>

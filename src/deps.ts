@@ -726,7 +726,7 @@ function createAccounts(input: {
   const mailer = createMailer({ smtpUrl: a.smtpUrl, from: a.mailFrom, logger: input.logger });
   const { sessions } = input;
   const oauthCore = createOauthCore({ oauth: repositories.oauth, clock, accessTokenTtlMs: a.accessTokenTtlMs });
-  const oauth = createOauthService({ oauth: repositories.oauth, core: oauthCore, accounts: repositories.accounts, clock, issuer: config.publicUrl, onTokensRevoked: (ids) => input.onTokensRevoked(ids) });
+  const oauth = createOauthService({ oauth: repositories.oauth, core: oauthCore, accounts: repositories.accounts, clock, issuer: config.publicUrl, onTokensRevoked: (ids) => input.onTokensRevoked(ids), activity: input.activity });
   const accounts = createAccountsService({
     accounts: repositories.accounts,
     sessions,
@@ -747,6 +747,7 @@ function createAccounts(input: {
     core: oauthCore,
     grants: oauth,
     clock,
+    activity: input.activity,
     publicUrl: config.publicUrl,
     intervalSeconds: a.devicePollIntervalSeconds,
     codeThrottle: throttle(10, 900),

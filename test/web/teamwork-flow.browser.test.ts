@@ -248,13 +248,8 @@ describe('the teamwork flow in Chromium (issue 31)', () => {
     }
   });
 
-  // BUG (not this file's): an edit through POST /posts (the composer) gives the edited rows a new
-  // `group` (src/modules/posts/posts.service.ts: `const group = randomUUID()` in the write, set on
-  // every row as `values.group`), while comments (post_comments.group) and preview links
-  // (preview_links.group) are keyed by the group: after the contributor's edit the owner's
-  // "changes requested" comment is no longer on the post, and a link shared before the edit shows
-  // nothing. Marked `fails` so that the fix turns this red: then make it a plain `it`.
-  it.fails('keeps the comment that asked for changes on the post after the contributor’s edit', async () => {
+  // An edit keeps its group, so the thread (and links shared before it) stay with the post.
+  it('keeps the comment that asked for changes on the post after the contributor’s edit', async () => {
     expect(postId).not.toBe('');
     const { group } = await post(postId);
     const thread = await olga.form.api('GET', `/public/v1/posts/group/${group}/comments`);

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { APPROVAL_STATUSES } from '../../db/schema/index.js';
 import { MediaItemRefSchema } from '../posts/posts.schemas.js';
 
 const ApproverRole = z.enum(['owner', 'admin', 'member']);
@@ -89,7 +88,7 @@ export const RequestChangesBodySchema = z.object({ comment: comment.describe('wh
 
 export const DecisionSchema = z.object({
   group: z.string(),
-  status: z.enum(APPROVAL_STATUSES),
+  status: z.enum(['pending_approval', 'changes_requested', 'approved']),
   posts: z.array(z.object({ id: z.string(), state: z.string(), publishDate: z.iso.datetime() })),
 });
 

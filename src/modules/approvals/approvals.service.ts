@@ -6,7 +6,7 @@ import type { ApprovalRuleRow, ApprovalStatus, MemberRole } from '../../db/schem
 import type { PostRow } from '../posts/posts.repository.js';
 import { currentActor, type Actor } from '../../core/actor.js';
 import { excerpt, NO_ACTIVITY, type ActivityRecorder } from '../../core/activity.js';
-import type { ApprovalChannel, ApprovalEventChannel, ApprovalGate, ApprovalHold, ApprovalRuleRef } from '../../core/approval-gate.js';
+import type { ApprovalEventChannel, ApprovalGate, ApprovalHold, ApprovalRuleRef } from '../../core/approval-gate.js';
 import { emitEvent, emitPostScheduled, postEventPayload } from '../../core/events/events.js';
 import type { PublishQueue } from '../../core/queues.js';
 import { parseInstant } from '../posts/posts.schemas.js';
@@ -20,7 +20,6 @@ import type { ApprovalRuleOut, CreateApprovalRuleBody, UpdateApprovalRuleBody } 
  */
 export type Approver = { kind: 'caller' } | { kind: 'preview_link'; linkId: string; name: string };
 
-type Channel = ApprovalChannel & { identifier: string; sandbox?: boolean | null };
 type Logger = { warn(obj: unknown, msg: string): void };
 
 const OPEN: ApprovalStatus[] = ['pending_approval', 'changes_requested'];

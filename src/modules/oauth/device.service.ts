@@ -6,7 +6,8 @@ import type { FailureThrottle } from '../../rate-limit/failure-throttle.js';
 import type { SessionContext } from '../sessions/sessions.service.js';
 import { OAuthError, parseScope, SCOPES, type ClientCredentials, type IssuedTokens, type OauthCore } from './oauth-core.js';
 import type { ClientRow, DeviceRow, OauthRepository } from './oauth.repository.js';
-import type { OauthService } from './oauth.service.js';
+import { recordApproval, type OauthService } from './oauth.service.js';
+import type { ActivityRecorder } from '../../core/activity.js';
 
 const DEVICE_CODE_LIFETIME_S = 900;
 /** RFC 8628 §3.5: a client polling too fast is told `slow_down` and must add 5 s to its interval. */
@@ -29,6 +30,8 @@ export function createDeviceService(deps: {
   core: OauthCore;
   grants: Pick<OauthService, 'grantingMembership'>;
   clock: Clock;
+  /** the activity log: approving a device login is recorded as the person (issue 31) */
+  activity?: ActivityRecorder;
   publicUrl: string;
   intervalSeconds: number;
   /** wrong user codes typed on the verification page, per person and per address */
@@ -165,6 +168,8 @@ export function createDeviceService(deps: {
         const grant = await oauth.insertGrant(tx, { clientId: locked.clientId, organizationId: input.organizationId, userId: session.userId, scope: locked.scope });
         await oauth.touchClientApproved(tx, locked.clientId, at);
         await oauth.updateDevice(tx, locked.id, { status: 'approved', userId: session.userId, organizationId: input.organizationId, grantId: grant.id, decidedAt: at });
+        const client = await oauth.findClientById(locked.clientId, tx);
+        await recordApproval(deps.activity, session, { organizationId: input.organizationId, clientId: locked.clientId, clientName: client?.name ?? 'An app', scope: locked.scope, via: 'device' }, tx);
       });
     },
   };

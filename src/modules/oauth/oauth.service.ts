@@ -4,6 +4,9 @@ import { isUuid } from '../../lib/ids.js';
 import { hashCredential, newAuthorizationCode, OAUTH_TOKEN_PREFIX } from '../../lib/tokens.js';
 import type { AccountsRepository } from '../accounts/accounts.repository.js';
 import type { SessionContext } from '../sessions/sessions.service.js';
+import type { Tx } from '../../db/client.js';
+import type { ActivityRecorder } from '../../core/activity.js';
+import { runAsActor } from '../../core/actor.js';
 import { accessChoice, checkResources, GRANTING_ROLES, OAuthError, parseScope, pkceMatches, redirectUriMatches, SCOPES, scopeWithin, type ClientCredentials, type IssuedTokens, type OauthCore } from './oauth-core.js';
 import type { ClientRow, OauthRepository } from './oauth.repository.js';
 
@@ -59,11 +62,26 @@ const describeScope = (scope: string) => scope.split(' ').map((s) => SCOPES[s]!)
  * endpoint (code, refresh with rotation and reuse detection; device codes are in
  * device.service.ts), revocation, the person's approved apps.
  */
+/** `oauth_app.approved` in the organisation's activity log, as the person who approved it. */
+export async function recordApproval(
+  activity: ActivityRecorder | undefined,
+  session: SessionContext,
+  input: { organizationId: string; clientId: string; clientName: string; scope: string; via: 'consent' | 'device' },
+  tx?: Tx,
+) {
+  if (!activity) return;
+  await runAsActor({ kind: 'user', id: session.userId, name: session.name.trim() || session.email }, () =>
+    activity.record({ organizationId: input.organizationId, action: 'oauth_app.approved', targetKind: 'oauth_app', targetId: input.clientId, targetName: input.clientName, details: { scope: input.scope, via: input.via } }, tx),
+  );
+}
+
 export function createOauthService(deps: {
   oauth: OauthRepository;
   core: OauthCore;
   accounts: AccountsRepository;
   clock: Clock;
+  /** the activity log: a person approving an app for an organisation is recorded (issue 31) */
+  activity?: ActivityRecorder;
   issuer: string;
   /** tell the API's credential cache that these access tokens stopped working */
   onTokensRevoked(tokenIds: string[]): void;
@@ -225,6 +243,7 @@ export function createOauthService(deps: {
         scope,
         expiresAt: new Date(at + CODE_LIFETIME_MS),
       });
+      await recordApproval(deps.activity, session, { organizationId: decision.organizationId, clientId: request.client.id, clientName: request.client.name, scope, via: 'consent' });
       return redirectWith(request.redirectUri, { code, state: request.state });
     },
 

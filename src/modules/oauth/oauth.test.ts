@@ -91,6 +91,9 @@ describe('OAuth 2.1 authorisation server', () => {
       expect(made.statusCode).toBe(201);
       const { apiKey } = (await t.deps.services.organizations.createApiKey(orgId, 'check'));
       expect((await apiAs(apiKey)).json<{ name: string }[]>().map((g) => g.name)).toContain('Made with OAuth');
+      // the approval is in the organisation's activity log, as the person who gave it (issue 31)
+      const log = (await owner.api('GET', '/public/v1/activity?action=oauth_app.approved')).json<{ entries: { action: string; actor: { kind: string }; target: { name: string | null }; details: Record<string, unknown> }[] }>().entries;
+      expect(log).toEqual([expect.objectContaining({ action: 'oauth_app.approved', actor: expect.objectContaining({ kind: 'user' }), target: expect.objectContaining({ name: 'Scheduler Pro' }), details: { scope: 'api', via: 'consent' } })]);
     });
 
     it('a public client (PKCE, no secret) with client_secret_post-style body; a confidential one may send its secret in the body too', async () => {

@@ -895,7 +895,7 @@ describe('posts routes', () => {
   // ---------------------------------------------------------------- editing
 
   describe('editing through POST /posts (group + value[].id)', () => {
-    it('changes content and date in place (same ids), removes thread items not re-sent, returns a new group and moves the job', async () => {
+    it('changes content and date in place (same ids), removes thread items not re-sent, keeps its group and moves the job', async () => {
       const p = await createOne(
         '2032-01-01T09:00:00Z',
         xEntry('v1', { value: [{ content: 'v1', image: [] }, { content: 'item 1', image: [] }, { content: 'item 2', image: [] }] }),
@@ -912,7 +912,7 @@ describe('posts routes', () => {
       );
       const out = created(res)[0]!;
       expect(out.postId).toBe(p.postId);
-      expect(out.group).not.toBe(p.group);
+      expect(out.group).toBe(p.group);
       const after = await detail(p.postId);
       expect(after).toMatchObject({ content: 'v2', publishDate: '2032-01-05T12:00:00.000Z', group: out.group, state: 'QUEUE' });
       expect(after.thread.map((i) => [i.id, i.content, i.delay])).toEqual([[item2!.id, 'item 2 edited', 7]]);
@@ -938,12 +938,14 @@ describe('posts routes', () => {
       expect((await row(sky!.postId)).deleted_at).toBeNull();
     });
 
-    it('the old group of an edit is gone: deleting it is 404, re-using it in an edit is 400', async () => {
+    it('an edit keeps its group (comments, preview links and approvals hang on it): it can be edited again and deleted by it', async () => {
       const p = await createOne('2032-01-10T09:00:00Z', skyEntry('g1'));
       const out = created(await create(acme, body('2032-01-10T09:00:00Z', [skyEntry('g2', { group: p.group, value: [{ id: p.postId, content: 'g2', image: [] }] })])))[0]!;
+      expect(out.group).toBe(p.group);
+      const again = created(await create(acme, body('2032-01-10T09:00:00Z', [skyEntry('g3', { value: [{ id: out.postId, content: 'g3', image: [] }] })])))[0]!;
+      expect(again.group).toBe(p.group);
+      expect((await call(t.app, acme.apiKey, { method: 'DELETE', url: `/public/v1/posts/group/${p.group}` })).statusCode).toBe(200);
       expectError(await call(t.app, acme.apiKey, { method: 'DELETE', url: `/public/v1/posts/group/${p.group}` }), 404, 'NOT_FOUND');
-      const again = await create(acme, body('2032-01-10T09:00:00Z', [skyEntry('g3', { group: p.group, value: [{ id: out.postId, content: 'g3', image: [] }] })]));
-      expect(paths(again)).toEqual(['posts.0.group']);
     });
 
     it('type update keeps the state (a draft stays a draft, with no job)', async () => {

@@ -338,7 +338,8 @@ function toOut(root: PostRow, items: PostRow[], integration: { id: string; ident
       }
       if (opts.dryRun) return { replayed: false, status: 200, body: undefined as unknown, scheduled: [] as Date[] };
 
-      const group = randomUUID();
+      // An edit keeps its group (comments, preview links and approvals hang on it); a new post gets one.
+      let group: string = randomUUID();
       const creationMethod = opts.creationMethod;
       const scheduled: Date[] = [];
 
@@ -358,6 +359,8 @@ function toOut(root: PostRow, items: PostRow[], integration: { id: string; ident
           groupRows.set(g, (await repo.lockGroup(tx, organizationId, g)).filter((r) => channelsOfGroup.has(r.integrationId)));
         }
         for (const rows of groupRows.values()) for (const r of rows) locked.set(r.id, r);
+        const editedGroup = oldGroups[0] ?? [...locked.values()][0]?.group;
+        if (editedGroup !== undefined && (groupRows.get(editedGroup)?.length ?? 0) + [...locked.values()].filter((r) => r.group === editedGroup).length > 0) group = editedGroup;
 
         const editFields: FieldError[] = [];
         const usedIds = new Set<string>();

@@ -21,6 +21,10 @@ const ACTIONS: { value: string; label: string }[] = [
   { value: 'api_key.', label: 'API keys' },
   { value: 'webhook.', label: 'Webhooks' },
   { value: 'member.', label: 'Members' },
+  { value: 'comment.', label: 'Comments' },
+  { value: 'preview_link.', label: 'Preview links' },
+  { value: 'approval_rule.', label: 'Approval rules' },
+  { value: 'oauth_app.', label: 'Apps' },
 ];
 
 const TARGET_KINDS: { value: string; label: string }[] = [
@@ -30,6 +34,10 @@ const TARGET_KINDS: { value: string; label: string }[] = [
   { value: 'webhook', label: 'Webhook' },
   { value: 'member', label: 'Member' },
   { value: 'invitation', label: 'Invitation' },
+  { value: 'comment', label: 'Comment' },
+  { value: 'preview_link', label: 'Preview link' },
+  { value: 'approval_rule', label: 'Approval rule' },
+  { value: 'oauth_app', label: 'App' },
 ];
 
 const NOUNS: Record<string, string> = { api_key: 'API key', oauth_app: 'App' };

@@ -26,6 +26,8 @@ export function MissingPanel({ post }: { post: PostDetail }) {
   const data = missing.data;
   // a failed post with nothing in its way needs no section: Retry says it all
   if (post.state === 'ERROR' && data?.ready) return null;
+  // awaiting approval: it is queued by an approver's decision, not by a Schedule click
+  const awaiting = post.approval?.status === 'pending_approval' || post.approval?.status === 'changes_requested';
   return (
     <section className="post-section" aria-labelledby="post-missing">
       <h2 id="post-missing">{unknownRelease ? `Which ${platform} post is it?` : post.state === 'DRAFT' ? 'Before it can be scheduled' : 'Before retrying'}</h2>
@@ -33,7 +35,7 @@ export function MissingPanel({ post }: { post: PostDetail }) {
       <ErrorNotice error={missing.error} />
       {data && !unknownRelease ? (
         data.ready ? (
-          <Notice kind="ok">Nothing blocks this post: it can be {post.state === 'DRAFT' ? 'scheduled' : 'retried'}.</Notice>
+          <Notice kind="ok">{awaiting ? 'Nothing blocks this post: once approved, it is queued for its time.' : `Nothing blocks this post: it can be ${post.state === 'DRAFT' ? 'scheduled' : 'retried'}.`}</Notice>
         ) : (
           <div className="notice notice-bad">
             <p className="missing-title">{data.missing.length === 1 ? 'One thing still blocks it:' : `${data.missing.length} things still block it:`}</p>

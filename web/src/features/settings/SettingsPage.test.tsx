@@ -55,7 +55,7 @@ describe('settings: profile', () => {
 });
 
 describe('settings: API keys', () => {
-  const key: ApiKey = { id: 'k1', name: 'Nightly import', prefix: 'tdk_AbCd', sandbox: false, createdAt: '2026-11-20T08:00:00.000Z', lastUsedAt: null, revokedAt: null };
+  const key: ApiKey = { id: 'k1', name: 'Nightly import', prefix: 'tdk_AbCd', sandbox: false, approvalExempt: false, createdAt: '2026-11-20T08:00:00.000Z', lastUsedAt: null, revokedAt: null };
 
   it('creates a key, shows it once, lists it without the key; revokes after confirming', async () => {
     const user = userEvent.setup();

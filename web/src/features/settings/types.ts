@@ -24,8 +24,8 @@ export type DeliveryPage = Json<paths['/webhooks/{id}/deliveries']['get']['respo
 /** The event types a webhook may subscribe to (the API's enum: every type but `webhook.test`). */
 export type SubscribableEventType = NonNullable<WebhookBody['events']>[number];
 
-export const ROLES: readonly Role[] = ['owner', 'admin', 'member'];
-export const ROLE_LABEL: Record<Role, string> = { owner: 'Owner', admin: 'Admin', member: 'Member' };
+export const ROLES: readonly Role[] = ['owner', 'admin', 'member', 'contributor'];
+export const ROLE_LABEL: Record<Role, string> = { owner: 'Owner', admin: 'Admin', member: 'Member', contributor: 'Contributor' };
 
 /** Query keys of the settings pages (invalidated after their own changes). */
 export const settingsKeys = {

@@ -421,6 +421,7 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
         logger,
         // Embedded PGlite is one process (its lock file): an unfinished import it does not run is orphaned.
         options: { backgroundThreshold: config.autopilot.importBackgroundRows, soleProcess: database.kind === 'pglite' },
+        templates: createTemplatesService({ templates: createTemplatesRepository(db), media: repositories.media, clock }),
       }),
       // Evergreen queues (issue 30 part 2): free posting-time slots filled through the posts service.
       evergreen: createEvergreenService({

@@ -7,8 +7,10 @@ import { stringify } from 'csv-stringify/sync';
  * value is a string as it stands in a CSV cell (JSON rows may hold numbers, objects and arrays,
  * which are read into the same strings: `settings` an object, `media` / `tags` arrays).
  */
-export const COLUMNS = ['group', 'channel', 'date', 'timezone', 'type', 'position', 'delay', 'text', 'media', 'settings', 'tags'] as const;
+export const COLUMNS = ['group', 'channel', 'date', 'timezone', 'type', 'position', 'delay', 'text', 'media', 'settings', 'tags', 'template', 'values'] as const;
 export type Column = (typeof COLUMNS)[number];
+/** what an export writes: a post's own columns (`template` and `values` only make posts on import) */
+const EXPORTED = COLUMNS.filter((c) => c !== 'template' && c !== 'values');
 export type FileRow = Partial<Record<Column, string>>;
 export type ImportFormat = 'csv' | 'json';
 
@@ -89,7 +91,7 @@ export function writeFile(format: ImportFormat, rows: FileRow[]): string {
     return JSON.stringify(
       rows.map((r) => {
         const o: Record<string, unknown> = {};
-        for (const c of COLUMNS) {
+        for (const c of EXPORTED) {
           const v = r[c];
           if (v === undefined || v === '') continue;
           o[c] = c === 'settings' ? (JSON.parse(v) as unknown) : c === 'position' || c === 'delay' ? Number(v) : c === 'media' || c === 'tags' ? v.split('|') : v;
@@ -98,5 +100,5 @@ export function writeFile(format: ImportFormat, rows: FileRow[]): string {
       }),
     );
   }
-  return stringify(rows.map((r) => COLUMNS.map((c) => r[c] ?? '')), { header: true, columns: [...COLUMNS] });
+  return stringify(rows.map((r) => EXPORTED.map((c) => r[c] ?? '')), { header: true, columns: [...EXPORTED] });
 }

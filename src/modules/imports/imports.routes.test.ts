@@ -83,6 +83,32 @@ describe('POST /imports', () => {
     expect(await list(orgs.acme.apiKey)).toEqual([]);
   });
 
+  it('a row may name a template (issue 31): its text with the row\'s placeholder values; unknown names and missing values are named', async () => {
+    const tpl = await call(t.app, orgs.beta.apiKey, {
+      method: 'POST',
+      url: '/public/v1/templates',
+      payload: { name: 'Weekly tip', body: { posts: [{ value: [{ content: 'Tip of the week: {{tip}} (#{{n}})', image: [] }] }] } },
+    });
+    expect(tpl.statusCode, tpl.body).toBe(201);
+    const file = (lines: string[]) => ['channel,date,template,values,text', ...lines].join('\n');
+    const bad = await post(orgs.beta.apiKey, file([`X one,2031-05-01T09:00:00Z,Nope,,`, `X one,2031-05-02T09:00:00Z,weekly tip,"{""tip"":""drink water""}",`, `X one,2031-05-03T09:00:00Z,,"{""n"":1}",hi`]), '?dryRun=true');
+    expect(bad.statusCode, bad.body).toBe(200);
+    const problems = bad.json<{ valid: boolean; problems: { row: number; column: string; message: string }[] }>();
+    expect(problems.valid).toBe(false);
+    expect(problems.problems).toEqual(
+      expect.arrayContaining([
+        { row: 1, column: 'template', message: 'No template named "Nope" in your organisation' },
+        { row: 2, column: 'values', message: 'Give "n" for the template "Weekly tip"' },
+        { row: 3, column: 'values', message: 'Placeholder values need a template column' },
+      ]),
+    );
+    const ok = await post(orgs.beta.apiKey, file([`X one,2031-05-01T09:00:00Z,Weekly tip,"{""tip"":""drink water"",""n"":3}",`, `X two,2031-05-02T09:00:00Z,weekly TIP,"{""tip"":""sleep"",""n"":4}",Own text wins`]));
+    expect(ok.statusCode, ok.body).toBe(201);
+    const listed = await call(t.app, orgs.beta.apiKey, { method: 'GET', url: '/public/v1/posts?startDate=2031-05-01T00:00:00Z&endDate=2031-05-31T00:00:00Z' });
+    const made = listed.json<{ posts: { content: string }[] }>().posts;
+    expect(made.map((p) => p.content).sort()).toEqual(['Own text wins', 'Tip of the week: drink water (#3)']);
+  });
+
   it('settings a platform refuses are named on their row', async () => {
     const r = await post(orgs.acme.apiKey, csv([`${x1},2030-03-01T09:00:00Z,,hi,,"{""who_can_reply_post"":""nobody""}",,,,`]), '?dryRun=true');
     expect(r.json<{ problems: unknown[] }>().problems).toEqual([{ row: 1, column: 'settings', message: expect.any(String) }]);

@@ -8,6 +8,7 @@ import type { PlansService } from '../plans/plans.service.js';
 import type { PostsService } from '../posts/posts.service.js';
 import type { MediaService } from '../media/media.service.js';
 import type { MediaRepository } from '../media/media.repository.js';
+import type { TemplatesService } from '../templates/templates.service.js';
 import type { PostsRepository } from '../posts/posts.repository.js';
 import { CreatePostsBodySchema, MAX_INSTANT_MS, type CreatePostsBody } from '../posts/posts.schemas.js';
 import { FileFormatError, jsonRows, parseFile, writeFile, type Column, type FileRow, type ImportFormat } from './import-format.js';
@@ -79,6 +80,8 @@ interface Group {
 
 const ITEM_COLUMNS: Record<string, Column> = { content: 'text', image: 'media', delay: 'delay', id: 'position' };
 
+type TemplatesByName = Awaited<ReturnType<TemplatesService['templatesByName']>>;
+
 /** Bulk import and export of posts (issue 30 part 4): every post is made by the posts service. */
 export function createImportsService(deps: {
   imports: ImportsRepository;
@@ -92,6 +95,8 @@ export function createImportsService(deps: {
   clock: Clock;
   options?: Partial<ImportsOptions>;
   logger?: { warn(obj: unknown, msg?: string): void };
+  /** the organisation's post templates (a row's `template` column, issue 31) */
+  templates?: Pick<TemplatesService, 'templatesByName' | 'fill'>;
 }) {
   const options = { ...DEFAULT_IMPORTS_OPTIONS, ...deps.options };
   const now = () => new Date(deps.clock.now());
@@ -160,7 +165,7 @@ export function createImportsService(deps: {
   }
 
   /** Rows → groups of posts, with every problem a row shows on its own. */
-  function plan(rows: FileRow[], channels: Channel[]) {
+  function plan(rows: FileRow[], channels: Channel[], templates: TemplatesByName = new Map()) {
     const find = channelFinder(channels);
     const problems: Problem[] = [];
     const planned: PlannedRow[] = [];
@@ -195,9 +200,34 @@ export function createImportsService(deps: {
       for (const m of media) {
         if (!URL.canParse(m) || !['http:', 'https:'].includes(new URL(m).protocol)) problem('media', `Not an http(s) URL: ${m}`);
       }
-      const text = r.text ?? '';
-      if (text.trim() === '' && media.length === 0) problem('text', 'Required (or give media)');
-      let settings: Record<string, unknown> | undefined;
+      let text = r.text ?? '';
+      // A template (by name): its text for the channel, placeholders filled from `values` (a JSON
+      // object), where the row gives no text; its settings where the row gives none.
+      let templateSettings: Record<string, unknown> | undefined;
+      const templateName = (r.template ?? '').trim();
+      if (templateName !== '') {
+        const tpl = templates.get(templateName.toLowerCase());
+        let values: Record<string, string> = {};
+        if ((r.values ?? '').trim() !== '') {
+          try {
+            const v = JSON.parse(r.values!) as unknown;
+            if (typeof v !== 'object' || v === null || Array.isArray(v) || Object.values(v).some((x) => typeof x !== 'string' && typeof x !== 'number')) problem('values', 'Must be a JSON object of placeholder values (text or numbers)');
+            else values = Object.fromEntries(Object.entries(v).map(([k, x]) => [k, String(x)]));
+          } catch (e) {
+            problem('values', `Not valid JSON: ${(e as Error).message}`);
+          }
+        }
+        if (!tpl) problem('template', `No template named "${templateName}" in your organisation`);
+        else if (channel) {
+          const entry = tpl.entryFor(channel.id);
+          const missing = tpl.placeholders.filter((name) => entry.text.includes(`{{${name}}}`) && values[name] === undefined);
+          if (missing.length > 0) problem('values', `Give ${missing.map((m) => `"${m}"`).join(', ')} for the template "${tpl.name}"`);
+          if (text.trim() === '') text = deps.templates!.fill(entry.text, values);
+          templateSettings = entry.settings;
+        }
+      } else if ((r.values ?? '').trim() !== '') problem('values', 'Placeholder values need a template column');
+      if (text.trim() === '' && media.length === 0 && templateName === '') problem('text', 'Required (or give media, or a template)');
+      let settings: Record<string, unknown> | undefined = templateSettings;
       if (r.settings !== undefined && r.settings.trim() !== '') {
         try {
           const v = JSON.parse(r.settings) as unknown;
@@ -333,7 +363,8 @@ export function createImportsService(deps: {
   /** Every check short of writing: the rows, the media (reachable, not downloaded), each group through the posts service's dry run. */
   async function check(organizationId: string, rows: FileRow[], opts: { postsDryRun: boolean } = { postsDryRun: true }) {
     const channels = await deps.imports.listChannels(organizationId);
-    const planned = plan(rows, channels);
+    const usesTemplates = rows.some((r) => (r.template ?? '').trim() !== '');
+    const planned = plan(rows, channels, usesTemplates && deps.templates ? await deps.templates.templatesByName(organizationId) : undefined);
     const { urls, library } = await libraryMedia(organizationId, planned.groups);
     const failed = new Map<string, string>();
     await mapLimit(

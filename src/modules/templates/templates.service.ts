@@ -151,6 +151,32 @@ export function createTemplatesService(deps: { templates: TemplatesRepository; m
 
     getTemplate: async (organizationId: string, id: string) => templateView(await getTemplateRow(organizationId, id)),
 
+    /**
+     * The organisation's templates by lower-cased name, as a bulk import uses them (a row's
+     * `template` column): each channel's first text and settings, or the generic entry's.
+     */
+    async templatesByName(organizationId: string) {
+      const out = new Map<string, { name: string; placeholders: string[]; entryFor(channelId: string): { text: string; settings?: Record<string, unknown> } }>();
+      for (const row of await repo.listTemplates(organizationId)) {
+        const view = templateView(row);
+        const generic = view.body.posts.find((p) => !p.integration) ?? view.body.posts[0];
+        out.set(row.name.toLowerCase(), {
+          name: row.name,
+          placeholders: view.placeholders,
+          entryFor(channelId) {
+            const own = view.body.posts.find((p) => p.integration?.id === channelId);
+            const entry = own ?? generic;
+            // another channel's settings may not fit this one: only its text is taken
+            return { text: entry?.value[0]?.content ?? '', ...(own?.settings ? { settings: own.settings } : {}) };
+          },
+        });
+      }
+      return out;
+    },
+
+    /** `{{name}}` placeholders filled from `values` (a missing one is left empty). */
+    fill: (text: string, values: Record<string, string>) => text.replace(PLACEHOLDER_RE, (_, n: string) => values[n] ?? ''),
+
     async createTemplate(organizationId: string, body: CreateTemplateBody, userId?: string | null) {
       const checked = await checkBody(organizationId, body.body);
       const row = await repo.lockedForOrg(organizationId, async (tx) => {

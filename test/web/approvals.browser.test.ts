@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signUp } from '../browser.js';
 import { createChannel } from '../factories.js';
 import { screenshot, startWebHarness, type SignedIn, type WebHarness } from './harness.js';
-import { measureLayout } from './layout.js';
+import { addOrganisationRule, checkAtPhoneWidth } from './layout.js';
 
 interface OpenGroup {
   group: string;
@@ -32,27 +32,12 @@ describe('approvals in Chromium', () => {
     return (await olga.form.api('GET', '/public/v1/approvals')).json<{ groups: OpenGroup[] }>().groups;
   }
 
-  async function atPhoneWidth(page: Page, name: string) {
-    await page.setViewportSize({ width: 390, height: 844 });
-    try {
-      await screenshot(page, name);
-      const m = await measureLayout(page);
-      expect(m.scrollWidth, m.wide.join('; ')).toBeLessThanOrEqual(m.clientWidth);
-      expect(m.small.filter((s) => /Approve|Request changes|Submit for approval|Open|New rule|Edit|Delete/i.test(s))).toEqual([]);
-    } finally {
-      await page.setViewportSize({ width: 1360, height: 860 });
-    }
-  }
+  const atPhoneWidth = (page: Page, name: string) => checkAtPhoneWidth(page, name, /Approve|Request changes|Submit for approval|Open|New rule|Edit|Delete/i);
 
   it('a rule, a contributor’s submission, changes asked, resubmitted, approved and queued', async () => {
     const { page } = olga;
     // the owner makes a rule for the whole organisation
-    await page.goto('/settings/approvals');
-    await page.getByRole('button', { name: 'New rule' }).click();
-    const ruleDialog = page.getByRole('dialog', { name: 'New rule' });
-    await ruleDialog.getByLabel('Name').fill('Client sign-off');
-    await ruleDialog.getByRole('button', { name: 'Create rule' }).click();
-    await expect.poll(() => page.getByRole('heading', { name: 'Client sign-off' }).count()).toBe(1);
+    await addOrganisationRule(page, 'Client sign-off');
     await screenshot(page, 'approvals-rules');
     await atPhoneWidth(page, 'approvals-rules-390');
 

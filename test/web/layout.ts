@@ -1,3 +1,7 @@
+import type { Page } from 'playwright-core';
+import { expect } from 'vitest';
+import { screenshot } from './harness.js';
+
 /**
  * The phone-width rules of the app (issue 28), measured in the browser: nothing scrolls sideways,
  * every pointer target is 44×44. Used by phone.browser.test.ts and the pages' own browser tests.
@@ -87,4 +91,31 @@ export const MEASURE = `(() => {
 export async function measureLayout(page: { evaluate<T>(script: string): Promise<T> }): Promise<Layout> {
   await page.evaluate('new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))');
   return page.evaluate<Layout>(MEASURE);
+}
+
+/**
+ * Takes the screenshot `name` of `page` at phone width (390 px) and checks it there: nothing
+ * scrolls sideways and no target whose description matches `targets` is under 44×44. The page
+ * goes back to the desktop size afterwards.
+ */
+export async function checkAtPhoneWidth(page: Page, name: string, targets: RegExp) {
+  await page.setViewportSize({ width: 390, height: 844 });
+  try {
+    await screenshot(page, name);
+    const m = await measureLayout(page);
+    expect(m.scrollWidth, m.wide.join('; ')).toBeLessThanOrEqual(m.clientWidth);
+    expect(m.small.filter((s) => targets.test(s))).toEqual([]);
+  } finally {
+    await page.setViewportSize({ width: 1360, height: 860 });
+  }
+}
+
+/** Settings → Approval rules in the app: an organisation-wide rule named `name`, shown once made. */
+export async function addOrganisationRule(page: Page, name: string) {
+  await page.goto('/settings/approvals');
+  await page.getByRole('button', { name: 'New rule' }).click();
+  const dialog = page.getByRole('dialog', { name: 'New rule' });
+  await dialog.getByLabel('Name').fill(name);
+  await dialog.getByRole('button', { name: 'Create rule' }).click();
+  await expect.poll(() => page.getByRole('heading', { name }).count()).toBe(1);
 }

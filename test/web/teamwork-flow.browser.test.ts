@@ -5,7 +5,7 @@ import type { ManualClock } from '../../src/lib/clock.js';
 import { signUp } from '../browser.js';
 import { realtimeManualClock, releaseDueJobs } from '../factories.js';
 import { connectTelegramAndBluesky, screenshot, startWebHarness, type ConnectedChannel, type SignedIn, type WebHarness } from './harness.js';
-import { measureLayout } from './layout.js';
+import { addOrganisationRule, checkAtPhoneWidth } from './layout.js';
 
 interface Entry {
   at: string;
@@ -61,28 +61,13 @@ describe('the teamwork flow in Chromium (issue 31)', () => {
     return (await olga.form.api('GET', `/public/v1/posts/${id}`)).json<PostRow>();
   }
 
-  async function atPhoneWidth(page: Page, name: string) {
-    await page.setViewportSize({ width: 390, height: 844 });
-    try {
-      await screenshot(page, name);
-      const m = await measureLayout(page);
-      expect(m.scrollWidth, m.wide.join('; ')).toBeLessThanOrEqual(m.clientWidth);
-      expect(m.small.filter((s) => /Approve|Request changes|Open/i.test(s))).toEqual([]);
-    } finally {
-      await page.setViewportSize({ width: 1360, height: 860 });
-    }
-  }
+  const atPhoneWidth = (page: Page, name: string) => checkAtPhoneWidth(page, name, /Approve|Request changes|Open/i);
 
   it('rule, invitation, submission, changes asked, resubmitted, shared, approved by a client, published, all in the log', async () => {
     const { page } = olga;
 
     // 1. the owner makes a rule for the whole organisation …
-    await page.goto('/settings/approvals');
-    await page.getByRole('button', { name: 'New rule' }).click();
-    const ruleDialog = page.getByRole('dialog', { name: 'New rule' });
-    await ruleDialog.getByLabel('Name').fill('Client sign-off');
-    await ruleDialog.getByRole('button', { name: 'Create rule' }).click();
-    await expect.poll(() => page.getByRole('heading', { name: 'Client sign-off' }).count()).toBe(1);
+    await addOrganisationRule(page, 'Client sign-off');
     const rules = (await olga.form.api('GET', '/public/v1/approval-rules')).json<{ rules: { name: string; scope: string }[] }>().rules;
     expect(rules).toEqual([expect.objectContaining({ name: 'Client sign-off', scope: 'organization' })]);
     await screenshot(page, 'teamwork-1-rule');

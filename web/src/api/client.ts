@@ -63,15 +63,18 @@ export class ApiFailure extends Error {
 /** The data of an answer, or an ApiFailure with the API's error body. */
 export async function unwrap<T>(call: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
   const { data, error, response } = await call;
-  if (error !== undefined || !response.ok) {
-    const body = (error ?? {}) as Partial<ApiError>;
-    throw new ApiFailure(response.status, {
-      statusCode: response.status,
-      code: body.code ?? 'UNKNOWN',
-      message: body.message ?? `The server answered ${response.status}`,
-      fields: body.fields,
-      requestId: body.requestId ?? '',
-    });
-  }
+  if (error !== undefined || !response.ok) throw failureOf(response.status, error);
   return data as T;
+}
+
+/** The ApiFailure of an error answer (its body as the API sends it, or anything else). */
+export function failureOf(status: number, error: unknown): ApiFailure {
+  const body = (error ?? {}) as Partial<ApiError>;
+  return new ApiFailure(status, {
+    statusCode: status,
+    code: body.code ?? 'UNKNOWN',
+    message: body.message ?? `The server answered ${status}`,
+    fields: body.fields,
+    requestId: body.requestId ?? '',
+  });
 }

@@ -1,4 +1,4 @@
-import { ApiFailure, type ApiError } from '../../api/client.js';
+import { failureOf } from '../../api/client.js';
 import type { PreviewStatus, PreviewView } from './types.js';
 
 /**
@@ -26,16 +26,7 @@ async function send<T>(path: string, init: RequestInit & { password?: string }):
   } catch {
     data = undefined;
   }
-  if (!response.ok) {
-    const body = (data ?? {}) as Partial<ApiError>;
-    throw new ApiFailure(response.status, {
-      statusCode: response.status,
-      code: body.code ?? 'UNKNOWN',
-      message: body.message ?? `The server answered ${response.status}`,
-      fields: body.fields,
-      requestId: body.requestId ?? '',
-    });
-  }
+  if (!response.ok) throw failureOf(response.status, data);
   return data as T;
 }
 

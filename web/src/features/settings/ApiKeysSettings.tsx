@@ -19,7 +19,7 @@ function ExemptToggle({ apiKey }: { apiKey: ApiKey }) {
   });
   return (
     <>
-      <label className="check" title={isOwner ? 'Its posts skip approval rules and are queued directly' : 'Only owners change this'}>
+      <label className="check exempt-toggle" title={isOwner ? 'Its posts skip approval rules and are queued directly' : 'Only owners change this'}>
         <input type="checkbox" checked={change.isPending && change.variables !== undefined ? change.variables : exempt} disabled={!isOwner || change.isPending} onChange={(e) => change.mutate(e.target.checked)} />
         <span>
           Exempt<span className="visually-hidden"> {apiKey.name} from approval</span>

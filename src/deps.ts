@@ -347,6 +347,8 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
       logger: platformLogger,
       timeoutMs: config.platformTimeoutSeconds * 1000,
     };
+    // Post templates and signatures (issue 31 part 4); imports use the templates too.
+    const templates = createTemplatesService({ templates: createTemplatesRepository(db), media: repositories.media, clock });
     const postsService = createPostsService({ posts: repositories.posts, media: repositories.media, queue, adapters, plans, access, clock, activity, approvals: approvals.gate });
     const services = {
       organizations,
@@ -421,7 +423,7 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
         logger,
         // Embedded PGlite is one process (its lock file): an unfinished import it does not run is orphaned.
         options: { backgroundThreshold: config.autopilot.importBackgroundRows, soleProcess: database.kind === 'pglite' },
-        templates: createTemplatesService({ templates: createTemplatesRepository(db), media: repositories.media, clock }),
+        templates,
       }),
       // Evergreen queues (issue 30 part 2): free posting-time slots filled through the posts service.
       evergreen: createEvergreenService({
@@ -431,8 +433,7 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
         clock,
         notify: (organizationId, content) => notifications.notify(organizationId, content),
       }),
-      // Post templates and signatures (issue 31 part 4).
-      templates: createTemplatesService({ templates: createTemplatesRepository(db), media: repositories.media, clock }),
+      templates,
       // Preview links (issue 31): decisions through a link go to the approvals service; wrong passwords: 10 per link per 15 minutes.
       previews: createPreviewsService({
         previews: createPreviewsRepository(db),

@@ -480,12 +480,18 @@ export function createApprovalsService(deps: ApprovalsServiceDeps) {
       const told: (() => Promise<void>)[] = [];
       const found = await repoTransaction(async (tx) => {
         const rows = await repo.lockExpired(tx, at, limit);
+        // the channels and rules of each organisation found, read once
+        const orgs = new Map<string, { channels: Map<string, { id: string; name: string; identifier: string; sandbox: boolean }>; rules: ApprovalRuleRow[] }>();
+        for (const organizationId of new Set(rows.map((r) => r.organizationId))) {
+          const ids = rows.filter((r) => r.organizationId === organizationId).map((r) => r.integrationId);
+          orgs.set(organizationId, { channels: new Map((await repo.channels(organizationId, ids, tx)).map((c) => [c.id, c])), rules: await repo.listRules(organizationId, tx) });
+        }
         for (const root of rows) {
-          const [channel] = await repo.channels(root.organizationId, [root.integrationId], tx);
+          const org = orgs.get(root.organizationId)!;
+          const channel = org.channels.get(root.integrationId);
           await deps.posts.updateRow(tx, root.id, { approvalReportedFor: root.publishDate });
           await emitEvent(tx, root.organizationId, 'post.approval_expired', { ...postEventPayload(root, channel), publishDate: root.publishDate.toISOString(), status: root.approval, detectedAt: at.toISOString() }, at);
-          const rules = await repo.listRules(root.organizationId, tx);
-          const rule = rules.find((r) => r.id === root.approvalRuleId);
+          const rule = org.rules.find((r) => r.id === root.approvalRuleId);
           told.push(async () => {
             const people = await approversOf(root.organizationId, rule, null);
             const submitter = await requester(root);

@@ -359,8 +359,7 @@ function toOut(root: PostRow, items: PostRow[], integration: { id: string; ident
           groupRows.set(g, (await repo.lockGroup(tx, organizationId, g)).filter((r) => channelsOfGroup.has(r.integrationId)));
         }
         for (const rows of groupRows.values()) for (const r of rows) locked.set(r.id, r);
-        const editedGroup = oldGroups[0] ?? [...locked.values()][0]?.group;
-        if (editedGroup !== undefined && (groupRows.get(editedGroup)?.length ?? 0) + [...locked.values()].filter((r) => r.group === editedGroup).length > 0) group = editedGroup;
+        group = oldGroups[0] ?? [...locked.values()][0]?.group ?? group;
 
         const editFields: FieldError[] = [];
         const usedIds = new Set<string>();
@@ -587,8 +586,9 @@ function toOut(root: PostRow, items: PostRow[], integration: { id: string; ident
         tx,
       );
       for (const e of events) await emitPostScheduled(tx, { ...e.root, parentPostId: null, position: 0, integrationId: e.channel.id }, e.channel, e.dueAt, at);
-      const afterCommit = await approvals.submitted(tx, organizationId, submitted, at, null);
-      void afterCommit; // the import tells its own people when it ends; approvers see the queue
+      // Events and activity of the posts awaiting approval; their approvers are not notified one
+      // post at a time (the import tells its own people when it ends; approvers see the queue).
+      await approvals.submitted(tx, organizationId, submitted, at, null);
       return { refused, created, scheduled: events.map((e) => e.dueAt) };
     },
 

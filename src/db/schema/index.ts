@@ -12,3 +12,4 @@ export * from './series.js';
 export * from './evergreen.js';
 export * from './feeds.js';
 export * from './teamwork.js';
+export * from './links.js';

@@ -82,6 +82,9 @@ const EnvSchema = z.object({
   // worker would take the delivery over while it is still being sent.
   WEBHOOK_TIMEOUT_SECONDS: positiveInt.max(30).default(10),
   WEBHOOK_CONCURRENCY: positiveInt.default(64),
+  SHORT_LINK_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  AI_TIMEOUT_SECONDS: positiveInt.max(600).default(60),
+  AI_RATE_LIMIT: positiveInt.default(30),
   WEBHOOK_CONCURRENCY_PER_WEBHOOK: positiveInt.default(16),
   S3_BUCKET: z
     .string()
@@ -193,6 +196,10 @@ export interface Config {
   mediaFetchTimeoutSeconds: number;
   /** webhook delivery: one attempt's whole time (connect to body), requests in flight per process and per webhook */
   webhooks: { timeoutMs: number; concurrency: number; perWebhook: number };
+  /** where the built-in shortener's links point (`<base>/s/<code>`): SHORT_LINK_BASE_URL, else PUBLIC_URL */
+  shortLinkBaseUrl: string;
+  /** writing help: how long one model call may take, and how many calls an organisation may make per minute */
+  ai: { timeoutMs: number; perMinute: number };
   /** sandbox channels: platforms' simulators inside Tidings (issue 28) */
   sandbox: boolean;
   /** the MCP server: sessions (off: every request on its own) and the browser origins it also accepts */
@@ -393,6 +400,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     mediaFetchTimeoutSeconds: e.MEDIA_FETCH_TIMEOUT_SECONDS,
     webhooks: { timeoutMs: e.WEBHOOK_TIMEOUT_SECONDS * 1000, concurrency: e.WEBHOOK_CONCURRENCY, perWebhook: e.WEBHOOK_CONCURRENCY_PER_WEBHOOK },
+    shortLinkBaseUrl: (e.SHORT_LINK_BASE_URL ?? publicUrl).replace(/\/+$/, ''),
+    ai: { timeoutMs: e.AI_TIMEOUT_SECONDS * 1000, perMinute: e.AI_RATE_LIMIT },
     sandbox: e.SANDBOX === 'on',
     mcp: {
       sessions: e.MCP_SESSIONS,

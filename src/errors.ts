@@ -77,6 +77,16 @@ export const ERROR_CODES = {
   PLATFORM_REJECTED: 422,
   /** A video generation failed (its credits were refunded); the message says why. */
   VIDEO_GENERATION_FAILED: 422,
+  /** Writing help was asked for while the organisation has no model configured (`PUT /ai/settings`); nothing was sent anywhere. */
+  AI_NOT_CONFIGURED: 404,
+  /** The organisation's model endpoint failed or answered something unusable; the message says what it answered. */
+  AI_UNAVAILABLE: 502,
+  /** The organisation's model endpoint did not finish within AI_TIMEOUT_SECONDS. */
+  AI_TIMEOUT: 504,
+  /** The organisation asked its model more often than AI_RATE_LIMIT per minute; `Retry-After` says when to retry. */
+  AI_RATE_LIMITED: 429,
+  /** An outside link shortener refused the settings (key, domain) or failed while checking them; the message passes on its words. */
+  SHORTENER_REJECTED: 422,
   /** A dependency (database, queue) is not available; the request can be retried. */
   SERVICE_UNAVAILABLE: 503,
   /** Anything unexpected. Details are logged, never returned. */

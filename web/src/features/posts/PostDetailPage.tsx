@@ -15,6 +15,7 @@ import { DeletePostDialog } from './DeletePostDialog.js';
 import { MissingPanel } from './MissingPanel.js';
 import { useChangeStatus, useDeletePost, usePostDetail, type PostDetail } from './post-queries.js';
 import { PostFigures } from './PostFigures.js';
+import { PostLinks } from './PostLinks.js';
 import { RichContent } from './RichContent.js';
 import { SeriesPanel } from './SeriesPanel.js';
 import { ShareForReviewButton } from '../preview/PreviewLinkDialog.js';
@@ -324,6 +325,7 @@ export default function PostDetailPage() {
           {post.seriesId ? <SeriesPanel post={post} tz={tz} /> : null}
           <MissingPanel post={post} />
           {post.state === 'PUBLISHED' ? <PostFigures post={post} /> : null}
+          <PostLinks postId={post.id} />
           <CommentsPanel group={post.group} />
         </div>
         <Facts post={post} tz={tz} platform={platform} sandbox={sandboxIds.has(post.integration.id)} />

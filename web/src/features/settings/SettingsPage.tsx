@@ -6,9 +6,11 @@ import { ApiKeysSettings } from './ApiKeysSettings.js';
 import { ApprovedAppsSettings } from './ApprovedAppsSettings.js';
 import { MembersSettings } from './MembersSettings.js';
 import { ProfileSettings } from './ProfileSettings.js';
+import { ShortLinksSettings } from './ShortLinksSettings.js';
 import { SignaturesSettings } from './SignaturesSettings.js';
 import { TemplatesSettings } from './TemplatesSettings.js';
 import { WebhooksSettings } from './WebhooksSettings.js';
+import { WritingHelpSettings } from './WritingHelpSettings.js';
 import './settings.css';
 
 const TABS = [
@@ -19,9 +21,11 @@ const TABS = [
   { to: 'webhooks', label: 'Webhooks' },
   { to: 'templates', label: 'Templates & signatures' },
   { to: 'approvals', label: 'Approval rules' },
+  { to: 'short-links', label: 'Short links' },
+  { to: 'writing-help', label: 'Writing help' },
 ];
 
-/** Settings (mounted at /settings/*): profile, members, API keys, approved apps, webhooks, templates & signatures, approval rules. */
+/** Settings (mounted at /settings/*): profile, members, API keys, approved apps, webhooks, templates & signatures, approval rules, short links, writing help. */
 export default function SettingsPage() {
   const canManage = useCanManage();
   const { pathname } = useLocation();
@@ -46,6 +50,8 @@ export default function SettingsPage() {
           <Route path="apps" element={<ApprovedAppsSettings />} />
           <Route path="webhooks" element={<WebhooksSettings />} />
           <Route path="approvals" element={<ApprovalRulesSettings />} />
+          <Route path="short-links" element={<ShortLinksSettings />} />
+          <Route path="writing-help" element={<WritingHelpSettings />} />
           <Route
             path="templates"
             element={

@@ -37,11 +37,13 @@ function open(routes: Record<string, Handler>, me: Me = makeMe()) {
 
 describe('applyUtmTemplate', () => {
   it('fills the placeholders, encoded, and adds them to the address', () => {
-    expect(applyUtmTemplate('https://example.com/a', 'utm_source={platform}&utm_campaign={channel}', { platform: 'x', channel: 'Acme News' })).toBe('https://example.com/a?utm_source=x&utm_campaign=Acme%20News');
+    expect(applyUtmTemplate('https://example.com/a', 'utm_source={platform}&utm_campaign={channel}', { platform: 'x', channel: 'Acme News' })).toBe('https://example.com/a?utm_source=x&utm_campaign=Acme+News');
     expect(applyUtmTemplate('https://example.com/a?ref=1', '?utm_medium=social')).toBe('https://example.com/a?ref=1&utm_medium=social');
+    // a parameter the address carries already is kept as written
+    expect(applyUtmTemplate('https://example.com/a?utm_source=news', 'utm_source={platform}&utm_medium=social', { platform: 'x' })).toBe('https://example.com/a?utm_source=news&utm_medium=social');
     expect(applyUtmTemplate('https://example.com/a', '  ')).toBe('https://example.com/a');
     // an unknown placeholder stays as written, so the example shows the typo
-    expect(applyUtmTemplate('https://example.com/a', 'utm_source={platfrom}', { platform: 'x' })).toBe('https://example.com/a?utm_source={platfrom}');
+    expect(applyUtmTemplate('https://example.com/a', 'utm_source={platfrom}', { platform: 'x' })).toBe('https://example.com/a?utm_source=%7Bplatfrom%7D');
     expect(unknownPlaceholders('a={platform}&b={platfrom}&c={}')).toEqual(['platfrom', '']);
   });
 });
@@ -63,7 +65,7 @@ describe('settings: short links', () => {
     // no key field for the built-in shortener
     expect(screen.queryByLabelText(/API key/)).toBeNull();
     await user.type(template, 'utm_source={{platform}&utm_medium=social&utm_campaign={{group}&utm_content={{channel}');
-    expect(screen.getByTestId('utm-example').textContent).toBe('https://example.com/spring-sale?utm_source=linkedin&utm_medium=social&utm_campaign=spring-launch&utm_content=Acme%20News');
+    expect(screen.getByTestId('utm-example').textContent).toBe('https://example.com/spring-sale?utm_source=linkedin&utm_medium=social&utm_campaign=g7Kp2xQ&utm_content=Acme+News');
     await user.click(screen.getByRole('button', { name: 'Save short links' }));
     await waitFor(() => expect(api.calls.find((c) => c.method === 'PUT')?.body).toEqual({ provider: 'builtin', utmTemplate: 'utm_source={platform}&utm_medium=social&utm_campaign={group}&utm_content={channel}' }));
     expect(await screen.findByText(/Saved\. Posts published from now on use these settings/)).toBeTruthy();
@@ -73,7 +75,7 @@ describe('settings: short links', () => {
     const user = userEvent.setup();
     const { api } = open({
       'GET /short-links/settings': () => initial,
-      'PUT /short-links/settings': () => apiError(422, 'SHORTENER_REJECTED', 'Short.io refused the API key: Unauthorized'),
+      'PUT /short-links/settings': () => apiError(422, 'SHORTENER_REJECTED', 'Short.io refused the API key: Unauthorized', [{ path: 'apiKey', message: 'Unauthorized' }]),
     });
     await user.selectOptions(await screen.findByRole('combobox', { name: 'Shortener' }), 'shortio');
     const key = screen.getByLabelText('Short.io API key');
@@ -91,6 +93,23 @@ describe('settings: short links', () => {
     // typing again clears the verdict about the old value
     await user.type(key, 'x');
     expect(screen.queryByText(/refused the API key/)).toBeNull();
+  });
+
+  it('a refused domain is shown by the domain field; a refusal naming no field by the key field', async () => {
+    const user = userEvent.setup();
+    let answer = apiError(422, 'SHORTENER_REJECTED', 'Short.io refused the settings: Domain not found', [{ path: 'domain', message: 'Domain not found' }]);
+    open({ 'GET /short-links/settings': () => ({ ...initial, provider: 'shortio', domain: 'go.acme.test', hasApiKey: true }), 'PUT /short-links/settings': () => answer });
+    const domain = await screen.findByLabelText('Short domain');
+    await user.click(screen.getByRole('button', { name: 'Save short links' }));
+    const error = await screen.findByText('Short.io refused the settings: Domain not found');
+    expect(domain.getAttribute('aria-describedby')).toContain(error.id);
+    expect(screen.getByLabelText('Short.io API key').getAttribute('aria-invalid')).toBeNull();
+
+    answer = apiError(422, 'SHORTENER_REJECTED', 'Short.io could not be reached: timeout');
+    await user.click(screen.getByRole('button', { name: 'Save short links' }));
+    const unreachable = await screen.findByText('Short.io could not be reached: timeout');
+    expect(screen.getByLabelText('Short.io API key').getAttribute('aria-describedby')).toContain(unreachable.id);
+    expect(screen.getAllByText(/could not be reached/)).toHaveLength(1);
   });
 
   it('a validation refusal naming a field is shown by that field', async () => {

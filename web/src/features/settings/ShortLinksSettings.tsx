@@ -13,8 +13,8 @@ const FORM_FIELDS = ['provider', 'apiKey', 'domain', 'apiUrl', 'utmTemplate'] as
 export const UTM_PLACEHOLDERS = [
   { name: 'platform', meaning: 'the platform (x, linkedin, bluesky…)', example: 'linkedin' },
   { name: 'channel', meaning: 'the channel’s name', example: 'Acme News' },
-  { name: 'group', meaning: 'the post’s group (the same for each channel of one post)', example: 'spring-launch' },
-  { name: 'post', meaning: 'the post on that channel', example: 'p_42' },
+  { name: 'group', meaning: 'the id of the post’s group (the same on each channel of one post)', example: 'g7Kp2xQ' },
+  { name: 'post', meaning: 'the id of the post on that channel', example: 'p41Zt8' },
   { name: 'date', meaning: 'the day it is published (YYYY-MM-DD)', example: '2026-03-14' },
 ] as const;
 
@@ -22,17 +22,27 @@ const EXAMPLE_URL = 'https://example.com/spring-sale';
 const EXAMPLE_VALUES: Record<string, string> = Object.fromEntries(UTM_PLACEHOLDERS.map((p) => [p.name, p.example]));
 
 /**
- * `url` with the UTM template's parameters added, each placeholder replaced by its value (encoded
- * for a query string). Placeholders the template names but `values` lacks are left as written, so
- * a typo shows in the example.
+ * `url` with the UTM template's parameters added, as the service adds them when it makes a link:
+ * each `name=value` pair appended (placeholders filled, values form-encoded), except names the
+ * URL carries already. Placeholders `values` lacks are left as written, so a typo shows in the example.
  */
 export function applyUtmTemplate(url: string, template: string, values: Record<string, string> = EXAMPLE_VALUES): string {
-  const query = template
-    .trim()
-    .replace(/^[?&]+/, '')
-    .replace(/\{(\w+)\}/g, (whole, name: string) => (name in values ? encodeURIComponent(values[name]!) : whole));
+  const query = template.trim().replace(/^[?&]+/, '');
   if (!query) return url;
-  return `${url}${url.includes('?') ? '&' : '?'}${query}`;
+  let out: URL;
+  try {
+    out = new URL(url);
+  } catch {
+    return url;
+  }
+  for (const part of query.split('&')) {
+    const eq = part.indexOf('=');
+    if (eq <= 0) continue;
+    const name = part.slice(0, eq);
+    if (out.searchParams.has(name)) continue;
+    out.searchParams.append(name, part.slice(eq + 1).replace(/\{(\w+)\}/g, (whole, key: string) => values[key] ?? whole));
+  }
+  return out.toString();
 }
 
 /** Placeholders in `template` that are not one of UTM_PLACEHOLDERS. */
@@ -74,10 +84,15 @@ function ShortLinksForm({ settings, canManage }: { settings: ShortLinkSettings; 
     },
   });
 
-  // the provider's refusal of the key or domain (422) is shown by the key field, unless it names a field
-  const rejected = save.error instanceof ApiFailure && save.error.body.code === 'SHORTENER_REJECTED' && !save.error.body.fields?.length ? save.error.body.message : undefined;
-  const errorOf = (path: (typeof FORM_FIELDS)[number]) => fieldError(save.error, path) ?? (path === 'apiKey' && outside && info?.needsApiKey ? rejected : path === 'domain' && outside && !info?.needsApiKey ? rejected : undefined);
-  const generalError = save.error && !rejected && !onlyFieldErrors(save.error, FORM_FIELDS) ? save.error : null;
+  // The provider's refusal (422 SHORTENER_REJECTED) is shown whole ("Short.io refused the API key: …")
+  // by the field it names, or by the key field when it names none.
+  const rejectedAt = (() => {
+    if (!(save.error instanceof ApiFailure) || save.error.body.code !== 'SHORTENER_REJECTED') return undefined;
+    const named = save.error.body.fields?.[0]?.path;
+    return named && (FORM_FIELDS as readonly string[]).includes(named) ? named : 'apiKey';
+  })();
+  const errorOf = (path: (typeof FORM_FIELDS)[number]) => (rejectedAt ? (rejectedAt === path ? (save.error as ApiFailure).body.message : undefined) : fieldError(save.error, path));
+  const generalError = save.error && !rejectedAt && !onlyFieldErrors(save.error, FORM_FIELDS) ? save.error : null;
 
   const unknown = unknownPlaceholders(utmTemplate);
   const example = applyUtmTemplate(EXAMPLE_URL, utmTemplate);

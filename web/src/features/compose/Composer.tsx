@@ -1,6 +1,6 @@
 import { zodResolver } from '@hookform/resolvers/zod';
 import * as Tabs from '@radix-ui/react-tabs';
-import { useMutation, useQueries, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueries, useQuery, useQueryClient } from '@tanstack/react-query';
 import { lazy, Suspense, useEffect, useMemo, useRef, useState, type RefObject } from 'react';
 import { useForm } from 'react-hook-form';
 import { useNavigate } from 'react-router';
@@ -41,6 +41,8 @@ import { appendSignature, useSignatures, withAutoSignatures } from './templates.
 import { buildRule, describeRule, NO_REPEAT, repeatProblems, type RepeatChoice } from './repeat.js';
 import { announce } from './toast.js';
 import { approvalKeys, submitGroup, useApprovalCheck } from '../approvals/queries.js';
+import { getJson } from './ai-stream.js';
+import { WritingHelp, type UseSuggestion } from './WritingHelp.js';
 
 // rjsf and its schema machinery load only when a selected channel has settings.
 const SettingsForm = lazy(() => import('./SettingsForm.js'));
@@ -64,6 +66,7 @@ function whereName(where: Problem['where']): string {
 }
 
 const SHARED = 'shared';
+const shortLinkSettingsKey = ['short-links-settings'] as const;
 /** problems shown on a post item's fields */
 const itemFields = new Set(['content', 'media', 'delay', 'item']);
 
@@ -156,6 +159,14 @@ export function Composer({
   /** approval rules (issue 31): on these channels the person cannot queue a post without an approver's yes */
   const approvalCheck = useApprovalCheck(state.channels);
   const needsApproval = approvalCheck.data?.required === true && !repeating;
+  /** "Shorten links" (issue 32): the counters count each URL as a short link of the organisation's provider */
+  const shortLinks = useQuery({
+    queryKey: shortLinkSettingsKey,
+    queryFn: ({ signal }) => getJson<{ shortLinkLength?: number }>('/short-links/settings', signal),
+    enabled: state.shortLink === true,
+    staleTime: 5 * 60_000,
+  });
+  const shortLinkLength = state.shortLink === true && typeof shortLinks.data?.shortLinkLength === 'number' ? shortLinks.data.shortLinkLength : undefined;
 
   const channels = useMemo(() => integrations.data ?? [], [integrations.data]);
   const byId = useMemo(() => new Map(channels.map((c) => [c.id, c])), [channels]);
@@ -293,7 +304,7 @@ export function Composer({
     });
   }
 
-  const liveLocal = checked ? localProblems(state, rulesOf, channels) : [];
+  const liveLocal = checked ? localProblems(state, rulesOf, channels, shortLinkLength) : [];
   // the repeat rule's own problems (checked here, or the API's `rule.*` fields) show beside it
   const ruleLocal = checked && repeating ? repeatProblems(repeat, whenValues.date ?? '') : {};
   const ruleErrors: Record<string, string> = { ...ruleLocal };
@@ -410,6 +421,32 @@ export function Composer({
     updateItems(scope, (items) => (items.length === 0 ? items : [{ ...items[0]!, text: appendSignature(items[0]!.text, content) }, ...items.slice(1)]));
   }
 
+  /**
+   * "Use this" on a writing-help suggestion: its text (and thread items) replaces the text of its
+   * channel — a channel on the shared text gets its own text first, as "Its own text" does, unless
+   * it is the post's only channel — or, for a suggestion for no channel, the text shown. Media stay
+   * on the item at the same place. Hashtags are added at the end of the text shown.
+   */
+  function acceptSuggestion(u: UseSuggestion) {
+    const scope: Scope = u.integrationId ?? (tab === SHARED || usesShared(state, tab) ? SHARED : tab);
+    const replace = (old: ComposeItem[]): ComposeItem[] =>
+      u.items.map((text, j) => ({ key: newKey(), text, media: old[j] ? [...old[j].media] : [], delay: j === 0 ? 0 : (old[j]?.delay ?? 0) }));
+    setState((s) => {
+      if (u.mode === 'append') {
+        const tags = u.items.join(' ');
+        const apply = (items: ComposeItem[]) => (items.length === 0 ? items : [{ ...items[0]!, text: appendSignature(items[0]!.text, tags) }, ...items.slice(1)]);
+        if (scope === SHARED) return { ...s, shared: apply(s.shared) };
+        const own = s.perChannel[scope];
+        return own ? { ...s, perChannel: { ...s.perChannel, [scope]: { ...own, items: apply(own.items) } } } : s;
+      }
+      if (scope === SHARED || (s.channels.length === 1 && s.channels[0] === scope && !s.perChannel[scope]?.custom)) return { ...s, shared: replace(s.shared) };
+      const own = s.perChannel[scope];
+      const base = own?.custom ? own.items : s.shared;
+      return { ...s, perChannel: { ...s.perChannel, [scope]: { ...own, custom: true, items: replace(base) } } };
+    });
+    setApiProblems((list) => list.filter((p) => !['content', 'media', 'delay', 'item'].includes(p.where.kind)));
+  }
+
   function toggleChannel(id: string) {
     setState((s) => (s.channels.includes(id) ? { ...s, channels: s.channels.filter((x) => x !== id) } : { ...s, channels: [...s.channels, id] }));
     if (tab === id) setTab(SHARED);
@@ -509,7 +546,7 @@ export function Composer({
     }
     if (type !== 'draft' || forApproval) {
       setChecked(true);
-      const local = localProblems(state, rulesOf, channels);
+      const local = localProblems(state, rulesOf, channels, shortLinkLength);
       if (local.length > 0) {
         setTab(tabFor(local[0]!));
         setRefused(true);
@@ -530,7 +567,7 @@ export function Composer({
       return;
     }
     setChecked(true);
-    const local = type === 'schedule' ? localProblems(state, rulesOf, channels) : [];
+    const local = type === 'schedule' ? localProblems(state, rulesOf, channels, shortLinkLength) : [];
     const ruleLocal = repeatProblems(repeat, w.date);
     if (local.length > 0 || Object.keys(ruleLocal).length > 0) {
       if (local[0]) setTab(tabFor(local[0]));
@@ -602,6 +639,7 @@ export function Composer({
             index={j}
             label={j === 0 ? `Post text${suffix}` : `Thread item ${j}${suffix}`}
             targets={targetsFor(scope, j)}
+            shortLinkLength={shortLinkLength}
             problems={itemProblems(scope, j)}
             onText={(text) => updateItem(scope, item.key, (it) => ({ ...it, text }))}
             onDelay={(delay) => updateItem(scope, item.key, (it) => ({ ...it, delay }))}
@@ -620,6 +658,9 @@ export function Composer({
   }
 
   const signedState = withAutoSignatures(state, signatures.data ?? []);
+  /** the text the tab shows (the shared text, or the open channel's own): what writing help starts from */
+  const shownScope: Scope = tab === SHARED || usesShared(state, tab) ? SHARED : tab;
+  const shownItems = shownScope === SHARED ? state.shared : (state.perChannel[shownScope]?.items ?? []);
   const sharedUsers = selected.filter((c) => usesShared(state, c.id));
   const noThreads = sharedUsers.filter((c) => rulesOf[c.id] && !threadSupported(rulesOf[c.id]));
   const published = state.edit?.published ?? false;
@@ -748,6 +789,30 @@ export function Composer({
           {published ? <Notice>Part of this post is already published: saving changes Tidings’ record only; nothing changes on the platforms.</Notice> : null}
 
           <TemplateControls state={state} selected={selected} isNew={!state.edit} known={new Set(channels.filter((c) => !unavailable(c)).map((c) => c.id))} onInsert={insertTemplate} onSignature={addSignature} />
+
+          <div className="compose-short-links">
+            <label className="compose-switch">
+              <input type="checkbox" role="switch" checked={state.shortLink === true} onChange={(e) => setState((s) => ({ ...s, shortLink: e.target.checked }))} aria-describedby="compose-short-links-hint" /> Shorten links
+            </label>
+            <span className="hint" id="compose-short-links-hint">
+              {state.shortLink !== true
+                ? 'Links go out as written.'
+                : shortLinks.error
+                  ? `Links are shortened when the post is published; the length of a short link is not known (${shortLinks.error instanceof Error ? shortLinks.error.message : 'no answer'}).`
+                  : shortLinkLength !== undefined
+                    ? `Links are shortened when the post is published; each counts as ${shortLinkLength} characters.`
+                    : 'Links are shortened when the post is published.'}
+            </span>
+          </div>
+
+          <WritingHelp
+            selected={selected}
+            rulesOf={rulesOf}
+            sourceText={shownItems.map((it) => it.text.trim()).filter(Boolean).join('\n\n')}
+            sourceName={shownScope === SHARED ? 'All channels' : (byId.get(shownScope)?.name ?? 'this channel')}
+            shortLinkLength={shortLinkLength}
+            onUse={acceptSuggestion}
+          />
 
           <Tabs.Root value={tab} onValueChange={setTab} className="compose-tabs">
             <Tabs.List className="compose-tablist" aria-label="Text per channel">

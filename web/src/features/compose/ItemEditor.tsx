@@ -38,13 +38,13 @@ function fromLibrary(m: MediaItem & { type: 'image' | 'video' }): AttachedMedia 
 }
 
 /** "n / max" in the channel's own counting, red when over. */
-export function Counter({ text, target, onShorten }: { text: string; target: Target; onShorten?: (channelId: string) => void }) {
+export function Counter({ text, target, onShorten, shortLinkLength }: { text: string; target: Target; onShorten?: (channelId: string) => void; shortLinkLength?: number | undefined }) {
   const { channel, rules } = target;
   if (!rules) return <span className="compose-counter">{channel.name} …</span>;
-  const n = lengthOnPlatform(text, rules.counting);
+  const n = lengthOnPlatform(text, rules.counting, shortLinkLength);
   const over = n > rules.maxLength;
   return (
-    <span className={`compose-counter${over ? ' over' : ''}`} title={`${platformName(channel.identifier)} counts ${countingUnit(rules.counting)}`} data-channel={channel.id}>
+    <span className={`compose-counter${over ? ' over' : ''}`} title={`${platformName(channel.identifier)} counts ${countingUnit(rules.counting)}${shortLinkLength !== undefined ? `; a short link counts as ${shortLinkLength}` : ''}`} data-channel={channel.id}>
       <span className="compose-counter-name">{channel.name}</span>{' '}
       <span className="compose-counter-value">
         {n} / {rules.maxLength}
@@ -77,6 +77,7 @@ export function ItemEditor({
   onMedia,
   onRemove,
   onShorten,
+  shortLinkLength,
 }: {
   item: ComposeItem;
   index: number;
@@ -89,6 +90,8 @@ export function ItemEditor({
   onRemove?: () => void;
   /** Over a channel's limit in the shared text: opens that channel's own text, prefilled, to shorten there. */
   onShorten?: (channelId: string) => void;
+  /** with "Shorten links" on: the length each URL counts as */
+  shortLinkLength?: number | undefined;
 }) {
   const id = useId();
   const queryClient = useQueryClient();
@@ -162,7 +165,7 @@ export function ItemEditor({
       />
       <div className="compose-counters" id={`${id}-counters`}>
         {targets.map((t) => (
-          <Counter key={t.channel.id} text={item.text} target={t} {...(onShorten ? { onShorten } : {})} />
+          <Counter key={t.channel.id} text={item.text} target={t} shortLinkLength={shortLinkLength} {...(onShorten ? { onShorten } : {})} />
         ))}
       </div>
       {textProblems.length > 0 ? (

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { validatePostForPlatform } from '../../../../src/modules/posts/post-validation.js';
 import { htmlToText } from '../../../../src/platforms/common/html.js';
 import { countText } from '../../../../src/platforms/text-length.js';
-import { countFor, htmlToPlain, lengthOnPlatform, platformText, textToHtml, type Counting } from './counting.js';
+import { countFor, htmlToPlain, lengthOnPlatform, platformText, textToHtml, withShortLinks, type Counting } from './counting.js';
 
 const family = '👨‍👩‍👧‍👦';
 const TRICKY = [
@@ -82,5 +82,19 @@ describe('length counters: the same counting as the server’s validation', () =
     expect(issues(at)).toEqual([]);
     expect(lengthOnPlatform(`${at}0`, 'graphemes')).toBe(301);
     expect(issues(`${at}0`).map((i) => i.message)).toEqual(['Bluesky allows 300 characters (graphemes); this text has 301']);
+  });
+
+  it('with short links on, each URL counts as a short link; X and Mastodon already count a URL as 23', () => {
+    const text = `Read https://example.com/${'a'.repeat(100)}?x=1 and http://b.example/p too`;
+    expect(withShortLinks(text, 'characters', 25)).toBe(`Read ${'x'.repeat(25)} and ${'x'.repeat(25)} too`);
+    expect(lengthOnPlatform(text, 'characters', 25)).toBe('Read  and  too'.length + 50);
+    expect(lengthOnPlatform(text, 'graphemes', 25)).toBe('Read  and  too'.length + 50);
+    expect(lengthOnPlatform(text, 'bytes', 25)).toBe('Read  and  too'.length + 50);
+    // without short links the URLs count in full
+    expect(lengthOnPlatform(text, 'characters')).toBe(text.length);
+    // already a fixed 23 per URL on X and Mastodon: the same with or without
+    expect(lengthOnPlatform(text, 'twitter-weighted', 25)).toBe(lengthOnPlatform(text, 'twitter-weighted'));
+    expect(lengthOnPlatform(text, 'mastodon', 25)).toBe(lengthOnPlatform(text, 'mastodon'));
+    expect(lengthOnPlatform(text, 'mastodon', 25)).toBe('Read  and  too'.length + 46);
   });
 });

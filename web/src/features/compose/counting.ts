@@ -50,7 +50,24 @@ export function platformText(text: string): string {
   return htmlToText(textToHtml(text));
 }
 
-/** The length the server checks against `maxLength` for text typed in the composer. */
-export function lengthOnPlatform(text: string, counting: Counting): number {
-  return countFor(platformText(text), counting);
+/** A URL as the server's shortener finds it in the text (the same pattern its Mastodon counting uses). */
+const URL_PATTERN = /https?:\/\/[^\s<>"]+/g;
+
+/**
+ * The text as it would be after "Shorten links": each URL the length of a short link
+ * (`shortLinkLength` from GET /short-links/settings). Counting modes that already count every URL
+ * as a fixed length (X's weighted count, Mastodon's 23) are left alone: a short link is still a URL there.
+ */
+export function withShortLinks(text: string, counting: Counting, shortLinkLength: number): string {
+  if (counting === 'twitter-weighted' || counting === 'mastodon') return text;
+  return text.replace(URL_PATTERN, 'x'.repeat(Math.max(0, Math.round(shortLinkLength))));
+}
+
+/**
+ * The length the server checks against `maxLength` for text typed in the composer; with
+ * `shortLinkLength` (short links on) the URLs count as the short links they will become.
+ */
+export function lengthOnPlatform(text: string, counting: Counting, shortLinkLength?: number): number {
+  const plain = platformText(text);
+  return countFor(shortLinkLength === undefined ? plain : withShortLinks(plain, counting, shortLinkLength), counting);
 }

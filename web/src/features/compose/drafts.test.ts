@@ -40,6 +40,8 @@ describe('what counts as a change', () => {
     expect(hasChanges(base, { ...s, perChannel: { tg: { custom: false, items: [], settings: { silent: true } } } }, when)).toBe(true);
     expect(hasChanges(base, s, { ...when, date: '2026-07-02' })).toBe(true);
     expect(hasChanges(base, s, { ...when, time: '09:30' })).toBe(true);
+    expect(hasChanges(base, { ...s, shortLink: true }, when)).toBe(true);
+    expect(hasChanges(base, { ...s, shortLink: false }, when)).toBe(false);
   });
 
   it('what belongs to no selected channel is no change; settings compare by value, not key order', () => {
@@ -85,6 +87,13 @@ describe('the draft store', () => {
     expect(hasChanges(snapshot(s, when), { ...d.state }, d.when)).toBe(false);
     // what is kept is the content only: nothing of an edit's stored rows
     expect(JSON.parse(localStorage.getItem(key)!)).not.toHaveProperty('edit');
+  });
+
+  it('keeps the “Shorten links” switch', () => {
+    saveDraft(key, { ...written(), shortLink: true }, when);
+    expect(loadDraft(key)!.state.shortLink).toBe(true);
+    saveDraft(key, written(), when);
+    expect(loadDraft(key)!.state).not.toHaveProperty('shortLink');
   });
 
   it('clears', () => {

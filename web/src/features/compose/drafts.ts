@@ -47,6 +47,7 @@ const StoredDraftSchema = z.object({
   channels: z.array(z.string().min(1)),
   shared: z.array(ItemSchema).min(1),
   perChannel: z.record(z.string(), ChannelDraftSchema),
+  shortLink: z.boolean().optional(),
   when: z.object({ date: z.string(), time: z.string() }),
 });
 type StoredDraft = z.infer<typeof StoredDraftSchema>;
@@ -83,6 +84,7 @@ export function saveDraft(key: string, state: ComposeState, when: WhenFields, no
     perChannel: Object.fromEntries(
       Object.entries(state.perChannel).map(([id, d]) => [id, { custom: d.custom, items: withoutKeys(d.items), ...(d.settings ? { settings: d.settings } : {}) }]),
     ),
+    ...(state.shortLink ? { shortLink: true } : {}),
     when: { date: when.date, time: when.time },
   };
   try {
@@ -127,6 +129,7 @@ export function loadDraft(key: string): Draft | undefined {
       channels: [...new Set(d.channels)],
       shared: items(d.shared),
       perChannel: Object.fromEntries(Object.entries(d.perChannel).map(([id, c]) => [id, { custom: c.custom, items: items(c.items), ...(c.settings ? { settings: c.settings } : {}) }])),
+      ...(d.shortLink ? { shortLink: true } : {}),
     },
     when: d.when,
   };
@@ -169,6 +172,7 @@ export function snapshot(state: ComposeState, when: WhenFields): string {
       const d = state.perChannel[id];
       return { custom: Boolean(d?.custom), items: d?.custom ? contentOf(d.items) : [], settings: d?.settings ?? null };
     }),
+    shortLink: state.shortLink === true,
     when: { date: when.date, time: when.time },
   });
 }

@@ -177,6 +177,22 @@ describe('problems: where they show', () => {
   });
 });
 
+describe('short links', () => {
+  it('sends shortLink from the switch, and counts each URL as a short link when it is on', () => {
+    const url = `https://example.com/${'a'.repeat(300)}`;
+    const state: ComposeState = { channels: ['sky'], shared: [{ ...emptyItem(), text: `New ${url}` }], perChannel: {} };
+    expect(buildPostsBody(state, { type: 'draft', date: '2030-01-01T00:00:00.000Z', rules: { sky: SKY } }).body.shortLink).toBe(false);
+    const on = { ...state, shortLink: true };
+    expect(buildPostsBody(on, { type: 'draft', date: '2030-01-01T00:00:00.000Z', rules: { sky: SKY } }).body.shortLink).toBe(true);
+    const sky = [channel('sky', 'bluesky')];
+    // off: over Bluesky's 300; on, with the provider's length known: 4 + 25
+    expect(localProblems(state, { sky: SKY }, sky, 25).map((p) => p.message)).toEqual([`Bluesky allows 300 characters (graphemes); this text has ${4 + url.length}`]);
+    expect(localProblems(on, { sky: SKY }, sky, 25)).toEqual([]);
+    // on, the length not known yet: counted in full (the server decides)
+    expect(localProblems(on, { sky: SKY }, sky).length).toBe(1);
+  });
+});
+
 describe('settings form labels', () => {
   it('names fields from their API keys', async () => {
     const { humanize } = await import('./SettingsForm.js');

@@ -42,6 +42,8 @@ export interface ComposeState {
   /** the shared body: the first item and its thread items */
   shared: ComposeItem[];
   perChannel: Record<string, ChannelDraft>;
+  /** "Shorten links": every URL is shortened at publish time (POST /posts `shortLink`) */
+  shortLink?: boolean;
   /** editing an existing group: its id and, per channel, the ids of the rows by position */
   edit?: { group: string; rowIds: Record<string, string[]>; published: boolean; drafts: Record<string, string> };
 }
@@ -101,7 +103,7 @@ export function buildPostsBody(state: ComposeState, opts: { type: PostType; date
     type: opts.type,
     // with `now` the API ignores the date
     date: opts.type === 'now' ? '' : (opts.date ?? ''),
-    shortLink: false,
+    shortLink: state.shortLink === true,
     tags: [],
     posts: order.map((id) => {
       const rules = opts.rules[id];
@@ -204,8 +206,13 @@ export function describeWhere(where: Where): string {
 // ---------------------------------------------------------------------------------------------
 // What the server would refuse (for schedule and post now; drafts skip these checks, as the API's).
 
-/** Length and media problems of what each channel would get, in the API's words. */
-export function localProblems(state: ComposeState, rulesOf: Record<string, Rules | undefined>, channels: Integration[]): Problem[] {
+/**
+ * Length and media problems of what each channel would get, in the API's words. With short links
+ * on, `shortLinkLength` (once known) makes each URL count as the short link it becomes, as the
+ * server counts the shortened text.
+ */
+export function localProblems(state: ComposeState, rulesOf: Record<string, Rules | undefined>, channels: Integration[], shortLinkLength?: number): Problem[] {
+  const shortened = state.shortLink === true ? shortLinkLength : undefined;
   const out: Problem[] = [];
   for (const id of state.channels) {
     const rules = rulesOf[id];
@@ -215,7 +222,7 @@ export function localProblems(state: ComposeState, rulesOf: Record<string, Rules
     if (!rules) continue;
     const items = itemsFor(state, id, rules);
     items.forEach((item, i) => {
-      const length = lengthOnPlatform(item.text, rules.counting);
+      const length = lengthOnPlatform(item.text, rules.counting, shortened);
       if (item.text.trim() === '' && item.media.length === 0) {
         out.push({ channelId: id, where: { kind: 'content', item: i }, message: 'Your post should have at least one character or one image' });
       }

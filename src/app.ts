@@ -29,6 +29,7 @@ import { feedsRoutes } from './modules/feeds/feeds.routes.js';
 import { commentsRoutes } from './modules/comments/comments.routes.js';
 import { templatesRoutes } from './modules/templates/templates.routes.js';
 import { approvalsRoutes } from './modules/approvals/approvals.routes.js';
+import { assistRoutes } from './modules/assist/assist.routes.js';
 import { teamRoutes } from './modules/team/team.routes.js';
 import { onboardingRoutes } from './modules/onboarding/onboarding.routes.js';
 import { videoRoutes } from './modules/video/video.routes.js';
@@ -185,6 +186,8 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
       await api.register(approvalsRoutes(services.approvals));
       // Preview links (issue 31)
       await api.register(previewsRoutes(services.previews));
+      // Writing help (issue 32)
+      await api.register(assistRoutes(services.assist));
       if (opts.extraRoutes) await api.register(opts.extraRoutes);
     },
     { prefix: API_PREFIX },

@@ -65,6 +65,10 @@ import { createCommentsRepository } from './modules/comments/comments.repository
 import { createCommentsService } from './modules/comments/comments.service.js';
 import { createTemplatesRepository } from './modules/templates/templates.repository.js';
 import { createTemplatesService } from './modules/templates/templates.service.js';
+// Writing help (issue 32)
+import { createAssistRepository } from './modules/assist/assist.repository.js';
+import { createAssistService } from './modules/assist/assist.service.js';
+import { createOpenAiClient } from './modules/assist/openai-client.js';
 // Preview links (issue 31)
 import { createPreviewsRepository } from './modules/previews/previews.repository.js';
 import { createPreviewsService } from './modules/previews/previews.service.js';
@@ -350,6 +354,9 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
     // Post templates and signatures (issue 31 part 4); imports use the templates too.
     const templates = createTemplatesService({ templates: createTemplatesRepository(db), media: repositories.media, clock });
     const postsService = createPostsService({ posts: repositories.posts, media: repositories.media, queue, adapters, plans, access, clock, activity, approvals: approvals.gate });
+    // Writing help (issue 32): the organisation's own OpenAI-compatible model, through the SSRF guard.
+    const aiClient = createOpenAiClient({ allowPrivateTargets: config.allowPrivateTargets, timeoutMs: config.ai.timeoutMs });
+    closers.push(() => aiClient.close());
     const services = {
       organizations,
       ...accounts.services,
@@ -434,6 +441,19 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
         notify: (organizationId, content) => notifications.notify(organizationId, content),
       }),
       templates,
+      assist: createAssistService({
+        repo: createAssistRepository(db),
+        integrations: repositories.integrations,
+        media: repositories.media,
+        storage,
+        adapters,
+        client: aiClient,
+        secretBox,
+        store: rateStore,
+        perMinute: config.ai.perMinute,
+        clock,
+        activity,
+      }),
       // Preview links (issue 31): decisions through a link go to the approvals service; wrong passwords: 10 per link per 15 minutes.
       previews: createPreviewsService({
         previews: createPreviewsRepository(db),

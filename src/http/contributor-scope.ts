@@ -28,6 +28,13 @@ const ALLOWED = new Set([
   'POST /templates/:id/render',
   'POST /signatures/:id/apply',
   'DELETE /members/:userId',
+  // writing help (issue 32): suggestions only, nothing saved (the model's settings are not theirs)
+  'POST /ai/draft',
+  'POST /ai/rewrite',
+  'POST /ai/thread',
+  'POST /ai/hashtags',
+  'POST /ai/alt-text',
+  'POST /ai/translate',
 ]);
 const READ = new Set(['GET', 'HEAD', 'OPTIONS']);
 

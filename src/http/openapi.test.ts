@@ -27,6 +27,13 @@ describe('OpenAPI', () => {
     expect(doc.openapi).toBe('3.1.0');
     expect(Object.keys(doc.paths).sort()).toEqual([
       '/activity',
+      '/ai/alt-text',
+      '/ai/draft',
+      '/ai/hashtags',
+      '/ai/rewrite',
+      '/ai/settings',
+      '/ai/thread',
+      '/ai/translate',
       '/analytics/overview',
       '/analytics/overview.csv',
       '/analytics/post/{postId}',

@@ -18,6 +18,8 @@ import { allTools } from './tools/index.js';
 const NOT_TOOLS: Record<string, string> = {
   'POST /upload': 'a multipart file upload: an assistant passes a URL to upload_media_from_url instead',
   'GET /analytics/overview.csv': 'the same figures as get_analytics_overview, as a CSV file for spreadsheets',
+  'PUT /ai/settings': "the organisation's model endpoint and its key: set by an owner or admin in Settings → Writing help, not by an assistant",
+  'DELETE /ai/settings': 'turning writing help off is a settings decision for an owner or admin, in Settings → Writing help',
   'POST /imports': 'a file upload (CSV, JSON, NDJSON or multipart) with no JSON body schema to share; get_import and export_posts cover the rest',
 };
 /** The web app's own routes (people, keys, approvals) refuse API keys and tokens: no tool can call them. */

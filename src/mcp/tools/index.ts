@@ -2,6 +2,7 @@ import type { AppDeps } from '../../deps.js';
 import type { ToolDefinition } from '../tool.js';
 import { activityTools } from './activity.js';
 import { approvalTools } from './approvals.js';
+import { assistTools } from './assist.js';
 import { analyticsTools } from './analytics.js';
 import { channelTools } from './channels.js';
 import { commentTools } from './comments.js';
@@ -41,6 +42,7 @@ export function allTools(services: AppDeps['services']): ToolDefinition[] {
     ...activityTools(services.activity),
     ...approvalTools(services.approvals),
     ...previewTools(services.previews),
+    ...assistTools(services.assist),
     ...postizTools(services),
   ];
 }

@@ -135,7 +135,7 @@ const boundaries = [
 // else in src/ a value import of drizzle-orm, a table from db/schema, a database driver, or a raw
 // `executeSql`/`execute` call is an error. Types and the schema's constants stay importable.
 const SQL_MESSAGE = 'SQL lives in *.repository.ts files (and src/db/): move this query into the repository of the module or engine.';
-const schemaConstants = ['MEMBER_ROLES'];
+const schemaConstants = ['MEMBER_ROLES', 'SHORT_LINK_PROVIDERS'];
 const noSql = {
   files: ['src/**/*.ts'],
   ignores: [...NOT_A_TEST, '**/*.repository.ts', 'src/db/**', 'src/jobs/job-engine.ts'],

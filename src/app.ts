@@ -29,6 +29,7 @@ import { feedsRoutes } from './modules/feeds/feeds.routes.js';
 import { commentsRoutes } from './modules/comments/comments.routes.js';
 import { templatesRoutes } from './modules/templates/templates.routes.js';
 import { approvalsRoutes } from './modules/approvals/approvals.routes.js';
+import { linksRoutes, shortLinkRedirectRoutes } from './modules/links/links.routes.js';
 import { assistRoutes } from './modules/assist/assist.routes.js';
 import { teamRoutes } from './modules/team/team.routes.js';
 import { onboardingRoutes } from './modules/onboarding/onboarding.routes.js';
@@ -118,6 +119,8 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
   await app.register(mediaFilesRoutes(services.media));
   // Preview links (issue 31): the holder's side, no account (the token is the credential).
   await app.register(previewPublicRoutes(services.previews), { prefix: PREVIEW_API_PREFIX });
+  // Built-in short links (issue 32): /s/<code> redirects, no credential.
+  await app.register(shortLinkRedirectRoutes(services.links));
 
   // People and apps (issue 15): server-rendered pages on first-party sessions, and the OAuth
   // protocol endpoints (which authenticate clients, not sessions).
@@ -186,6 +189,8 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
       await api.register(approvalsRoutes(services.approvals));
       // Preview links (issue 31)
       await api.register(previewsRoutes(services.previews));
+      // Short links (issue 32)
+      await api.register(linksRoutes(services.links));
       // Writing help (issue 32)
       await api.register(assistRoutes(services.assist));
       if (opts.extraRoutes) await api.register(opts.extraRoutes);

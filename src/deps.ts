@@ -65,6 +65,10 @@ import { createCommentsRepository } from './modules/comments/comments.repository
 import { createCommentsService } from './modules/comments/comments.service.js';
 import { createTemplatesRepository } from './modules/templates/templates.repository.js';
 import { createTemplatesService } from './modules/templates/templates.service.js';
+// Short links (issue 32)
+import { createLinksRepository } from './modules/links/links.repository.js';
+import { createLinksService } from './modules/links/links.service.js';
+import { SHORTENERS } from './modules/links/providers/index.js';
 // Writing help (issue 32)
 import { createAssistRepository } from './modules/assist/assist.repository.js';
 import { createAssistService } from './modules/assist/assist.service.js';
@@ -280,6 +284,8 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
     const notifications = createNotificationsService({ notifications: repositories.notifications, clock });
     // The activity log (issue 31): services record through it; the actor comes from core/actor.ts.
     const activity = createActivityService({ activity: createActivityRepository(db), clock, retentionDays: config.activityRetentionDays });
+    // Short links (issue 32): made at publish time (the engine's port), counted at /s/<code>.
+    const links = createLinksService({ links: createLinksRepository(db), shorteners: SHORTENERS, http: platformHttp, secretBox, clock, baseUrl: config.shortLinkBaseUrl, activity, logger });
     const plans = createPlansService({ plans: repositories.plans });
     const platformLogger = { debug: () => undefined, info: () => undefined, warn: (obj: unknown, msg?: string) => logger.warn(obj, msg) };
     // File-backed Blobs of the stored media (adapters stream them, never read them whole).
@@ -329,7 +335,7 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
     // the integrations service, images through the media library, fetched with the upload-from-url guard.
     const feeds = createFeedsService({
       feeds: createFeedsRepository(db),
-      posts: createPostsService({ posts: repositories.posts, media: repositories.media, queue, adapters, plans, access, clock, activity, approvals: approvals.gate }),
+      posts: createPostsService({ posts: repositories.posts, media: repositories.media, queue, adapters, plans, access, clock, activity, approvals: approvals.gate, shortLinks: links }),
       findSlot: (organizationId, id) =>
         createIntegrationsService({ integrations: repositories.integrations, groups: repositories.groups, clock, notify: (o, c) => notifications.notify(o, c) }).findSlot(organizationId, id),
       importImage: (organizationId, url) => media.uploadFromUrl(organizationId, url),
@@ -353,7 +359,7 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
     };
     // Post templates and signatures (issue 31 part 4); imports use the templates too.
     const templates = createTemplatesService({ templates: createTemplatesRepository(db), media: repositories.media, clock });
-    const postsService = createPostsService({ posts: repositories.posts, media: repositories.media, queue, adapters, plans, access, clock, activity, approvals: approvals.gate });
+    const postsService = createPostsService({ posts: repositories.posts, media: repositories.media, queue, adapters, plans, access, clock, activity, approvals: approvals.gate, shortLinks: links });
     // Writing help (issue 32): the organisation's own OpenAI-compatible model, through the SSRF guard.
     const aiClient = createOpenAiClient({ allowPrivateTargets: config.allowPrivateTargets, timeoutMs: config.ai.timeoutMs });
     closers.push(() => aiClient.close());
@@ -411,6 +417,7 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
         analytics: createAnalyticsRepository(db),
         access,
         clock,
+        linkClicks: (organizationId, postId, days) => links.clickSeries(organizationId, postId, days),
       }),
       media,
       posts: postsService,
@@ -441,6 +448,7 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
         notify: (organizationId, content) => notifications.notify(organizationId, content),
       }),
       templates,
+      links,
       assist: createAssistService({
         repo: createAssistRepository(db),
         integrations: repositories.integrations,
@@ -522,6 +530,7 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}) {
 
     const publisher = createPublisher({
       activity,
+      links: links.port,
       posts: publishing,
       channels,
       queue,

@@ -2,7 +2,10 @@ import type { Db, Tx } from '../../db/client.js';
 import { canFit, imageTargetOf, needsFitting, type ImageTarget } from '../../core/media/image-fit.js';
 import type { FittedMedia } from '../../core/media/image-fitter.js';
 import { renditionFormatFor, renditionKey } from '../../core/media/renditions.js';
+import { findUrls, replaceUrls, type ShortenRequest } from '../../core/short-links.js';
+import { htmlToText } from '../../platforms/common/html.js';
 import { PlatformError, type MediaKindRule, type PublishItem, type PublishMedia } from '../../platforms/platform.js';
+import { countingUnit, countText } from '../../platforms/text-length.js';
 import { adapterOrNone, channelLabel, type IntegrationRow, type PostRow, type PublisherEnv } from './publisher-env.js';
 
 /** What a send needs, read under the row's lock before the attempt is recorded (see `claim` in publisher.ts). */
@@ -23,6 +26,11 @@ export type Fitted = Map<string, FittedMedia | Error>;
 export interface ToFit {
   toFit: PublishMedia[];
   target: ImageTarget;
+}
+
+/** URLs of a post row to shorten before the send (the job does it outside the transaction). */
+export interface ToShorten {
+  toShorten: ShortenRequest;
 }
 
 export type ItemContext = Awaited<ReturnType<typeof readItemContext>>;
@@ -73,7 +81,7 @@ export async function readSendInput(
   fitted: Fitted,
   /** the row's context, when the caller has just read it in the same transaction */
   context?: ItemContext,
-): Promise<SendInput | ToFit | undefined> {
+): Promise<SendInput | ToFit | ToShorten | undefined> {
   const { integration, root, previous } = context ?? (await readItemContext(env, row, q));
   if (!integration) return undefined;
   const rule = adapterOrNone(env, integration)?.metadata.media.image;
@@ -89,8 +97,34 @@ export async function readSendInput(
     return f?.media ?? m;
   });
   if (target && toFit.length > 0) return { toFit, target };
+  const content = await withShortLinks(env, q, row, integration);
+  if (typeof content !== 'string') return content;
   const replyTo = previous?.releaseId && root.releaseId ? { id: previous.releaseId, rootId: root.releaseId } : undefined;
-  return { integration, item: { content: row.content, media }, fittedBlobs, settings: root.settings, replyTo, idempotencyKey: `${row.id}:${attempts}` };
+  return { integration, item: { content, media }, fittedBlobs, settings: root.settings, replyTo, idempotencyKey: `${row.id}:${attempts}` };
+}
+
+/**
+ * The row's text as it is sent: with `shortLink`, every URL replaced by its short link (made
+ * first, by the job, when one is missing), and the result checked against the platform's length
+ * in its own counting — the check at save time estimated the short links' length.
+ */
+async function withShortLinks(env: PublisherEnv, q: Tx | Db, row: PostRow, integration: IntegrationRow): Promise<string | ToShorten> {
+  if (!row.shortLink || !env.links) return row.content;
+  const urls = findUrls(htmlToText(row.content));
+  if (urls.length === 0) return row.content;
+  const made = await env.links.findForPost(q, row.id);
+  const missing = urls.filter((u) => !made.has(u));
+  if (missing.length > 0) {
+    const channel = { id: integration.id, identifier: integration.identifier, name: integration.name };
+    return { toShorten: { organizationId: row.organizationId, postId: row.id, group: row.group, channel, urls: missing } };
+  }
+  const content = replaceUrls(row.content, made);
+  const text = adapterOrNone(env, integration)?.metadata.text;
+  const length = text && countText(htmlToText(content), text.counting);
+  if (text && length !== undefined && length > text.maxLength) {
+    throw new PlatformError('rejected', `With its links shortened the text has ${length} ${countingUnit(text.counting)}; ${channelLabel(env, integration)} allows ${text.maxLength}`);
+  }
+  return content;
 }
 
 /** Re-encodes `toFit` into `fitted` (each picture's result, or the error that stopped it). */

@@ -1,4 +1,5 @@
 import type { ActivityRecorder } from '../../core/activity.js';
+import type { LinkShortenerPort } from '../../core/short-links.js';
 import type { ChannelAccess } from '../../core/channels/channel-access.js';
 import type { ChannelsRepository, IntegrationRow } from '../../core/channels/channels.repository.js';
 import type { PublishQueue } from '../../core/queues.js';
@@ -66,6 +67,8 @@ export interface PublisherEnv {
   metrics: Metrics;
   /** the activity log port (`core/activity.ts`) */
   activity: ActivityRecorder;
+  /** short links (`core/short-links.ts`); none: links are published as written */
+  links: LinkShortenerPort | undefined;
 }
 
 /** The channel's adapter, or none when its platform is unknown here. */

@@ -7,6 +7,7 @@ import { noMetrics, type Metrics } from '../../core/metrics/metrics.js';
 import type { ImageFitter } from '../../core/media/image-fitter.js';
 import { PlatformError } from '../../platforms/platform.js';
 import { createPlatformCalls } from './publish-calls.js';
+import { ShortLinkFailure, type LinkShortenerPort, type ShortenRequest } from '../../core/short-links.js';
 import { fitPictures, readItemContext, readSendInput, type Fitted, type SendInput, type ToFit } from './publish-input.js';
 import { createOutcomes } from './publish-outcomes.js';
 import type { PublishJobData } from './publish-queue.js';
@@ -35,10 +36,15 @@ export interface PublisherDeps {
   random?: () => number;
   /** outcomes by platform and failure kind, publish lag (none: not recorded) */
   metrics?: Metrics;
+  /** short links of posts with `shortLink` (none: links are published as written) */
+  links?: LinkShortenerPort;
 }
 
 /** What a job does after its claim (`fit`: re-encode pictures, then claim again). */
-type Step = 'send' | 'fit' | 'reconcile' | 'check' | 'none';
+/** How long a post waits for a short-link provider that is down before it fails. */
+const SHORTEN_PATIENCE_MS = 3600_000;
+
+type Step = 'send' | 'fit' | 'shorten' | 'reconcile' | 'check' | 'none';
 
 /** What `claim` hands on to the job, and the pictures the job fitted for it. */
 interface Ready {
@@ -46,6 +52,8 @@ interface Ready {
   toFit?: ToFit;
   fitted: Fitted;
   fitTried: boolean;
+  toShorten?: ShortenRequest;
+  shortenTried?: boolean;
 }
 
 /**
@@ -80,6 +88,7 @@ export function createPublisher(deps: PublisherDeps) {
     random: deps.random ?? (() => Math.random()),
     metrics: deps.metrics ?? noMetrics,
     activity: deps.activity ?? NO_ACTIVITY,
+    links: deps.links,
   };
   const outcomes = createOutcomes(env);
   const calls = createPlatformCalls(env, outcomes);
@@ -127,9 +136,39 @@ export function createPublisher(deps: PublisherDeps) {
         ready.toFit = input;
         return 'fit';
       }
+      if (input && 'toShorten' in input) {
+        // Links to shorten first (outside the transaction: a provider is an HTTP call); made
+        // once already and still missing means the text changed in between: start over.
+        if (ready.shortenTried) {
+          await env.queue.schedule(tx, row.id, at);
+          return 'none';
+        }
+        ready.toShorten = input.toShorten;
+        return 'shorten';
+      }
       ready.send = input;
       await env.posts.markSending(tx, row.id, env.workerId, at);
       return 'send';
+    });
+  }
+
+  /**
+   * The links could not be shortened. A provider that may answer later is asked again (after
+   * what it said, else a minute) while the post is less than an hour late; otherwise the post
+   * ends ERROR with the provider's words. Nothing was sent to the platform.
+   */
+  async function shortenFailed(job: PublishJobData, e: ShortLinkFailure) {
+    await outcomes.inTransaction(async (tx) => {
+      const locked = await env.posts.lockPostWithChannel(tx, job.postId);
+      const row = locked?.row;
+      if (!row || row.version !== job.version || row.deletedAt !== null || row.state !== 'QUEUE' || row.attemptState !== null) return;
+      const at = env.now();
+      const lateMs = row.dueAt ? at.getTime() - row.dueAt.getTime() : 0;
+      if (e.retryable && lateMs < SHORTEN_PATIENCE_MS) {
+        await env.queue.schedule(tx, row.id, new Date(at.getTime() + (e.retryAfterSeconds ?? 60) * 1000));
+        return;
+      }
+      await outcomes.fail(tx, row, locked.integration, `Its links could not be shortened: ${e.message}`, 'rejected');
     });
   }
 
@@ -144,6 +183,17 @@ export function createPublisher(deps: PublisherDeps) {
       if (step === 'fit' && ready.toFit) {
         await fitPictures(env, ready.toFit, ready.fitted);
         ready.fitTried = true;
+        step = await claim(job, ready);
+      }
+      if (step === 'shorten' && ready.toShorten && env.links) {
+        try {
+          await env.links.shorten(ready.toShorten);
+        } catch (e) {
+          if (!(e instanceof ShortLinkFailure)) throw e;
+          await shortenFailed(job, e);
+          return;
+        }
+        ready.shortenTried = true;
         step = await claim(job, ready);
       }
       if (step === 'send' && ready.send) await calls.send(job.postId, ready.send, requestDone);

@@ -27,6 +27,8 @@ export function createAnalyticsService(deps: {
   access: ChannelAccess;
   clock: Clock;
   cacheMs?: number;
+  /** the post's short-link clicks as a series (issue 32; none: not shown) */
+  linkClicks?: (organizationId: string, postId: string, days: number) => Promise<AnalyticsSeries[]>;
 }) {
   const cacheMs = deps.cacheMs ?? 10 * 60_000;
   const cache = new Map<string, { until: number; value: AnalyticsSeries[] }>();
@@ -82,10 +84,11 @@ export function createAnalyticsService(deps: {
       const post = isUuid(postId) ? await deps.analytics.findPost(organizationId, postId) : undefined;
       if (!post) throw notFound('Post');
       if (post.releaseId === 'missing') return { missing: true };
-      if (!post.releaseId) return [];
+      const clicks = deps.linkClicks ? await deps.linkClicks(organizationId, post.id, days) : [];
+      if (!post.releaseId) return clicks;
       const row = await deps.integrations.findById(post.integrationId);
-      if (!row) return [];
-      return postSeries(row, post.id, post.releaseId, days);
+      if (!row) return clicks;
+      return [...(await postSeries(row, post.id, post.releaseId, days)), ...clicks];
     },
 
     /**

@@ -2,6 +2,7 @@ import { htmlToText } from '../../platforms/common/html.js';
 import { breaksDimensions, canFit, imageTargetOf } from '../../core/media/image-fit.js';
 import type { MediaKindRule, PlatformAdapter, PostDraft, ValidationIssue } from '../../platforms/platform.js';
 import { countingUnit, countText } from '../../platforms/text-length.js';
+import { withSampleLinks } from '../../core/short-links.js';
 
 /** A stored media item as validation sees it. */
 export type DraftMedia = PostDraft['items'][number]['media'][number];
@@ -25,7 +26,13 @@ export function normaliseSettings(settings: Record<string, unknown> | undefined,
  * counting, media count/kind/size/duration rules, thread support. Paths are relative to the post
  * entry (`settings.title`, `value.1.content`, `value.0.image.2`). Pure: no database, no network.
  */
-export function validatePostForPlatform(adapter: PlatformAdapter, channel: ChannelState, post: PostDraft): ValidationIssue[] {
+export function validatePostForPlatform(
+  adapter: PlatformAdapter,
+  channel: ChannelState,
+  post: PostDraft,
+  /** a URL as long as the organisation's short links, when the post's links will be shortened: lengths count it in place of each URL */
+  shortLinkSample?: string,
+): ValidationIssue[] {
   const m = adapter.metadata;
   const issues: ValidationIssue[] = [];
   const name = m.displayName;
@@ -52,8 +59,9 @@ export function validatePostForPlatform(adapter: PlatformAdapter, channel: Chann
   }
 
   post.items.forEach((item, i) => {
-    const text = htmlToText(item.content);
-    if (text === '' && item.media.length === 0) {
+    const written = htmlToText(item.content);
+    const text = shortLinkSample === undefined ? written : withSampleLinks(written, shortLinkSample);
+    if (written === '' && item.media.length === 0) {
       issues.push({ path: `value.${i}.content`, code: 'empty', message: 'Your post should have at least one character or one image' });
     }
     const length = countText(text, m.text.counting);
@@ -61,7 +69,7 @@ export function validatePostForPlatform(adapter: PlatformAdapter, channel: Chann
       issues.push({
         path: `value.${i}.content`,
         code: 'too_long',
-        message: `${name} allows ${m.text.maxLength} ${countingUnit(m.text.counting)}; this text has ${length}`,
+        message: `${name} allows ${m.text.maxLength} ${countingUnit(m.text.counting)}; this text has ${length}${shortLinkSample === undefined ? '' : ' with its links shortened'}`,
       });
     }
     issues.push(...mediaIssues(adapter, item.media, i));

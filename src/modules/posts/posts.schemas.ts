@@ -75,6 +75,7 @@ export const PostEntrySchema = z.looseObject({
     .transform((v) => (v && Object.keys(v).some((k) => k !== '__type') ? v : undefined))
     .describe("platform settings (field names per platform); absent or empty: the channel's saved defaults"),
   group: optionalNonEmpty('the group of the posts being edited; absent or empty for a new group'),
+  shortLink: z.boolean().optional().describe("shorten this channel's links (overrides the request's `shortLink`)"),
 });
 
 export const POST_TYPES = ['draft', 'schedule', 'now', 'update'] as const;
@@ -89,7 +90,10 @@ export const CreatePostsBodySchema = z
       .pipe(InstantSchema.optional())
       .meta({ format: 'date-time' })
       .describe('when to publish (any ISO 8601 offset; without one, UTC). Required; with type `now` it is ignored and may be left out or empty'),
-    shortLink: z.boolean().default(false),
+    shortLink: z
+      .boolean()
+      .default(false)
+      .describe("replace every http(s) URL of the text by a short link when it is published (Settings → Short links: the built-in shortener, Dub, Short.io or Kutt, and UTM parameters); a channel's `posts[].shortLink` overrides it"),
     tags: z.array(z.looseObject({ value: z.string(), label: z.string() })).max(50).default([]),
     posts: z.array(PostEntrySchema).min(1, 'At least one post').max(50),
     inter: z

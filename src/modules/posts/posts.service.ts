@@ -54,6 +54,8 @@ export interface PostsServiceDeps {
   activity?: ActivityRecorder;
   /** approval rules (issue 31; none: every post is queued when asked) */
   approvals?: ApprovalGate;
+  /** short links (issue 32): how long the organisation's are, for length checks before they exist (none: URLs count as written) */
+  shortLinks?: { sampleShortUrl(organizationId: string, tx?: Tx): Promise<string> };
 }
 
 /** Posts: create, edit, list, delete, status and settings changes, readiness (API.md §5, §6). */
@@ -100,7 +102,8 @@ export function createPostsService(deps: PostsServiceDeps) {
       });
       draft.items.push({ content: r.content, media });
     });
-    issues.push(...validatePostForPlatform(adapter, channelState(integration), draft));
+    const sample = root.shortLink && deps.shortLinks ? await deps.shortLinks.sampleShortUrl(root.organizationId, tx) : undefined;
+    issues.push(...validatePostForPlatform(adapter, channelState(integration), draft, sample));
     return issues;
   }
 
@@ -177,7 +180,13 @@ function toOut(root: PostRow, items: PostRow[], integration: { id: string; ident
   }
 
   /** What a request is checked for once its channels and media are read: the field errors go into `fields`. */
-  function checkRequest(body: CreatePostsBody, type: CreatePostsBody['type'], channels: Map<string, IntegrationRow>, mediaRows: MediaRow[], fields: FieldError[]) {
+  /** A URL as long as the organisation's short links, when any post of `bodies` shortens its links (one read). */
+  async function shortLinkSampleFor(organizationId: string, bodies: CreatePostsBody[], tx?: Tx): Promise<string | undefined> {
+    const shortens = bodies.some((b) => b.type !== 'draft' && b.posts.some((p) => p.shortLink ?? b.shortLink));
+    return shortens && deps.shortLinks ? deps.shortLinks.sampleShortUrl(organizationId, tx) : undefined;
+  }
+
+  function checkRequest(body: CreatePostsBody, type: CreatePostsBody['type'], channels: Map<string, IntegrationRow>, mediaRows: MediaRow[], fields: FieldError[], shortLinkSample?: string) {
     body.posts.forEach((p, i) => {
       if (!channels.has(p.integration.id)) fields.push({ path: `posts.${i}.integration.id`, message: 'No channel with this id in your organisation' });
     });
@@ -219,7 +228,7 @@ function toOut(root: PostRow, items: PostRow[], integration: { id: string; ident
             media: resolved[i]![j]!.filter((x): x is NonNullable<typeof x> => x !== undefined).map((x) => draftMedia(x.row)),
           })),
         };
-        for (const issue of validatePostForPlatform(adapter, channelState(channel), draft)) {
+        for (const issue of validatePostForPlatform(adapter, channelState(channel), draft, (p.shortLink ?? body.shortLink) ? shortLinkSample : undefined)) {
           fields.push({ path: `posts.${i}.${issue.path}`, message: issue.message });
         }
       });
@@ -316,7 +325,7 @@ function toOut(root: PostRow, items: PostRow[], integration: { id: string; ident
       // one (PGlite runs one transaction at a time: a read beside it would wait for it).
       const refs = mediaRefs(body);
       const mediaRows = await deps.media.findLive(organizationId, refs.ids, refs.paths, opts.tx);
-      const { resolved, settingsOf } = checkRequest(body, type, channels, mediaRows, fields);
+      const { resolved, settingsOf } = checkRequest(body, type, channels, mediaRows, fields, await shortLinkSampleFor(organizationId, [body], opts.tx));
       if (fields.length > 0) throw validationError(fields);
 
       // Approval rules (issue 31): the channels the caller may not queue on without approval — asked
@@ -415,7 +424,7 @@ function toOut(root: PostRow, items: PostRow[], integration: { id: string; ident
               image,
               settings: settingsOf[i]!,
               tags: body.tags,
-              shortLink: body.shortLink,
+              shortLink: p.shortLink ?? body.shortLink,
               publishDate,
               delay: j === 0 ? 0 : v.delay,
               position: j,
@@ -510,11 +519,12 @@ function toOut(root: PostRow, items: PostRow[], integration: { id: string; ident
       const refs = bodies.map(mediaRefs);
       const mediaRows = await deps.media.findLive(organizationId, refs.flatMap((r) => r.ids), refs.flatMap((r) => r.paths), opts.tx);
       const refused: { index: number; error: AppError }[] = [];
+      const sample = await shortLinkSampleFor(organizationId, bodies, opts.tx);
       const checked = bodies.map((body, index) => {
         if (body.type !== 'schedule' && body.type !== 'draft') throw new Error('createPostsMany takes new posts to schedule or keep as drafts only');
         if (body.posts.some((p) => (p.group !== undefined && p.group !== '') || p.value.some((v) => v.id !== undefined))) throw new Error('createPostsMany makes new posts only');
         const fields: FieldError[] = [];
-        const r = checkRequest(body, body.type, channels, mediaRows, fields);
+        const r = checkRequest(body, body.type, channels, mediaRows, fields, sample);
         if (fields.length > 0) refused.push({ index, error: validationError(fields) });
         return r;
       });
@@ -545,7 +555,7 @@ function toOut(root: PostRow, items: PostRow[], integration: { id: string; ident
               image: checked[n]!.resolved[i]![j]!.filter((x): x is NonNullable<typeof x> => x !== undefined).map((x) => storedImage(x.row, x.ref)),
               settings: checked[n]!.settingsOf[i]!,
               tags: body.tags,
-              shortLink: body.shortLink,
+              shortLink: p.shortLink ?? body.shortLink,
               publishDate,
               delay: j === 0 ? 0 : v.delay,
               position: j,

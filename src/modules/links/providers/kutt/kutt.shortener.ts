@@ -42,6 +42,15 @@ function shortUrlOf(link: unknown): string | undefined {
   return undefined;
 }
 
+/**
+ * A link's `visit_count`: a number in Kutt's API document, but some v3 releases answer it
+ * formatted for display ("1,234", `toLocaleString("en-US")`).
+ */
+function visitCountOf(v: unknown): number | undefined {
+  if (typeof v === 'string' && /^\d{1,3}(,\d{3})*$|^\d+$/.test(v)) return Number(v.replace(/,/g, ''));
+  return countOf(v);
+}
+
 export const kuttShortener: Shortener = {
   provider: 'kutt',
   displayName: 'Kutt',
@@ -73,7 +82,7 @@ export const kuttShortener: Shortener = {
         return undefined;
       }
       if (res.status !== 200) throw errorForStatus(NAME, res, message);
-      const clicks = isRecord(res.body) ? countOf(res.body.visit_count) : undefined;
+      const clicks = isRecord(res.body) ? visitCountOf(res.body.visit_count) : undefined;
       if (clicks === undefined) throw malformed(NAME, "a link's statistics");
       return [id, clicks] as const;
     });

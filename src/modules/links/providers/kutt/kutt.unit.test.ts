@@ -62,6 +62,16 @@ describe('Kutt shortener', () => {
     await expectShortenerError(kuttShortener.clicks(http, settings, [kept.id]), 'unavailable');
   });
 
+  it('reads the shapes some Kutt v3 releases answer: link as { link, url }, visit_count formatted ("1,234")', async () => {
+    const id = '11111111-2222-4333-8444-555555555555';
+    sim.inject({ path: /\/api\/v2\/links$/, status: 201, body: { id, address: 'abc', target: 'https://example.com/', link: { link: 'links.example.org/abc', url: 'https://links.example.org/abc' }, visit_count: '0' } });
+    expect(await kuttShortener.shorten(http, settings, 'https://example.com/')).toEqual({ id, shortUrl: 'https://links.example.org/abc' });
+    sim.inject({ path: /\/stats$/, status: 200, body: { id, visit_count: '1,234', link: { link: 'links.example.org/abc', url: 'https://links.example.org/abc' } } });
+    expect(await kuttShortener.clicks(http, settings, [id])).toEqual(new Map([[id, 1234]]));
+    sim.inject({ path: /\/stats$/, status: 200, body: { id, visit_count: '12,34' } });
+    await expectShortenerError(kuttShortener.clicks(http, settings, [id]), 'unavailable');
+  });
+
   it('keeps a user-supplied apiUrl behind the SSRF guard: a private address is refused and nothing is sent', async () => {
     const before = sim.log.length;
     for (const apiUrl of ['http://127.0.0.1:3000', 'http://10.0.0.8', 'http://[::1]:8080']) {

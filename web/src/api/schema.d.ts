@@ -101,7 +101,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -283,7 +283,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -355,7 +355,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -512,7 +512,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -584,7 +584,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -805,7 +805,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -835,7 +835,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -1052,7 +1052,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -1124,7 +1124,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -1294,7 +1294,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -1345,7 +1345,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -1513,7 +1513,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -1692,7 +1692,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -1722,7 +1722,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -1787,7 +1787,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Bad Gateway. `code` is `PLATFORM_UNREACHABLE`. */
+                /** @description Bad Gateway. `code` is one of `PLATFORM_UNREACHABLE`, `AI_UNAVAILABLE`. */
                 502: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -1930,7 +1930,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -2023,7 +2023,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -2088,7 +2088,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Bad Gateway. `code` is `PLATFORM_UNREACHABLE`. */
+                /** @description Bad Gateway. `code` is one of `PLATFORM_UNREACHABLE`, `AI_UNAVAILABLE`. */
                 502: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -2232,7 +2232,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -2416,7 +2416,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -2509,7 +2509,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unprocessable Entity. `code` is one of `PLATFORM_REJECTED`, `VIDEO_GENERATION_FAILED`. */
+                /** @description Unprocessable Entity. `code` is one of `PLATFORM_REJECTED`, `VIDEO_GENERATION_FAILED`, `SHORTENER_REJECTED`. */
                 422: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -2530,7 +2530,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -2595,7 +2595,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Bad Gateway. `code` is `PLATFORM_UNREACHABLE`. */
+                /** @description Bad Gateway. `code` is one of `PLATFORM_UNREACHABLE`, `AI_UNAVAILABLE`. */
                 502: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -2749,7 +2749,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -2842,7 +2842,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unprocessable Entity. `code` is one of `PLATFORM_REJECTED`, `VIDEO_GENERATION_FAILED`. */
+                /** @description Unprocessable Entity. `code` is one of `PLATFORM_REJECTED`, `VIDEO_GENERATION_FAILED`, `SHORTENER_REJECTED`. */
                 422: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -2863,7 +2863,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -2928,7 +2928,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Bad Gateway. `code` is `PLATFORM_UNREACHABLE`. */
+                /** @description Bad Gateway. `code` is one of `PLATFORM_UNREACHABLE`, `AI_UNAVAILABLE`. */
                 502: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -3073,7 +3073,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -3242,7 +3242,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -3413,7 +3413,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -3464,7 +3464,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unprocessable Entity. `code` is one of `PLATFORM_REJECTED`, `VIDEO_GENERATION_FAILED`. */
+                /** @description Unprocessable Entity. `code` is one of `PLATFORM_REJECTED`, `VIDEO_GENERATION_FAILED`, `SHORTENER_REJECTED`. */
                 422: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -3485,7 +3485,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -3550,7 +3550,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Bad Gateway. `code` is `PLATFORM_UNREACHABLE`. */
+                /** @description Bad Gateway. `code` is one of `PLATFORM_UNREACHABLE`, `AI_UNAVAILABLE`. */
                 502: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -3701,7 +3701,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -3752,7 +3752,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unprocessable Entity. `code` is one of `PLATFORM_REJECTED`, `VIDEO_GENERATION_FAILED`. */
+                /** @description Unprocessable Entity. `code` is one of `PLATFORM_REJECTED`, `VIDEO_GENERATION_FAILED`, `SHORTENER_REJECTED`. */
                 422: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -3773,7 +3773,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -3838,7 +3838,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Bad Gateway. `code` is `PLATFORM_UNREACHABLE`. */
+                /** @description Bad Gateway. `code` is one of `PLATFORM_UNREACHABLE`, `AI_UNAVAILABLE`. */
                 502: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -3981,7 +3981,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -4181,7 +4181,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -4354,7 +4354,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -4426,7 +4426,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -4580,7 +4580,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -4652,7 +4652,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -4827,7 +4827,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -4999,7 +4999,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -5096,7 +5096,10 @@ export interface paths {
                          * @description when to publish (any ISO 8601 offset; without one, UTC). Required; with type `now` it is ignored and may be left out or empty
                          */
                         date: string;
-                        /** @default false */
+                        /**
+                         * @description replace every http(s) URL of the text by a short link when it is published (Settings → Short links: the built-in shortener, Dub, Short.io or Kutt, and UTM parameters); a channel's `posts[].shortLink` overrides it
+                         * @default false
+                         */
                         shortLink?: boolean;
                         /** @default [] */
                         tags?: ({
@@ -5141,6 +5144,8 @@ export interface paths {
                             };
                             /** @description the group of the posts being edited; absent or empty for a new group */
                             group?: string;
+                            /** @description shorten this channel's links (overrides the request's `shortLink`) */
+                            shortLink?: boolean;
                         } & {
                             [key: string]: unknown;
                         })[];
@@ -5295,7 +5300,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -5461,7 +5466,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -5491,7 +5496,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -5649,7 +5654,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -5742,7 +5747,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -5909,7 +5914,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -5939,7 +5944,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -6097,7 +6102,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -6190,7 +6195,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -6367,7 +6372,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -6460,7 +6465,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -6644,7 +6649,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -6737,7 +6742,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -6933,7 +6938,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -7026,7 +7031,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -7209,7 +7214,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -7302,7 +7307,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -7478,7 +7483,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -7571,7 +7576,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -7749,7 +7754,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -7800,7 +7805,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unprocessable Entity. `code` is one of `PLATFORM_REJECTED`, `VIDEO_GENERATION_FAILED`. */
+                /** @description Unprocessable Entity. `code` is one of `PLATFORM_REJECTED`, `VIDEO_GENERATION_FAILED`, `SHORTENER_REJECTED`. */
                 422: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -7821,7 +7826,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -7886,7 +7891,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Bad Gateway. `code` is `PLATFORM_UNREACHABLE`. */
+                /** @description Bad Gateway. `code` is one of `PLATFORM_UNREACHABLE`, `AI_UNAVAILABLE`. */
                 502: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -8031,7 +8036,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -8168,6 +8173,8 @@ export interface paths {
                             };
                             /** @description the group of the posts being edited; absent or empty for a new group */
                             group?: string;
+                            /** @description shorten this channel's links (overrides the request's `shortLink`) */
+                            shortLink?: boolean;
                         } & {
                             [key: string]: unknown;
                         })[];
@@ -8301,7 +8308,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -8511,7 +8518,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -8541,7 +8548,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -8702,7 +8709,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -8795,7 +8802,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -8936,6 +8943,8 @@ export interface paths {
                             };
                             /** @description the group of the posts being edited; absent or empty for a new group */
                             group?: string;
+                            /** @description shorten this channel's links (overrides the request's `shortLink`) */
+                            shortLink?: boolean;
                         } & {
                             [key: string]: unknown;
                         })[];
@@ -9030,7 +9039,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -9123,7 +9132,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -9442,7 +9451,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -9631,7 +9640,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -9661,7 +9670,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -9839,7 +9848,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -10005,7 +10014,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -10231,7 +10240,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -10397,7 +10406,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -10427,7 +10436,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -10589,7 +10598,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -10661,7 +10670,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -10834,7 +10843,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -10906,7 +10915,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -11068,7 +11077,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -11098,7 +11107,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -11280,7 +11289,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -11352,7 +11361,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -11519,7 +11528,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -11549,7 +11558,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -11709,7 +11718,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -11781,7 +11790,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -11954,7 +11963,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -12026,7 +12035,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -12210,7 +12219,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -12282,7 +12291,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -12464,7 +12473,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -12494,7 +12503,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -12665,7 +12674,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -12737,7 +12746,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -12955,7 +12964,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -13173,7 +13182,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -13346,7 +13355,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -13532,7 +13541,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -13562,7 +13571,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -13733,7 +13742,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -13826,7 +13835,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -13989,7 +13998,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -14203,7 +14212,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -14369,7 +14378,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -14399,7 +14408,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -14569,7 +14578,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -14641,7 +14650,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -14799,7 +14808,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -14871,7 +14880,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -15046,7 +15055,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -15118,7 +15127,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -15294,7 +15303,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -15366,7 +15375,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -15542,7 +15551,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -15572,7 +15581,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -15747,7 +15756,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -15819,7 +15828,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -15985,7 +15994,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -16202,7 +16211,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -16368,7 +16377,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -16398,7 +16407,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -16557,7 +16566,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -16629,7 +16638,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -16800,7 +16809,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -16872,7 +16881,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -17039,7 +17048,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -17069,7 +17078,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -17242,7 +17251,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -17314,7 +17323,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -17487,7 +17496,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -17517,7 +17526,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -17686,7 +17695,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -17758,7 +17767,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -17935,7 +17944,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -18007,7 +18016,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -18177,7 +18186,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -18249,7 +18258,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -18409,7 +18418,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -18637,7 +18646,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -18803,7 +18812,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -18833,7 +18842,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -18996,7 +19005,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -19089,7 +19098,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -19247,7 +19256,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -19319,7 +19328,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -19537,7 +19546,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -19609,7 +19618,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -19773,7 +19782,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -20010,7 +20019,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -20190,7 +20199,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -20283,7 +20292,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -20441,7 +20450,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -20513,7 +20522,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -20695,7 +20704,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -20767,7 +20776,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -20976,7 +20985,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -21039,7 +21048,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unprocessable Entity. `code` is one of `PLATFORM_REJECTED`, `VIDEO_GENERATION_FAILED`. */
+                /** @description Unprocessable Entity. `code` is one of `PLATFORM_REJECTED`, `VIDEO_GENERATION_FAILED`, `SHORTENER_REJECTED`. */
                 422: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -21060,7 +21069,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -21240,7 +21249,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -21303,7 +21312,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -21470,7 +21479,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -21645,7 +21654,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -21813,7 +21822,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -21843,7 +21852,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -22009,7 +22018,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -22190,7 +22199,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -22274,7 +22283,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -22339,7 +22348,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Bad Gateway. `code` is `PLATFORM_UNREACHABLE`. */
+                /** @description Bad Gateway. `code` is one of `PLATFORM_UNREACHABLE`, `AI_UNAVAILABLE`. */
                 502: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -22483,7 +22492,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -22513,7 +22522,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -22703,7 +22712,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -22733,7 +22742,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -22926,7 +22935,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -22998,7 +23007,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -23173,7 +23182,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -23245,7 +23254,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -23455,7 +23464,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -23681,7 +23690,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -23879,7 +23888,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -23942,7 +23951,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -24135,7 +24144,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -24374,7 +24383,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -24548,7 +24557,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -24620,7 +24629,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -24800,7 +24809,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -24893,7 +24902,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -25052,7 +25061,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -25145,7 +25154,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -25323,7 +25332,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -25544,7 +25553,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -25728,7 +25737,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -25821,7 +25830,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -26004,7 +26013,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -26180,7 +26189,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -26252,7 +26261,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -26428,7 +26437,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -26621,7 +26630,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -26812,7 +26821,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -27065,7 +27074,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -27261,7 +27270,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -27333,7 +27342,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -27485,7 +27494,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -27557,7 +27566,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -27735,7 +27744,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -27945,7 +27954,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -28134,7 +28143,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -28227,7 +28236,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -28416,7 +28425,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -28509,7 +28518,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -28697,7 +28706,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -28790,7 +28799,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -28967,7 +28976,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -29039,7 +29048,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -29210,7 +29219,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -29448,7 +29457,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -29619,7 +29628,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`. */
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
                 404: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -29691,7 +29700,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`. */
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
                 429: {
                     headers: {
                         /** @description Requests the organisation may make per window (its plan’s rate limit) */
@@ -29760,6 +29769,2912 @@ export interface paths {
                 };
             };
         };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/short-links/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organisation's short-link settings (never the API key) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ShortLinkSettings"];
+                    };
+                };
+                /** @description Bad Request. `code` is one of `VALIDATION_FAILED`, `BAD_REQUEST`, `MALFORMED_JSON`, `BODY_TOO_DEEP`, `MALFORMED_URL`, `PLATFORM_APP_NOT_CONFIGURED`. */
+                400: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                403: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
+                429: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal Server Error. `code` is `INTERNAL`. */
+                500: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service Unavailable. `code` is `SERVICE_UNAVAILABLE`. */
+                503: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        /**
+         * Choose who shortens links and the UTM parameters they carry
+         * @description Posts sent with `shortLink: true` (or a channel's `posts[].shortLink`) have every http(s) URL of their text replaced by a short link when they are published. `builtin` needs nothing; Dub, Short.io and Kutt need an API key, which is checked with the provider before it is stored (sealed): a refusal is a 422 naming `apiKey` or `domain`. Owners and admins only.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * @description who shortens the links: the service itself (`builtin`), Dub, Short.io or Kutt
+                         * @enum {string}
+                         */
+                        provider: "builtin" | "dub" | "shortio" | "kutt";
+                        /** @description the provider's API key (left out: the stored one is kept for the same provider; never answered back) */
+                        apiKey?: string | null;
+                        /** @description the short domain to make links on (Short.io needs one; Dub and Kutt use their default when left out) */
+                        domain?: string | null;
+                        /** @description the provider's API address (Kutt is self-hosted: where yours runs) */
+                        apiUrl?: string | null;
+                        /** @description query parameters added to every link, with placeholders {platform} {channel} {group} {post} {date}, e.g. `utm_source={platform}&utm_medium=social&utm_campaign={group}` (null: none) */
+                        utmTemplate?: string | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ShortLinkSettings"];
+                    };
+                };
+                /** @description Bad Request. `code` is one of `VALIDATION_FAILED`, `BAD_REQUEST`, `MALFORMED_JSON`, `BODY_TOO_DEEP`, `MALFORMED_URL`, `PLATFORM_APP_NOT_CONFIGURED`. */
+                400: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                403: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Payload Too Large. `code` is `PAYLOAD_TOO_LARGE`. */
+                413: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unsupported Media Type. `code` is `UNSUPPORTED_MEDIA_TYPE`. */
+                415: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unprocessable Entity. `code` is one of `PLATFORM_REJECTED`, `VIDEO_GENERATION_FAILED`, `SHORTENER_REJECTED`. */
+                422: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
+                429: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal Server Error. `code` is `INTERNAL`. */
+                500: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service Unavailable. `code` is `SERVICE_UNAVAILABLE`. */
+                503: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/posts/{id}/links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A post's short links and their clicks
+         * @description The links made when the post (and its thread items) were published, with clicks by people and, apart, fetches by crawlers and link previews.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PostLinks"];
+                    };
+                };
+                /** @description Bad Request. `code` is one of `VALIDATION_FAILED`, `BAD_REQUEST`, `MALFORMED_JSON`, `BODY_TOO_DEEP`, `MALFORMED_URL`, `PLATFORM_APP_NOT_CONFIGURED`. */
+                400: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                403: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
+                404: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description URI Too Long. `code` is `URI_TOO_LONG`. */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
+                429: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal Server Error. `code` is `INTERNAL`. */
+                500: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service Unavailable. `code` is `SERVICE_UNAVAILABLE`. */
+                503: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ai/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organisation's writing-help model (never its key) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AiSettings"];
+                    };
+                };
+                /** @description Bad Request. `code` is one of `VALIDATION_FAILED`, `BAD_REQUEST`, `MALFORMED_JSON`, `BODY_TOO_DEEP`, `MALFORMED_URL`, `PLATFORM_APP_NOT_CONFIGURED`. */
+                400: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                403: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
+                429: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal Server Error. `code` is `INTERNAL`. */
+                500: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service Unavailable. `code` is `SERVICE_UNAVAILABLE`. */
+                503: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        /**
+         * Set the writing-help model: any OpenAI-compatible endpoint (owners and admins)
+         * @description The endpoint is checked once with `GET {baseUrl}/models`: unreachable, refused or not an OpenAI-compatible API is a 400 naming `baseUrl`; a refused key one naming `apiKey`; a model it does not list one naming `model`. Addresses on this machine or a private network (Ollama `http://127.0.0.1:11434/v1`, LM Studio `http://127.0.0.1:1234/v1`) need ALLOW_PRIVATE_TARGETS=true. The key is stored sealed and never answered; omitted, the stored one is kept while the address stays the same.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uri
+                         * @description the OpenAI-compatible API root (where `/chat/completions` and `/models` are)
+                         */
+                        baseUrl: string;
+                        /** @description the model name the endpoint knows, e.g. `gpt-4o-mini`, `llama3.1:8b` */
+                        model: string;
+                        /** @description sent as `Authorization: Bearer`; omitted: the stored key is kept (only while the address stays the same); null: no key (Ollama) */
+                        apiKey?: string | null;
+                        /** @description the model takes images (enables alt text); default false */
+                        vision?: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AiSettings"];
+                    };
+                };
+                /** @description Bad Request. `code` is one of `VALIDATION_FAILED`, `BAD_REQUEST`, `MALFORMED_JSON`, `BODY_TOO_DEEP`, `MALFORMED_URL`, `PLATFORM_APP_NOT_CONFIGURED`. */
+                400: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                403: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Payload Too Large. `code` is `PAYLOAD_TOO_LARGE`. */
+                413: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unsupported Media Type. `code` is `UNSUPPORTED_MEDIA_TYPE`. */
+                415: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
+                429: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal Server Error. `code` is `INTERNAL`. */
+                500: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service Unavailable. `code` is `SERVICE_UNAVAILABLE`. */
+                503: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        /** Turn writing help off (the endpoint and key are forgotten; owners and admins) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description No Content */
+                204: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Bad Request. `code` is one of `VALIDATION_FAILED`, `BAD_REQUEST`, `MALFORMED_JSON`, `BODY_TOO_DEEP`, `MALFORMED_URL`, `PLATFORM_APP_NOT_CONFIGURED`. */
+                400: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                403: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Payload Too Large. `code` is `PAYLOAD_TOO_LARGE`. */
+                413: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unsupported Media Type. `code` is `UNSUPPORTED_MEDIA_TYPE`. */
+                415: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
+                429: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal Server Error. `code` is `INTERNAL`. */
+                500: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service Unavailable. `code` is `SERVICE_UNAVAILABLE`. */
+                503: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ai/draft": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Draft a post from a brief: one suggestion per channel (or one)
+         * @description With `integrationIds`, one suggestion per channel in its platform's limit and style; without, one suggestion for no channel in particular.
+         *
+         *     Suggestions only: nothing is saved or published. Each is counted in its platform's own way (`length`, `maxLength`); one over the limit is sent back to the model once to be shortened, and if still over it is answered with `fits: false` and a `note` (the composer does not let it be accepted as it is). With no model set: 404 `AI_NOT_CONFIGURED` and nothing is sent anywhere. More than AI_RATE_LIMIT calls a minute per organisation: 429 `AI_RATE_LIMITED` with `Retry-After`. The model endpoint refusing the key or failing: 502 `AI_UNAVAILABLE`; silent for AI_TIMEOUT_SECONDS: 504 `AI_TIMEOUT`.
+         *
+         *     **Streaming**: with `Accept: text/event-stream` the answer is Server-Sent Events: `event: delta` with data `{"index": <suggestion index>, "text": "<next piece>"}` as the model writes (a preview: a shortened retry is not streamed), then `event: done` with data `{"suggestions": [...]}` (the same as the JSON answer, after the length checks: what counts), or `event: error` with data `{"code", "message"}` when the model fails after the stream started. Refusals before the model answers (404, 400, 429, and a model failing before its first word) are the usual JSON errors. Closing the connection closes the model request.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description what the post is about */
+                        brief: string;
+                        /** @description one suggestion per channel; none: one suggestion for no channel in particular */
+                        integrationIds?: string[];
+                        /** @description e.g. `friendly`, `formal` */
+                        tone?: string;
+                        /** @description a language name or code, e.g. `German`, `pt-BR` */
+                        language?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Suggestions"];
+                    };
+                };
+                /** @description Bad Request. `code` is one of `VALIDATION_FAILED`, `BAD_REQUEST`, `MALFORMED_JSON`, `BODY_TOO_DEEP`, `MALFORMED_URL`, `PLATFORM_APP_NOT_CONFIGURED`. */
+                400: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                403: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
+                404: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Payload Too Large. `code` is `PAYLOAD_TOO_LARGE`. */
+                413: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unsupported Media Type. `code` is `UNSUPPORTED_MEDIA_TYPE`. */
+                415: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
+                429: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal Server Error. `code` is `INTERNAL`. */
+                500: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Bad Gateway. `code` is one of `PLATFORM_UNREACHABLE`, `AI_UNAVAILABLE`. */
+                502: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service Unavailable. `code` is `SERVICE_UNAVAILABLE`. */
+                503: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Gateway Timeout. `code` is `AI_TIMEOUT`. */
+                504: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ai/rewrite": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rewrite a post for each channel, in its platform's limit and style
+         * @description One suggestion per channel of `integrationIds` (1..20), in order. `content` may be the composer's HTML (read as text); suggestions are plain text.
+         *
+         *     Suggestions only: nothing is saved or published. Each is counted in its platform's own way (`length`, `maxLength`); one over the limit is sent back to the model once to be shortened, and if still over it is answered with `fits: false` and a `note` (the composer does not let it be accepted as it is). With no model set: 404 `AI_NOT_CONFIGURED` and nothing is sent anywhere. More than AI_RATE_LIMIT calls a minute per organisation: 429 `AI_RATE_LIMITED` with `Retry-After`. The model endpoint refusing the key or failing: 502 `AI_UNAVAILABLE`; silent for AI_TIMEOUT_SECONDS: 504 `AI_TIMEOUT`.
+         *
+         *     **Streaming**: with `Accept: text/event-stream` the answer is Server-Sent Events: `event: delta` with data `{"index": <suggestion index>, "text": "<next piece>"}` as the model writes (a preview: a shortened retry is not streamed), then `event: done` with data `{"suggestions": [...]}` (the same as the JSON answer, after the length checks: what counts), or `event: error` with data `{"code", "message"}` when the model fails after the stream started. Refusals before the model answers (404, 400, 429, and a model failing before its first word) are the usual JSON errors. Closing the connection closes the model request.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description the post (plain text or the composer HTML) */
+                        content: string;
+                        /** @description one suggestion per channel, in its platform's limits and style */
+                        integrationIds: string[];
+                        /** @description e.g. `shorter`, `add a call to action` */
+                        instructions?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Suggestions"];
+                    };
+                };
+                /** @description Bad Request. `code` is one of `VALIDATION_FAILED`, `BAD_REQUEST`, `MALFORMED_JSON`, `BODY_TOO_DEEP`, `MALFORMED_URL`, `PLATFORM_APP_NOT_CONFIGURED`. */
+                400: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                403: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
+                404: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Payload Too Large. `code` is `PAYLOAD_TOO_LARGE`. */
+                413: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unsupported Media Type. `code` is `UNSUPPORTED_MEDIA_TYPE`. */
+                415: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
+                429: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal Server Error. `code` is `INTERNAL`. */
+                500: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Bad Gateway. `code` is one of `PLATFORM_UNREACHABLE`, `AI_UNAVAILABLE`. */
+                502: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service Unavailable. `code` is `SERVICE_UNAVAILABLE`. */
+                503: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Gateway Timeout. `code` is `AI_TIMEOUT`. */
+                504: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ai/thread": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Split a long text into a thread for a channel
+         * @description One suggestion whose `items` are the thread's parts, each counted against the platform's limit (`length` is the longest part's). A platform without threads is a 400 naming `integrationId`.
+         *
+         *     Suggestions only: nothing is saved or published. Each is counted in its platform's own way (`length`, `maxLength`); one over the limit is sent back to the model once to be shortened, and if still over it is answered with `fits: false` and a `note` (the composer does not let it be accepted as it is). With no model set: 404 `AI_NOT_CONFIGURED` and nothing is sent anywhere. More than AI_RATE_LIMIT calls a minute per organisation: 429 `AI_RATE_LIMITED` with `Retry-After`. The model endpoint refusing the key or failing: 502 `AI_UNAVAILABLE`; silent for AI_TIMEOUT_SECONDS: 504 `AI_TIMEOUT`.
+         *
+         *     **Streaming**: with `Accept: text/event-stream` the answer is Server-Sent Events: `event: delta` with data `{"index": <suggestion index>, "text": "<next piece>"}` as the model writes (a preview: a shortened retry is not streamed), then `event: done` with data `{"suggestions": [...]}` (the same as the JSON answer, after the length checks: what counts), or `event: error` with data `{"code", "message"}` when the model fails after the stream started. Refusals before the model answers (404, 400, 429, and a model failing before its first word) are the usual JSON errors. Closing the connection closes the model request.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        content: string;
+                        /**
+                         * Format: uuid
+                         * @description the channel whose platform publishes threads
+                         */
+                        integrationId: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Suggestions"];
+                    };
+                };
+                /** @description Bad Request. `code` is one of `VALIDATION_FAILED`, `BAD_REQUEST`, `MALFORMED_JSON`, `BODY_TOO_DEEP`, `MALFORMED_URL`, `PLATFORM_APP_NOT_CONFIGURED`. */
+                400: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                403: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
+                404: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Payload Too Large. `code` is `PAYLOAD_TOO_LARGE`. */
+                413: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unsupported Media Type. `code` is `UNSUPPORTED_MEDIA_TYPE`. */
+                415: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
+                429: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal Server Error. `code` is `INTERNAL`. */
+                500: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Bad Gateway. `code` is one of `PLATFORM_UNREACHABLE`, `AI_UNAVAILABLE`. */
+                502: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service Unavailable. `code` is `SERVICE_UNAVAILABLE`. */
+                503: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Gateway Timeout. `code` is `AI_TIMEOUT`. */
+                504: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ai/hashtags": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Suggest hashtags for a post
+         * @description One suggestion whose `items` are hashtags (`#word`), most relevant first, `count` at most (default 5); with `integrationId`, in the custom of that channel's platform.
+         *
+         *     Suggestions only: nothing is saved or published. Each is counted in its platform's own way (`length`, `maxLength`); one over the limit is sent back to the model once to be shortened, and if still over it is answered with `fits: false` and a `note` (the composer does not let it be accepted as it is). With no model set: 404 `AI_NOT_CONFIGURED` and nothing is sent anywhere. More than AI_RATE_LIMIT calls a minute per organisation: 429 `AI_RATE_LIMITED` with `Retry-After`. The model endpoint refusing the key or failing: 502 `AI_UNAVAILABLE`; silent for AI_TIMEOUT_SECONDS: 504 `AI_TIMEOUT`.
+         *
+         *     **Streaming**: with `Accept: text/event-stream` the answer is Server-Sent Events: `event: delta` with data `{"index": <suggestion index>, "text": "<next piece>"}` as the model writes (a preview: a shortened retry is not streamed), then `event: done` with data `{"suggestions": [...]}` (the same as the JSON answer, after the length checks: what counts), or `event: error` with data `{"code", "message"}` when the model fails after the stream started. Refusals before the model answers (404, 400, 429, and a model failing before its first word) are the usual JSON errors. Closing the connection closes the model request.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        content: string;
+                        /**
+                         * Format: uuid
+                         * @description hashtags in the custom of this channel's platform
+                         */
+                        integrationId?: string;
+                        /** @description how many (default 5) */
+                        count?: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Suggestions"];
+                    };
+                };
+                /** @description Bad Request. `code` is one of `VALIDATION_FAILED`, `BAD_REQUEST`, `MALFORMED_JSON`, `BODY_TOO_DEEP`, `MALFORMED_URL`, `PLATFORM_APP_NOT_CONFIGURED`. */
+                400: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                403: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
+                404: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Payload Too Large. `code` is `PAYLOAD_TOO_LARGE`. */
+                413: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unsupported Media Type. `code` is `UNSUPPORTED_MEDIA_TYPE`. */
+                415: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
+                429: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal Server Error. `code` is `INTERNAL`. */
+                500: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Bad Gateway. `code` is one of `PLATFORM_UNREACHABLE`, `AI_UNAVAILABLE`. */
+                502: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service Unavailable. `code` is `SERVICE_UNAVAILABLE`. */
+                503: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Gateway Timeout. `code` is `AI_TIMEOUT`. */
+                504: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ai/alt-text": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Write alt text for an image of the media library
+         * @description Needs a model that takes images (`vision: true` in the settings; otherwise a 400 naming `mediaId` says so). Only images; the picture is sent to the model as a data: URL. `maxLength` is 1,000 characters, what most platforms take.
+         *
+         *     Suggestions only: nothing is saved or published. Each is counted in its platform's own way (`length`, `maxLength`); one over the limit is sent back to the model once to be shortened, and if still over it is answered with `fits: false` and a `note` (the composer does not let it be accepted as it is). With no model set: 404 `AI_NOT_CONFIGURED` and nothing is sent anywhere. More than AI_RATE_LIMIT calls a minute per organisation: 429 `AI_RATE_LIMITED` with `Retry-After`. The model endpoint refusing the key or failing: 502 `AI_UNAVAILABLE`; silent for AI_TIMEOUT_SECONDS: 504 `AI_TIMEOUT`.
+         *
+         *     **Streaming**: with `Accept: text/event-stream` the answer is Server-Sent Events: `event: delta` with data `{"index": <suggestion index>, "text": "<next piece>"}` as the model writes (a preview: a shortened retry is not streamed), then `event: done` with data `{"suggestions": [...]}` (the same as the JSON answer, after the length checks: what counts), or `event: error` with data `{"code", "message"}` when the model fails after the stream started. Refusals before the model answers (404, 400, 429, and a model failing before its first word) are the usual JSON errors. Closing the connection closes the model request.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description an image of the media library
+                         */
+                        mediaId: string;
+                        /** @description a language name or code, e.g. `German`, `pt-BR` */
+                        language?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Suggestions"];
+                    };
+                };
+                /** @description Bad Request. `code` is one of `VALIDATION_FAILED`, `BAD_REQUEST`, `MALFORMED_JSON`, `BODY_TOO_DEEP`, `MALFORMED_URL`, `PLATFORM_APP_NOT_CONFIGURED`. */
+                400: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                403: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
+                404: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Payload Too Large. `code` is `PAYLOAD_TOO_LARGE`. */
+                413: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unsupported Media Type. `code` is `UNSUPPORTED_MEDIA_TYPE`. */
+                415: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
+                429: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal Server Error. `code` is `INTERNAL`. */
+                500: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Bad Gateway. `code` is one of `PLATFORM_UNREACHABLE`, `AI_UNAVAILABLE`. */
+                502: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service Unavailable. `code` is `SERVICE_UNAVAILABLE`. */
+                503: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Gateway Timeout. `code` is `AI_TIMEOUT`. */
+                504: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ai/translate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Translate a post (per channel, in its limit)
+         * @description One translation per channel of `integrationIds` (counted against its platform's limit), or one without.
+         *
+         *     Suggestions only: nothing is saved or published. Each is counted in its platform's own way (`length`, `maxLength`); one over the limit is sent back to the model once to be shortened, and if still over it is answered with `fits: false` and a `note` (the composer does not let it be accepted as it is). With no model set: 404 `AI_NOT_CONFIGURED` and nothing is sent anywhere. More than AI_RATE_LIMIT calls a minute per organisation: 429 `AI_RATE_LIMITED` with `Retry-After`. The model endpoint refusing the key or failing: 502 `AI_UNAVAILABLE`; silent for AI_TIMEOUT_SECONDS: 504 `AI_TIMEOUT`.
+         *
+         *     **Streaming**: with `Accept: text/event-stream` the answer is Server-Sent Events: `event: delta` with data `{"index": <suggestion index>, "text": "<next piece>"}` as the model writes (a preview: a shortened retry is not streamed), then `event: done` with data `{"suggestions": [...]}` (the same as the JSON answer, after the length checks: what counts), or `event: error` with data `{"code", "message"}` when the model fails after the stream started. Refusals before the model answers (404, 400, 429, and a model failing before its first word) are the usual JSON errors. Closing the connection closes the model request.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        content: string;
+                        /** @description a language name or code, e.g. `German`, `pt-BR` */
+                        language: string;
+                        /** @description one translation per channel, in its platform's limit; none: one */
+                        integrationIds?: string[];
+                    };
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Suggestions"];
+                    };
+                };
+                /** @description Bad Request. `code` is one of `VALIDATION_FAILED`, `BAD_REQUEST`, `MALFORMED_JSON`, `BODY_TOO_DEEP`, `MALFORMED_URL`, `PLATFORM_APP_NOT_CONFIGURED`. */
+                400: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unauthorized. `code` is one of `AUTH_MISSING`, `AUTH_INVALID`, `AUTH_SCHEME_NOT_ALLOWED`, `SESSION_REQUIRED`, `INVALID_CREDENTIALS`, `PREVIEW_PASSWORD_REQUIRED`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Forbidden. `code` is one of `CSRF_FAILED`, `FORBIDDEN`, `APPROVAL_REQUIRED`, `INSUFFICIENT_SCOPE`, `SIGNUP_CLOSED`, `PLAN_LIMIT_REACHED`. */
+                403: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not Found. `code` is one of `NOT_FOUND`, `VIDEO_PROVIDER_NOT_AVAILABLE`, `ROUTE_NOT_FOUND`, `AI_NOT_CONFIGURED`. */
+                404: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Payload Too Large. `code` is `PAYLOAD_TOO_LARGE`. */
+                413: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unsupported Media Type. `code` is `UNSUPPORTED_MEDIA_TYPE`. */
+                415: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too Many Requests. `code` is one of `AUTH_THROTTLED`, `LOGIN_THROTTLED`, `RATE_LIMITED`, `PLATFORM_RATE_LIMITED`, `AI_RATE_LIMITED`. */
+                429: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal Server Error. `code` is `INTERNAL`. */
+                500: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Bad Gateway. `code` is one of `PLATFORM_UNREACHABLE`, `AI_UNAVAILABLE`. */
+                502: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service Unavailable. `code` is `SERVICE_UNAVAILABLE`. */
+                503: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Gateway Timeout. `code` is `AI_TIMEOUT`. */
+                504: {
+                    headers: {
+                        /** @description Requests the organisation may make per window (its plan’s rate limit) */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the window after this one */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the oldest counted request leaves the window */
+                        "RateLimit-Reset"?: number;
+                        /** @description Same as RateLimit-Limit */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Same as RateLimit-Remaining */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Same as RateLimit-Reset */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -31777,6 +34692,77 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
         };
+        ShortLinkSettingsInput: {
+            /** @enum {string} */
+            provider: "builtin" | "dub" | "shortio" | "kutt";
+            domain: string | null;
+            apiUrl: string | null;
+            utmTemplate: string | null;
+            hasApiKey: boolean;
+            /** @description where the built-in short links live (`<this>/<code>`) */
+            builtinBaseUrl: string;
+            /** @description how many characters a short link takes at most (text lengths are checked with it before the links exist) */
+            shortLinkLength: number;
+            providers: {
+                /** @enum {string} */
+                id: "builtin" | "dub" | "shortio" | "kutt";
+                name: string;
+                needsApiKey: boolean;
+                needsDomain: boolean;
+                needsApiUrl: boolean;
+            }[];
+        };
+        PostLinksInput: {
+            links: {
+                id: string;
+                /** @description the post row (one channel, one thread item) the link was made for */
+                postId: string;
+                /** @enum {string} */
+                provider: "builtin" | "dub" | "shortio" | "kutt";
+                shortUrl: string;
+                /** @description the URL as written in the post */
+                originalUrl: string;
+                /** @description where the short link leads (with the UTM parameters) */
+                targetUrl: string;
+                /** @description clicks by people */
+                clicks: number;
+                /** @description fetches by crawlers and link previews (built-in links only) */
+                botClicks: number;
+                createdAt: string;
+            }[];
+        };
+        AiSettingsInput: {
+            /** @description whether writing help is on (a model endpoint is set) */
+            configured: boolean;
+            /** @description the OpenAI-compatible API root, e.g. `https://api.openai.com/v1` or `http://127.0.0.1:11434/v1` (Ollama) */
+            baseUrl: string | null;
+            model: string | null;
+            /** @description the model takes images (alt text) */
+            vision: boolean;
+            /** @description a key is stored (sealed; never answered) */
+            hasApiKey: boolean;
+        };
+        SuggestionInput: {
+            /** @description the channel this suggestion is for; null: no channel in particular */
+            integrationId: string | null;
+            /** @description the channel's platform identifier */
+            platform: string | null;
+            /** @description plain text (a thread: its parts separated by blank lines; hashtags: the tags separated by spaces) */
+            content: string;
+            /** @description a thread: its parts, in order; hashtags: the tags (`#word`) */
+            items?: string[];
+            /** @description the length in the platform's counting (a thread: its longest part); null without a limit */
+            length: number | null;
+            /** @description the platform's limit (alt text: the writing help's own) */
+            maxLength: number | null;
+            /** @description within the limit; a suggestion that does not fit cannot be accepted as it is */
+            fits: boolean;
+            /** @description why it does not fit, or what else to know */
+            note?: string;
+        };
+        SuggestionsInput: {
+            suggestions: components["schemas"]["SuggestionInput"][];
+        };
         VideoProvidersInput: {
             providers: {
                 identifier: string;
@@ -32570,6 +35556,77 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+        };
+        ShortLinkSettings: {
+            /** @enum {string} */
+            provider: "builtin" | "dub" | "shortio" | "kutt";
+            domain: string | null;
+            apiUrl: string | null;
+            utmTemplate: string | null;
+            hasApiKey: boolean;
+            /** @description where the built-in short links live (`<this>/<code>`) */
+            builtinBaseUrl: string;
+            /** @description how many characters a short link takes at most (text lengths are checked with it before the links exist) */
+            shortLinkLength: number;
+            providers: {
+                /** @enum {string} */
+                id: "builtin" | "dub" | "shortio" | "kutt";
+                name: string;
+                needsApiKey: boolean;
+                needsDomain: boolean;
+                needsApiUrl: boolean;
+            }[];
+        };
+        PostLinks: {
+            links: {
+                id: string;
+                /** @description the post row (one channel, one thread item) the link was made for */
+                postId: string;
+                /** @enum {string} */
+                provider: "builtin" | "dub" | "shortio" | "kutt";
+                shortUrl: string;
+                /** @description the URL as written in the post */
+                originalUrl: string;
+                /** @description where the short link leads (with the UTM parameters) */
+                targetUrl: string;
+                /** @description clicks by people */
+                clicks: number;
+                /** @description fetches by crawlers and link previews (built-in links only) */
+                botClicks: number;
+                createdAt: string;
+            }[];
+        };
+        AiSettings: {
+            /** @description whether writing help is on (a model endpoint is set) */
+            configured: boolean;
+            /** @description the OpenAI-compatible API root, e.g. `https://api.openai.com/v1` or `http://127.0.0.1:11434/v1` (Ollama) */
+            baseUrl: string | null;
+            model: string | null;
+            /** @description the model takes images (alt text) */
+            vision: boolean;
+            /** @description a key is stored (sealed; never answered) */
+            hasApiKey: boolean;
+        };
+        Suggestion: {
+            /** @description the channel this suggestion is for; null: no channel in particular */
+            integrationId: string | null;
+            /** @description the channel's platform identifier */
+            platform: string | null;
+            /** @description plain text (a thread: its parts separated by blank lines; hashtags: the tags separated by spaces) */
+            content: string;
+            /** @description a thread: its parts, in order; hashtags: the tags (`#word`) */
+            items?: string[];
+            /** @description the length in the platform's counting (a thread: its longest part); null without a limit */
+            length: number | null;
+            /** @description the platform's limit (alt text: the writing help's own) */
+            maxLength: number | null;
+            /** @description within the limit; a suggestion that does not fit cannot be accepted as it is */
+            fits: boolean;
+            /** @description why it does not fit, or what else to know */
+            note?: string;
+        };
+        Suggestions: {
+            suggestions: components["schemas"]["Suggestion"][];
         };
         VideoProviders: {
             providers: {

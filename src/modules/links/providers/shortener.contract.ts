@@ -21,7 +21,7 @@ export interface ShortenerKitRun {
 
 export interface ShortenerKit {
   shortener: Shortener;
-  /** Starts the simulator; `rateLimit`: requests the key may make in the provider's window. */
+  /** Starts the simulator; `rateLimit`: requests the key may make in the window (default: more than any case makes). */
   start(opts?: { rateLimit?: number }): Promise<ShortenerKitRun>;
 }
 

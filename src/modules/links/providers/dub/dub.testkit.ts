@@ -6,7 +6,7 @@ import { DUB_API_ORIGIN, startDubSimulator } from './dub.simulator.js';
 export const dubKit: ShortenerKit = {
   shortener: dubShortener,
   async start(opts = {}) {
-    const sim = await startDubSimulator({ apiKeys: ['dub_good_key'], domains: ['go.example.com'], rateLimit: opts.rateLimit });
+    const sim = await startDubSimulator({ apiKeys: ['dub_good_key'], domains: ['go.example.com'], rateLimit: opts.rateLimit ?? 1000 });
     const settings = { apiKey: 'dub_good_key', domain: 'go.example.com', apiUrl: null };
     return {
       sim,

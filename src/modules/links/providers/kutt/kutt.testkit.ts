@@ -12,7 +12,7 @@ export const KUTT_TEST_INSTANCE = 'https://kutt.example.org';
 export const kuttKit: ShortenerKit = {
   shortener: kuttShortener,
   async start(opts = {}) {
-    const sim = await startKuttSimulator({ apiKeys: ['kutt_good_key'], defaultDomain: 'kutt.example.org', domains: ['k.example.com'], rateLimit: opts.rateLimit });
+    const sim = await startKuttSimulator({ apiKeys: ['kutt_good_key'], defaultDomain: 'kutt.example.org', domains: ['k.example.com'], rateLimit: opts.rateLimit ?? 1000 });
     const settings = { apiKey: 'kutt_good_key', domain: null, apiUrl: KUTT_TEST_INSTANCE };
     return {
       sim,

@@ -25,8 +25,10 @@ export interface ShortioSimulatorOptions {
   apiKeys?: string[];
   /** the account's domains (default `['short.example.com']`) */
   domains?: string[];
-  /** requests per second per key (default 20) */
+  /** requests per key in a window of `rateWindowMs` (default 20) */
   rateLimit?: number;
+  /** the rate window (default 1000: Short.io limits requests per second) */
+  rateWindowMs?: number;
 }
 
 export type ShortioSimulator = ShortenerSimulator;
@@ -37,7 +39,7 @@ export async function startShortioSimulator(opts: ShortioSimulatorOptions = {}):
   const keys = new Set(opts.apiKeys ?? ['sk_test_key']);
   const domains = (opts.domains ?? ['short.example.com']).map((hostname, i) => ({ id: 100_000 + i, hostname }));
   const links: SimulatedLink[] = [];
-  const limit = rateLimiter(opts.rateLimit ?? 20, 1_000);
+  const limit = rateLimiter(opts.rateLimit ?? 20, opts.rateWindowMs ?? 1_000);
   let nextId = 1_000_000;
 
   function guard(req: FastifyRequest, reply: FastifyReply): boolean {

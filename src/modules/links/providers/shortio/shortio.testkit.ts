@@ -6,7 +6,8 @@ import { SHORTIO_API_ORIGIN, SHORTIO_STATISTICS_ORIGIN, startShortioSimulator } 
 export const shortioKit: ShortenerKit = {
   shortener: shortioShortener,
   async start(opts = {}) {
-    const sim = await startShortioSimulator({ apiKeys: ['sk_good_key'], domains: ['short.example.com'], rateLimit: opts.rateLimit });
+    // a minute's window, so a slow machine cannot slip past the limit into the next second
+    const sim = await startShortioSimulator({ apiKeys: ['sk_good_key'], domains: ['short.example.com'], rateLimit: opts.rateLimit ?? 1000, rateWindowMs: 60_000 });
     const settings = { apiKey: 'sk_good_key', domain: 'short.example.com', apiUrl: null };
     return {
       sim,

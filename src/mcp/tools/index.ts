@@ -3,6 +3,7 @@ import type { ToolDefinition } from '../tool.js';
 import { activityTools } from './activity.js';
 import { approvalTools } from './approvals.js';
 import { assistTools } from './assist.js';
+import { linkTools } from './links.js';
 import { analyticsTools } from './analytics.js';
 import { channelTools } from './channels.js';
 import { commentTools } from './comments.js';
@@ -43,6 +44,7 @@ export function allTools(services: AppDeps['services']): ToolDefinition[] {
     ...approvalTools(services.approvals),
     ...previewTools(services.previews),
     ...assistTools(services.assist),
+    ...linkTools(services.links),
     ...postizTools(services),
   ];
 }

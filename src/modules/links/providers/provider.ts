@@ -33,6 +33,8 @@ export class ShortenerError extends Error {
     message: string,
     /** seconds to wait, when the provider said (429 Retry-After) */
     readonly retryAfter?: number,
+    /** the setting a refusal is about, when known (so a settings form can name the right field) */
+    readonly field?: 'apiKey' | 'domain' | 'apiUrl',
   ) {
     super(message);
     this.name = 'ShortenerError';

@@ -16,7 +16,7 @@ export async function send(http: PlatformHttp, req: PlatformRequest, provider: s
     if (e instanceof PlatformError) {
       // 'rejected' from the client means the URL itself was refused (the SSRF guard, a host that does
       // not exist, not http(s)): the organisation's API URL setting is wrong, retrying will not help.
-      if (e.kind === 'rejected') throw new ShortenerError('rejected', `${provider}: ${e.message}`);
+      if (e.kind === 'rejected') throw new ShortenerError('rejected', `${provider}: ${e.message}`, undefined, 'apiUrl');
       throw new ShortenerError('unavailable', `${provider} could not be reached: ${e.message}`);
     }
     throw e;
@@ -50,7 +50,7 @@ export function retryAfterOf(headers: Record<string, string>, now = Date.now()):
  */
 export function errorForStatus(provider: string, res: PlatformResponse, message: string): ShortenerError {
   const said = message ? `: ${message}` : '';
-  if (res.status === 401 || res.status === 403) return new ShortenerError('auth', `${provider} refused the API key (${res.status})${said}`);
+  if (res.status === 401 || res.status === 403) return new ShortenerError('auth', `${provider} refused the API key (${res.status})${said}`, undefined, 'apiKey');
   if (res.status === 429) return new ShortenerError('unavailable', `${provider} rate limited the request (429)${said}`, retryAfterOf(res.headers));
   if (res.status >= 500) return new ShortenerError('unavailable', `${provider} failed (${res.status})${said}`);
   return new ShortenerError('rejected', `${provider} refused the request (${res.status})${said}`);
@@ -81,11 +81,11 @@ export function apiBase(provider: string, apiUrl: string | null, publicUrl: stri
   try {
     u = new URL(apiUrl.trim());
   } catch {
-    throw new ShortenerError('rejected', `${provider}: the API URL ${JSON.stringify(apiUrl)} is not a URL`);
+    throw new ShortenerError('rejected', `${provider}: the API URL ${JSON.stringify(apiUrl)} is not a URL`, undefined, 'apiUrl');
   }
-  if (u.protocol !== 'https:' && u.protocol !== 'http:') throw new ShortenerError('rejected', `${provider}: the API URL must be http(s), not ${u.protocol}`);
+  if (u.protocol !== 'https:' && u.protocol !== 'http:') throw new ShortenerError('rejected', `${provider}: the API URL must be http(s), not ${u.protocol}`, undefined, 'apiUrl');
   if (u.username || u.password || u.search || u.hash) {
-    throw new ShortenerError('rejected', `${provider}: the API URL must have no credentials, query or fragment`);
+    throw new ShortenerError('rejected', `${provider}: the API URL must have no credentials, query or fragment`, undefined, 'apiUrl');
   }
   return { base: `${u.origin}${u.pathname.replace(/\/+$/, '')}`, untrustedHost: true };
 }

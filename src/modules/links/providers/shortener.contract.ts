@@ -99,13 +99,16 @@ export function describeShortenerContract(kit: ShortenerKit) {
       await expect(shortener.verify(http, run.settings)).resolves.toBeUndefined();
       const auth = await expectShortenerError(shortener.verify(http, run.wrongKey), 'auth');
       expect(auth.message).toContain(shortener.displayName);
+      expect(auth.field).toBe('apiKey');
       await expectShortenerError(shortener.shorten(http, run.wrongKey, 'https://example.com/'), 'auth');
 
       const domain = run.wrongDomain.domain!;
       const refused = await expectShortenerError(shortener.verify(http, run.wrongDomain), 'rejected');
       expect(refused.message).toContain(domain);
+      expect(refused.field).toBe('domain');
       const before = run.sim.links.length;
-      await expectShortenerError(shortener.shorten(http, run.wrongDomain, 'https://example.com/'), 'rejected');
+      const notMade = await expectShortenerError(shortener.shorten(http, run.wrongDomain, 'https://example.com/'), 'rejected');
+      expect(notMade.field).toBe('domain');
       expect(run.sim.links.length).toBe(before);
     });
 

@@ -25,7 +25,7 @@ function dubError(res: PlatformResponse): ShortenerError {
   const message = messageOf(res);
   // Dub answers 403 "forbidden" both for a key without the scope and for a domain that is not the
   // workspace's ("Domain does not belong to workspace."): the second is the request, not the key.
-  if (res.status === 403 && /domain/i.test(message)) return new ShortenerError('rejected', `${NAME} refused the domain: ${message}`);
+  if (res.status === 403 && /domain/i.test(message)) return new ShortenerError('rejected', `${NAME} refused the domain: ${message}`, undefined, 'domain');
   return errorForStatus(NAME, res, message);
 }
 
@@ -85,6 +85,6 @@ export const dubShortener: Shortener = {
     if (defaults.status !== 200) throw dubError(defaults);
     if (!Array.isArray(defaults.body)) throw malformed(NAME, 'a list of domains');
     const slugs = defaults.body.map((d) => (typeof d === 'string' ? d : isRecord(d) && typeof d.slug === 'string' ? d.slug : '')).map((s) => s.toLowerCase());
-    if (!slugs.includes(domain)) throw new ShortenerError('rejected', `${NAME}: ${domain} is not one of this workspace's domains`);
+    if (!slugs.includes(domain)) throw new ShortenerError('rejected', `${NAME}: ${domain} is not one of this workspace's domains`, undefined, 'domain');
   },
 };

@@ -23,6 +23,13 @@ function messageOf(res: PlatformResponse): string {
   return typeof b === 'string' ? b.slice(0, 200) : '';
 }
 
+function kuttError(res: PlatformResponse): ShortenerError {
+  const message = messageOf(res);
+  // "You can't use this domain." (400): the organisation's domain setting
+  if (res.status === 400 && /domain/i.test(message)) return new ShortenerError('rejected', `${NAME} refused the domain: ${message}`, undefined, 'domain');
+  return errorForStatus(NAME, res, message);
+}
+
 function target(settings: ShortenerSettings) {
   const { base, untrustedHost } = apiBase(NAME, settings.apiUrl, KUTT_PUBLIC_URL);
   // the instance's address, with or without the API's own path
@@ -64,7 +71,7 @@ export const kuttShortener: Shortener = {
       { method: 'POST', url: `${t.api}/links`, headers: t.headers, body: { target: url, ...(settings.domain ? { domain: settings.domain } : {}) }, untrustedHost: t.untrustedHost },
       NAME,
     );
-    if (res.status !== 200 && res.status !== 201) throw errorForStatus(NAME, res, messageOf(res));
+    if (res.status !== 200 && res.status !== 201) throw kuttError(res);
     const b = res.body;
     const shortUrl = isRecord(b) ? shortUrlOf(b.link) : undefined;
     if (!isRecord(b) || typeof b.id !== 'string' || b.id === '' || !shortUrl) throw malformed(NAME, 'a link');
@@ -91,7 +98,7 @@ export const kuttShortener: Shortener = {
 
   async verify(http, settings) {
     const res = await get(http, settings, '/users');
-    if (res.status !== 200) throw errorForStatus(NAME, res, messageOf(res));
+    if (res.status !== 200) throw kuttError(res);
     if (!isRecord(res.body) || !Array.isArray(res.body.domains)) throw malformed(NAME, "the user's details");
     const domain = settings.domain?.trim().toLowerCase();
     if (!domain) return;
@@ -99,7 +106,7 @@ export const kuttShortener: Shortener = {
     // the instance's own domain needs no adding
     const instanceHost = new URL(target(settings).api).hostname.toLowerCase();
     if (domain !== instanceHost && !own.includes(domain)) {
-      throw new ShortenerError('rejected', `${NAME}: ${domain} is not one of this account's domains`);
+      throw new ShortenerError('rejected', `${NAME}: ${domain} is not one of this account's domains`, undefined, 'domain');
     }
   },
 };

@@ -77,6 +77,7 @@ describe('Kutt shortener', () => {
     for (const apiUrl of ['http://127.0.0.1:3000', 'http://10.0.0.8', 'http://[::1]:8080']) {
       const err = await expectShortenerError(kuttShortener.verify(http, { ...settings, apiUrl }), 'rejected');
       expect(err.message).toMatch(/^Kutt: /);
+      expect(err.field).toBe('apiUrl');
     }
     await expectShortenerError(kuttShortener.verify(http, { ...settings, apiUrl: 'https://user:pw@kutt.example.net' }), 'rejected');
     await expectShortenerError(kuttShortener.verify(http, { ...settings, apiUrl: 'kutt.example.net' }), 'rejected');

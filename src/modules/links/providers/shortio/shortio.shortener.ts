@@ -28,7 +28,7 @@ function shortioError(res: PlatformResponse): ShortenerError {
   const message = messageOf(res);
   // An unknown domain is the organisation's setting, whatever status it comes with.
   if (res.status >= 400 && res.status < 500 && res.status !== 401 && res.status !== 429 && /domain/i.test(message)) {
-    return new ShortenerError('rejected', `${NAME} refused the domain: ${message}`);
+    return new ShortenerError('rejected', `${NAME} refused the domain: ${message}`, undefined, 'domain');
   }
   return errorForStatus(NAME, res, message);
 }
@@ -37,7 +37,7 @@ const headers = (settings: ShortenerSettings) => ({ authorization: settings.apiK
 
 function domainOf(settings: ShortenerSettings): string {
   const domain = settings.domain?.trim().toLowerCase();
-  if (!domain) throw new ShortenerError('rejected', `${NAME} needs a short domain: links are made on one of the account's domains`);
+  if (!domain) throw new ShortenerError('rejected', `${NAME} needs a short domain: links are made on one of the account's domains`, undefined, 'domain');
   return domain;
 }
 
@@ -82,7 +82,7 @@ export const shortioShortener: Shortener = {
     const hostnames = res.body.map((d) => (isRecord(d) && typeof d.hostname === 'string' ? d.hostname.toLowerCase() : ''));
     if (!hostnames.includes(domain)) {
       const known = hostnames.filter(Boolean);
-      throw new ShortenerError('rejected', `${NAME}: ${domain} is not one of this account's domains${known.length ? ` (${known.join(', ')})` : ''}`);
+      throw new ShortenerError('rejected', `${NAME}: ${domain} is not one of this account's domains${known.length ? ` (${known.join(', ')})` : ''}`, undefined, 'domain');
     }
   },
 };

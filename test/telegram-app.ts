@@ -22,12 +22,13 @@ export interface TelegramApp {
 }
 
 /** An app with its worker and the Telegram simulator, an organisation and its Telegram channel connected through the API. */
-export async function startTelegramApp(): Promise<TelegramApp> {
+export async function startTelegramApp(opts: { origins?: Map<string, string>; env?: Record<string, string> } = {}): Promise<TelegramApp> {
   const tg = await startTelegramSimulator();
   tg.addBot(TOKEN, BOT);
   tg.addChat(TELEGRAM_TEST_CHAT);
   const clock = realtimeManualClock();
-  const t = await buildTestApp({ env: { PLATFORM_ORIGINS: `https://api.telegram.org=${tg.origin}` }, clock, startWorker: true });
+  const origins = [`https://api.telegram.org=${tg.origin}`, ...[...(opts.origins ?? [])].map(([from, to]) => `${from}=${to}`)].join(',');
+  const t = await buildTestApp({ env: { ...opts.env, PLATFORM_ORIGINS: origins }, clock, startWorker: true });
   const org = await t.createOrg('Acme');
   const res = await call(t.app, org.apiKey, { method: 'POST', url: '/public/v1/social/telegram', payload: { botToken: TOKEN, chatId: `@${TELEGRAM_TEST_CHAT.username}` } });
   expect(res.statusCode, res.body).toBe(201);

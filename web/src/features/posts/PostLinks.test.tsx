@@ -19,8 +19,8 @@ describe('the post page’s Links section', () => {
       apiFetch({
         'GET /posts/p1/links': () => ({
           links: [
-            { id: 'l1', shortUrl: 'https://tidings.example.com/s/Ab3dE', originalUrl: 'https://acme.test/launch', targetUrl: 'https://acme.test/launch?utm_source=x&utm_medium=social', provider: 'builtin', clicks: 1, botClicks: 3, createdAt: '2026-11-30T09:00:00.000Z' },
-            { id: 'l2', shortUrl: 'https://go.acme.test/q', originalUrl: 'https://acme.test/shop', targetUrl: 'https://acme.test/shop', provider: 'shortio', clicks: 1204, botClicks: 0, createdAt: '2026-11-30T09:00:00.000Z' },
+            { id: 'l1', postId: 'p1', shortUrl: 'https://tidings.example.com/s/Ab3dE', originalUrl: 'https://acme.test/launch', targetUrl: 'https://acme.test/launch?utm_source=x&utm_medium=social', provider: 'builtin', clicks: 1, botClicks: 3, createdAt: '2026-11-30T09:00:00.000Z' },
+            { id: 'l2', postId: 'p1', shortUrl: 'https://go.acme.test/q', originalUrl: 'https://acme.test/shop', targetUrl: 'https://acme.test/shop', provider: 'shortio', clicks: 1204, botClicks: 0, createdAt: '2026-11-30T09:00:00.000Z' },
           ],
         }),
       }),
@@ -36,6 +36,8 @@ describe('the post page’s Links section', () => {
     expect(first!.textContent).toContain('by Tidings');
     expect(second!.textContent).toContain('by Short.io');
     expect(second!.textContent).toMatch(/Clicks\s*1,204 people/);
+    // an outside provider reports clicks by people only: no bot figure is made up
+    expect(second!.textContent).not.toContain('Bot fetches');
     // no UTM: the address is not repeated
     expect(second!.textContent).not.toContain('written as');
   });

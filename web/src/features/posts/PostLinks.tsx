@@ -3,7 +3,7 @@ import { ApiFailure } from '../../api/client.js';
 import { getPostLinks, linkKeys, type PostLink } from '../settings/links-ai-api.js';
 import './post-links.css';
 
-const PROVIDER_NAME: Record<string, string> = { builtin: 'Tidings', dub: 'Dub', shortio: 'Short.io', kutt: 'Kutt' };
+const PROVIDER_NAME: Record<PostLink['provider'], string> = { builtin: 'Tidings', dub: 'Dub', shortio: 'Short.io', kutt: 'Kutt' };
 
 const count = (n: number, one: string, many: string) => `${n.toLocaleString()} ${n === 1 ? one : many}`;
 
@@ -20,7 +20,7 @@ function LinkRow({ link }: { link: PostLink }) {
         <a href={link.shortUrl} target="_blank" rel="noopener noreferrer">
           {bare(link.shortUrl)}
         </a>{' '}
-        <span className="hint">by {PROVIDER_NAME[link.provider] ?? link.provider}</span>
+        <span className="hint">by {PROVIDER_NAME[link.provider]}</span>
       </p>
       <p className="post-link-target">
         <span className="hint">goes to </span>
@@ -34,12 +34,15 @@ function LinkRow({ link }: { link: PostLink }) {
           <dt>Clicks</dt>
           <dd>{count(link.clicks, 'person', 'people')}</dd>
         </div>
-        <div>
-          <dt>Bot fetches</dt>
-          <dd>
-            {link.botClicks.toLocaleString()} <span className="hint">(link previews, crawlers: not counted as clicks)</span>
-          </dd>
-        </div>
+        {link.provider === 'builtin' ? (
+          // only the built-in shortener sees the fetches of crawlers and link previews
+          <div>
+            <dt>Bot fetches</dt>
+            <dd>
+              {link.botClicks.toLocaleString()} <span className="hint">(link previews, crawlers: not counted as clicks)</span>
+            </dd>
+          </div>
+        ) : null}
       </dl>
     </li>
   );

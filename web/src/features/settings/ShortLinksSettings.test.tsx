@@ -21,7 +21,7 @@ const PROVIDERS: ShortLinkSettings['providers'] = [
   { id: 'kutt', name: 'Kutt', needsApiKey: true, needsDomain: false, needsApiUrl: false },
 ];
 
-const initial: ShortLinkSettings = { provider: 'builtin', domain: null, apiUrl: null, utmTemplate: null, hasApiKey: false, builtinBaseUrl: 'https://tidings.example.com/s', providers: PROVIDERS };
+const initial: ShortLinkSettings = { provider: 'builtin', domain: null, apiUrl: null, utmTemplate: null, hasApiKey: false, builtinBaseUrl: 'https://tidings.example.com/s', shortLinkLength: 36, providers: PROVIDERS };
 
 function open(routes: Record<string, Handler>, me: Me = makeMe()) {
   const api = fakeApi(routes);

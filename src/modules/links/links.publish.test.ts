@@ -92,6 +92,10 @@ describe('short links (issue 32)', () => {
       [0, 1],
     ]);
 
+    // another organisation sees neither the links nor the figures
+    const other = await app.t.createOrg('Other');
+    expectError(await call(app.t.app, other.apiKey, { method: 'GET', url: `/public/v1/posts/${postId}/links` }), 404, 'NOT_FOUND');
+
     // the post's analytics carry the clicks (Telegram has no post figures of its own)
     const analytics = await key('GET', `/public/v1/analytics/post/${postId}?date=7`);
     expect(analytics.statusCode, analytics.body).toBe(200);

@@ -925,7 +925,7 @@ export function Composer({
             const all = usesShared(state, c.id) ? state.shared : (state.perChannel[c.id]?.items ?? []);
             // as it will be sent: with the channel's auto-add signature on a new post
             const items = itemsFor(signedState, c.id, rules);
-            return <PreviewCard key={c.id} channel={c} rules={rules} items={items} dropped={all.length - items.length} when={whenIso ? { label: formatDateTime(whenIso, tz), title: utcTitle(whenIso) } : undefined} />;
+            return <PreviewCard key={c.id} channel={c} rules={rules} items={items} dropped={all.length - items.length} shortLinkLength={shortLinkLength} when={whenIso ? { label: formatDateTime(whenIso, tz), title: utcTitle(whenIso) } : undefined} />;
           })}
         </aside>
       </div>

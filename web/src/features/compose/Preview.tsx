@@ -31,9 +31,9 @@ function RichText({ text }: { text: string }) {
   return <>{parts}</>;
 }
 
-function ItemBody({ item, rules }: { item: ComposeItem; rules: Rules | undefined }) {
+function ItemBody({ item, rules, shortLinkLength }: { item: ComposeItem; rules: Rules | undefined; shortLinkLength?: number | undefined }) {
   const text = platformText(item.text);
-  const n = rules ? lengthOnPlatform(item.text, rules.counting) : undefined;
+  const n = rules ? lengthOnPlatform(item.text, rules.counting, shortLinkLength) : undefined;
   const over = rules !== undefined && n !== undefined && n > rules.maxLength;
   return (
     <>
@@ -64,7 +64,22 @@ function ItemBody({ item, rules }: { item: ComposeItem; rules: Rules | undefined
  * How the post will look on one channel: its name and picture, the text it gets (its own or the
  * shared one, as the platform receives it), the media, and the thread items after it.
  */
-export function PreviewCard({ channel, rules, items, dropped, when }: { channel: Integration; rules: Rules | undefined; items: ComposeItem[]; dropped: number; when: { label: string; title: string } | undefined }) {
+export function PreviewCard({
+  channel,
+  rules,
+  items,
+  dropped,
+  when,
+  shortLinkLength,
+}: {
+  channel: Integration;
+  rules: Rules | undefined;
+  items: ComposeItem[];
+  dropped: number;
+  when: { label: string; title: string } | undefined;
+  /** with "Shorten links" on: the length each URL counts as */
+  shortLinkLength?: number | undefined;
+}) {
   const kind = rules?.thread.kind === 'comment' ? 'Comment' : 'Reply';
   return (
     <article className="compose-pv" data-platform={channel.identifier} aria-label={`Preview on ${channel.name}`}>
@@ -83,13 +98,13 @@ export function PreviewCard({ channel, rules, items, dropped, when }: { channel:
           </time>
         ) : null}
       </header>
-      {items[0] ? <ItemBody item={items[0]} rules={rules} /> : null}
+      {items[0] ? <ItemBody item={items[0]} rules={rules} shortLinkLength={shortLinkLength} /> : null}
       {items.slice(1).map((item, i) => (
         <div key={item.key} className="compose-pv-reply">
           <p className="compose-pv-reply-head">
             {kind} {i + 1} · {item.delay > 0 ? `${item.delay} min later` : 'right after'}
           </p>
-          <ItemBody item={item} rules={rules} />
+          <ItemBody item={item} rules={rules} shortLinkLength={shortLinkLength} />
         </div>
       ))}
       {dropped > 0 ? (

@@ -125,6 +125,7 @@ describe('writing help in the composer', () => {
     const shortened = LONG.replace(/https:\/\/\S+/, 'x'.repeat(25)).length;
     await waitFor(() => expect(dialog.querySelector('[data-channel="sky"] .compose-counter-value')?.textContent).toBe(`${shortened} / 300`));
     expect(dialog.querySelector('[data-channel="sky"].over')).toBeNull();
+    expect(within(dialog).getByRole('article', { name: 'Preview on Acme on Bluesky' }).textContent).toContain(`${shortened} / 300`);
 
     await userEvent.click(within(dialog).getByRole('button', { name: 'Schedule' }));
     await waitFor(() => expect(calls.some((c) => c.method === 'POST' && c.path === '/posts')).toBe(true));

@@ -10,6 +10,7 @@ import { aiSettings } from '../../db/schema/index.js';
 import { call, expectError, useTestApp, type TestApp, type TestOrg } from '../../../test/helpers.js';
 import { createChannel } from '../../../test/factories.js';
 import { uploadMedia } from '../../../test/media.js';
+import { signUp } from '../../../test/browser.js';
 import { startOpenAiSimulator, textOf, type ChatMessageIn, type OpenAiSimulator } from '../../../test/simulators/openai.simulator.js';
 
 const KEY = 'sk-test-0123456789';
@@ -430,5 +431,30 @@ describe('writing help: private addresses', () => {
     );
     expect(err.fields).toEqual([{ path: 'baseUrl', message: expect.stringContaining('ALLOW_PRIVATE_TARGETS=true') }]);
     expect(sim.log.length).toBe(before);
+  });
+});
+
+describe('writing help: who may do what', () => {
+  const { t } = useTestApp({ env: { ALLOW_PRIVATE_TARGETS: 'true', SIGNUP: 'open' } });
+
+  it('owners set the model; members and contributors ask for suggestions but cannot change the settings', async () => {
+    const owner = await signUp(t.app, { email: 'olga@example.test', name: 'Olga', organization: 'Acme' });
+    const invite = async (email: string, role: string) => {
+      const { link } = (await owner.api('POST', '/public/v1/invitations', { email, role })).json<{ link: string }>();
+      return signUp(t.app, { email, name: role, invite: link.split('/').at(-1)! });
+    };
+    const member = await invite('mia@example.test', 'member');
+    const contributor = await invite('carl@example.test', 'contributor');
+    sim.setReply(() => 'ok');
+    const settings = { baseUrl: sim.baseUrl, model: 'gpt-4o-mini', apiKey: KEY };
+    expect((await owner.api('PUT', `${API}/ai/settings`, settings)).statusCode).toBe(200);
+    for (const who of [member, contributor]) {
+      expect(expectError(await who.api('PUT', `${API}/ai/settings`, settings), 403, 'FORBIDDEN').message).toMatch(/owners and admins|member role/);
+      expectError(await who.api('DELETE', `${API}/ai/settings`), 403, 'FORBIDDEN');
+      expect((await who.api('GET', `${API}/ai/settings`)).json()).toMatchObject({ configured: true, hasApiKey: true });
+      const res = await who.api('POST', `${API}/ai/draft`, { brief: 'b' });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json<{ suggestions: Suggestion[] }>().suggestions[0]!.content).toBe('ok');
+    }
   });
 });

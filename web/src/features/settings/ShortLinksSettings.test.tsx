@@ -75,7 +75,7 @@ describe('settings: short links', () => {
     const user = userEvent.setup();
     const { api } = open({
       'GET /short-links/settings': () => initial,
-      'PUT /short-links/settings': () => apiError(422, 'SHORTENER_REJECTED', 'Short.io refused the API key: Unauthorized', [{ path: 'apiKey', message: 'Unauthorized' }]),
+      'PUT /short-links/settings': () => apiError(422, 'SHORTENER_REJECTED', 'Short.io refused the API key: Short.io refused the API key (401): Unauthorized', [{ path: 'apiKey', message: 'Short.io refused the API key (401): Unauthorized' }]),
     });
     await user.selectOptions(await screen.findByRole('combobox', { name: 'Shortener' }), 'shortio');
     const key = screen.getByLabelText('Short.io API key');
@@ -84,7 +84,7 @@ describe('settings: short links', () => {
     await user.type(key, 'sk_wrong');
     await user.type(screen.getByLabelText('Short domain'), 'go.acme.test');
     await user.click(screen.getByRole('button', { name: 'Save short links' }));
-    const error = await screen.findByText('Short.io refused the API key: Unauthorized');
+    const error = await screen.findByText('Short.io refused the API key (401): Unauthorized');
     expect(key.getAttribute('aria-invalid')).toBe('true');
     expect(key.getAttribute('aria-describedby')).toContain(error.id);
     // said once, by the field, not again at the foot
@@ -97,11 +97,11 @@ describe('settings: short links', () => {
 
   it('a refused domain is shown by the domain field; a refusal naming no field by the key field', async () => {
     const user = userEvent.setup();
-    let answer = apiError(422, 'SHORTENER_REJECTED', 'Short.io refused the settings: Domain not found', [{ path: 'domain', message: 'Domain not found' }]);
+    let answer = apiError(422, 'SHORTENER_REJECTED', 'Short.io refused the settings: Short.io: go.acme.test is not one of this account’s domains', [{ path: 'domain', message: 'Short.io: go.acme.test is not one of this account’s domains' }]);
     open({ 'GET /short-links/settings': () => ({ ...initial, provider: 'shortio', domain: 'go.acme.test', hasApiKey: true }), 'PUT /short-links/settings': () => answer });
     const domain = await screen.findByLabelText('Short domain');
     await user.click(screen.getByRole('button', { name: 'Save short links' }));
-    const error = await screen.findByText('Short.io refused the settings: Domain not found');
+    const error = await screen.findByText('Short.io: go.acme.test is not one of this account’s domains');
     expect(domain.getAttribute('aria-describedby')).toContain(error.id);
     expect(screen.getByLabelText('Short.io API key').getAttribute('aria-invalid')).toBeNull();
 

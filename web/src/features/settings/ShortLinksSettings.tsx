@@ -84,15 +84,11 @@ function ShortLinksForm({ settings, canManage }: { settings: ShortLinkSettings; 
     },
   });
 
-  // The provider's refusal (422 SHORTENER_REJECTED) is shown whole ("Short.io refused the API key: …")
-  // by the field it names, or by the key field when it names none.
-  const rejectedAt = (() => {
-    if (!(save.error instanceof ApiFailure) || save.error.body.code !== 'SHORTENER_REJECTED') return undefined;
-    const named = save.error.body.fields?.[0]?.path;
-    return named && (FORM_FIELDS as readonly string[]).includes(named) ? named : 'apiKey';
-  })();
-  const errorOf = (path: (typeof FORM_FIELDS)[number]) => (rejectedAt ? (rejectedAt === path ? (save.error as ApiFailure).body.message : undefined) : fieldError(save.error, path));
-  const generalError = save.error && !rejectedAt && !onlyFieldErrors(save.error, FORM_FIELDS) ? save.error : null;
+  // The provider's refusal (422 SHORTENER_REJECTED) is shown by the field it names (in the
+  // provider's words), or whole by the key field when it names none.
+  const rejectedUnnamed = save.error instanceof ApiFailure && save.error.body.code === 'SHORTENER_REJECTED' && !save.error.body.fields?.length ? save.error.body.message : undefined;
+  const errorOf = (path: (typeof FORM_FIELDS)[number]) => fieldError(save.error, path) ?? (path === 'apiKey' ? rejectedUnnamed : undefined);
+  const generalError = save.error && !rejectedUnnamed && !onlyFieldErrors(save.error, FORM_FIELDS) ? save.error : null;
 
   const unknown = unknownPlaceholders(utmTemplate);
   const example = applyUtmTemplate(EXAMPLE_URL, utmTemplate);

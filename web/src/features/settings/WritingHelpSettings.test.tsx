@@ -98,6 +98,12 @@ describe('settings: writing help', () => {
     await user.type(screen.getByLabelText('Model'), 'gpt-4o');
     await user.click(screen.getByRole('button', { name: 'Save changes' }));
     await waitFor(() => expect(api.calls.find((c) => c.method === 'PUT')?.body).toEqual({ baseUrl: 'https://api.example.com/v1', model: 'gpt-4o', vision: false }));
+    // at another address the saved key is not sent: typed again, or none
+    await user.click(screen.getByRole('button', { name: /^Use Ollama/ }));
+    expect(screen.getByText(/only sent to the address it was saved for/)).toBeTruthy();
+    expect(screen.getByLabelText('API key (optional)').getAttribute('placeholder')).toBe('');
+    await user.click(screen.getByRole('button', { name: 'Save changes' }));
+    await waitFor(() => expect(api.calls.filter((c) => c.method === 'PUT').at(-1)?.body).toEqual({ baseUrl: 'http://127.0.0.1:11434/v1', model: 'gpt-4o', vision: false, apiKey: null }));
     unmount();
 
     open({ 'GET /ai/settings': () => on }, makeMe('member'));

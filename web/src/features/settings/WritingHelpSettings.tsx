@@ -30,17 +30,30 @@ function Status({ settings }: { settings: AiSettings }) {
   );
 }
 
+/** The origin of an address, or null when it is not one (yet). */
+function originOf(url: string | null): string | null {
+  try {
+    return url ? new URL(url.trim()).origin : null;
+  } catch {
+    return null;
+  }
+}
+
 function WritingHelpForm({ settings, canManage }: { settings: AiSettings; canManage: boolean }) {
   const queryClient = useQueryClient();
   const [baseUrl, setBaseUrl] = useState(settings.baseUrl ?? '');
   const [model, setModel] = useState(settings.model ?? '');
   const [apiKey, setApiKey] = useState('');
   const [vision, setVision] = useState(settings.vision);
+  // The service sends a saved key only to the address it was saved for: at another address the
+  // key must be typed again, and an empty field then means "no key" (a local server needs none).
+  const keyKept = settings.hasApiKey && originOf(baseUrl) === originOf(settings.baseUrl);
 
   const save = useMutation({
     mutationFn: () => {
       const body: AiSettingsBody = { baseUrl: baseUrl.trim(), model: model.trim(), vision };
       if (apiKey.trim() !== '') body.apiKey = apiKey.trim();
+      else if (settings.hasApiKey && !keyKept) body.apiKey = null;
       return putAiSettings(body);
     },
     onSuccess: (saved) => {
@@ -115,7 +128,13 @@ function WritingHelpForm({ settings, canManage }: { settings: AiSettings; canMan
         </Field>
         <Field
           label="API key (optional)"
-          hint={settings.hasApiKey ? 'A key is saved (it is never shown again). Leave this empty to keep it.' : 'Local servers usually need none. A key is stored sealed and sent only to this base URL.'}
+          hint={
+            keyKept
+              ? 'A key is saved (it is never shown again). Leave this empty to keep it.'
+              : settings.hasApiKey
+                ? 'The saved key is only sent to the address it was saved for: type it again for this one, or leave this empty to send none.'
+                : 'Local servers usually need none. A key is stored sealed and sent only to this base URL.'
+          }
           error={fieldError(save.error, 'apiKey')}
         >
           {(p) => (
@@ -125,7 +144,7 @@ function WritingHelpForm({ settings, canManage }: { settings: AiSettings; canMan
               value={apiKey}
               autoComplete="off"
               spellCheck={false}
-              placeholder={settings.hasApiKey ? '•••••••• (saved)' : ''}
+              placeholder={keyKept ? '•••••••• (saved)' : ''}
               onChange={(e) => {
                 setApiKey(e.target.value);
                 dirty();

@@ -33,6 +33,8 @@ export interface OpenAiSimulator {
   setLatency(ms: number): void;
   /** each streamed piece waits this long (a model writing slowly) */
   setChunkDelay(ms: number): void;
+  /** streamed answers whose connection the client closed before the end */
+  closedEarly(): number;
   inject(injection: Injection): void;
   close(): Promise<void>;
 }
@@ -48,6 +50,7 @@ export async function startOpenAiSimulator(opts: { apiKey?: string; models?: str
   const models = opts.models ?? ['gpt-4o-mini', 'llama3.1:8b'];
   let reply: (messages: ChatMessageIn[]) => string = () => 'A suggestion from the simulated model.';
   let chunkDelayMs = 0;
+  let closedEarly = 0;
 
   const sim: Simulator = await startSimulator((app) => {
     app.addHook('preHandler', async (req, res) => {
@@ -99,6 +102,9 @@ export async function startOpenAiSimulator(opts: { apiKey?: string; models?: str
         yield chunk({}, 'stop');
         yield 'data: [DONE]\n\n';
       }
+      res.raw.once('close', () => {
+        if (!res.raw.writableFinished) closedEarly++;
+      });
       return res.header('content-type', 'text/event-stream').header('cache-control', 'no-cache').send(Readable.from(events()));
     });
   });
@@ -121,6 +127,7 @@ export async function startOpenAiSimulator(opts: { apiKey?: string; models?: str
     setChunkDelay: (ms) => {
       chunkDelayMs = ms;
     },
+    closedEarly: () => closedEarly,
     inject: (i) => sim.inject(i),
     close: () => sim.close(),
   };

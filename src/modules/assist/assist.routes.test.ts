@@ -359,6 +359,30 @@ describe('writing help', () => {
     });
   });
 
+  it('closes the model request when the client goes away mid-stream', async () => {
+    sim.setReply(() => 'y'.repeat(400));
+    sim.setChunkDelay(20);
+    const address = await t.app.listen({ port: 0, host: '127.0.0.1' });
+    try {
+      const controller = new AbortController();
+      const before = sim.closedEarly();
+      const res = await fetch(`${address}${API}/ai/draft`, {
+        method: 'POST',
+        headers: { authorization: orgs.acme.apiKey, 'content-type': 'application/json', accept: 'text/event-stream' },
+        body: JSON.stringify({ brief: 'b' }),
+        signal: controller.signal,
+      });
+      expect(res.headers.get('content-type')).toContain('text/event-stream');
+      const reader = res.body!.getReader();
+      const first = new TextDecoder().decode((await reader.read()).value);
+      expect(first).toContain('event: delta');
+      controller.abort();
+      await expect.poll(() => sim.closedEarly(), { timeout: 3000 }).toBe(before + 1);
+    } finally {
+      sim.setChunkDelay(0);
+    }
+  });
+
   describe('a slow or failing endpoint', () => {
     it('answers 504 within about the timeout', async () => {
       sim.setLatency(2500);

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sql } from 'drizzle-orm';
 import { releaseDueJobs, waitFor } from '../../../test/factories.js';
 import { call, expectError } from '../../../test/helpers.js';
 import { startTelegramApp, type TelegramApp } from '../../../test/telegram-app.js';
@@ -59,8 +58,8 @@ describe('outside shorteners end to end (issue 32)', () => {
       expect(saved.statusCode, saved.body).toBe(200);
       expect(saved.json()).toMatchObject({ provider: id, hasApiKey: true });
       expect(saved.body).not.toContain(settings.apiKey);
-      const stored = await app.t.deps.database.db.execute(sql`select api_key_sealed from short_link_settings where organization_id = ${app.org.id}`);
-      const sealed = (stored.rows[0] as { api_key_sealed: string }).api_key_sealed;
+      const { rows } = await app.t.deps.database.sql.executeSql('SELECT api_key_sealed FROM short_link_settings WHERE organization_id = $1', [app.org.id]);
+      const sealed = (rows[0] as { api_key_sealed: string }).api_key_sealed;
       expect(sealed).toMatch(/^v1\./);
       expect(sealed).not.toContain(settings.apiKey);
 
@@ -123,7 +122,7 @@ describe('outside shorteners end to end (issue 32)', () => {
       const s = await state(refusedId);
       return s.state === 'ERROR' ? s : undefined;
     }, 15_000, 'the post failed');
-    expect(failed.error).toMatch(/^Its links could not be shortened: Dub: .*Settings → Short links/);
+    expect(failed.error).toMatch(/^Its links could not be shortened: Dub .*Settings → Short links/);
     expect(app.sends().length).toBe(sent + 1);
   });
 });

@@ -38,7 +38,7 @@ const CODE_LENGTH = 7;
 /** An outside provider's click totals are read again when older than this. */
 const CLICKS_FRESH_MS = 5 * 60_000;
 /** The domain a provider makes links on when none is set (for the length estimate). */
-const DEFAULT_DOMAIN: Record<OutsideProvider, string> = { dub: 'dub.sh', shortio: 'short.io', kutt: 'kutt.it' };
+const DEFAULT_DOMAIN: Record<OutsideProvider, string> = { dub: 'dub.sh', shortio: 'short.io', kutt: 'kutt.to' };
 /** Codes outside providers give are at most this long (Dub 7, Kutt 6, Short.io 4–6); the estimate takes the longest. */
 const OUTSIDE_CODE_LENGTH = 8;
 
@@ -122,7 +122,7 @@ export function createLinksService(deps: LinksServiceDeps) {
   function failureOf(e: unknown, shortener: Shortener): ShortLinkFailure {
     if (e instanceof ShortenerError) {
       const where = e.kind === 'auth' ? ` (check the API key in Settings → Short links)` : '';
-      return new ShortLinkFailure(`${shortener.displayName}: ${e.message}${where}`, e.kind === 'unavailable', e.retryAfter);
+      return new ShortLinkFailure(`${e.message}${where}`, e.kind === 'unavailable', e.retryAfter);
     }
     throw e;
   }
@@ -221,7 +221,7 @@ export function createLinksService(deps: LinksServiceDeps) {
         } catch (e) {
           if (!(e instanceof ShortenerError)) throw e;
           throw new AppError('SHORTENER_REJECTED', `${shortener.displayName} ${e.kind === 'auth' ? 'refused the API key' : e.kind === 'rejected' ? 'refused the settings' : 'could not be reached'}: ${e.message}`, {
-            fields: [{ path: e.kind === 'auth' ? 'apiKey' : e.kind === 'rejected' && domain ? 'domain' : 'apiUrl', message: e.message }],
+            fields: [{ path: e.field ?? (e.kind === 'auth' ? 'apiKey' : e.kind === 'rejected' && domain ? 'domain' : 'apiUrl'), message: e.message }],
           });
         }
       }

@@ -1,9 +1,10 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startOpenAiSimulator, type OpenAiSimulator } from '../simulators/openai.simulator.js';
+import { BROWSER_UA } from '../../src/modules/links/providers/shortener.simulator.js';
 import { SHORTIO_API_ORIGIN, SHORTIO_STATISTICS_ORIGIN, startShortioSimulator, type ShortioSimulator } from '../../src/modules/links/providers/shortio/shortio.simulator.js';
 import { checkA11y } from './axe.js';
-import { screenshot, startWebHarness, type SignedIn, type WebHarness } from './harness.js';
+import { connectTelegramAndBluesky, screenshot, startWebHarness, type SignedIn, type WebHarness } from './harness.js';
 import { checkAtPhoneWidth } from './layout.js';
 
 // pages load lazily on a busy 2-core machine: polls wait up to 15 s instead of the default 1 s
@@ -28,6 +29,8 @@ interface ShortLinkSettings {
  * simulator: the owner sets a UTM template (the live example shows it applied; a reload reads it
  * back), then switches to Short.io with a key Short.io refuses: its refusal is shown by the key
  * field and nothing is saved; with the account's key it is saved and the key is never shown again.
+ * A post published with short links on shows them on its page, with the clicks of people and the
+ * fetches of a platform's bot apart.
  * Settings → Writing help against the OpenAI simulator: off at first; a model the endpoint does not
  * list and a missing key are refused by their fields; saved, it is on; turned off after confirming.
  * Both settings pages are looked at on a desktop and at 390 px, with axe.
@@ -121,6 +124,41 @@ describe('short links and writing help settings in Chromium', () => {
     expect(await page.getByLabel('Short.io API key').inputValue()).toBe('');
     expect(await page.getByText('A key is saved').count()).toBe(1);
     expect(await page.content()).not.toContain('sk_live_acme');
+  });
+
+  it('the post page lists a published post’s short links with their clicks, people and bots apart', async () => {
+    const { page, form } = olga;
+    const put = await form.api('PUT', '/public/v1/short-links/settings', { provider: 'builtin', utmTemplate: 'utm_source={platform}&utm_medium=social' });
+    expect(put.statusCode, put.body).toBe(200);
+    const { telegram } = await connectTelegramAndBluesky(olga);
+    const made = await form.api('POST', '/public/v1/posts', {
+      type: 'now',
+      date: new Date().toISOString(),
+      shortLink: true,
+      tags: [],
+      posts: [{ integration: { id: telegram.id }, value: [{ content: '<p>Spring sale: https://acme.example/spring-sale</p>', image: [] }] }],
+    });
+    expect(made.statusCode, made.body).toBe(201);
+    const { postId } = made.json<{ postId: string }[]>()[0]!;
+    await expect.poll(async () => (await form.api('GET', `/public/v1/posts/${postId}`)).json<{ state: string }>().state, { timeout: 30_000 }).toBe('PUBLISHED');
+    const [link] = (await form.api('GET', `/public/v1/posts/${postId}/links`)).json<{ links: { shortUrl: string; targetUrl: string }[] }>().links;
+    expect(link!.targetUrl).toBe('https://acme.example/spring-sale?utm_source=telegram&utm_medium=social');
+    // two people follow it, a platform's preview fetcher once
+    const visit = (userAgent: string) => h.t.app.inject({ method: 'GET', url: new URL(link!.shortUrl).pathname, headers: { 'user-agent': userAgent } });
+    for (const ua of [BROWSER_UA, BROWSER_UA, 'TelegramBot (like TwitterBot)']) expect((await visit(ua)).statusCode).toBe(302);
+
+    await page.goto(`/posts/${postId}`);
+    const section = page.getByRole('region', { name: 'Links' });
+    await expect.poll(() => section.textContent()).toContain('2 people');
+    const text = (await section.textContent()) ?? '';
+    expect(text).toContain(new URL(link!.shortUrl).host);
+    expect(text).toContain('goes to https://acme.example/spring-sale?utm_source=telegram&utm_medium=social');
+    expect(text).toMatch(/Bot fetches\s*1/);
+    expect(await section.getByRole('link').getAttribute('href')).toBe(link!.shortUrl);
+    await section.scrollIntoViewIfNeeded();
+    await screenshot(page, 'post-links');
+    await checkA11y(page, 'a published post with short links');
+    await atPhoneWidth(page, 'post-links-390');
   });
 
   it('writing help: off until a model is set; refusals by their fields; saved it is on; turned off after confirming', async () => {

@@ -18,14 +18,17 @@ function Status({ settings }: { settings: AiSettings }) {
   if (!settings.configured) {
     return (
       <p className="ai-status" data-testid="ai-status">
-        <span className="badge badge-muted">Off</span> No model is set: writing help is not offered and nothing is sent anywhere.
+        <span className="badge badge-muted">Off</span> <span>No model is set: writing help is not offered and nothing is sent anywhere.</span>
       </p>
     );
   }
   return (
     <p className="ai-status" data-testid="ai-status">
-      <span className="badge badge-ok">On</span> Using <strong>{settings.model}</strong> at <code className="ai-base-url">{settings.baseUrl}</code>
-      {settings.vision ? ' (reads images)' : ''}.
+      <span className="badge badge-ok">On</span>{' '}
+      <span>
+        Using <strong>{settings.model}</strong> at <code className="ai-base-url">{settings.baseUrl}</code>
+        {settings.vision ? ' (reads images)' : ''}.
+      </span>
     </p>
   );
 }

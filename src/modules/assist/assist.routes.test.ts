@@ -374,7 +374,7 @@ describe('writing help', () => {
       });
       expect(res.headers.get('content-type')).toContain('text/event-stream');
       const reader = res.body!.getReader();
-      const first = new TextDecoder().decode((await reader.read()).value);
+      const first = new TextDecoder().decode((await reader.read()).value as Uint8Array);
       expect(first).toContain('event: delta');
       controller.abort();
       await expect.poll(() => sim.closedEarly(), { timeout: 3000 }).toBe(before + 1);

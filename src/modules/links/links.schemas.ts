@@ -10,7 +10,8 @@ export const ShortLinkSettingsBodySchema = z
     domain: z
       .string()
       .trim()
-      .regex(/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i, 'must be a domain name such as go.example.com')
+      .max(253)
+      .regex(/^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i, 'must be a domain name such as go.example.com')
       .nullable()
       .optional()
       .describe('the short domain to make links on (Short.io needs one; Dub and Kutt use their default when left out)'),

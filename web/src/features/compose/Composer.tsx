@@ -24,6 +24,7 @@ import {
   newKey,
   problemsFromApi,
   settingsErrorTree,
+  shortLinkOn,
   threadSupported,
   usesShared,
   withoutTypeTag,
@@ -41,7 +42,7 @@ import { appendSignature, useSignatures, withAutoSignatures } from './templates.
 import { buildRule, describeRule, NO_REPEAT, repeatProblems, type RepeatChoice } from './repeat.js';
 import { announce } from './toast.js';
 import { approvalKeys, submitGroup, useApprovalCheck } from '../approvals/queries.js';
-import { getJson } from './ai-stream.js';
+import { getShortLinkSettings, linkKeys } from '../settings/links-ai-api.js';
 import { WritingHelp, type UseSuggestion } from './WritingHelp.js';
 
 // rjsf and its schema machinery load only when a selected channel has settings.
@@ -66,7 +67,6 @@ function whereName(where: Problem['where']): string {
 }
 
 const SHARED = 'shared';
-const shortLinkSettingsKey = ['short-links-settings'] as const;
 /** problems shown on a post item's fields */
 const itemFields = new Set(['content', 'media', 'delay', 'item']);
 
@@ -161,12 +161,15 @@ export function Composer({
   const needsApproval = approvalCheck.data?.required === true && !repeating;
   /** "Shorten links" (issue 32): the counters count each URL as a short link of the organisation's provider */
   const shortLinks = useQuery({
-    queryKey: shortLinkSettingsKey,
-    queryFn: ({ signal }) => getJson<{ shortLinkLength?: number }>('/short-links/settings', signal),
-    enabled: state.shortLink === true,
+    queryKey: linkKeys.shortLinkSettings,
+    queryFn: getShortLinkSettings,
+    enabled: state.channels.some((id) => shortLinkOn(state, id)),
     staleTime: 5 * 60_000,
   });
-  const shortLinkLength = state.shortLink === true && typeof shortLinks.data?.shortLinkLength === 'number' ? shortLinks.data.shortLinkLength : undefined;
+  /** the length a short link has (known once asked for) */
+  const shortLinkLength = shortLinks.data?.shortLinkLength;
+  /** what a URL counts as on a channel: the short link's length where its links are shortened */
+  const shortFor = (id: string) => (shortLinkOn(state, id) ? shortLinkLength : undefined);
 
   const channels = useMemo(() => integrations.data ?? [], [integrations.data]);
   const byId = useMemo(() => new Map(channels.map((c) => [c.id, c])), [channels]);
@@ -479,6 +482,15 @@ export function Composer({
     setFocusPanel(null);
   }, [focusPanel, tab]);
 
+  /** A channel's own "Shorten links"; the same as the whole post's: it follows the post's again. */
+  function setChannelShortLink(id: string, on: boolean) {
+    setState((s) => {
+      const base = { custom: false, items: [], ...s.perChannel[id] };
+      const { shortLink: _old, ...rest } = base;
+      return { ...s, perChannel: { ...s.perChannel, [id]: on === (s.shortLink === true) ? rest : { ...rest, shortLink: on } } };
+    });
+  }
+
   function setSettings(id: string, settings: Record<string, unknown>) {
     // a report of the data the form was given (rjsf may send one when its props change) is no change
     if (sameSettings(state.perChannel[id]?.settings ?? withoutTypeTag(rulesOf[id]?.defaults ?? {}), settings)) return;
@@ -639,7 +651,7 @@ export function Composer({
             index={j}
             label={j === 0 ? `Post text${suffix}` : `Thread item ${j}${suffix}`}
             targets={targetsFor(scope, j)}
-            shortLinkLength={shortLinkLength}
+            shortLinkLengthFor={shortFor}
             problems={itemProblems(scope, j)}
             onText={(text) => updateItem(scope, item.key, (it) => ({ ...it, text }))}
             onDelay={(delay) => updateItem(scope, item.key, (it) => ({ ...it, delay }))}
@@ -796,7 +808,9 @@ export function Composer({
             </label>
             <span className="hint" id="compose-short-links-hint">
               {state.shortLink !== true
-                ? 'Links go out as written.'
+                ? state.channels.some((id) => shortLinkOn(state, id))
+                  ? 'Links go out as written, except on the channels set to shorten them.'
+                  : 'Links go out as written.'
                 : shortLinks.error
                   ? `Links are shortened when the post is published; the length of a short link is not known (${shortLinks.error instanceof Error ? shortLinks.error.message : 'no answer'}).`
                   : shortLinkLength !== undefined
@@ -810,7 +824,7 @@ export function Composer({
             rulesOf={rulesOf}
             sourceText={shownItems.map((it) => it.text.trim()).filter(Boolean).join('\n\n')}
             sourceName={shownScope === SHARED ? 'All channels' : (byId.get(shownScope)?.name ?? 'this channel')}
-            shortLinkLength={shortLinkLength}
+            shortLinkLengthFor={shortFor}
             onUse={acceptSuggestion}
           />
 
@@ -895,6 +909,10 @@ export function Composer({
                     </label>
                   </fieldset>
                   {custom && own ? itemEditors(c.id, own.items, c.name) : <p className="hint">{c.name} gets the text written under “All channels”.</p>}
+                  <label className="compose-switch compose-channel-short">
+                    <input type="checkbox" role="switch" checked={shortLinkOn(state, c.id)} onChange={(e) => setChannelShortLink(c.id, e.target.checked)} /> Shorten links on {c.name}
+                  </label>
+                  {state.perChannel[c.id]?.shortLink !== undefined ? <span className="hint"> (not as the rest of the post)</span> : null}
                   <h3 className="compose-h3">Settings</h3>
                   {!rules ? (
                     rulesError ? <ErrorNotice error={rulesError} /> : <Spinner label="Loading the channel’s rules" />
@@ -925,7 +943,7 @@ export function Composer({
             const all = usesShared(state, c.id) ? state.shared : (state.perChannel[c.id]?.items ?? []);
             // as it will be sent: with the channel's auto-add signature on a new post
             const items = itemsFor(signedState, c.id, rules);
-            return <PreviewCard key={c.id} channel={c} rules={rules} items={items} dropped={all.length - items.length} shortLinkLength={shortLinkLength} when={whenIso ? { label: formatDateTime(whenIso, tz), title: utcTitle(whenIso) } : undefined} />;
+            return <PreviewCard key={c.id} channel={c} rules={rules} items={items} dropped={all.length - items.length} shortLinkLength={shortFor(c.id)} when={whenIso ? { label: formatDateTime(whenIso, tz), title: utcTitle(whenIso) } : undefined} />;
           })}
         </aside>
       </div>

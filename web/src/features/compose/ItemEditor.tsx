@@ -77,7 +77,7 @@ export function ItemEditor({
   onMedia,
   onRemove,
   onShorten,
-  shortLinkLength,
+  shortLinkLengthFor,
 }: {
   item: ComposeItem;
   index: number;
@@ -90,8 +90,8 @@ export function ItemEditor({
   onRemove?: () => void;
   /** Over a channel's limit in the shared text: opens that channel's own text, prefilled, to shorten there. */
   onShorten?: (channelId: string) => void;
-  /** with "Shorten links" on: the length each URL counts as */
-  shortLinkLength?: number | undefined;
+  /** what each URL counts as on a channel (the short link's length where its links are shortened) */
+  shortLinkLengthFor?: (channelId: string) => number | undefined;
 }) {
   const id = useId();
   const queryClient = useQueryClient();
@@ -165,7 +165,7 @@ export function ItemEditor({
       />
       <div className="compose-counters" id={`${id}-counters`}>
         {targets.map((t) => (
-          <Counter key={t.channel.id} text={item.text} target={t} shortLinkLength={shortLinkLength} {...(onShorten ? { onShorten } : {})} />
+          <Counter key={t.channel.id} text={item.text} target={t} shortLinkLength={shortLinkLengthFor?.(t.channel.id)} {...(onShorten ? { onShorten } : {})} />
         ))}
       </div>
       {textProblems.length > 0 ? (

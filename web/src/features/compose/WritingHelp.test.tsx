@@ -135,6 +135,41 @@ describe('writing help in the composer', () => {
     expect(body.posts.find((p) => p.integration.id === 'sky')!.value[0]!.content).toBe(`<p>${LONG}</p>`);
   }, 30_000);
 
+  it('a channel can shorten its links apart from the post: its counter counts the short link, the body says so for that channel', async () => {
+    const calls: Call[] = [];
+    serve(
+      fetchMock,
+      {
+        'GET /integrations': () => channels,
+        'GET /integration-settings/:id': () => ({ output: rules[(calls.at(-1)!.path.split('/').pop() ?? 'tg') as keyof typeof rules] }),
+        'GET /short-links/settings': () => ({ provider: 'builtin', shortLinkLength: 25 }),
+        'POST /posts': () => json([{ postId: 'p1', integration: 'tg', group: 'g' }], 201),
+      },
+      calls,
+    );
+    open();
+    const dialog = await screen.findByRole('dialog', { name: 'New post' });
+    fireEvent.change(within(dialog).getByLabelText('Post text'), { target: { value: LONG } });
+    await waitFor(() => expect(dialog.querySelector('[data-channel="sky"].over')).toBeTruthy());
+    await userEvent.click(within(dialog).getByRole('tab', { name: /Acme on Bluesky/ }));
+    await userEvent.click(within(dialog).getByRole('switch', { name: 'Shorten links on Acme on Bluesky' }));
+    const shortened = LONG.replace(/https:\/\/\S+/, 'x'.repeat(25)).length;
+    await waitFor(() => expect(dialog.querySelector('[data-channel="sky"] .compose-counter-value')?.textContent).toBe(`${shortened} / 300`));
+    expect(within(dialog).getByRole<HTMLInputElement>('switch', { name: 'Shorten links' }).checked).toBe(false);
+    expect(within(dialog).getByText('Links go out as written, except on the channels set to shorten them.')).toBeTruthy();
+    await userEvent.click(within(dialog).getByRole('tab', { name: 'All channels' }));
+    // Telegram still counts the link in full
+    expect(dialog.querySelector('[data-channel="tg"] .compose-counter-value')?.textContent).toBe(`${LONG.length} / 4096`);
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Schedule' }));
+    await waitFor(() => expect(calls.some((c) => c.method === 'POST' && c.path === '/posts')).toBe(true));
+    const body = calls.find((c) => c.method === 'POST' && c.path === '/posts')!.body as { shortLink: boolean; posts: { integration: { id: string }; shortLink?: boolean }[] };
+    expect(body.shortLink).toBe(false);
+    expect(body.posts.map((p) => [p.integration.id, p.shortLink])).toEqual([
+      ['tg', undefined],
+      ['sky', true],
+    ]);
+  }, 20_000);
+
   it('an edited suggestion is counted again: cut under the limit it can be used', async () => {
     serve(fetchMock, {
       'GET /integrations': () => channels,

@@ -5,7 +5,8 @@ import { ApiFailure } from '../../api/client.js';
 import type { Integration } from '../../api/queries.js';
 import { Button, ErrorNotice, Field, Notice, Spinner, TextInput } from '../../components/ui.js';
 import { platformName } from '../../lib/platforms.js';
-import { getJson, runAiAction, type AiAction, type Suggestion } from './ai-stream.js';
+import { getAiSettings, linkKeys } from '../settings/links-ai-api.js';
+import { runAiAction, type AiAction, type Suggestion } from './ai-stream.js';
 import { countingUnit, lengthOnPlatform } from './counting.js';
 import type { Rules } from './model.js';
 import './writing-help.css';
@@ -17,14 +18,6 @@ import './writing-help.css';
  * by "Use this" (a suggestion over the limit cannot be used). Nothing is saved here: the post is
  * saved or scheduled as usual.
  */
-
-/** GET /ai/settings (what the composer needs of it). */
-export interface AiSettings {
-  configured: boolean;
-  vision?: boolean;
-}
-
-export const aiSettingsKey = ['ai-settings'] as const;
 
 /** What "Use this" puts into the post: the text (its thread items) for a channel, or for all. */
 export interface UseSuggestion {
@@ -71,7 +64,7 @@ export function WritingHelp({
   rulesOf,
   sourceText,
   sourceName,
-  shortLinkLength,
+  shortLinkLengthFor,
   onUse,
 }: {
   /** the channels chosen for the post */
@@ -81,8 +74,8 @@ export function WritingHelp({
   sourceText: string;
   /** where that text is ("All channels", a channel's name) */
   sourceName: string;
-  /** with short links on: the length a URL counts as */
-  shortLinkLength?: number | undefined;
+  /** what a URL counts as on a channel (the short link's length where its links are shortened) */
+  shortLinkLengthFor?: (channelId: string) => number | undefined;
   onUse: (use: UseSuggestion) => void;
 }) {
   const id = useId();
@@ -104,7 +97,7 @@ export function WritingHelp({
   const abort = useRef<AbortController | null>(null);
   useEffect(() => () => abort.current?.abort(), []);
 
-  const settings = useQuery({ queryKey: aiSettingsKey, queryFn: ({ signal }) => getJson<AiSettings>('/ai/settings', signal), enabled: open, staleTime: 60_000 });
+  const settings = useQuery({ queryKey: linkKeys.aiSettings, queryFn: getAiSettings, enabled: open, staleTime: 60_000 });
   const off = settings.data?.configured === false || (error instanceof ApiFailure && error.body.code === 'AI_NOT_CONFIGURED');
   const byId = new Map(selected.map((c) => [c.id, c]));
   const threadable = selected.filter((c) => rulesOf[c.id]?.thread.supported !== false);
@@ -312,7 +305,7 @@ export function WritingHelp({
                   {shown.map((s, i) => {
                     const channel = s.integrationId ? byId.get(s.integrationId) : undefined;
                     const name = channel ? channel.name : s.platform ? platformName(s.platform) : shown.length > 1 ? `Suggestion ${i + 1}` : 'All channels';
-                    return <SuggestionCard key={i} s={s} name={name} channel={channel} rules={channel ? rulesOf[channel.id] : undefined} shortLinkLength={shortLinkLength} streaming={running} onEdit={(part, text) => edit(i, part, text)} onUse={() => use(s, name)} />;
+                    return <SuggestionCard key={i} s={s} name={name} channel={channel} rules={channel ? rulesOf[channel.id] : undefined} shortLinkLength={channel ? shortLinkLengthFor?.(channel.id) : undefined} streaming={running} onEdit={(part, text) => edit(i, part, text)} onUse={() => use(s, name)} />;
                   })}
                 </ol>
               ) : null}

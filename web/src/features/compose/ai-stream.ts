@@ -108,15 +108,6 @@ function parse(data: string): unknown {
   }
 }
 
-/** A GET of the API with the session (for reads the typed client does not know yet). */
-export async function getJson<T>(path: string, signal?: AbortSignal): Promise<T> {
-  const res = await fetch(`${API_BASE}${path}`, { credentials: 'same-origin', headers: { accept: 'application/json' }, ...(signal ? { signal } : {}) });
-  if (res.status === 401) window.location.assign(signInUrl());
-  const body = await jsonOf(res);
-  if (!res.ok) throw failureOf(res.status, body);
-  return body as T;
-}
-
 /**
  * Runs a writing-help action. `onDelta(index, text)` gets each chunk as it streams in; the promise
  * gives the final suggestions (the `done` event's), or throws an ApiFailure: the API's refusal, or

@@ -42,6 +42,7 @@ describe('what counts as a change', () => {
     expect(hasChanges(base, s, { ...when, time: '09:30' })).toBe(true);
     expect(hasChanges(base, { ...s, shortLink: true }, when)).toBe(true);
     expect(hasChanges(base, { ...s, shortLink: false }, when)).toBe(false);
+    expect(hasChanges(base, { ...s, perChannel: { tg: { custom: false, items: [], shortLink: true } } }, when)).toBe(true);
   });
 
   it('what belongs to no selected channel is no change; settings compare by value, not key order', () => {
@@ -90,8 +91,11 @@ describe('the draft store', () => {
   });
 
   it('keeps the “Shorten links” switch', () => {
-    saveDraft(key, { ...written(), shortLink: true }, when);
+    const w = written();
+    saveDraft(key, { ...w, shortLink: true, perChannel: { ...w.perChannel, tg: { custom: false, items: [], shortLink: false } } }, when);
     expect(loadDraft(key)!.state.shortLink).toBe(true);
+    expect(loadDraft(key)!.state.perChannel.tg!.shortLink).toBe(false);
+    expect(loadDraft(key)!.state.perChannel.sky).not.toHaveProperty('shortLink');
     saveDraft(key, written(), when);
     expect(loadDraft(key)!.state).not.toHaveProperty('shortLink');
   });

@@ -40,7 +40,7 @@ const MediaSchema = z.object({
   name: z.string().optional(),
 });
 const ItemSchema = z.object({ text: z.string(), media: z.array(MediaSchema), delay: z.number().finite().min(0) });
-const ChannelDraftSchema = z.object({ custom: z.boolean(), items: z.array(ItemSchema), settings: z.record(z.string(), z.unknown()).optional() });
+const ChannelDraftSchema = z.object({ custom: z.boolean(), items: z.array(ItemSchema), settings: z.record(z.string(), z.unknown()).optional(), shortLink: z.boolean().optional() });
 const StoredDraftSchema = z.object({
   version: z.literal(VERSION),
   savedAt: z.iso.datetime(),
@@ -82,7 +82,7 @@ export function saveDraft(key: string, state: ComposeState, when: WhenFields, no
     channels: state.channels,
     shared: withoutKeys(state.shared),
     perChannel: Object.fromEntries(
-      Object.entries(state.perChannel).map(([id, d]) => [id, { custom: d.custom, items: withoutKeys(d.items), ...(d.settings ? { settings: d.settings } : {}) }]),
+      Object.entries(state.perChannel).map(([id, d]) => [id, { custom: d.custom, items: withoutKeys(d.items), ...(d.settings ? { settings: d.settings } : {}), ...(d.shortLink !== undefined ? { shortLink: d.shortLink } : {}) }]),
     ),
     ...(state.shortLink ? { shortLink: true } : {}),
     when: { date: when.date, time: when.time },
@@ -128,7 +128,7 @@ export function loadDraft(key: string): Draft | undefined {
     state: {
       channels: [...new Set(d.channels)],
       shared: items(d.shared),
-      perChannel: Object.fromEntries(Object.entries(d.perChannel).map(([id, c]) => [id, { custom: c.custom, items: items(c.items), ...(c.settings ? { settings: c.settings } : {}) }])),
+      perChannel: Object.fromEntries(Object.entries(d.perChannel).map(([id, c]) => [id, { custom: c.custom, items: items(c.items), ...(c.settings ? { settings: c.settings } : {}), ...(c.shortLink !== undefined ? { shortLink: c.shortLink } : {}) }])),
       ...(d.shortLink ? { shortLink: true } : {}),
     },
     when: d.when,
@@ -170,7 +170,7 @@ export function snapshot(state: ComposeState, when: WhenFields): string {
     shared: contentOf(state.shared),
     perChannel: state.channels.map((id) => {
       const d = state.perChannel[id];
-      return { custom: Boolean(d?.custom), items: d?.custom ? contentOf(d.items) : [], settings: d?.settings ?? null };
+      return { custom: Boolean(d?.custom), items: d?.custom ? contentOf(d.items) : [], settings: d?.settings ?? null, shortLink: d?.shortLink ?? null };
     }),
     shortLink: state.shortLink === true,
     when: { date: when.date, time: when.time },

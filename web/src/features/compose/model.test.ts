@@ -191,6 +191,34 @@ describe('short links', () => {
     // on, the length not known yet: counted in full (the server decides)
     expect(localProblems(on, { sky: SKY }, sky).length).toBe(1);
   });
+
+  it('a channel may shorten its links or not, apart from the post; stored rows bring their choice back', () => {
+    const url = `https://example.com/${'a'.repeat(300)}`;
+    const state: ComposeState = {
+      channels: ['sky', 'tg'],
+      shared: [{ ...emptyItem(), text: `New ${url}` }],
+      perChannel: { sky: { custom: false, items: [], shortLink: true } },
+    };
+    const { body } = buildPostsBody(state, { type: 'schedule', date: '2030-01-01T00:00:00.000Z', rules: { sky: SKY, tg: TG } });
+    expect(body.shortLink).toBe(false);
+    expect(body.posts.map((p) => p.shortLink)).toEqual([true, undefined]);
+    const chans = [channel('sky', 'bluesky'), channel('tg', 'telegram')];
+    expect(localProblems(state, { sky: SKY, tg: TG }, chans, 25)).toEqual([]);
+    // the other way round: the post shortens, Telegram keeps its links
+    const off = buildPostsBody({ ...state, shortLink: true, perChannel: { tg: { custom: false, items: [], shortLink: false } } }, { type: 'draft', date: '2030-01-01T00:00:00.000Z', rules: {} }).body;
+    expect(off.shortLink).toBe(true);
+    expect(off.posts.map((p) => p.shortLink)).toEqual([undefined, false]);
+    // an own choice equal to the post's is not sent
+    expect(buildPostsBody({ ...state, shortLink: true }, { type: 'draft', date: '', rules: {} }).body.posts.map((p) => p.shortLink)).toEqual([undefined, undefined]);
+
+    const stored = (id: string, channelId: string, shortLink: boolean) => ({
+      id, content: '<p>Hi</p>', image: [], settings: {}, group: 'g', state: 'QUEUE' as const, publishDate: '2030-01-01T00:00:00.000Z', integration: { id: channelId } as Post['integration'], delay: 0, thread: [], shortLink,
+    });
+    const edited = stateFromPosts([stored('p1', 'sky', true), stored('p2', 'tg', false)], 'edit');
+    expect(edited.shortLink).toBe(true);
+    expect(edited.perChannel.sky!.shortLink).toBeUndefined();
+    expect(edited.perChannel.tg!.shortLink).toBe(false);
+  });
 });
 
 describe('settings form labels', () => {

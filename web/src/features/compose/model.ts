@@ -34,6 +34,8 @@ export interface ChannelDraft {
   items: ComposeItem[];
   /** the settings form's data; undefined: not touched, the channel's saved defaults apply */
   settings?: Record<string, unknown>;
+  /** "Shorten links" for this channel only; undefined: as the whole post (`ComposeState.shortLink`) */
+  shortLink?: boolean;
 }
 
 export interface ComposeState {
@@ -77,6 +79,11 @@ export function itemsFor(state: ComposeState, channelId: string, rules: Rules | 
   return threadSupported(rules) ? items : items.slice(0, 1);
 }
 
+/** Whether the channel's links are shortened: its own choice, or the post's. */
+export function shortLinkOn(state: ComposeState, channelId: string): boolean {
+  return state.perChannel[channelId]?.shortLink ?? state.shortLink === true;
+}
+
 /** Whether the channel uses the shared text. */
 export function usesShared(state: ComposeState, channelId: string): boolean {
   return !state.perChannel[channelId]?.custom;
@@ -109,6 +116,7 @@ export function buildPostsBody(state: ComposeState, opts: { type: PostType; date
       const rules = opts.rules[id];
       const rowIds = state.edit?.rowIds[id] ?? [];
       const settings = settingsToSend(state, id, rules);
+      const own = state.perChannel[id]?.shortLink;
       return {
         integration: { id },
         value: itemsFor(state, id, rules).map((item, j) => ({
@@ -118,6 +126,8 @@ export function buildPostsBody(state: ComposeState, opts: { type: PostType; date
           ...(rowIds[j] ? { id: rowIds[j] } : {}),
         })),
         ...(settings ? { settings } : {}),
+        // a channel's own choice, sent where it differs from the post's
+        ...(own !== undefined && own !== (state.shortLink === true) ? { shortLink: own } : {}),
         ...(state.edit && rowIds.length > 0 ? { group: state.edit.group } : {}),
       };
     }),
@@ -207,14 +217,14 @@ export function describeWhere(where: Where): string {
 // What the server would refuse (for schedule and post now; drafts skip these checks, as the API's).
 
 /**
- * Length and media problems of what each channel would get, in the API's words. With short links
- * on, `shortLinkLength` (once known) makes each URL count as the short link it becomes, as the
- * server counts the shortened text.
+ * Length and media problems of what each channel would get, in the API's words. On a channel
+ * with short links on, `shortLinkLength` (once known) makes each URL count as the short link it
+ * becomes, as the server counts the shortened text.
  */
 export function localProblems(state: ComposeState, rulesOf: Record<string, Rules | undefined>, channels: Integration[], shortLinkLength?: number): Problem[] {
-  const shortened = state.shortLink === true ? shortLinkLength : undefined;
   const out: Problem[] = [];
   for (const id of state.channels) {
+    const shortened = shortLinkOn(state, id) ? shortLinkLength : undefined;
     const rules = rulesOf[id];
     const channel = channels.find((c) => c.id === id);
     if (channel?.disabled) out.push({ channelId: id, where: { kind: 'channel' }, message: `The channel "${channel.name}" is disabled` });
@@ -274,6 +284,8 @@ export function mediaRoom(media: AttachedMedia[], rulesList: Rules[]): number {
 
 type StoredPost = Pick<Post, 'id' | 'content' | 'image' | 'settings' | 'group' | 'state' | 'publishDate' | 'integration' | 'delay'> & {
   thread: Pick<Post['thread'][number], 'id' | 'content' | 'image' | 'delay'>[];
+  /** whether the row's links are shortened (read when the API answers it) */
+  shortLink?: boolean;
 };
 
 function attached(img: Post['image'][number]): AttachedMedia {
@@ -315,9 +327,10 @@ export function stateFromPosts(posts: StoredPost[], mode: 'edit' | 'duplicate'):
   for (const p of posts) {
     const items = p === first ? shared : itemsOf(p);
     const custom = !sameItems(items, shared);
-    perChannel[p.integration.id] = { custom, items: custom ? items : [], settings: settingsOf(p) };
+    const ownShortLink = p.shortLink !== undefined && p.shortLink !== (first.shortLink === true) ? { shortLink: p.shortLink } : {};
+    perChannel[p.integration.id] = { custom, items: custom ? items : [], settings: settingsOf(p), ...ownShortLink };
   }
-  const state: ComposeState = { channels: posts.map((p) => p.integration.id), shared, perChannel };
+  const state: ComposeState = { channels: posts.map((p) => p.integration.id), shared, perChannel, ...(first.shortLink ? { shortLink: true } : {}) };
   if (mode === 'edit') {
     state.edit = {
       group: first.group,

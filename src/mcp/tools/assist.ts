@@ -15,7 +15,6 @@ import { defineTool } from '../tool.js';
 const ABOUT =
   "Writing help runs on the organisation's own OpenAI-compatible model (set by an owner or admin in Settings → Writing help; without one every writing-help tool fails with AI_NOT_CONFIGURED and nothing is sent anywhere). " +
   "It answers suggestions only: nothing is saved or published; show them to the person, who accepts or edits one (create_posts). Each suggestion is counted in its platform's way; `fits: false` means it is over the limit and must be shortened first.";
-const CHANNELS = 'channel ids from list_channels';
 
 const describe = (r: Suggestions) =>
   r.suggestions
@@ -29,7 +28,7 @@ export function assistTools(assist: AssistService) {
   return [
     defineTool({
       name: 'get_writing_help_settings',
-      title: 'Is writing help on?',
+      title: 'Writing help settings',
       route: 'GET /ai/settings',
       description: `Whether the organisation set a model for writing help, which one and whether it takes images (alt text); never the key. ${ABOUT}`,
       input: {},
@@ -44,7 +43,6 @@ export function assistTools(assist: AssistService) {
       route: 'POST /ai/draft',
       description: `Drafts a post from a brief: one suggestion per channel in its platform's limit and style, or one without channels. ${ABOUT}`,
       input: { body: DraftBodySchema },
-      hints: { brief: 'what the post is about, in the person\'s words', integrationIds: CHANNELS, tone: 'e.g. friendly, formal', language: 'a language name or code' },
       output: SuggestionsSchema,
       annotations: SUGGESTS,
       run: (ctx, { body }) => assist.suggest(ctx.organizationId, 'draft', body, { signal: ctx.signal }),
@@ -56,7 +54,6 @@ export function assistTools(assist: AssistService) {
       route: 'POST /ai/rewrite',
       description: `Rewrites a post for each channel, in its platform's limit and style (X short, LinkedIn professional…). ${ABOUT}`,
       input: { body: RewriteBodySchema },
-      hints: { content: 'the post text', integrationIds: CHANNELS, instructions: 'e.g. shorter, add a call to action' },
       output: SuggestionsSchema,
       annotations: SUGGESTS,
       run: (ctx, { body }) => assist.suggest(ctx.organizationId, 'rewrite', body, { signal: ctx.signal }),
@@ -68,7 +65,7 @@ export function assistTools(assist: AssistService) {
       route: 'POST /ai/thread',
       description: `Splits a long text into a thread for a channel whose platform publishes threads: the suggestion's \`items\` are the parts, each within the platform's limit (create_posts takes them as the post's items). ${ABOUT}`,
       input: { body: ThreadBodySchema },
-      hints: { content: 'the long text', integrationId: 'a channel id from list_channels' },
+      hints: { content: 'the long text to split' },
       output: SuggestionsSchema,
       annotations: SUGGESTS,
       run: (ctx, { body }) => assist.suggest(ctx.organizationId, 'thread', body, { signal: ctx.signal }),
@@ -80,7 +77,7 @@ export function assistTools(assist: AssistService) {
       route: 'POST /ai/hashtags',
       description: `Suggests hashtags for a post (the suggestion's \`items\`), most relevant first. ${ABOUT}`,
       input: { body: HashtagsBodySchema },
-      hints: { content: 'the post text', integrationId: 'a channel id from list_channels (hashtags in its platform\'s custom)', count: 'how many, 1..30 (default 5)' },
+      hints: { content: 'the post text' },
       output: SuggestionsSchema,
       annotations: SUGGESTS,
       run: (ctx, { body }) => assist.suggest(ctx.organizationId, 'hashtags', body, { signal: ctx.signal }),
@@ -92,7 +89,6 @@ export function assistTools(assist: AssistService) {
       route: 'POST /ai/alt-text',
       description: `Writes alt text for an image of the media library; needs a model that takes images (get_writing_help_settings: vision). ${ABOUT}`,
       input: { body: AltTextBodySchema },
-      hints: { mediaId: 'an image id from list_media', language: 'a language name or code (default English)' },
       output: SuggestionsSchema,
       annotations: SUGGESTS,
       run: (ctx, { body }) => assist.suggest(ctx.organizationId, 'alt-text', body, { signal: ctx.signal }),
@@ -104,7 +100,7 @@ export function assistTools(assist: AssistService) {
       route: 'POST /ai/translate',
       description: `Translates a post, per channel within its platform's limit, or once. ${ABOUT}`,
       input: { body: TranslateBodySchema },
-      hints: { content: 'the post text', language: 'the language to translate into', integrationIds: CHANNELS },
+      hints: { content: 'the post text' },
       output: SuggestionsSchema,
       annotations: SUGGESTS,
       run: (ctx, { body }) => assist.suggest(ctx.organizationId, 'translate', body, { signal: ctx.signal }),

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signUp } from '../../../test/browser.js';
 import { buildTestApp, call, expectError, type TestApp, type TestOrg } from '../../../test/helpers.js';
 
 /** The short-link settings and links routes: validation naming fields, defaults, the key kept, organisations apart. */
@@ -71,6 +72,27 @@ describe('short-link routes (issue 32)', () => {
     for (const url of ['/public/v1/posts/not-a-uuid/links', '/public/v1/posts/00000000-0000-4000-8000-000000000000/links']) {
       expectError(await call(t.app, org.apiKey, { method: 'GET', url }), 404, 'NOT_FOUND');
     }
+  });
+
+  it('lets owners and admins change the settings; members and contributors read them', async () => {
+    const owner = await signUp(t.app, { email: 'olga@example.test', name: 'Olga', organization: 'Roles' });
+    const invite = async (email: string, role: string) => {
+      const { link } = (await owner.api('POST', '/public/v1/invitations', { email, role })).json<{ link: string }>();
+      return signUp(t.app, { email, name: role, invite: link.split('/').at(-1)! });
+    };
+    const member = await invite('mia@example.test', 'member');
+    const contributor = await invite('carl@example.test', 'contributor');
+    const change = { provider: 'builtin', utmTemplate: 'utm_source={platform}' };
+    for (const who of [member, contributor]) {
+      expect((await who.api('GET', '/public/v1/short-links/settings')).statusCode).toBe(200);
+      expectError(await who.api('PUT', '/public/v1/short-links/settings', change), 403, 'FORBIDDEN');
+    }
+    const saved = await owner.api('PUT', '/public/v1/short-links/settings', change);
+    expect(saved.statusCode, saved.body).toBe(200);
+    const log = (await owner.api('GET', '/public/v1/activity?action=short_links.settings_changed')).json<{ entries: { actor: { name: string }; details: Record<string, unknown> }[] }>();
+    expect(log.entries).toContainEqual(
+      expect.objectContaining({ actor: expect.objectContaining({ name: 'Olga' }), details: { provider: 'builtin', domain: null, utmTemplate: 'utm_source={platform}', providerAccountChanged: false } }),
+    );
   });
 
   it('answers 404 for an unknown or malformed short code, with nothing cached', async () => {

@@ -240,7 +240,7 @@ export function createLinksService(deps: LinksServiceDeps) {
         targetKind: 'short_links',
         targetId: null,
         targetName: shortener?.displayName ?? 'Built in',
-        details: { provider: body.provider, domain: saved.domain, utmTemplate: saved.utmTemplate, keyChanged: body.apiKey !== undefined },
+        details: { provider: body.provider, domain: saved.domain, utmTemplate: saved.utmTemplate, providerAccountChanged: body.apiKey !== undefined },
       });
       return settingsOut(saved);
     },

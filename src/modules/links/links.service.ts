@@ -119,7 +119,7 @@ export function createLinksService(deps: LinksServiceDeps) {
     }));
   }
 
-  function failureOf(e: unknown, shortener: Shortener): ShortLinkFailure {
+  function failureOf(e: unknown): ShortLinkFailure {
     if (e instanceof ShortenerError) {
       const where = e.kind === 'auth' ? ` (check the API key in Settings → Short links)` : '';
       return new ShortLinkFailure(`${e.message}${where}`, e.kind === 'unavailable', e.retryAfter);
@@ -149,7 +149,7 @@ export function createLinksService(deps: LinksServiceDeps) {
       } catch (e) {
         // the links made so far are kept: a retry does not make them twice at the provider
         await repo.insertLinks(made);
-        throw failureOf(e, shortener);
+        throw failureOf(e);
       }
       await repo.insertLinks(made);
     },

@@ -428,7 +428,7 @@ describe('writing help', () => {
 describe('writing help: the per-organisation rate limit', () => {
   const { t, orgs } = useTestApp(() => ({ env: { ALLOW_PRIVATE_TARGETS: 'true', AI_RATE_LIMIT: '2' } }), 'Acme', 'Other');
 
-  it('answers 429 with Retry-After past AI_RATE_LIMIT calls a minute, per organisation', async () => {
+  it('answers 429 with Retry-After past AI_RATE_LIMIT model calls a minute, per organisation', async () => {
     sim.setReply(() => 'ok');
     await configure(t, orgs.acme);
     await configure(t, orgs.other);
@@ -440,6 +440,11 @@ describe('writing help: the per-organisation rate limit', () => {
     expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
     expect(sim.completions().length).toBe(before);
     expect((await post(t, orgs.other, 'draft', { brief: 'b' })).statusCode).toBe(200);
+    // each suggestion is a call: an action needing more than the limit says so, and records nothing
+    const ids = await Promise.all(['x', 'bluesky', 'threads'].map(async (p) => (await createChannel(t, orgs.other, p as 'x')).id));
+    const many = await post(t, orgs.other, 'rewrite', { content: 'c', integrationIds: ids });
+    expect(expectError(many, 429, 'AI_RATE_LIMITED').message).toContain('asks the model 3 times');
+    expect((await post(t, orgs.other, 'hashtags', { content: 'b' })).statusCode).toBe(200);
   });
 });
 

@@ -25,7 +25,7 @@ const ACTION_ERRORS = errorResponses('AI_NOT_CONFIGURED', 'AI_RATE_LIMITED', 'AI
 
 const COMMON =
   'Suggestions only: nothing is saved or published. Each is counted in its platform\'s own way (`length`, `maxLength`); one over the limit is sent back to the model once to be shortened, and if still over it is answered with `fits: false` and a `note` (the composer does not let it be accepted as it is). ' +
-  'With no model set: 404 `AI_NOT_CONFIGURED` and nothing is sent anywhere. More than AI_RATE_LIMIT calls a minute per organisation: 429 `AI_RATE_LIMITED` with `Retry-After`. The model endpoint refusing the key or failing: 502 `AI_UNAVAILABLE`; silent for AI_TIMEOUT_SECONDS: 504 `AI_TIMEOUT`.\n\n' +
+  'With no model set: 404 `AI_NOT_CONFIGURED` and nothing is sent anywhere. More than AI_RATE_LIMIT calls to the model a minute per organisation (one per suggestion; a retry to shorten is free): 429 `AI_RATE_LIMITED` with `Retry-After`. The model endpoint refusing the key or failing: 502 `AI_UNAVAILABLE`; silent for AI_TIMEOUT_SECONDS: 504 `AI_TIMEOUT`.\n\n' +
   '**Streaming**: with `Accept: text/event-stream` the answer is Server-Sent Events: `event: delta` with data `{"index": <suggestion index>, "text": "<next piece>"}` as the model writes (a preview: a shortened retry is not streamed), then `event: done` with data `{"suggestions": [...]}` (the same as the JSON answer, after the length checks: what counts), or `event: error` with data `{"code", "message"}` when the model fails after the stream started. Refusals before the model answers (404, 400, 429, and a model failing before its first word) are the usual JSON errors. Closing the connection closes the model request.';
 
 interface ActionRoute<A extends AssistAction> {

@@ -80,7 +80,7 @@ export interface AssistServiceDeps {
   adapters: Record<PlatformIdentifier, PlatformAdapter>;
   client: OpenAiClient;
   secretBox: SecretBox;
-  /** the rate-limit store (per organisation: config.ai.perMinute actions a minute) */
+  /** the rate-limit store (per organisation: config.ai.perMinute model calls a minute) */
   store: SlidingLogStore;
   perMinute: number;
   clock: Clock;
@@ -131,15 +131,29 @@ export function createAssistService(deps: AssistServiceDeps) {
     return { endpoint: { baseUrl: row.baseUrl, model: row.model, apiKey: row.apiKeySealed === null ? null : secretBox.open(row.apiKeySealed) }, vision: row.vision };
   }
 
-  async function takeRate(organizationId: string) {
+  /**
+   * Counts the model calls an action makes (one per suggestion; the one retry to shorten is not
+   * counted) against config.ai.perMinute for the organisation, all or none: a refused action
+   * records nothing. Checked then taken (not atomic across processes: a race may let a burst
+   * pass by a few calls, never a stream of them).
+   */
+  async function takeRate(organizationId: string, calls: number) {
+    const key = `ai:${organizationId}`;
+    const limit = deps.perMinute;
     const now = clock.now();
-    const r = await deps.store.take(`ai:${organizationId}`, deps.perMinute, RATE_WINDOW_MS, now);
-    if (!r.admitted) {
-      const wait = Math.max(1, Math.ceil((r.oldest + RATE_WINDOW_MS - now) / 1000));
-      throw new AppError('AI_RATE_LIMITED', `Writing help is limited to ${deps.perMinute} requests a minute per organisation (AI_RATE_LIMIT); retry in ${wait} s`, {
+    if (calls > limit) {
+      throw new AppError('AI_RATE_LIMITED', `This asks the model ${calls} times; writing help is limited to ${limit} calls a minute per organisation (AI_RATE_LIMIT): choose fewer channels`, {
+        headers: { 'retry-after': '60' },
+      });
+    }
+    const seen = await deps.store.peek(key, RATE_WINDOW_MS, now);
+    if (seen.count + calls > limit) {
+      const wait = Math.max(1, Math.ceil((seen.oldest + RATE_WINDOW_MS - now) / 1000));
+      throw new AppError('AI_RATE_LIMITED', `Writing help is limited to ${limit} calls to the model a minute per organisation (AI_RATE_LIMIT); retry in ${wait} s`, {
         headers: { 'retry-after': String(wait) },
       });
     }
+    for (let i = 0; i < calls; i++) await deps.store.take(key, Number.MAX_SAFE_INTEGER, RATE_WINDOW_MS, now);
   }
 
   /** The channels named (each the organisation's, live), in the order given; a 400 names the first unknown one. */
@@ -351,7 +365,7 @@ export function createAssistService(deps: AssistServiceDeps) {
   async function prepare<A extends AssistAction>(organizationId: string, action: A, body: ActionBodies[A]): Promise<PreparedAction> {
     const { endpoint, vision } = await endpointOf(organizationId);
     const jobs = await builders[action](organizationId, body, vision);
-    await takeRate(organizationId);
+    await takeRate(organizationId, jobs.length);
     return (hooks) => run(endpoint, jobs, hooks);
   }
 

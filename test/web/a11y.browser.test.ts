@@ -142,6 +142,8 @@ describe('accessibility of the app in Chromium (axe-core)', () => {
       ['api-keys', 'Create key'],
       ['apps', null],
       ['webhooks', null],
+      ['short-links', 'Save short links'],
+      ['writing-help', 'Turn on writing help'],
     ] as const) {
       await page.goto(`/settings/${path}`);
       await page.locator('.settings-body').waitFor();

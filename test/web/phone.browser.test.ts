@@ -188,6 +188,8 @@ describe('the app at phone width (issue 28): nothing scrolls sideways, every tar
     ['api-keys', 'API keys', 'Continuous integration pipeline'],
     ['apps', 'Approved apps', null],
     ['webhooks', 'Webhooks', 'CRM sync'],
+    ['short-links', 'Short links', 'UTM template'],
+    ['writing-help', 'Writing help', 'Base URL'],
   ] as const) {
     it(`settings: ${label}`, async () => {
       await page.goto(`/settings/${tab}`);

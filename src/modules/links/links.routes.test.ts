@@ -54,7 +54,7 @@ describe('short-link routes (issue 32)', () => {
   it('refuses a private Kutt address unless ALLOW_PRIVATE_TARGETS, without storing anything', async () => {
     const res = await put(org, { provider: 'kutt', apiKey: 'kutt_key', apiUrl: 'http://127.0.0.1:9/' });
     expectError(res, 422, 'SHORTENER_REJECTED');
-    expect(res.json<{ message: string }>().message).toMatch(/^Kutt /);
+    expect(res.json<{ message: string; fields: { path: string }[] }>()).toMatchObject({ message: 'Kutt: 127.0.0.1 is a private or reserved address, which is not allowed', fields: [{ path: 'apiUrl' }] });
     expect((await call(t.app, org.apiKey, { method: 'GET', url: '/public/v1/short-links/settings' })).json()).toMatchObject({ provider: 'builtin', hasApiKey: false });
   });
 

@@ -220,7 +220,8 @@ export function createLinksService(deps: LinksServiceDeps) {
           await shortener.verify(deps.http, { apiKey, domain, apiUrl });
         } catch (e) {
           if (!(e instanceof ShortenerError)) throw e;
-          throw new AppError('SHORTENER_REJECTED', `${shortener.displayName} ${e.kind === 'auth' ? 'refused the API key' : e.kind === 'rejected' ? 'refused the settings' : 'could not be reached'}: ${e.message}`, {
+          // the provider's message names it ("Short.io refused the API key (401): …")
+          throw new AppError('SHORTENER_REJECTED', e.message, {
             fields: [{ path: e.field ?? (e.kind === 'auth' ? 'apiKey' : e.kind === 'rejected' && domain ? 'domain' : 'apiUrl'), message: e.message }],
           });
         }

@@ -1,4 +1,4 @@
-import { useQueryClient } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useId, useRef, useState } from 'react';
 import type { Integration } from '../../api/queries.js';
 import { uploadFile, type MediaItem } from '../../api/upload.js';
@@ -8,6 +8,8 @@ import { countingUnit, lengthOnPlatform } from './counting.js';
 import './shorten.css';
 import { isPostable, MediaPicker, MediaThumb } from './MediaPicker.js';
 import { mediaMessages, mediaRoom, type AttachedMedia, type ComposeItem, type Rules } from './model.js';
+import { getAiSettings, linkKeys } from '../settings/links-ai-api.js';
+import { AltTextHelp } from './WritingHelp.js';
 
 /** A channel an item goes to, with its rules once loaded. */
 export interface Target {
@@ -114,6 +116,10 @@ export function ItemEditor({
   // the channels' media rules, live (the API refuses the same for schedule and post now)
   const ruleMessages = [...new Set(loaded.flatMap((t) => mediaMessages(t.rules, item.media, index, platformName(t.channel.identifier))))];
   const noMediaHere = loaded.length > 0 && loaded.every((t) => index > 0 && !t.rules.media.onThreadItems);
+  // alt text from the organisation's model, when it takes images (asked only once an image is attached)
+  const hasImages = item.media.some((m) => m.type === 'image');
+  const ai = useQuery({ queryKey: linkKeys.aiSettings, queryFn: getAiSettings, enabled: hasImages, staleTime: 60_000 });
+  const vision = ai.data?.configured === true && ai.data.vision;
 
   function upload(files: FileList | null) {
     if (!files) return;
@@ -194,6 +200,7 @@ export function ItemEditor({
               <Button variant="ghost" className="compose-small" aria-label={`Remove ${m.name ?? `${m.type} ${k + 1}`}`} onClick={() => onMedia((list) => list.filter((_x, j) => j !== k))}>
                 ✕
               </Button>
+              {vision && m.type === 'image' ? <AltTextHelp mediaId={m.id} name={m.name ?? `image ${k + 1}`} onUse={(alt) => onMedia((list) => list.map((x, j) => (j === k ? { ...x, alt } : x)))} /> : null}
             </li>
           ))}
         </ul>

@@ -14,6 +14,7 @@ const fetchMock = vi.hoisted(() => {
 });
 
 const { default: ComposeDialog } = await import('./ComposeDialog.js');
+const { ItemEditor } = await import('./ItemEditor.js');
 
 const me = meFixture({ timezone: 'UTC' });
 const media = { minItems: 0, maxItems: 4, mixed: false, onThreadItems: true, image: { maxCount: 4, mimeTypes: ['image/png'] } };
@@ -265,5 +266,49 @@ describe('writing help in the composer', () => {
     await userEvent.click(within(dialog).getByRole('button', { name: 'Write a draft' }));
     expect(await within(dialog).findByRole('link', { name: 'Settings → Writing help' })).toBeTruthy();
     expect(calls.find((c) => c.path === '/ai/draft')!.body).toEqual({ brief: 'spring sale', integrationIds: ['tg', 'sky'] });
+  });
+
+  describe('alt text', () => {
+    const poster = { id: '7d1c1a52-3f55-4a43-9a52-0d3b4a6f1e01', path: '/media/o1/poster.png', type: 'image' as const, mimeType: 'image/png', thumbnail: null, alt: '', name: 'poster.png' };
+    function editor(onMedia: (fn: (m: (typeof poster)[]) => (typeof poster)[]) => void) {
+      const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+      render(
+        <QueryClientProvider client={queryClient}>
+          <ItemEditor item={{ key: 'k', text: 'Launch', media: [poster], delay: 0 }} index={0} label="Post text" targets={[]} problems={[]} onText={vi.fn()} onDelay={vi.fn()} onMedia={onMedia as never} />
+        </QueryClientProvider>,
+      );
+    }
+
+    it('with a model that takes images: a suggested description, editable, goes into the alt field by Use this', async () => {
+      const calls: Call[] = [];
+      serve(
+        fetchMock,
+        {
+          'GET /ai/settings': () => ({ configured: true, vision: true }),
+          'POST /ai/alt-text': () => ({ suggestions: [{ integrationId: null, platform: null, content: 'A purple poster reading LAUNCH DAY', length: 34, maxLength: 1000, fits: true }] }),
+        },
+        calls,
+      );
+      let media = [poster];
+      editor((fn) => {
+        media = fn(media);
+      });
+      await userEvent.click(await screen.findByRole('button', { name: 'Suggest alt text for poster.png' }));
+      const suggestion = await screen.findByLabelText<HTMLTextAreaElement>('Alt text suggested for poster.png');
+      await waitFor(() => expect(suggestion.value).toBe('A purple poster reading LAUNCH DAY'));
+      expect(calls.find((c) => c.path === '/ai/alt-text')!.body).toEqual({ mediaId: poster.id });
+      fireEvent.change(suggestion, { target: { value: 'A purple poster reading LAUNCH DAY at noon' } });
+      await userEvent.click(screen.getByRole('button', { name: 'Use this alt text for poster.png' }));
+      expect(media[0]!.alt).toBe('A purple poster reading LAUNCH DAY at noon');
+    });
+
+    it('is not offered when the model does not take images', async () => {
+      const calls: Call[] = [];
+      serve(fetchMock, { 'GET /ai/settings': () => ({ configured: true, vision: false }) }, calls);
+      editor(vi.fn());
+      await waitFor(() => expect(calls.some((c) => c.path === '/ai/settings')).toBe(true));
+      await new Promise((r) => setTimeout(r, 50));
+      expect(screen.queryByRole('button', { name: /Suggest alt text/ })).toBeNull();
+    });
   });
 });

@@ -377,3 +377,81 @@ function SuggestionCard({
     </li>
   );
 }
+
+/**
+ * "Suggest alt text" beside an attached image's alt field, when the organisation's model takes
+ * images (`vision` in Settings → Writing help): the model describes the image (POST /ai/alt-text);
+ * the description is a suggestion, editable, put into the alt field only by "Use this".
+ */
+export function AltTextHelp({ mediaId, name, onUse }: { mediaId: string; name: string; onUse: (alt: string) => void }) {
+  const id = useId();
+  const [running, setRunning] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const [text, setText] = useState<string>();
+  const [fits, setFits] = useState(true);
+  const [note, setNote] = useState<string>();
+  const abort = useRef<AbortController | null>(null);
+  useEffect(() => () => abort.current?.abort(), []);
+
+  async function run() {
+    abort.current?.abort();
+    const ctrl = new AbortController();
+    abort.current = ctrl;
+    setRunning(true);
+    setError(null);
+    setText('');
+    setNote(undefined);
+    try {
+      const [s] = await runAiAction('alt-text', { mediaId }, { signal: ctrl.signal, onDelta: (i, t) => i === 0 && setText((x) => (x ?? '') + t) });
+      if (ctrl.signal.aborted) return;
+      setText(s?.content ?? '');
+      setFits(s?.fits ?? false);
+      setNote(s?.note);
+    } catch (e) {
+      if (!ctrl.signal.aborted) {
+        setError(e);
+        setText(undefined);
+      }
+    } finally {
+      if (abort.current === ctrl) {
+        abort.current = null;
+        setRunning(false);
+      }
+    }
+  }
+
+  return (
+    <div className="writing-help-alt">
+      <Button variant="ghost" className="compose-small" onClick={() => void run()} disabled={running} aria-label={`Suggest alt text for ${name}`}>
+        Suggest alt text
+      </Button>
+      {running ? <Spinner label="Describing the image" /> : null}
+      <ErrorNotice error={error} />
+      {text !== undefined ? (
+        <div className="writing-help-alt-suggestion">
+          <label className="visually-hidden" htmlFor={`${id}-alt`}>
+            Alt text suggested for {name}
+          </label>
+          <textarea id={`${id}-alt`} className="writing-help-text" rows={2} value={text} readOnly={running} onChange={(e) => setText(e.target.value)} {...(note ? { 'aria-describedby': `${id}-note` } : {})} />
+          {note ? (
+            <p id={`${id}-note`} className={fits ? 'hint' : 'error'}>
+              {note}
+            </p>
+          ) : null}
+          <Button
+            variant="secondary"
+            className="compose-small"
+            disabled={running || !fits || text.trim() === ''}
+            onClick={() => {
+              onUse(text.trim());
+              setText(undefined);
+            }}
+            aria-label={`Use this alt text for ${name}`}
+          >
+            Use this
+          </Button>
+        </div>
+      ) : null}
+    </div>
+  );
+}

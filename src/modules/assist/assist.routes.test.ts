@@ -150,6 +150,8 @@ describe('writing help', () => {
     it('names the field of a malformed body', async () => {
       for (const [payload, field] of [
         [{ baseUrl: 'ftp://example.com/v1', model: 'm' }, 'baseUrl'],
+        [{ baseUrl: 'not a url', model: 'm' }, 'baseUrl'],
+        [{ baseUrl: `https://example.com/${'a'.repeat(2001)}`, model: 'm' }, 'baseUrl'],
         [{ baseUrl: 'https://user:pw@example.com/v1', model: 'm' }, 'baseUrl'],
         [{ baseUrl: 'https://example.com/v1', model: '' }, 'model'],
         [{ baseUrl: 'https://example.com/v1', model: 'm', apiKey: '' }, 'apiKey'],

@@ -7,6 +7,8 @@ const httpUrl = z
   .url({ protocol: /^https?$/, error: 'Must be an http or https URL' })
   .max(2000)
   .refine((u) => {
+    // zod runs this after a failed URL check too: a string that is no URL is left to that check
+    if (!URL.canParse(u)) return true;
     const url = new URL(u);
     return url.username === '' && url.password === '' && url.search === '' && url.hash === '';
   }, 'Must be a base URL without credentials, query or fragment (the key goes in apiKey)');

@@ -96,5 +96,7 @@ describe('length counters: the same counting as the server’s validation', () =
     expect(lengthOnPlatform(text, 'twitter-weighted', 25)).toBe(lengthOnPlatform(text, 'twitter-weighted'));
     expect(lengthOnPlatform(text, 'mastodon', 25)).toBe(lengthOnPlatform(text, 'mastodon'));
     expect(lengthOnPlatform(text, 'mastodon', 25)).toBe('Read  and  too'.length + 46);
+    // as the server finds URLs: a sentence's full stop or a closing bracket is not part of the link
+    expect(withShortLinks('See https://a.example/x. Or (https://b.example/y)!', 'characters', 5)).toBe('See xxxxx. Or (xxxxx)!');
   });
 });

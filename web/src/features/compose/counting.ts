@@ -3,6 +3,8 @@ import type { IntegrationSettings } from '../../api/queries.js';
 // validates (same libraries: twitter-text for X, unicode-segmenter for graphemes).
 import { htmlToText } from '../../../../src/platforms/common/html.js';
 import { countText } from '../../../../src/platforms/text-length.js';
+// The URLs the shortener replaces, found as the server finds them (trailing punctuation left out).
+import { withSampleLinks } from '../../../../src/core/short-links.js';
 
 /** The unit `maxLength` is counted in (the server's own wording in its refusals). */
 export { countingUnit } from '../../../../src/platforms/text-length.js';
@@ -50,17 +52,15 @@ export function platformText(text: string): string {
   return htmlToText(textToHtml(text));
 }
 
-/** A URL as the server's shortener finds it in the text (the same pattern its Mastodon counting uses). */
-const URL_PATTERN = /https?:\/\/[^\s<>"]+/g;
-
 /**
  * The text as it would be after "Shorten links": each URL the length of a short link
- * (`shortLinkLength` from GET /short-links/settings). Counting modes that already count every URL
+ * (`shortLinkLength` from GET /short-links/settings), found by the server's own `withSampleLinks`
+ * (POST /posts counts the shortened text the same way). Counting modes that already count every URL
  * as a fixed length (X's weighted count, Mastodon's 23) are left alone: a short link is still a URL there.
  */
 export function withShortLinks(text: string, counting: Counting, shortLinkLength: number): string {
   if (counting === 'twitter-weighted' || counting === 'mastodon') return text;
-  return text.replace(URL_PATTERN, 'x'.repeat(Math.max(0, Math.round(shortLinkLength))));
+  return withSampleLinks(text, 'x'.repeat(Math.max(0, Math.round(shortLinkLength))));
 }
 
 /**

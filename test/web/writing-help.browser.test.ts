@@ -63,6 +63,9 @@ describe('writing help in the composer, in Chromium (issue 32)', () => {
     await dialog.getByRole('button', { name: new RegExp(bluesky.name) }).click();
     await expect.poll(() => dialog.getByRole('button', { name: new RegExp(bluesky.name) }).getAttribute('aria-pressed')).toBe('true');
     await dialog.getByLabel('Post text', { exact: true }).fill(SHARED);
+    // tomorrow morning (the default, the next full hour, can be a minute away: the worker would publish it)
+    await dialog.getByLabel('Date', { exact: true }).fill(DateTime.utc().plus({ days: 1 }).toISODate());
+    await dialog.getByLabel('Time', { exact: true }).fill('09:00');
 
     await dialog.getByRole('button', { name: 'Writing help' }).click();
     await dialog.getByRole('radio', { name: 'Rewrite' }).check();
@@ -134,5 +137,31 @@ describe('writing help in the composer, in Chromium (issue 32)', () => {
     expect(rows.map((r) => r.shortLink)).toEqual([true, true]);
     // nothing was published or sent to a platform by writing help
     expect(h.telegram.log.filter((r) => r.method === 'POST' && /sendMessage|sendPhoto/.test(r.path))).toEqual([]);
+  });
+
+  it('a rewrite the model keeps writing too long for Bluesky is shown with its count and note but cannot be used; the model was asked once more', async () => {
+    const { page } = me;
+    const before = ai.completions().length;
+    ai.setChunkDelay(0);
+    ai.setReply((messages) => (/Bluesky/.test(messages.map(textOf).join('\n')) ? `Spring at Acme ${'and more '.repeat(40)}` : TELEGRAM_TEXT));
+    await page.goto('/calendar');
+    await page.getByRole('button', { name: 'New post' }).click();
+    const dialog = page.getByRole('dialog', { name: 'New post' });
+    await dialog.getByRole('button', { name: new RegExp(bluesky.name) }).click();
+    await dialog.getByLabel('Post text', { exact: true }).fill(SHARED);
+    await dialog.getByRole('button', { name: 'Writing help' }).click();
+    await dialog.getByRole('radio', { name: 'Rewrite' }).check();
+    await dialog.getByRole('button', { name: 'Rewrite', exact: true }).click();
+    const card = dialog.getByRole('listitem', { name: `Suggestion for ${bluesky.name}` });
+    const use = card.getByRole('button', { name: `Use this for ${bluesky.name}` });
+    await card.locator('p.error').waitFor({ timeout: 20_000 });
+    expect(await use.isDisabled()).toBe(true);
+    expect(await card.textContent()).toMatch(/\d+ \/ 300/);
+    // the first answer and one request to shorten it
+    expect(ai.completions().length - before).toBe(2);
+    await card.scrollIntoViewIfNeeded();
+    await screenshot(page, 'writing-help-too-long');
+    // the shared text is untouched
+    expect(await dialog.getByLabel('Post text', { exact: true }).inputValue()).toBe(SHARED);
   });
 });

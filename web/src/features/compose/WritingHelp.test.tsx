@@ -194,6 +194,11 @@ describe('writing help in the composer', () => {
     // the thread becomes Telegram's own text: two items
     expect(within(dialog).getByLabelText<HTMLTextAreaElement>('Post text for Acme News').value).toBe('First part');
     expect(within(dialog).getByLabelText<HTMLTextAreaElement>('Thread item 1 for Acme News').value).toBe('Second, shorter');
+    // the channel taken off the post: its suggestion has nowhere to go
+    await userEvent.click(within(dialog.querySelector<HTMLElement>('.compose-chips')!).getByRole('button', { name: /Acme News/ }));
+    const card = within(dialog).getByRole('listitem', { name: /^Suggestion for / });
+    await waitFor(() => expect(within(card).getByText('Its channel is no longer chosen for this post.')).toBeTruthy());
+    expect(within(card).getByRole<HTMLButtonElement>('button', { name: /^Use this/ }).disabled).toBe(true);
   });
 
   it('hashtags are added at the end of the text shown', async () => {

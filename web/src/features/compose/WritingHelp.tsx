@@ -305,7 +305,7 @@ export function WritingHelp({
                   {shown.map((s, i) => {
                     const channel = s.integrationId ? byId.get(s.integrationId) : undefined;
                     const name = channel ? channel.name : s.platform ? platformName(s.platform) : shown.length > 1 ? `Suggestion ${i + 1}` : 'All channels';
-                    return <SuggestionCard key={i} s={s} name={name} channel={channel} rules={channel ? rulesOf[channel.id] : undefined} shortLinkLength={channel ? shortLinkLengthFor?.(channel.id) : undefined} streaming={running} onEdit={(part, text) => edit(i, part, text)} onUse={() => use(s, name)} />;
+                    return <SuggestionCard key={i} s={s} name={name} channel={channel} rules={channel ? rulesOf[channel.id] : undefined} shortLinkLength={channel ? shortLinkLengthFor?.(channel.id) : undefined} streaming={running} gone={ranAction !== 'hashtags' && s.integrationId !== null && !channel} onEdit={(part, text) => edit(i, part, text)} onUse={() => use(s, name)} />;
                   })}
                 </ol>
               ) : null}
@@ -324,6 +324,7 @@ function SuggestionCard({
   rules,
   shortLinkLength,
   streaming,
+  gone,
   onEdit,
   onUse,
 }: {
@@ -333,6 +334,8 @@ function SuggestionCard({
   rules: Rules | undefined;
   shortLinkLength: number | undefined;
   streaming: boolean;
+  /** its channel was taken off the post meanwhile: nowhere to put it */
+  gone: boolean;
   onEdit: (part: number, text: string) => void;
   onUse: () => void;
 }) {
@@ -340,9 +343,9 @@ function SuggestionCard({
   const local = measure(s.parts, rules, shortLinkLength);
   // the service's verdict until the person edits it; then the channel's rules decide (the server checks again when the post is saved)
   const fits = s.edited ? (local ? local.fits : s.fits && s.parts.some((p) => p.trim() !== '')) : s.fits;
-  const usable = !streaming && fits;
+  const usable = !streaming && fits && !gone;
   const noteId = `${id}-note`;
-  const note = s.note ?? (!fits && !streaming ? (s.maxLength !== null && s.length !== null ? `${s.length} of ${s.maxLength} allowed: too long to use` : 'This suggestion cannot be used') : undefined);
+  const note = gone ? 'Its channel is no longer chosen for this post.' : (s.note ?? (!fits && !streaming ? (s.maxLength !== null && s.length !== null ? `${s.length} of ${s.maxLength} allowed: too long to use` : 'This suggestion cannot be used') : undefined));
   return (
     <li className={`writing-help-suggestion${usable ? '' : ' unusable'}`} aria-label={`Suggestion for ${name}`}>
       <div className="writing-help-suggestion-head">
@@ -367,7 +370,7 @@ function SuggestionCard({
       })}
       {s.items && s.items.length > 0 && s.parts.length === 1 && !s.edited ? <p className="hint writing-help-items">{s.items.join(' ')}</p> : null}
       {note ? (
-        <p id={noteId} className={fits ? 'hint' : 'error'}>
+        <p id={noteId} className={fits && !gone ? 'hint' : 'error'}>
           {note}
         </p>
       ) : null}

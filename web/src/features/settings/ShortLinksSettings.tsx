@@ -3,7 +3,7 @@ import { useId, useState, type FormEvent } from 'react';
 import { ApiFailure } from '../../api/client.js';
 import { useCanManage } from '../../api/session.js';
 import { Button, ErrorNotice, Field, Notice, Spinner, TextInput } from '../../components/ui.js';
-import { LoadError, Section } from './common.js';
+import { LoadError, SavedSecretInput, Section } from './common.js';
 import { fieldError, onlyFieldErrors } from './errors.js';
 import { getShortLinkSettings, linkKeys, putShortLinkSettings, type ShortLinkProviderId, type ShortLinkSettings, type ShortLinkSettingsBody } from './links-ai-api.js';
 
@@ -137,15 +137,12 @@ function ShortLinksForm({ settings, canManage }: { settings: ShortLinkSettings; 
               error={errorOf('apiKey')}
             >
               {(p) => (
-                <TextInput
+                <SavedSecretInput
                   {...p}
-                  type="password"
+                  kept={keyKept}
                   value={apiKey}
-                  autoComplete="off"
-                  spellCheck={false}
-                  placeholder={keyKept ? '•••••••• (saved)' : ''}
-                  onChange={(e) => {
-                    setApiKey(e.target.value);
+                  onValue={(v) => {
+                    setApiKey(v);
                     dirty();
                   }}
                 />

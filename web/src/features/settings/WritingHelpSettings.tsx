@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useCanManage } from '../../api/session.js';
 import { Button, ErrorNotice, Field, Notice, Spinner, TextInput } from '../../components/ui.js';
-import { ConfirmButton, LoadError, Section } from './common.js';
+import { ConfirmButton, LoadError, SavedSecretInput, Section } from './common.js';
 import { fieldError, onlyFieldErrors } from './errors.js';
 import { deleteAiSettings, getAiSettings, linkKeys, putAiSettings, type AiSettings, type AiSettingsBody } from './links-ai-api.js';
 
@@ -141,15 +141,12 @@ function WritingHelpForm({ settings, canManage }: { settings: AiSettings; canMan
           error={fieldError(save.error, 'apiKey')}
         >
           {(p) => (
-            <TextInput
+            <SavedSecretInput
               {...p}
-              type="password"
+              kept={keyKept}
               value={apiKey}
-              autoComplete="off"
-              spellCheck={false}
-              placeholder={keyKept ? '•••••••• (saved)' : ''}
-              onChange={(e) => {
-                setApiKey(e.target.value);
+              onValue={(v) => {
+                setApiKey(v);
                 dirty();
               }}
             />

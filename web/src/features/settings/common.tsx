@@ -1,8 +1,8 @@
 import { useMutation } from '@tanstack/react-query';
-import { useEffect, useId, useRef, useState, type Dispatch, type FormEvent, type ReactNode, type SetStateAction } from 'react';
+import { useEffect, useId, useRef, useState, type Dispatch, type FormEvent, type InputHTMLAttributes, type ReactNode, type SetStateAction } from 'react';
 import { useIntegrations } from '../../api/queries.js';
 import { useTimeZone } from '../../api/session.js';
-import { Button, ErrorNotice, Modal, Notice, Spinner } from '../../components/ui.js';
+import { Button, ErrorNotice, Modal, Notice, Spinner, TextInput } from '../../components/ui.js';
 import { platformName } from '../../lib/platforms.js';
 import { formatDateTime, utcTitle } from '../../lib/time.js';
 import { isForbidden, onlyFieldErrors } from './errors.js';
@@ -270,4 +270,12 @@ export function ChannelChecklist({ channels, setChannels, hint, error, showRemov
       ) : null}
     </fieldset>
   );
+}
+
+/**
+ * A key field for a secret the service keeps sealed and never shows again: empty means "keep the
+ * saved one" when `kept`, and its placeholder says a key is saved.
+ */
+export function SavedSecretInput({ kept, value, onValue, ...rest }: { kept: boolean; value: string; onValue: (v: string) => void } & Omit<InputHTMLAttributes<HTMLInputElement>, 'value' | 'onChange'>) {
+  return <TextInput {...rest} type="password" value={value} autoComplete="off" spellCheck={false} placeholder={kept ? '•••••••• (saved)' : ''} onChange={(e) => onValue(e.target.value)} />;
 }

@@ -6,7 +6,7 @@ import type { Integration } from '../../api/queries.js';
 import { Button, ErrorNotice, Field, Notice, Spinner, TextInput } from '../../components/ui.js';
 import { platformName } from '../../lib/platforms.js';
 import { getAiSettings, linkKeys } from '../settings/links-ai-api.js';
-import { runAiAction, type AiAction, type Suggestion } from './ai-stream.js';
+import { runAiAction, type AiAction, type AiRequest, type Suggestion } from './ai-stream.js';
 import { countingUnit, lengthOnPlatform } from './counting.js';
 import type { Rules } from './model.js';
 import './writing-help.css';
@@ -104,30 +104,30 @@ export function WritingHelp({
   const threadId = threadable.some((c) => c.id === threadChannel) ? threadChannel : (threadable[0]?.id ?? '');
 
   /** The request body of the chosen action, or what is missing for it. */
-  function request(): { body: Record<string, unknown>; ids: (string | null)[] } | string {
+  function request(): { req: AiRequest; ids: (string | null)[] } | string {
     const ids = selected.map((c) => c.id);
     const text = sourceText.trim();
     switch (action) {
       case 'draft':
         if (!brief.trim()) return 'Write a brief first: what the post is about.';
-        return { body: { brief: brief.trim(), ...(ids.length > 0 ? { integrationIds: ids } : {}), ...(tone.trim() ? { tone: tone.trim() } : {}), ...(language.trim() ? { language: language.trim() } : {}) }, ids: ids.length > 0 ? ids : [null] };
+        return { req: { action: 'draft', body: { brief: brief.trim(), ...(ids.length > 0 ? { integrationIds: ids } : {}), ...(tone.trim() ? { tone: tone.trim() } : {}), ...(language.trim() ? { language: language.trim() } : {}) } }, ids: ids.length > 0 ? ids : [null] };
       case 'rewrite':
         if (!text) return `Write some text under “${sourceName}” first: Rewrite starts from it.`;
         if (ids.length === 0) return 'Choose the channels to rewrite for.';
-        return { body: { content: text, integrationIds: ids, ...(instructions.trim() ? { instructions: instructions.trim() } : {}) }, ids };
+        return { req: { action: 'rewrite', body: { content: text, integrationIds: ids, ...(instructions.trim() ? { instructions: instructions.trim() } : {}) } }, ids };
       case 'thread':
         if (!text) return `Write some text under “${sourceName}” first: it is split into the thread.`;
         if (!threadId) return selected.length === 0 ? 'Choose a channel first.' : 'None of the selected channels has threads.';
-        return { body: { content: text, integrationId: threadId }, ids: [threadId] };
+        return { req: { action: 'thread', body: { content: text, integrationId: threadId } }, ids: [threadId] };
       case 'hashtags': {
         if (!text) return `Write some text under “${sourceName}” first: hashtags are found for it.`;
         const ch = byId.has(hashtagChannel) ? hashtagChannel : '';
-        return { body: { content: text, ...(ch ? { integrationId: ch } : {}), count }, ids: [ch || null] };
+        return { req: { action: 'hashtags', body: { content: text, ...(ch ? { integrationId: ch } : {}), count } }, ids: [ch || null] };
       }
       case 'translate':
         if (!text) return `Write some text under “${sourceName}” first: it is what gets translated.`;
         if (!language.trim()) return 'Name the language to translate into.';
-        return { body: { content: text, language: language.trim(), ...(ids.length > 0 ? { integrationIds: ids } : {}) }, ids: ids.length > 0 ? ids : [null] };
+        return { req: { action: 'translate', body: { content: text, language: language.trim(), ...(ids.length > 0 ? { integrationIds: ids } : {}) } }, ids: ids.length > 0 ? ids : [null] };
     }
   }
 
@@ -147,7 +147,7 @@ export function WritingHelp({
     setRanAction(action);
     setShown(req.ids.map(blank));
     try {
-      const out = await runAiAction(action, req.body, {
+      const out = await runAiAction(req.req, {
         signal: ctrl.signal,
         onDelta: (index, text) =>
           setShown((list) => {
@@ -405,7 +405,7 @@ export function AltTextHelp({ mediaId, name, onUse }: { mediaId: string; name: s
     setText('');
     setNote(undefined);
     try {
-      const [s] = await runAiAction('alt-text', { mediaId }, { signal: ctrl.signal, onDelta: (i, t) => i === 0 && setText((x) => (x ?? '') + t) });
+      const [s] = await runAiAction({ action: 'alt-text', body: { mediaId } }, { signal: ctrl.signal, onDelta: (i, t) => i === 0 && setText((x) => (x ?? '') + t) });
       if (ctrl.signal.aborted) return;
       setText(s?.content ?? '');
       setFits(s?.fits ?? false);

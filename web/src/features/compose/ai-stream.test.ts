@@ -66,7 +66,7 @@ describe('running a writing-help action', () => {
     );
     vi.stubGlobal('fetch', fetchMock);
     const deltas: [number, string][] = [];
-    const out = await runAiAction('rewrite', { content: 'x', integrationIds: ['x1'] }, { onDelta: (i, t) => deltas.push([i, t]) });
+    const out = await runAiAction({ action: 'rewrite', body: { content: 'x', integrationIds: ['x1'] } }, { onDelta: (i, t) => deltas.push([i, t]) });
     expect(out).toEqual([suggestion]);
     expect(deltas).toEqual([
       [0, 'Hel'],
@@ -84,7 +84,7 @@ describe('running a writing-help action', () => {
     vi.stubGlobal('fetch', async () =>
       new Response(JSON.stringify({ statusCode: 404, code: 'AI_NOT_CONFIGURED', message: 'Writing help is off', requestId: 'r' }), { status: 404, headers: { 'content-type': 'application/json' } }),
     );
-    const err = await runAiAction('draft', { brief: 'b' }).catch((e: unknown) => e);
+    const err = await runAiAction({ action: 'draft', body: { brief: 'b' } }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiFailure);
     expect((err as ApiFailure).status).toBe(404);
     expect((err as ApiFailure).body.code).toBe('AI_NOT_CONFIGURED');
@@ -93,18 +93,18 @@ describe('running a writing-help action', () => {
   it('throws the error event of a stream that failed after it started, keeping the deltas already passed on', async () => {
     vi.stubGlobal('fetch', async () => sse(['event: delta\ndata: {"index":0,"text":"Par"}\n\n', 'event: error\ndata: {"code":"AI_TIMEOUT","message":"no answer within 60 s"}\n\n']));
     const deltas: string[] = [];
-    const err = await runAiAction('draft', { brief: 'b' }, { onDelta: (_i, t) => deltas.push(t) }).catch((e: unknown) => e);
+    const err = await runAiAction({ action: 'draft', body: { brief: 'b' } }, { onDelta: (_i, t) => deltas.push(t) }).catch((e: unknown) => e);
     expect(deltas).toEqual(['Par']);
     expect((err as ApiFailure).body).toMatchObject({ code: 'AI_TIMEOUT', message: 'no answer within 60 s' });
   });
 
   it('a stream that ends without its final event is an error, not an empty answer', async () => {
     vi.stubGlobal('fetch', async () => sse(['event: delta\ndata: {"index":0,"text":"Par"}\n\n']));
-    await expect(runAiAction('draft', { brief: 'b' })).rejects.toThrow('stopped before the suggestions were complete');
+    await expect(runAiAction({ action: 'draft', body: { brief: 'b' } })).rejects.toThrow('stopped before the suggestions were complete');
   });
 
   it('takes a JSON answer (no streaming) as the suggestions', async () => {
     vi.stubGlobal('fetch', async () => new Response(JSON.stringify({ suggestions: [suggestion] }), { status: 200, headers: { 'content-type': 'application/json' } }));
-    expect(await runAiAction('hashtags', { content: 'x' })).toEqual([suggestion]);
+    expect(await runAiAction({ action: 'hashtags', body: { content: 'x' } })).toEqual([suggestion]);
   });
 });

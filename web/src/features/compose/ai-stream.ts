@@ -1,4 +1,5 @@
 import { API_BASE, ApiFailure, csrfHeader, failureOf, signInUrl } from '../../api/client.js';
+import type { components, paths } from '../../api/schema.js';
 
 /**
  * Writing help's calls (POST /ai/<action>) read as a stream: the request asks for
@@ -12,21 +13,14 @@ import { API_BASE, ApiFailure, csrfHeader, failureOf, signInUrl } from '../../ap
  * read the body as a stream; the CSRF header is the one client.ts adds.
  */
 
-/** One suggestion as the API answers it. */
-export interface Suggestion {
-  integrationId: string | null;
-  platform: string | null;
-  content: string;
-  /** thread parts (split into a thread) or hashtags */
-  items?: string[];
-  length: number | null;
-  maxLength: number | null;
-  /** within the platform's limit: only these can be used */
-  fits: boolean;
-  note?: string;
-}
+/** One suggestion as the API answers it (the generated types: a change to the API breaks the build). */
+export type Suggestion = components['schemas']['Suggestion'];
 
 export type AiAction = 'draft' | 'rewrite' | 'thread' | 'hashtags' | 'translate' | 'alt-text';
+/** The request body of an action, as the API declares it. */
+export type AiBody<A extends AiAction> = paths[`/ai/${A}`]['post']['requestBody']['content']['application/json'];
+/** An action and its body. */
+export type AiRequest = { [A in AiAction]: { action: A; body: AiBody<A> } }[AiAction];
 
 /** One server-sent event: its name (`message` when unnamed) and its data lines joined. */
 export interface ServerEvent {
@@ -113,7 +107,7 @@ function parse(data: string): unknown {
  * gives the final suggestions (the `done` event's), or throws an ApiFailure: the API's refusal, or
  * the `error` event's code and message. A stream that ends without `done` is an error too.
  */
-export async function runAiAction(action: AiAction, body: Record<string, unknown>, opts: { onDelta?: (index: number, text: string) => void; signal?: AbortSignal } = {}): Promise<Suggestion[]> {
+export async function runAiAction({ action, body }: AiRequest, opts: { onDelta?: (index: number, text: string) => void; signal?: AbortSignal } = {}): Promise<Suggestion[]> {
   const res = await fetch(`${API_BASE}/ai/${action}`, {
     method: 'POST',
     credentials: 'same-origin',

@@ -169,6 +169,7 @@ export const PostSchema = z
     updatedAt: z.iso.datetime(),
     seriesId: z.string().nullable().optional().describe('Extension: the series (repeating post) this post is an occurrence of (`GET /series/{id}`)'),
     inter: z.number().int().nullable().optional().describe('repeat every N days (a daily series; Postiz `inter`), else null'),
+    shortLink: z.boolean().optional().describe("Extension: the post's links are shortened when it is published (`GET /posts/{id}/links`)"),
     approval: z
       .object({
         status: z.enum(['pending_approval', 'changes_requested', 'approved']),

@@ -121,6 +121,7 @@ function toOut(root: PostRow, items: PostRow[], integration: { id: string; ident
     return {
       seriesId: root.seriesId,
       inter,
+      shortLink: root.shortLink,
       id: root.id,
       content: root.content,
       publishDate: root.publishDate.toISOString(),

@@ -30955,7 +30955,7 @@ export interface paths {
          * Draft a post from a brief: one suggestion per channel (or one)
          * @description With `integrationIds`, one suggestion per channel in its platform's limit and style; without, one suggestion for no channel in particular.
          *
-         *     Suggestions only: nothing is saved or published. Each is counted in its platform's own way (`length`, `maxLength`); one over the limit is sent back to the model once to be shortened, and if still over it is answered with `fits: false` and a `note` (the composer does not let it be accepted as it is). With no model set: 404 `AI_NOT_CONFIGURED` and nothing is sent anywhere. More than AI_RATE_LIMIT calls a minute per organisation: 429 `AI_RATE_LIMITED` with `Retry-After`. The model endpoint refusing the key or failing: 502 `AI_UNAVAILABLE`; silent for AI_TIMEOUT_SECONDS: 504 `AI_TIMEOUT`.
+         *     Suggestions only: nothing is saved or published. Each is counted in its platform's own way (`length`, `maxLength`); one over the limit is sent back to the model once to be shortened, and if still over it is answered with `fits: false` and a `note` (the composer does not let it be accepted as it is). With no model set: 404 `AI_NOT_CONFIGURED` and nothing is sent anywhere. More than AI_RATE_LIMIT calls to the model a minute per organisation (one per suggestion; a retry to shorten is free): 429 `AI_RATE_LIMITED` with `Retry-After`. The model endpoint refusing the key or failing: 502 `AI_UNAVAILABLE`; silent for AI_TIMEOUT_SECONDS: 504 `AI_TIMEOUT`.
          *
          *     **Streaming**: with `Accept: text/event-stream` the answer is Server-Sent Events: `event: delta` with data `{"index": <suggestion index>, "text": "<next piece>"}` as the model writes (a preview: a shortened retry is not streamed), then `event: done` with data `{"suggestions": [...]}` (the same as the JSON answer, after the length checks: what counts), or `event: error` with data `{"code", "message"}` when the model fails after the stream started. Refusals before the model answers (404, 400, 429, and a model failing before its first word) are the usual JSON errors. Closing the connection closes the model request.
          */
@@ -31246,7 +31246,7 @@ export interface paths {
          * Rewrite a post for each channel, in its platform's limit and style
          * @description One suggestion per channel of `integrationIds` (1..20), in order. `content` may be the composer's HTML (read as text); suggestions are plain text.
          *
-         *     Suggestions only: nothing is saved or published. Each is counted in its platform's own way (`length`, `maxLength`); one over the limit is sent back to the model once to be shortened, and if still over it is answered with `fits: false` and a `note` (the composer does not let it be accepted as it is). With no model set: 404 `AI_NOT_CONFIGURED` and nothing is sent anywhere. More than AI_RATE_LIMIT calls a minute per organisation: 429 `AI_RATE_LIMITED` with `Retry-After`. The model endpoint refusing the key or failing: 502 `AI_UNAVAILABLE`; silent for AI_TIMEOUT_SECONDS: 504 `AI_TIMEOUT`.
+         *     Suggestions only: nothing is saved or published. Each is counted in its platform's own way (`length`, `maxLength`); one over the limit is sent back to the model once to be shortened, and if still over it is answered with `fits: false` and a `note` (the composer does not let it be accepted as it is). With no model set: 404 `AI_NOT_CONFIGURED` and nothing is sent anywhere. More than AI_RATE_LIMIT calls to the model a minute per organisation (one per suggestion; a retry to shorten is free): 429 `AI_RATE_LIMITED` with `Retry-After`. The model endpoint refusing the key or failing: 502 `AI_UNAVAILABLE`; silent for AI_TIMEOUT_SECONDS: 504 `AI_TIMEOUT`.
          *
          *     **Streaming**: with `Accept: text/event-stream` the answer is Server-Sent Events: `event: delta` with data `{"index": <suggestion index>, "text": "<next piece>"}` as the model writes (a preview: a shortened retry is not streamed), then `event: done` with data `{"suggestions": [...]}` (the same as the JSON answer, after the length checks: what counts), or `event: error` with data `{"code", "message"}` when the model fails after the stream started. Refusals before the model answers (404, 400, 429, and a model failing before its first word) are the usual JSON errors. Closing the connection closes the model request.
          */
@@ -31535,7 +31535,7 @@ export interface paths {
          * Split a long text into a thread for a channel
          * @description One suggestion whose `items` are the thread's parts, each counted against the platform's limit (`length` is the longest part's). A platform without threads is a 400 naming `integrationId`.
          *
-         *     Suggestions only: nothing is saved or published. Each is counted in its platform's own way (`length`, `maxLength`); one over the limit is sent back to the model once to be shortened, and if still over it is answered with `fits: false` and a `note` (the composer does not let it be accepted as it is). With no model set: 404 `AI_NOT_CONFIGURED` and nothing is sent anywhere. More than AI_RATE_LIMIT calls a minute per organisation: 429 `AI_RATE_LIMITED` with `Retry-After`. The model endpoint refusing the key or failing: 502 `AI_UNAVAILABLE`; silent for AI_TIMEOUT_SECONDS: 504 `AI_TIMEOUT`.
+         *     Suggestions only: nothing is saved or published. Each is counted in its platform's own way (`length`, `maxLength`); one over the limit is sent back to the model once to be shortened, and if still over it is answered with `fits: false` and a `note` (the composer does not let it be accepted as it is). With no model set: 404 `AI_NOT_CONFIGURED` and nothing is sent anywhere. More than AI_RATE_LIMIT calls to the model a minute per organisation (one per suggestion; a retry to shorten is free): 429 `AI_RATE_LIMITED` with `Retry-After`. The model endpoint refusing the key or failing: 502 `AI_UNAVAILABLE`; silent for AI_TIMEOUT_SECONDS: 504 `AI_TIMEOUT`.
          *
          *     **Streaming**: with `Accept: text/event-stream` the answer is Server-Sent Events: `event: delta` with data `{"index": <suggestion index>, "text": "<next piece>"}` as the model writes (a preview: a shortened retry is not streamed), then `event: done` with data `{"suggestions": [...]}` (the same as the JSON answer, after the length checks: what counts), or `event: error` with data `{"code", "message"}` when the model fails after the stream started. Refusals before the model answers (404, 400, 429, and a model failing before its first word) are the usual JSON errors. Closing the connection closes the model request.
          */
@@ -31824,7 +31824,7 @@ export interface paths {
          * Suggest hashtags for a post
          * @description One suggestion whose `items` are hashtags (`#word`), most relevant first, `count` at most (default 5); with `integrationId`, in the custom of that channel's platform.
          *
-         *     Suggestions only: nothing is saved or published. Each is counted in its platform's own way (`length`, `maxLength`); one over the limit is sent back to the model once to be shortened, and if still over it is answered with `fits: false` and a `note` (the composer does not let it be accepted as it is). With no model set: 404 `AI_NOT_CONFIGURED` and nothing is sent anywhere. More than AI_RATE_LIMIT calls a minute per organisation: 429 `AI_RATE_LIMITED` with `Retry-After`. The model endpoint refusing the key or failing: 502 `AI_UNAVAILABLE`; silent for AI_TIMEOUT_SECONDS: 504 `AI_TIMEOUT`.
+         *     Suggestions only: nothing is saved or published. Each is counted in its platform's own way (`length`, `maxLength`); one over the limit is sent back to the model once to be shortened, and if still over it is answered with `fits: false` and a `note` (the composer does not let it be accepted as it is). With no model set: 404 `AI_NOT_CONFIGURED` and nothing is sent anywhere. More than AI_RATE_LIMIT calls to the model a minute per organisation (one per suggestion; a retry to shorten is free): 429 `AI_RATE_LIMITED` with `Retry-After`. The model endpoint refusing the key or failing: 502 `AI_UNAVAILABLE`; silent for AI_TIMEOUT_SECONDS: 504 `AI_TIMEOUT`.
          *
          *     **Streaming**: with `Accept: text/event-stream` the answer is Server-Sent Events: `event: delta` with data `{"index": <suggestion index>, "text": "<next piece>"}` as the model writes (a preview: a shortened retry is not streamed), then `event: done` with data `{"suggestions": [...]}` (the same as the JSON answer, after the length checks: what counts), or `event: error` with data `{"code", "message"}` when the model fails after the stream started. Refusals before the model answers (404, 400, 429, and a model failing before its first word) are the usual JSON errors. Closing the connection closes the model request.
          */
@@ -32115,7 +32115,7 @@ export interface paths {
          * Write alt text for an image of the media library
          * @description Needs a model that takes images (`vision: true` in the settings; otherwise a 400 naming `mediaId` says so). Only images; the picture is sent to the model as a data: URL. `maxLength` is 1,000 characters, what most platforms take.
          *
-         *     Suggestions only: nothing is saved or published. Each is counted in its platform's own way (`length`, `maxLength`); one over the limit is sent back to the model once to be shortened, and if still over it is answered with `fits: false` and a `note` (the composer does not let it be accepted as it is). With no model set: 404 `AI_NOT_CONFIGURED` and nothing is sent anywhere. More than AI_RATE_LIMIT calls a minute per organisation: 429 `AI_RATE_LIMITED` with `Retry-After`. The model endpoint refusing the key or failing: 502 `AI_UNAVAILABLE`; silent for AI_TIMEOUT_SECONDS: 504 `AI_TIMEOUT`.
+         *     Suggestions only: nothing is saved or published. Each is counted in its platform's own way (`length`, `maxLength`); one over the limit is sent back to the model once to be shortened, and if still over it is answered with `fits: false` and a `note` (the composer does not let it be accepted as it is). With no model set: 404 `AI_NOT_CONFIGURED` and nothing is sent anywhere. More than AI_RATE_LIMIT calls to the model a minute per organisation (one per suggestion; a retry to shorten is free): 429 `AI_RATE_LIMITED` with `Retry-After`. The model endpoint refusing the key or failing: 502 `AI_UNAVAILABLE`; silent for AI_TIMEOUT_SECONDS: 504 `AI_TIMEOUT`.
          *
          *     **Streaming**: with `Accept: text/event-stream` the answer is Server-Sent Events: `event: delta` with data `{"index": <suggestion index>, "text": "<next piece>"}` as the model writes (a preview: a shortened retry is not streamed), then `event: done` with data `{"suggestions": [...]}` (the same as the JSON answer, after the length checks: what counts), or `event: error` with data `{"code", "message"}` when the model fails after the stream started. Refusals before the model answers (404, 400, 429, and a model failing before its first word) are the usual JSON errors. Closing the connection closes the model request.
          */
@@ -32405,7 +32405,7 @@ export interface paths {
          * Translate a post (per channel, in its limit)
          * @description One translation per channel of `integrationIds` (counted against its platform's limit), or one without.
          *
-         *     Suggestions only: nothing is saved or published. Each is counted in its platform's own way (`length`, `maxLength`); one over the limit is sent back to the model once to be shortened, and if still over it is answered with `fits: false` and a `note` (the composer does not let it be accepted as it is). With no model set: 404 `AI_NOT_CONFIGURED` and nothing is sent anywhere. More than AI_RATE_LIMIT calls a minute per organisation: 429 `AI_RATE_LIMITED` with `Retry-After`. The model endpoint refusing the key or failing: 502 `AI_UNAVAILABLE`; silent for AI_TIMEOUT_SECONDS: 504 `AI_TIMEOUT`.
+         *     Suggestions only: nothing is saved or published. Each is counted in its platform's own way (`length`, `maxLength`); one over the limit is sent back to the model once to be shortened, and if still over it is answered with `fits: false` and a `note` (the composer does not let it be accepted as it is). With no model set: 404 `AI_NOT_CONFIGURED` and nothing is sent anywhere. More than AI_RATE_LIMIT calls to the model a minute per organisation (one per suggestion; a retry to shorten is free): 429 `AI_RATE_LIMITED` with `Retry-After`. The model endpoint refusing the key or failing: 502 `AI_UNAVAILABLE`; silent for AI_TIMEOUT_SECONDS: 504 `AI_TIMEOUT`.
          *
          *     **Streaming**: with `Accept: text/event-stream` the answer is Server-Sent Events: `event: delta` with data `{"index": <suggestion index>, "text": "<next piece>"}` as the model writes (a preview: a shortened retry is not streamed), then `event: done` with data `{"suggestions": [...]}` (the same as the JSON answer, after the length checks: what counts), or `event: error` with data `{"code", "message"}` when the model fails after the stream started. Refusals before the model answers (404, 400, 429, and a model failing before its first word) are the usual JSON errors. Closing the connection closes the model request.
          */
@@ -34303,6 +34303,8 @@ export interface components {
             seriesId?: string | null;
             /** @description repeat every N days (a daily series; Postiz `inter`), else null */
             inter?: number | null;
+            /** @description Extension: the post's links are shortened when it is published (`GET /posts/{id}/links`) */
+            shortLink?: boolean;
             /** @description Extension (approvals): where the post stands; `pending_approval` and `changes_requested` posts are drafts until approved. Null when it never went through approval */
             approval?: {
                 /** @enum {string} */
@@ -34385,6 +34387,8 @@ export interface components {
             seriesId?: string | null;
             /** @description repeat every N days (a daily series; Postiz `inter`), else null */
             inter?: number | null;
+            /** @description Extension: the post's links are shortened when it is published (`GET /posts/{id}/links`) */
+            shortLink?: boolean;
             /** @description Extension (approvals): where the post stands; `pending_approval` and `changes_requested` posts are drafts until approved. Null when it never went through approval */
             approval?: {
                 /** @enum {string} */
@@ -35168,6 +35172,8 @@ export interface components {
             seriesId?: string | null;
             /** @description repeat every N days (a daily series; Postiz `inter`), else null */
             inter?: number | null;
+            /** @description Extension: the post's links are shortened when it is published (`GET /posts/{id}/links`) */
+            shortLink?: boolean;
             /** @description Extension (approvals): where the post stands; `pending_approval` and `changes_requested` posts are drafts until approved. Null when it never went through approval */
             approval?: {
                 /** @enum {string} */
@@ -35250,6 +35256,8 @@ export interface components {
             seriesId?: string | null;
             /** @description repeat every N days (a daily series; Postiz `inter`), else null */
             inter?: number | null;
+            /** @description Extension: the post's links are shortened when it is published (`GET /posts/{id}/links`) */
+            shortLink?: boolean;
             /** @description Extension (approvals): where the post stands; `pending_approval` and `changes_requested` posts are drafts until approved. Null when it never went through approval */
             approval?: {
                 /** @enum {string} */

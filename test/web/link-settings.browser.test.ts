@@ -154,6 +154,10 @@ describe('short links and writing help settings in Chromium', () => {
     expect(text).toContain(new URL(link!.shortUrl).host);
     expect(text).toContain('goes to https://acme.example/spring-sale?utm_source=telegram&utm_medium=social');
     expect(text).toMatch(/Bot fetches\s*1/);
+    // the post's figures show the clicks as the shortener's, not as Telegram's
+    const figures = page.getByRole('region', { name: 'Figures' });
+    await expect.poll(() => figures.textContent()).toContain('Link clicks are counted by the shortener; Telegram does not report figures for single posts.');
+    expect(await figures.textContent()).not.toContain('As Telegram reports them now');
     expect(await section.getByRole('link').getAttribute('href')).toBe(link!.shortUrl);
     await section.scrollIntoViewIfNeeded();
     await screenshot(page, 'post-links');

@@ -7,6 +7,9 @@ import { MetricGrid } from '../analytics/MetricCard.js';
 import { PeriodPicker } from '../analytics/PeriodPicker.js';
 import { usePostAnalytics, type PostDetail } from './post-queries.js';
 
+/** The series the service adds from the post's short links (not the platform's own figures). */
+const LINK_CLICKS = 'Link clicks';
+
 /** A published post's own figures (GET /analytics/post/{postId}). */
 export function PostFigures({ post }: { post: PostDetail }) {
   const tz = useTimeZone();
@@ -15,6 +18,8 @@ export function PostFigures({ post }: { post: PostDetail }) {
   const platform = platformName(post.integration.providerIdentifier);
   const series = figures.data && Array.isArray(figures.data) ? figures.data : undefined;
   const history = series?.some((s) => s.data.length > 1) ?? false;
+  const fromPlatform = series?.some((s) => s.label !== LINK_CLICKS) ?? false;
+  const clicks = series?.some((s) => s.label === LINK_CLICKS) ?? false;
   return (
     <section className="post-section" aria-labelledby="post-figures">
       <div className="post-section-head">
@@ -31,7 +36,8 @@ export function PostFigures({ post }: { post: PostDetail }) {
       {series && series.length > 0 ? (
         <>
           <MetricGrid series={series} timeZone={tz} compact />
-          {!history ? <p className="hint">As {platform} reports them now.</p> : null}
+          {!history && fromPlatform ? <p className="hint">As {platform} reports them now.</p> : null}
+          {clicks ? <p className="hint">Link clicks are counted by the shortener{fromPlatform ? '' : `; ${platform} does not report figures for single posts`}.</p> : null}
         </>
       ) : null}
     </section>

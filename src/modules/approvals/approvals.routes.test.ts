@@ -40,6 +40,23 @@ describe('approval rules and roles (issue 31)', () => {
     expect((await carl.api('GET', `/public/v1/approvals/check?integrations=${tg}`)).json()).toEqual({ required: true, rule: null, canApprove: false, canSchedule: false });
     expect((await owner.api('GET', `/public/v1/approvals/check?integrations=${tg}`)).json()).toEqual({ required: false, rule: null, canApprove: true, canSchedule: true });
     expectError(await owner.api('GET', '/public/v1/approvals/check?integrations=nope'), 400, 'VALIDATION_FAILED');
+    // a queued post (approved for its time) is not the contributor's to move; a draft is
+    const queued = await owner.api('POST', '/public/v1/posts', body('schedule', tg, 'Queued by the owner'));
+    expect(queued.statusCode, queued.body).toBe(201);
+    const { postId: queuedId, group: queuedGroup } = queued.json<{ postId: string; group: string }[]>()[0]!;
+    const later = new Date(Date.parse(date()) + 3_600_000).toISOString();
+    for (const url of [`/public/v1/posts/${queuedId}/date`, `/public/v1/posts/group/${queuedGroup}/date`]) {
+      const moved = await carl.api('PUT', url, { date: later });
+      expectError(moved, 403, 'FORBIDDEN');
+      expect(moved.json<{ message: string }>().message).toContain('As a contributor you move drafts only');
+    }
+    const draft = await carl.api('POST', '/public/v1/posts', body('draft', tg, 'A draft of mine'));
+    const draftId = draft.json<{ postId: string }[]>()[0]!.postId;
+    expect((await carl.api('PUT', `/public/v1/posts/${draftId}/date`, { date: later })).statusCode).toBe(200);
+    expect((await owner.api('PUT', `/public/v1/posts/${queuedId}/date`, { date: later })).statusCode).toBe(200);
+    expect((await owner.api('DELETE', `/public/v1/posts/${queuedId}`)).statusCode).toBe(200);
+    expect((await carl.api('DELETE', `/public/v1/posts/${draftId}`)).statusCode).toBe(200);
+
     // nothing else that changes the organisation: channels, webhooks, templates…
     const webhook = await carl.api('POST', '/public/v1/webhooks', { name: 'x', url: 'https://example.test/hook' });
     expectError(webhook, 403, 'FORBIDDEN');

@@ -164,6 +164,17 @@ function toOut(root: PostRow, items: PostRow[], integration: { id: string; ident
     };
   }
 
+  /**
+   * A contributor (issue 31) moves drafts only: a queued post was approved for its time, and moving
+   * it would publish it at another one nobody approved.
+   */
+  function assertMayMove(roots: PostRow[]) {
+    const actor = currentActor();
+    if (actor.kind === 'user' && actor.role === 'contributor' && roots.some((r) => r.state === 'QUEUE')) {
+      throw new AppError('FORBIDDEN', 'As a contributor you move drafts only: a queued post was approved for its time, so a member or above moves it');
+    }
+  }
+
   function inFlight(rows: PostRow[]): PostRow | undefined {
     return rows.find((r) => r.attemptState !== null);
   }
@@ -757,6 +768,7 @@ function toOut(root: PostRow, items: PostRow[], integration: { id: string; ident
         if (root.state !== 'QUEUE' && root.state !== 'DRAFT') {
           throw new AppError('CONFLICT', root.state === 'PUBLISHED' ? 'This post is published: it stays where it went out' : 'This post failed: retry it or make it a draft before moving it');
         }
+        assertMayMove([root]);
         for (const r of rows) await repo.updateRow(tx, r.id, { publishDate, updatedAt: at });
         if (root.state === 'QUEUE') {
           const integration = await repo.findIntegration(root.integrationId, tx);
@@ -807,6 +819,7 @@ function toOut(root: PostRow, items: PostRow[], integration: { id: string; ident
         if (roots.some((r) => r.state === 'ERROR')) {
           throw new AppError('CONFLICT', `Failed on ${named('ERROR')}: retry it or make it a draft before moving this group`);
         }
+        assertMayMove(roots);
         for (const r of rows) await repo.updateRow(tx, r.id, { publishDate, updatedAt: at });
         for (const root of roots) {
           if (root.state !== 'QUEUE') continue;
